@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package toporr needs to build, test and run its demo.
+# Idempotent: packages already present are skipped; `apt-get update` runs at most once.
+set -euo pipefail
+
+PACKAGES=(
+  # build
+  bazel-bootstrap bazel-rules-java build-essential pkg-config git ca-certificates
+  # libraries
+  libgrpc++-dev libgrpc-dev protobuf-compiler-grpc protobuf-compiler libprotobuf-dev
+  libabsl-dev libsqlite3-dev sqlite3 libhwloc-dev libibnetdisc-dev libibmad-dev
+  libibumad-dev libscotch-dev libgtest-dev libgmock-dev libbenchmark-dev
+  # real fabric tools for tests: simulator, subnet manager, diagnostics
+  ibsim-utils libumad2sim0 opensm infiniband-diags
+  # MPI
+  openmpi-bin libopenmpi-dev
+  # misc tools used by scripts and tests
+  python3 procps
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+echo "install-deps: installing ${#missing[@]} packages: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"
