@@ -1,5 +1,7 @@
 #include "mapping/placement.h"
 
+#include <cstddef>
+
 namespace toporr::mapping {
 
 LocalityLevel SharedLevel(const RankLocation& a, const RankLocation& b) {
