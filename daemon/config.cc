@@ -1,0 +1,93 @@
+#include "daemon/config.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+
+namespace toporr::daemon {
+namespace {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+absl::Status ParseConfig(std::string_view text, std::string_view file_name,
+                         DaemonConfig* config) {
+  int line_no = 0;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string_view line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    ++line_no;
+    if (size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+    line = Trim(line);
+    if (line.empty()) continue;
+    auto where = [&] { return absl::StrCat(std::string(file_name), ":", line_no, ": "); };
+    size_t eq = line.find('=');
+    if (eq == std::string_view::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where(), "expected `key = value`, got `", std::string(line), "`"));
+    }
+    std::string key(Trim(line.substr(0, eq)));
+    std::string value(Trim(line.substr(eq + 1)));
+    if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
+      value = value.substr(1, value.size() - 2);
+    auto parse_int = [&](int64_t lo, int64_t hi, int64_t* out) -> absl::Status {
+      if (!absl::SimpleAtoi(value, out) || *out < lo || *out > hi) {
+        return absl::InvalidArgumentError(absl::StrCat(where(), key, " must be an integer in [",
+                                                       lo, ", ", hi, "], got `", value, "`"));
+      }
+      return absl::OkStatus();
+    };
+    if (key == "db_path") {
+      config->db_path = value;
+    } else if (key == "socket_path") {
+      config->socket_path = value;
+    } else if (key == "listen_address") {
+      config->listen_address = value;
+    } else if (key == "admin_group") {
+      config->admin_group = value;
+    } else if (key == "host_map_path") {
+      config->host_map_path = value;
+    } else if (key == "keep_snapshots") {
+      int64_t v;
+      if (auto s = parse_int(1, 1000000, &v); !s.ok()) return s;
+      config->keep_snapshots = static_cast<int>(v);
+    } else if (key == "max_ingest_bytes") {
+      int64_t v;
+      if (auto s = parse_int(1, int64_t{1} << 40, &v); !s.ok()) return s;
+      config->max_ingest_bytes = v;
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where(), "unknown key `", key,
+          "` (known: db_path, socket_path, listen_address, admin_group, keep_snapshots, "
+          "host_map_path, max_ingest_bytes)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LoadConfigFile(const std::string& path, DaemonConfig* config) {
+  std::ifstream in(path);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat(path, ": cannot open: ", std::strerror(errno)));
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ParseConfig(ss.str(), path, config);
+}
+
+}  // namespace toporr::daemon

@@ -1,0 +1,313 @@
+#include "daemon/grpc_services.h"
+
+#include <unordered_set>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "daemon/grpc_status.h"
+#include "mapping/quantized_costs.h"
+
+namespace toporr::daemon {
+namespace {
+
+using collectors::FormatGuid;
+using collectors::NodeType;
+
+absl::StatusOr<std::shared_ptr<const Serving>> RequireCurrent(const FabricState& state) {
+  auto current = state.Current();
+  if (current == nullptr) {
+    return absl::FailedPreconditionError(
+        "no fabric has been ingested yet; an admin must run `toporrctl ingest`");
+  }
+  return current;
+}
+
+// Resolves host names against the snapshot; kNotFound names the first unknown host.
+absl::StatusOr<std::vector<int>> ResolveHosts(const Serving& s,
+                                              const google::protobuf::RepeatedPtrField<std::string>& names,
+                                              bool allow_duplicates) {
+  std::vector<int> out;
+  out.reserve(names.size());
+  std::unordered_set<int> seen;
+  for (const std::string& name : names) {
+    int h = s.fabric.FindHost(name);
+    if (h < 0) {
+      return absl::NotFoundError(absl::StrCat("host '", name, "' is not in snapshot ",
+                                              s.info.id, " (", s.fabric.hosts.size(),
+                                              " hosts; see `toporrctl hosts`)"));
+    }
+    if (!allow_duplicates && !seen.insert(h).second) {
+      return absl::InvalidArgumentError(absl::StrCat("host '", name, "' is listed twice"));
+    }
+    out.push_back(h);
+  }
+  return out;
+}
+
+void AppendCost(const mapping::HostPairCost& c, v1::CostArrays* out) {
+  out->add_hops(c.hops);
+  out->add_bottleneck_gbps(static_cast<float>(c.bottleneck_gbps));
+  out->add_latency_ns(static_cast<float>(c.latency_ns));
+}
+
+void ToProto(const mapping::HostPairCost& c, v1::Cost* out) {
+  out->set_hops(c.hops);
+  out->set_bottleneck_gbps(c.bottleneck_gbps);
+  out->set_latency_ns(c.latency_ns);
+  out->set_alpha_ns(c.alpha_ns);
+  out->set_beta_ns_per_byte(c.beta_ns_per_byte);
+}
+
+void HcaToProto(const collectors::Fabric& f, int ca, v1::Hca* out) {
+  const collectors::Node& n = f.nodes[ca];
+  out->set_guid(FormatGuid(n.guid));
+  out->set_description(n.description);
+  for (const collectors::Port& p : n.ports) {
+    v1::HcaPort* port = out->add_ports();
+    port->set_number(p.number);
+    port->set_guid(FormatGuid(p.guid));
+    port->set_lid(p.lid);
+    port->set_lmc(p.lmc);
+    if (p.link >= 0) {
+      const collectors::Link& link = f.links[p.link];
+      const collectors::LinkEnd& peer = f.Peer(p.link, {ca, p.number});
+      const collectors::Node& pn = f.nodes[peer.node];
+      if (pn.type == NodeType::kSwitch) {
+        port->set_switch_guid(FormatGuid(pn.guid));
+        port->set_switch_description(pn.description);
+        port->set_switch_port(peer.port);
+      }
+      port->set_rate_gbps(link.data_rate_gbps);
+    }
+  }
+}
+
+constexpr int kMaxMatrixHosts = 4096;  // 16M pairs, ~150 MB on the wire
+
+}  // namespace
+
+void ToProto(const db::SnapshotInfo& info, bool current, v1::SnapshotInfo* out) {
+  out->set_id(info.id);
+  out->set_created_unix_ms(info.created_unix_ms);
+  out->set_source_kind(info.source_kind);
+  out->set_source_name(info.source_name);
+  out->set_content_hash(info.content_hash);
+  out->set_num_switches(info.num_switches);
+  out->set_num_cas(info.num_cas);
+  out->set_num_routers(info.num_routers);
+  out->set_num_aggregation(info.num_aggregation);
+  out->set_num_links(info.num_links);
+  out->set_num_hosts(info.num_hosts);
+  out->set_num_anonymous(info.num_anonymous);
+  out->set_current(current);
+}
+
+grpc::Status TopologyService::GetSnapshot(grpc::ServerContext*, const v1::GetSnapshotRequest*,
+                                          v1::GetSnapshotResponse* resp) {
+  auto current = RequireCurrent(*state_);
+  if (!current.ok()) return ToGrpcStatus(current.status());
+  ToProto((*current)->info, true, resp->mutable_snapshot());
+  return grpc::Status::OK;
+}
+
+grpc::Status TopologyService::ListHosts(grpc::ServerContext*, const v1::ListHostsRequest*,
+                                        v1::ListHostsResponse* resp) {
+  auto current = RequireCurrent(*state_);
+  if (!current.ok()) return ToGrpcStatus(current.status());
+  const Serving& s = **current;
+  resp->set_snapshot_id(s.info.id);
+  for (const collectors::Host& h : s.fabric.hosts) {
+    v1::Host* host = resp->add_hosts();
+    host->set_name(h.name);
+    for (int ca : h.cas) HcaToProto(s.fabric, ca, host->add_hcas());
+  }
+  for (int ca : s.fabric.anonymous_endpoints) {
+    HcaToProto(s.fabric, ca, resp->add_anonymous_endpoints());
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status TopologyService::GetCostRow(grpc::ServerContext*, const v1::GetCostRowRequest* req,
+                                         v1::GetCostRowResponse* resp) {
+  auto run = [&]() -> absl::Status {
+    if (req->host().empty()) return absl::InvalidArgumentError("host is required");
+    ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
+    const Serving& s = *current;
+    int self = s.fabric.FindHost(req->host());
+    if (self < 0) {
+      return absl::NotFoundError(absl::StrCat("host '", req->host(), "' is not in snapshot ",
+                                              s.info.id));
+    }
+    std::vector<int> cols;
+    if (req->hosts().empty()) {
+      cols.resize(s.fabric.hosts.size());
+      for (size_t i = 0; i < cols.size(); ++i) cols[i] = static_cast<int>(i);
+    } else {
+      ASSIGN_OR_RETURN(cols, ResolveHosts(s, req->hosts(), /*allow_duplicates=*/true));
+    }
+    resp->set_snapshot_id(s.info.id);
+    resp->set_host(req->host());
+    resp->set_route_kind(v1::SHORTEST_PATH);
+    v1::CostArrays* costs = resp->mutable_costs();
+    costs->mutable_hops()->Reserve(cols.size());
+    costs->mutable_bottleneck_gbps()->Reserve(cols.size());
+    costs->mutable_latency_ns()->Reserve(cols.size());
+    for (int c : cols) {
+      resp->add_hosts(s.fabric.hosts[c].name);
+      AppendCost(s.costs->Cost(self, c), costs);
+    }
+    return absl::OkStatus();
+  };
+  return ToGrpcStatus(run());
+}
+
+grpc::Status TopologyService::GetCostMatrix(grpc::ServerContext*,
+                                            const v1::GetCostMatrixRequest* req,
+                                            v1::GetCostMatrixResponse* resp) {
+  auto run = [&]() -> absl::Status {
+    if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
+    if (req->hosts_size() > kMaxMatrixHosts) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          req->hosts_size(), " hosts requested; at most ", kMaxMatrixHosts,
+          " per matrix (ask for rows with GetCostRow instead)"));
+    }
+    ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
+    const Serving& s = *current;
+    ASSIGN_OR_RETURN(std::vector<int> hosts,
+                     ResolveHosts(s, req->hosts(), /*allow_duplicates=*/false));
+    std::vector<mapping::HostPairCost> matrix;
+    s.costs->Matrix(hosts, &matrix);
+    resp->set_snapshot_id(s.info.id);
+    resp->set_route_kind(v1::SHORTEST_PATH);
+    *resp->mutable_hosts() = req->hosts();
+    v1::CostArrays* costs = resp->mutable_costs();
+    costs->mutable_hops()->Reserve(matrix.size());
+    costs->mutable_bottleneck_gbps()->Reserve(matrix.size());
+    costs->mutable_latency_ns()->Reserve(matrix.size());
+    for (const auto& c : matrix) AppendCost(c, costs);
+    return absl::OkStatus();
+  };
+  return ToGrpcStatus(run());
+}
+
+grpc::Status TopologyService::GetQuantizedCostMatrix(
+    grpc::ServerContext*, const v1::GetQuantizedCostMatrixRequest* req,
+    v1::GetQuantizedCostMatrixResponse* resp) {
+  auto run = [&]() -> absl::Status {
+    if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
+    if (req->hosts_size() > kMaxMatrixHosts * 4) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(req->hosts_size(), " hosts requested; at most ", kMaxMatrixHosts * 4));
+    }
+    if (req->reference_bytes() < 0) {
+      return absl::InvalidArgumentError("reference_bytes must be >= 0");
+    }
+    ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
+    const Serving& s = *current;
+    ASSIGN_OR_RETURN(std::vector<int> hosts,
+                     ResolveHosts(s, req->hosts(), /*allow_duplicates=*/false));
+    std::vector<mapping::HostPairCost> matrix;
+    s.costs->Matrix(hosts, &matrix);
+    const int64_t ref = req->reference_bytes() > 0 ? req->reference_bytes() : 65536;
+    mapping::QuantizedCosts q = mapping::QuantizeCosts(matrix, ref);
+    std::string* bytes = resp->mutable_values();
+    bytes->resize(q.values.size() * 2);
+    for (size_t i = 0; i < q.values.size(); ++i) {
+      (*bytes)[2 * i] = static_cast<char>(q.values[i] & 0xff);
+      (*bytes)[2 * i + 1] = static_cast<char>(q.values[i] >> 8);
+    }
+    resp->set_snapshot_id(s.info.id);
+    *resp->mutable_hosts() = req->hosts();
+    resp->set_ns_per_unit(q.ns_per_unit);
+    resp->set_reference_bytes(ref);
+    resp->set_route_kind(v1::SHORTEST_PATH);
+    return absl::OkStatus();
+  };
+  return ToGrpcStatus(run());
+}
+
+grpc::Status TopologyService::GetPath(grpc::ServerContext*, const v1::GetPathRequest* req,
+                                      v1::GetPathResponse* resp) {
+  auto run = [&]() -> absl::Status {
+    if (req->src_host().empty() || req->dst_host().empty()) {
+      return absl::InvalidArgumentError("src_host and dst_host are required");
+    }
+    ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
+    const Serving& s = *current;
+    google::protobuf::RepeatedPtrField<std::string> names;
+    *names.Add() = req->src_host();
+    *names.Add() = req->dst_host();
+    ASSIGN_OR_RETURN(std::vector<int> ends, ResolveHosts(s, names, /*allow_duplicates=*/true));
+    ASSIGN_OR_RETURN(mapping::HostPath path, s.costs->Path(ends[0], ends[1]));
+    resp->set_snapshot_id(s.info.id);
+    resp->set_route_kind(v1::SHORTEST_PATH);
+    ToProto(path.cost, resp->mutable_cost());
+    for (const mapping::PathHop& hop : path.hops) {
+      const collectors::Node& n = s.fabric.nodes[hop.node];
+      v1::PathHop* out = resp->add_hops();
+      out->set_node_guid(FormatGuid(n.guid));
+      out->set_node_type(collectors::NodeTypeName(n.type));
+      out->set_description(n.description);
+      out->set_in_port(hop.in_port < 0 ? 0 : hop.in_port);
+      out->set_out_port(hop.out_port < 0 ? 0 : hop.out_port);
+      if (hop.out_port >= 0) {
+        const collectors::Port* p = n.FindPort(hop.out_port);
+        if (p != nullptr && p->link >= 0) {
+          out->set_out_rate_gbps(s.fabric.links[p->link].data_rate_gbps);
+        }
+      }
+    }
+    return absl::OkStatus();
+  };
+  return ToGrpcStatus(run());
+}
+
+grpc::Status AdminService::Ingest(grpc::ServerContext*, const v1::IngestRequest* req,
+                                  v1::IngestResponse* resp) {
+  auto run = [&]() -> absl::Status {
+    if (!privileged_) return absl::PermissionDeniedError(denial_reason_);
+    InputFormat format;
+    switch (req->format()) {
+      case v1::IBNETDISCOVER:
+        format = InputFormat::kIbnetdiscover;
+        break;
+      default:
+        return absl::InvalidArgumentError(
+            absl::StrCat("unsupported input format ", v1::InputFormat_Name(req->format()),
+                         " (supported: IBNETDISCOVER)"));
+    }
+    if (req->source_name().empty()) return absl::InvalidArgumentError("source_name is required");
+    if (req->content().empty()) {
+      return absl::InvalidArgumentError(req->source_name() + ": file is empty");
+    }
+    if (static_cast<int64_t>(req->content().size()) > max_ingest_bytes_) {
+      return absl::InvalidArgumentError(absl::StrCat(req->source_name(), ": ",
+                                                     req->content().size(),
+                                                     " bytes exceeds max_ingest_bytes ",
+                                                     max_ingest_bytes_));
+    }
+    ASSIGN_OR_RETURN(IngestOutcome outcome,
+                     state_->Ingest(format, req->source_name(), req->content(), req->host_map()));
+    ToProto(outcome.snapshot, true, resp->mutable_snapshot());
+    resp->set_created(outcome.created);
+    for (auto& w : outcome.warnings) resp->add_warnings(w);
+    return absl::OkStatus();
+  };
+  return ToGrpcStatus(run());
+}
+
+grpc::Status AdminService::ListSnapshots(grpc::ServerContext*, const v1::ListSnapshotsRequest*,
+                                         v1::ListSnapshotsResponse* resp) {
+  // Read-only: allowed on every connection.
+  auto run = [&]() -> absl::Status {
+    ASSIGN_OR_RETURN(std::vector<db::SnapshotInfo> list, state_->ListSnapshots());
+    auto current = state_->Current();
+    for (const auto& info : list) {
+      ToProto(info, current != nullptr && current->info.id == info.id, resp->add_snapshots());
+    }
+    return absl::OkStatus();
+  };
+  return ToGrpcStatus(run());
+}
+
+}  // namespace toporr::daemon

@@ -1,0 +1,64 @@
+// gRPC adapters over FabricState: each method validates the request, calls plain
+// functions returning absl::Status(Or), and converts. No parsing, storage or cost logic
+// lives here.
+#ifndef TOPORR_DAEMON_GRPC_SERVICES_H_
+#define TOPORR_DAEMON_GRPC_SERVICES_H_
+
+#include <cstdint>
+#include <string>
+
+#include "daemon/fabric_state.h"
+#include "toporr/v1/toporr.grpc.pb.h"
+
+namespace toporr::daemon {
+
+class TopologyService final : public toporr::v1::Topology::Service {
+ public:
+  explicit TopologyService(FabricState* state) : state_(state) {}
+
+  grpc::Status GetSnapshot(grpc::ServerContext*, const v1::GetSnapshotRequest*,
+                           v1::GetSnapshotResponse*) override;
+  grpc::Status ListHosts(grpc::ServerContext*, const v1::ListHostsRequest*,
+                         v1::ListHostsResponse*) override;
+  grpc::Status GetCostRow(grpc::ServerContext*, const v1::GetCostRowRequest*,
+                          v1::GetCostRowResponse*) override;
+  grpc::Status GetCostMatrix(grpc::ServerContext*, const v1::GetCostMatrixRequest*,
+                             v1::GetCostMatrixResponse*) override;
+  grpc::Status GetQuantizedCostMatrix(grpc::ServerContext*,
+                                      const v1::GetQuantizedCostMatrixRequest*,
+                                      v1::GetQuantizedCostMatrixResponse*) override;
+  grpc::Status GetPath(grpc::ServerContext*, const v1::GetPathRequest*,
+                       v1::GetPathResponse*) override;
+
+ private:
+  FabricState* state_;
+};
+
+// `privileged` is decided per connection by the Unix-socket listener (SO_PEERCRED); the
+// daemon runs one instance of each kind on two gRPC servers.
+class AdminService final : public toporr::v1::Admin::Service {
+ public:
+  AdminService(FabricState* state, bool privileged, std::string denial_reason,
+               int64_t max_ingest_bytes)
+      : state_(state),
+        privileged_(privileged),
+        denial_reason_(std::move(denial_reason)),
+        max_ingest_bytes_(max_ingest_bytes) {}
+
+  grpc::Status Ingest(grpc::ServerContext*, const v1::IngestRequest*,
+                      v1::IngestResponse*) override;
+  grpc::Status ListSnapshots(grpc::ServerContext*, const v1::ListSnapshotsRequest*,
+                             v1::ListSnapshotsResponse*) override;
+
+ private:
+  FabricState* state_;
+  bool privileged_;
+  std::string denial_reason_;
+  int64_t max_ingest_bytes_;
+};
+
+void ToProto(const db::SnapshotInfo& info, bool current, v1::SnapshotInfo* out);
+
+}  // namespace toporr::daemon
+
+#endif  // TOPORR_DAEMON_GRPC_SERVICES_H_

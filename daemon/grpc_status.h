@@ -1,0 +1,14 @@
+// The one place absl::Status becomes grpc::Status (codes map one to one).
+#ifndef TOPORR_DAEMON_GRPC_STATUS_H_
+#define TOPORR_DAEMON_GRPC_STATUS_H_
+
+#include "absl/status/status.h"
+#include "grpcpp/support/status.h"
+
+namespace toporr::daemon {
+
+grpc::Status ToGrpcStatus(const absl::Status& status);
+
+}  // namespace toporr::daemon
+
+#endif  // TOPORR_DAEMON_GRPC_STATUS_H_
