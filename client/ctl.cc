@@ -1,0 +1,597 @@
+#include "client/ctl.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <memory>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "common/json_writer.h"
+#include "grpc/health/v1/health.grpc.pb.h"
+#include "grpcpp/grpcpp.h"
+#include "toporr/v1/toporr.grpc.pb.h"
+
+namespace toporr::client {
+namespace {
+
+constexpr char kUsage[] = R"(usage: toporrctl [options] COMMAND [args]
+
+options:
+  --socket PATH        daemon Unix socket (default $TOPORR_SOCKET or /run/toporr/toporrd.sock)
+  --target HOST:PORT   use the daemon's TCP listener instead (read commands only)
+  --json               machine-readable output (see README.md for field names)
+  --timeout SECONDS    deadline of each RPC (default 30 for ingest, 10 otherwise)
+
+commands:
+  ingest --format ibnetdiscover [--host-map FILE] FILE
+                       store FILE as a new snapshot (admin: root or the admin group)
+  hosts                list hosts with their HCAs and attachment switches
+  cost HOST_A HOST_B   hops, bottleneck rate and modelled latency between two hosts
+  row HOST [--hosts H1,H2,...]
+                       cost of HOST against a host list (default: all hosts)
+  matrix HOST...       full cost matrix over the given hosts
+  path HOST_A HOST_B   the path between two hosts, switch by switch, with ports
+  snapshot             the snapshot being served
+  snapshots            all stored snapshots, newest first
+  health               the daemon's gRPC health status
+)";
+
+struct Options {
+  std::string socket;
+  std::string target;
+  bool json = false;
+  double timeout_s = 0;
+};
+
+class UsageError {
+ public:
+  explicit UsageError(std::string m) : message(std::move(m)) {}
+  std::string message;
+};
+
+class Ctl {
+ public:
+  Ctl(Options opts, std::ostream& out, std::ostream& err)
+      : opts_(std::move(opts)), out_(out), err_(err) {
+    std::string target =
+        opts_.target.empty() ? "unix:" + opts_.socket : opts_.target;
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(-1);
+    args.SetMaxSendMessageSize(-1);
+    channel_ = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+    topo_ = v1::Topology::NewStub(channel_);
+    admin_ = v1::Admin::NewStub(channel_);
+  }
+
+  int Run(const std::string& cmd, const std::vector<std::string>& args);
+
+ private:
+  void Context(grpc::ClientContext* ctx, double default_s) {
+    double s = opts_.timeout_s > 0 ? opts_.timeout_s : default_s;
+    ctx->set_deadline(std::chrono::system_clock::now() +
+                      std::chrono::milliseconds(static_cast<int64_t>(s * 1000)));
+  }
+  int Fail(const grpc::Status& s) {
+    std::string where = opts_.target.empty() ? opts_.socket : opts_.target;
+    if (s.error_code() == grpc::StatusCode::UNAVAILABLE) {
+      err_ << "toporrctl: cannot reach toporrd at " << where << ": " << s.error_message()
+           << "\n(is the daemon running? see `systemctl status toporrd`)\n";
+    } else if (s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+      err_ << "toporrctl: toporrd at " << where << " did not answer in time "
+           << "(raise --timeout)\n";
+    } else {
+      err_ << "toporrctl: " << s.error_message() << "\n";
+    }
+    return 1;
+  }
+
+  int Ingest(const std::vector<std::string>& args);
+  int Hosts();
+  int Cost(const std::vector<std::string>& args);
+  int Row(const std::vector<std::string>& args);
+  int Matrix(const std::vector<std::string>& args);
+  int Path(const std::vector<std::string>& args);
+  int Snapshot();
+  int Snapshots();
+  int Health();
+  void PrintSnapshots(const std::vector<const v1::SnapshotInfo*>& list);
+  void SnapshotJson(JsonWriter& w, const v1::SnapshotInfo& s);
+
+  Options opts_;
+  std::ostream& out_;
+  std::ostream& err_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::Topology::Stub> topo_;
+  std::unique_ptr<v1::Admin::Stub> admin_;
+};
+
+void Expect(bool ok, const std::string& what) {
+  if (!ok) throw UsageError(what);
+}
+
+std::string ReadFileOr(const std::string& path, std::string* error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = path + ": cannot open";
+    return "";
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string Basename(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string FormatTime(int64_t unix_ms) {
+  time_t t = static_cast<time_t>(unix_ms / 1000);
+  tm tm_utc;
+  gmtime_r(&t, &tm_utc);
+  char buf[32];
+  strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm_utc);
+  return buf;
+}
+
+std::string Fixed(double v, int digits) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(digits) << v;
+  return s.str();
+}
+
+int Ctl::Run(const std::string& cmd, const std::vector<std::string>& args) {
+  if (cmd == "ingest") return Ingest(args);
+  if (cmd == "hosts") return Expect(args.empty(), "hosts takes no arguments"), Hosts();
+  if (cmd == "cost") return Cost(args);
+  if (cmd == "row") return Row(args);
+  if (cmd == "matrix") return Matrix(args);
+  if (cmd == "path") return Path(args);
+  if (cmd == "snapshot") return Expect(args.empty(), "snapshot takes no arguments"), Snapshot();
+  if (cmd == "snapshots") return Expect(args.empty(), "snapshots takes no arguments"), Snapshots();
+  if (cmd == "health") return Health();
+  throw UsageError("unknown command '" + cmd + "'");
+}
+
+int Ctl::Ingest(const std::vector<std::string>& args) {
+  std::string format, file, host_map_file;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--format" && i + 1 < args.size()) {
+      format = args[++i];
+    } else if (args[i] == "--host-map" && i + 1 < args.size()) {
+      host_map_file = args[++i];
+    } else if (!args[i].empty() && args[i][0] == '-') {
+      throw UsageError("ingest: unknown option " + args[i]);
+    } else {
+      Expect(file.empty(), "ingest takes one FILE");
+      file = args[i];
+    }
+  }
+  Expect(!file.empty(), "ingest: FILE is required");
+  Expect(!format.empty(), "ingest: --format is required (ibnetdiscover)");
+  v1::IngestRequest req;
+  if (format == "ibnetdiscover") {
+    req.set_format(v1::IBNETDISCOVER);
+  } else {
+    throw UsageError("ingest: unknown format '" + format + "' (supported: ibnetdiscover)");
+  }
+  std::string error;
+  std::string content = ReadFileOr(file, &error);
+  if (!error.empty()) return err_ << "toporrctl: " << error << "\n", 1;
+  if (!host_map_file.empty()) {
+    req.set_host_map(ReadFileOr(host_map_file, &error));
+    if (!error.empty()) return err_ << "toporrctl: " << error << "\n", 1;
+  }
+  req.set_source_name(Basename(file));
+  req.set_content(std::move(content));
+  v1::IngestResponse resp;
+  grpc::ClientContext ctx;
+  Context(&ctx, 30);
+  grpc::Status s = admin_->Ingest(&ctx, req, &resp);
+  if (!s.ok()) return Fail(s);
+  for (const auto& w : resp.warnings()) err_ << "toporrctl: warning: " << w << "\n";
+  const v1::SnapshotInfo& snap = resp.snapshot();
+  if (opts_.json) {
+    JsonWriter w(&out_);
+    w.BeginObject();
+    w.Field("created", resp.created());
+    w.Key("snapshot");
+    SnapshotJson(w, snap);
+    w.EndObject();
+    out_ << "\n";
+  } else if (resp.created()) {
+    out_ << "snapshot " << snap.id() << " created from " << snap.source_name() << ": "
+         << snap.num_hosts() << " hosts, " << snap.num_switches() << " switches, "
+         << snap.num_cas() << " CAs, " << snap.num_links() << " links\n";
+  } else {
+    out_ << "unchanged: " << snap.source_name() << " has the same content as snapshot "
+         << snap.id() << "; no new snapshot\n";
+  }
+  return 0;
+}
+
+int Ctl::Hosts() {
+  v1::ListHostsResponse resp;
+  grpc::ClientContext ctx;
+  Context(&ctx, 10);
+  grpc::Status s = topo_->ListHosts(&ctx, v1::ListHostsRequest(), &resp);
+  if (!s.ok()) return Fail(s);
+  auto hca_json = [](JsonWriter& w, const v1::Hca& h) {
+    w.BeginObject();
+    w.Field("guid", h.guid());
+    w.Field("description", h.description());
+    w.Key("ports");
+    w.BeginArray();
+    for (const auto& p : h.ports()) {
+      w.BeginObject();
+      w.Field("port", p.number());
+      w.Field("lid", static_cast<int64_t>(p.lid()));
+      w.Field("switch_guid", p.switch_guid());
+      w.Field("switch", p.switch_description());
+      w.Field("switch_port", p.switch_port());
+      w.Field("rate_gbps", p.rate_gbps());
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  };
+  if (opts_.json) {
+    JsonWriter w(&out_);
+    w.BeginObject();
+    w.Field("snapshot_id", resp.snapshot_id());
+    w.Key("hosts");
+    w.BeginArray();
+    for (const auto& h : resp.hosts()) {
+      w.BeginObject();
+      w.Field("name", h.name());
+      w.Key("hcas");
+      w.BeginArray();
+      for (const auto& hca : h.hcas()) hca_json(w, hca);
+      w.EndArray();
+      w.EndObject();
+    }
+    w.EndArray();
+    w.Key("anonymous_endpoints");
+    w.BeginArray();
+    for (const auto& hca : resp.anonymous_endpoints()) hca_json(w, hca);
+    w.EndArray();
+    w.EndObject();
+    out_ << "\n";
+    return 0;
+  }
+  out_ << std::left << std::setw(20) << "HOST" << std::setw(20) << "HCA" << std::setw(6)
+       << "PORT" << std::setw(7) << "LID" << std::setw(26) << "SWITCH" << std::setw(6) << "SWP"
+       << "GB/S\n";
+  for (const auto& h : resp.hosts()) {
+    bool first = true;
+    for (const auto& hca : h.hcas()) {
+      std::string hca_name = hca.description().substr(hca.description().find(' ') + 1);
+      for (const auto& p : hca.ports()) {
+        out_ << std::setw(20) << (first ? h.name() : "") << std::setw(20) << hca_name
+             << std::setw(6) << p.number() << std::setw(7) << p.lid() << std::setw(26)
+             << (p.switch_description().empty() ? p.switch_guid() : p.switch_description())
+             << std::setw(6) << p.switch_port() << Fixed(p.rate_gbps(), 1) << "\n";
+        first = false;
+      }
+    }
+  }
+  out_ << resp.hosts_size() << " hosts";
+  if (resp.anonymous_endpoints_size() > 0) {
+    out_ << ", " << resp.anonymous_endpoints_size()
+         << " anonymous endpoints (vendor-default descriptions; not hosts)";
+  }
+  out_ << " in snapshot " << resp.snapshot_id() << "\n";
+  return 0;
+}
+
+int Ctl::Cost(const std::vector<std::string>& args) {
+  Expect(args.size() == 2, "cost takes HOST_A HOST_B");
+  v1::GetPathRequest req;
+  req.set_src_host(args[0]);
+  req.set_dst_host(args[1]);
+  v1::GetPathResponse resp;
+  grpc::ClientContext ctx;
+  Context(&ctx, 10);
+  grpc::Status s = topo_->GetPath(&ctx, req, &resp);
+  if (!s.ok()) return Fail(s);
+  const v1::Cost& c = resp.cost();
+  if (opts_.json) {
+    JsonWriter w(&out_);
+    w.BeginObject();
+    w.Field("src", args[0]);
+    w.Field("dst", args[1]);
+    w.Field("hops", c.hops());
+    w.Field("bottleneck_gbps", c.bottleneck_gbps());
+    w.Field("latency_ns", c.latency_ns());
+    w.Field("alpha_ns", c.alpha_ns());
+    w.Field("beta_ns_per_byte", c.beta_ns_per_byte());
+    w.Field("route_kind", v1::RouteKind_Name(resp.route_kind()));
+    w.Field("snapshot_id", resp.snapshot_id());
+    w.EndObject();
+    out_ << "\n";
+    return 0;
+  }
+  out_ << args[0] << " -> " << args[1] << ": " << c.hops() << " switch hops, bottleneck "
+       << Fixed(c.bottleneck_gbps(), 1) << " Gb/s, latency " << Fixed(c.latency_ns(), 0)
+       << " ns (snapshot " << resp.snapshot_id() << ", "
+       << (resp.route_kind() == v1::SHORTEST_PATH ? "shortest path" : "forwarding tables")
+       << ")\n";
+  return 0;
+}
+
+int Ctl::Row(const std::vector<std::string>& args) {
+  v1::GetCostRowRequest req;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--hosts" && i + 1 < args.size()) {
+      for (auto h : absl::StrSplit(args[++i], ',', absl::SkipEmpty())) req.add_hosts(std::string(h));
+    } else {
+      Expect(req.host().empty() && args[i][0] != '-', "row takes HOST [--hosts H1,H2,...]");
+      req.set_host(args[i]);
+    }
+  }
+  Expect(!req.host().empty(), "row: HOST is required");
+  v1::GetCostRowResponse resp;
+  grpc::ClientContext ctx;
+  Context(&ctx, 10);
+  grpc::Status s = topo_->GetCostRow(&ctx, req, &resp);
+  if (!s.ok()) return Fail(s);
+  const v1::CostArrays& c = resp.costs();
+  if (opts_.json) {
+    JsonWriter w(&out_);
+    w.BeginObject();
+    w.Field("host", resp.host());
+    w.Field("snapshot_id", resp.snapshot_id());
+    w.Field("route_kind", v1::RouteKind_Name(resp.route_kind()));
+    w.Key("costs");
+    w.BeginArray();
+    for (int j = 0; j < resp.hosts_size(); ++j) {
+      w.BeginObject();
+      w.Field("host", resp.hosts(j));
+      w.Field("hops", c.hops(j));
+      w.Field("bottleneck_gbps", static_cast<double>(c.bottleneck_gbps(j)));
+      w.Field("latency_ns", static_cast<double>(c.latency_ns(j)));
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+    out_ << "\n";
+    return 0;
+  }
+  out_ << std::left << std::setw(24) << "HOST" << std::setw(6) << "HOPS" << std::setw(10)
+       << "GB/S" << "LATENCY_NS\n";
+  for (int j = 0; j < resp.hosts_size(); ++j) {
+    out_ << std::setw(24) << resp.hosts(j) << std::setw(6) << c.hops(j) << std::setw(10)
+         << Fixed(c.bottleneck_gbps(j), 1) << Fixed(c.latency_ns(j), 0) << "\n";
+  }
+  return 0;
+}
+
+int Ctl::Matrix(const std::vector<std::string>& args) {
+  Expect(!args.empty(), "matrix takes HOST...");
+  v1::GetCostMatrixRequest req;
+  for (const auto& a : args) req.add_hosts(a);
+  v1::GetCostMatrixResponse resp;
+  grpc::ClientContext ctx;
+  Context(&ctx, 10);
+  grpc::Status s = topo_->GetCostMatrix(&ctx, req, &resp);
+  if (!s.ok()) return Fail(s);
+  const int n = resp.hosts_size();
+  const v1::CostArrays& c = resp.costs();
+  if (opts_.json) {
+    JsonWriter w(&out_);
+    w.BeginObject();
+    w.Field("snapshot_id", resp.snapshot_id());
+    w.Key("hosts");
+    w.BeginArray();
+    for (const auto& h : resp.hosts()) w.String(h);
+    w.EndArray();
+    for (const char* field : {"hops", "bottleneck_gbps", "latency_ns"}) {
+      w.Key(field);
+      w.BeginArray();
+      for (int k = 0; k < n * n; ++k) {
+        if (field[0] == 'h') w.Int(c.hops(k));
+        else if (field[0] == 'b') w.Double(c.bottleneck_gbps(k));
+        else w.Double(c.latency_ns(k));
+      }
+      w.EndArray();
+    }
+    w.EndObject();
+    out_ << "\n";
+    return 0;
+  }
+  out_ << "switch hops (snapshot " << resp.snapshot_id() << ")\n" << std::setw(16) << "";
+  for (const auto& h : resp.hosts()) out_ << std::setw(10) << h.substr(0, 9);
+  out_ << "\n";
+  for (int i = 0; i < n; ++i) {
+    out_ << std::left << std::setw(16) << resp.hosts(i);
+    for (int j = 0; j < n; ++j) out_ << std::setw(10) << c.hops(i * n + j);
+    out_ << "\n";
+  }
+  return 0;
+}
+
+int Ctl::Path(const std::vector<std::string>& args) {
+  Expect(args.size() == 2, "path takes HOST_A HOST_B");
+  v1::GetPathRequest req;
+  req.set_src_host(args[0]);
+  req.set_dst_host(args[1]);
+  v1::GetPathResponse resp;
+  grpc::ClientContext ctx;
+  Context(&ctx, 10);
+  grpc::Status s = topo_->GetPath(&ctx, req, &resp);
+  if (!s.ok()) return Fail(s);
+  if (opts_.json) {
+    JsonWriter w(&out_);
+    w.BeginObject();
+    w.Field("src", args[0]);
+    w.Field("dst", args[1]);
+    w.Field("snapshot_id", resp.snapshot_id());
+    w.Field("route_kind", v1::RouteKind_Name(resp.route_kind()));
+    w.Field("hops", resp.cost().hops());
+    w.Field("bottleneck_gbps", resp.cost().bottleneck_gbps());
+    w.Field("latency_ns", resp.cost().latency_ns());
+    w.Key("path");
+    w.BeginArray();
+    for (const auto& h : resp.hops()) {
+      w.BeginObject();
+      w.Field("guid", h.node_guid());
+      w.Field("type", h.node_type());
+      w.Field("description", h.description());
+      w.Field("in_port", h.in_port());
+      w.Field("out_port", h.out_port());
+      w.Field("out_rate_gbps", h.out_rate_gbps());
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+    out_ << "\n";
+    return 0;
+  }
+  out_ << "path " << args[0] << " -> " << args[1] << " (snapshot " << resp.snapshot_id()
+       << ", " << resp.cost().hops() << " switch hops, bottleneck "
+       << Fixed(resp.cost().bottleneck_gbps(), 1) << " Gb/s):\n";
+  for (const auto& h : resp.hops()) {
+    out_ << "  " << std::left << std::setw(7) << h.node_type() << std::setw(20) << h.node_guid()
+         << std::setw(34) << ("\"" + h.description() + "\"");
+    if (h.in_port() > 0) out_ << " in " << std::setw(3) << h.in_port();
+    else out_ << "       ";
+    if (h.out_port() > 0) {
+      out_ << " out " << std::setw(3) << h.out_port() << " " << Fixed(h.out_rate_gbps(), 1)
+           << " Gb/s";
+    }
+    out_ << "\n";
+  }
+  return 0;
+}
+
+void Ctl::SnapshotJson(JsonWriter& w, const v1::SnapshotInfo& s) {
+  w.BeginObject();
+  w.Field("id", s.id());
+  w.Field("created_unix_ms", s.created_unix_ms());
+  w.Field("source_kind", s.source_kind());
+  w.Field("source_name", s.source_name());
+  w.Field("content_hash", s.content_hash());
+  w.Field("switches", s.num_switches());
+  w.Field("cas", s.num_cas());
+  w.Field("routers", s.num_routers());
+  w.Field("aggregation_nodes", s.num_aggregation());
+  w.Field("links", s.num_links());
+  w.Field("hosts", s.num_hosts());
+  w.Field("anonymous_endpoints", s.num_anonymous());
+  w.Field("current", s.current());
+  w.EndObject();
+}
+
+void Ctl::PrintSnapshots(const std::vector<const v1::SnapshotInfo*>& list) {
+  if (opts_.json) {
+    JsonWriter w(&out_);
+    w.BeginArray();
+    for (const auto* s : list) SnapshotJson(w, *s);
+    w.EndArray();
+    out_ << "\n";
+    return;
+  }
+  out_ << std::left << std::setw(6) << "ID" << std::setw(22) << "CREATED" << std::setw(16)
+       << "SOURCE" << std::setw(34) << "NAME" << std::setw(7) << "HOSTS" << std::setw(9)
+       << "SWITCHES" << std::setw(7) << "LINKS" << "HASH\n";
+  for (const auto* s : list) {
+    out_ << std::setw(6) << (std::to_string(s->id()) + (s->current() ? "*" : ""))
+         << std::setw(22) << FormatTime(s->created_unix_ms()) << std::setw(16)
+         << s->source_kind() << std::setw(34) << s->source_name() << std::setw(7)
+         << s->num_hosts() << std::setw(9) << s->num_switches() << std::setw(7)
+         << s->num_links() << s->content_hash().substr(0, 12) << "\n";
+  }
+}
+
+int Ctl::Snapshot() {
+  v1::GetSnapshotResponse resp;
+  grpc::ClientContext ctx;
+  Context(&ctx, 10);
+  grpc::Status s = topo_->GetSnapshot(&ctx, v1::GetSnapshotRequest(), &resp);
+  if (!s.ok()) return Fail(s);
+  PrintSnapshots({&resp.snapshot()});
+  return 0;
+}
+
+int Ctl::Snapshots() {
+  v1::ListSnapshotsResponse resp;
+  grpc::ClientContext ctx;
+  Context(&ctx, 10);
+  grpc::Status s = admin_->ListSnapshots(&ctx, v1::ListSnapshotsRequest(), &resp);
+  if (!s.ok()) return Fail(s);
+  std::vector<const v1::SnapshotInfo*> list;
+  for (const auto& snap : resp.snapshots()) list.push_back(&snap);
+  PrintSnapshots(list);
+  return 0;
+}
+
+int Ctl::Health() {
+  auto stub = grpc::health::v1::Health::NewStub(channel_);
+  grpc::health::v1::HealthCheckResponse resp;
+  grpc::ClientContext ctx;
+  Context(&ctx, 5);
+  grpc::Status s = stub->Check(&ctx, grpc::health::v1::HealthCheckRequest(), &resp);
+  if (!s.ok()) return Fail(s);
+  const bool serving = resp.status() == grpc::health::v1::HealthCheckResponse::SERVING;
+  if (opts_.json) {
+    JsonWriter w(&out_);
+    w.BeginObject();
+    w.Field("status", grpc::health::v1::HealthCheckResponse::ServingStatus_Name(resp.status()));
+    w.EndObject();
+    out_ << "\n";
+  } else {
+    out_ << grpc::health::v1::HealthCheckResponse::ServingStatus_Name(resp.status()) << "\n";
+  }
+  return serving ? 0 : 1;
+}
+
+}  // namespace
+
+int RunCtl(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  Options opts;
+  const char* env_socket = std::getenv("TOPORR_SOCKET");
+  opts.socket = env_socket && *env_socket ? env_socket : "/run/toporr/toporrd.sock";
+  std::string cmd;
+  std::vector<std::string> rest;
+  try {
+    for (size_t i = 0; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      auto value = [&]() -> std::string {
+        Expect(i + 1 < args.size(), a + " needs a value");
+        return args[++i];
+      };
+      if (a == "-h" || a == "--help" || (cmd.empty() && a == "help")) {
+        out << kUsage;
+        return 0;
+      } else if (a == "--socket") {
+        opts.socket = value();
+      } else if (a == "--target") {
+        opts.target = value();
+      } else if (a == "--json") {
+        opts.json = true;
+      } else if (a == "--timeout") {
+        std::string v = value();
+        char* end = nullptr;
+        opts.timeout_s = std::strtod(v.c_str(), &end);
+        Expect(end && *end == '\0' && opts.timeout_s > 0, "--timeout needs seconds > 0");
+      } else if (cmd.empty()) {
+        Expect(a.empty() || a[0] != '-', "unknown option " + a);
+        cmd = a;
+      } else {
+        rest.push_back(a);
+      }
+    }
+    Expect(!cmd.empty(), "a COMMAND is required");
+    Ctl ctl(opts, out, err);
+    return ctl.Run(cmd, rest);
+  } catch (const UsageError& e) {
+    err << "toporrctl: " << e.message << "\n\n" << kUsage;
+    return 2;
+  }
+}
+
+}  // namespace toporr::client

@@ -1,0 +1,11 @@
+// toporrctl: query and administer toporrd. See `toporrctl help`.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "client/ctl.h"
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  return toporr::client::RunCtl(args, std::cout, std::cerr);
+}
