@@ -13,6 +13,7 @@ _LIBS = {
     "grpc": (["grpc++", "grpc"], ["-lgrpc++_reflection"]),
     "hwloc": (["hwloc"], []),
     "sqlite3": (["sqlite3"], []),
+    "crypto": (["libcrypto"], []),
     "ibnetdisc": (["libibnetdisc", "libibmad", "libibumad"], []),
     "gtest": (["gtest", "gmock"], ["-lpthread"]),
     "gtest_main": (["gtest_main", "gmock"], ["-lpthread"]),
