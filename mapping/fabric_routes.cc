@@ -1,0 +1,91 @@
+#include "mapping/fabric_routes.h"
+
+#include <string>
+#include <utility>
+
+namespace toporr::mapping {
+
+namespace {
+
+class JobRoutes final : public RouteSource {
+ public:
+  JobRoutes(const FabricRoutes* routes, std::vector<int> hosts)
+      : routes_(routes), hosts_(std::move(hosts)) {}
+  int num_directed_links() const override { return routes_->num_directed_links(); }
+  double link_gbps(int directed_link) const override { return routes_->link_gbps(directed_link); }
+  void Route(int a, int b, std::vector<int32_t>* directed_links) const override {
+    routes_->Route(hosts_[a], hosts_[b], directed_links);
+  }
+
+ private:
+  const FabricRoutes* routes_;
+  std::vector<int> hosts_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<FabricRoutes>> FabricRoutes::Create(
+    const collectors::Fabric& fabric, FabricRoutesOptions options) {
+  absl::StatusOr<HostGraph> graph = HostGraph::Build(fabric);
+  if (!graph.ok()) return graph.status();
+  std::unique_ptr<FabricRoutes> routes(new FabricRoutes(*std::move(graph), options));
+  routes->graph_.AttachmentTables(&routes->att_hops_, &routes->att_wide_, &routes->next_);
+  return routes;
+}
+
+FabricRoutes::FabricRoutes(HostGraph graph, FabricRoutesOptions options)
+    : graph_(std::move(graph)), options_(options) {}
+
+double FabricRoutes::link_gbps(int directed_link) const {
+  const double r = graph_.directed_link_rate(directed_link);
+  return r > 0 ? r : options_.gbps_when_no_rate_known;
+}
+
+bool FabricRoutes::Connected(int a, int b) const {
+  const int n = num_hosts();
+  if (a < 0 || a >= n || b < 0 || b >= n || a == b) return false;
+  return graph_.Choose(a, b, att_hops_.data(), att_wide_.data()).hops >= 0;
+}
+
+void FabricRoutes::Route(int a, int b, std::vector<int32_t>* directed_links) const {
+  directed_links->clear();
+  const int n = num_hosts();
+  if (a < 0 || a >= n || b < 0 || b >= n || a == b) return;
+  const HostGraph::PairChoice c = graph_.Choose(a, b, att_hops_.data(), att_wide_.data());
+  if (c.hops < 0) return;
+  const int32_t* next = nullptr;
+  if (c.direct < 0) {
+    next = next_.data() + static_cast<size_t>(graph_.attachment(c.dst).att) * graph_.num_switches();
+  }
+  graph_.Walk(c, next, /*hops=*/nullptr, directed_links);
+}
+
+absl::StatusOr<std::unique_ptr<RouteSource>> FabricRoutes::ForJob(
+    const std::vector<int>& fabric_hosts) const {
+  const int n = num_hosts();
+  std::vector<bool> seen(n, false);
+  for (int h : fabric_hosts) {
+    if (h < 0 || h >= n) {
+      return absl::InvalidArgumentError("job host " + std::to_string(h) +
+                                        " is not a fabric host index (0.." +
+                                        std::to_string(n - 1) + ")");
+    }
+    if (seen[h]) {
+      return absl::InvalidArgumentError("fabric host " + std::to_string(h) +
+                                        " appears twice in the job's host list");
+    }
+    seen[h] = true;
+  }
+  for (size_t i = 0; i < fabric_hosts.size(); ++i) {
+    for (size_t j = i + 1; j < fabric_hosts.size(); ++j) {
+      if (!Connected(fabric_hosts[i], fabric_hosts[j])) {
+        return absl::FailedPreconditionError(
+            "fabric hosts " + std::to_string(fabric_hosts[i]) + " and " +
+            std::to_string(fabric_hosts[j]) + " are not connected by the fabric");
+      }
+    }
+  }
+  return std::unique_ptr<RouteSource>(new JobRoutes(this, fabric_hosts));
+}
+
+}  // namespace toporr::mapping

@@ -1,0 +1,112 @@
+// Host-to-host costs and paths computed from the fabric graph (DESIGN.md "Cost semantics").
+//
+// For two hosts a != b (indices into Fabric::hosts):
+//   hops             number of SWITCHES on the path (two hosts on one leaf: 1; leaf-spine-leaf:
+//                    3; hosts cabled back to back: 0).
+//   bottleneck_gbps  the slowest link data rate on the path, host cables included, in Gb/s.
+//                    Among all shortest (fewest-switch) paths the one with the LARGEST
+//                    bottleneck is taken (widest-shortest path). Parallel cables between two
+//                    switches do not add up here: the faster one counts (their extra capacity
+//                    matters for contention, which fabric_routes.h / the predictor model).
+//                    A link of unknown rate counts as the slowest known rate in the fabric;
+//                    bottleneck_gbps is 0 only when no link of the fabric has a known rate.
+//   latency_ns       modelled: nic_latency_ns + switch_latency_ns * hops
+//                    + link_latency_ns * (hops + 1)  (a path over h switches has h + 1 cables).
+//   alpha_ns         = latency_ns.
+//   beta_ns_per_byte = 8 / bottleneck_gbps (Gb/s is bits per ns); 0 when bottleneck_gbps is
+//                    0 (no rate known: costs rank by latency alone).
+// So m bytes cost alpha_ns + m * beta_ns_per_byte; smaller is closer. The diagonal is all 0
+// (intra-host costs come from placement.h). Multi-rail and dual-homed hosts: the cost of a
+// pair is that of its best port pair (fewest switches, then widest); see host_graph.h for
+// which nodes may carry host traffic (switches only, never routers) and the exact tie rules.
+//
+// Unreachable pairs (different partitions, or a host with no cabled port): hops = -1,
+// bottleneck_gbps = 0 and latency_ns = alpha_ns = beta_ns_per_byte = +infinity, so they are
+// farther than everything; test `hops < 0` rather than comparing infinities.
+#ifndef TOPORR_MAPPING_HOST_COSTS_H_
+#define TOPORR_MAPPING_HOST_COSTS_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "collectors/fabric.h"
+#include "mapping/cost_matrix.h"
+#include "mapping/host_graph.h"
+
+namespace toporr::mapping {
+
+// Latency model constants. Defaults describe an HDR-class InfiniBand fabric:
+struct CostModelOptions {
+  // Both HCAs together (send + receive side, PCIe and NIC pipeline), ~300 ns each: what
+  // remains of a ~1 us back-to-back MPI ping-pong after software overhead.
+  double nic_latency_ns = 600.0;
+  // Port-to-port cut-through latency of one switch (NVIDIA Quantum HDR ~130 ns; EDR
+  // Switch-IB 2 ~90 ns; NDR Quantum-2 is similar to HDR).
+  double switch_latency_ns = 130.0;
+  // Propagation on one cable: ~5 ns/m in copper or fibre, 3 m (in-rack DAC) per cable.
+  double link_latency_ns = 15.0;
+};
+
+struct HostPairCost {
+  int32_t hops = 0;
+  double bottleneck_gbps = 0;
+  double latency_ns = 0;
+  double alpha_ns = 0;
+  double beta_ns_per_byte = 0;
+};
+
+struct HostPath {
+  int32_t src_host = -1;
+  int32_t dst_host = -1;
+  std::vector<PathHop> hops;  // source CA, switches, destination CA (see host_graph.h)
+  HostPairCost cost;
+};
+
+// A HostCostMatrix over ALL hosts of the fabric (num_hosts() == fabric.hosts.size()).
+//
+// Create copies what it needs (the Fabric may be freed) and precomputes, for every pair of
+// switches that have host ports, the switch count and widest bottleneck: one widest-shortest
+// search per such switch, O(A * (S + L)) time and O(A^2) memory for A attachment switches, S
+// switches and L inter-switch links. A pair query is then a table lookup per port pair.
+// Immutable afterwards; all const methods are safe to call from several threads.
+class HostCosts final : public HostCostMatrix {
+ public:
+  // kInvalidArgument when the fabric is inconsistent (see HostGraph::Build).
+  static absl::StatusOr<std::unique_ptr<HostCosts>> Create(const collectors::Fabric& fabric,
+                                                           CostModelOptions options = {});
+
+  int num_hosts() const override { return graph_.num_hosts(); }
+  double AlphaNs(int a, int b) const override { return Cost(a, b).alpha_ns; }
+  double BetaNs(int a, int b) const override { return Cost(a, b).beta_ns_per_byte; }
+
+  // Host indices into Fabric::hosts. An index out of range yields the unreachable cost.
+  HostPairCost Cost(int a, int b) const;
+
+  // Row-major n x n (entry i*n+j is Cost(hosts[i], hosts[j])) over an explicit host list;
+  // `out` is resized.
+  void Matrix(const std::vector<int>& hosts, std::vector<HostPairCost>* out) const;
+
+  // The path Cost(a, b) describes, with the ports it enters and leaves each node by; the same
+  // path FabricRoutes reports. a == b gives an empty hop list and zero cost.
+  // kInvalidArgument for an index out of range; kNotFound ("no path") when disconnected.
+  absl::StatusOr<HostPath> Path(int a, int b) const;
+
+  const CostModelOptions& options() const { return options_; }
+
+ private:
+  HostCosts(HostGraph graph, CostModelOptions options);
+  HostPairCost FromChoice(const HostGraph::PairChoice& c) const;
+
+  HostGraph graph_;
+  CostModelOptions options_;
+  // Attachment-switch tables, row-major A x A: switch-to-switch links (-1 unreachable) and
+  // widest bottleneck rank.
+  std::vector<int32_t> att_hops_;
+  std::vector<uint16_t> att_wide_;
+};
+
+}  // namespace toporr::mapping
+
+#endif  // TOPORR_MAPPING_HOST_COSTS_H_
