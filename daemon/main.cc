@@ -21,8 +21,8 @@
 #include "grpcpp/server_posix.h"
 
 ABSL_FLAG(std::string, config, "/etc/toporr/toporrd.conf",
-          "Configuration file (`key = value`); ignored if it does not exist and was not set "
-          "explicitly. Flags below override it.");
+          "Configuration file (`key = value`); the default path is skipped if absent, an "
+          "empty value skips it always. Flags below override it.");
 ABSL_FLAG(std::string, db, "", "SQLite database path (default from config: "
                                "/var/lib/toporr/toporr.db)");
 ABSL_FLAG(std::string, socket, "", "Unix socket path (default /run/toporr/toporrd.sock)");
@@ -44,10 +44,12 @@ absl::Status ReadFile(const std::string& path, std::string* out) {
 }
 
 absl::Status Configure(DaemonConfig* config) {
-  std::string config_path = absl::GetFlag(FLAGS_config);
-  absl::Status s = LoadConfigFile(config_path, config);
-  const bool explicit_config = config_path != "/etc/toporr/toporrd.conf";
-  if (!s.ok() && (explicit_config || s.code() != absl::StatusCode::kNotFound)) return s;
+  const std::string config_path = absl::GetFlag(FLAGS_config);
+  if (!config_path.empty()) {  // --config= (empty) skips the file entirely
+    absl::Status s = LoadConfigFile(config_path, config);
+    const bool explicit_config = config_path != "/etc/toporr/toporrd.conf";
+    if (!s.ok() && (explicit_config || s.code() != absl::StatusCode::kNotFound)) return s;
+  }
   if (!absl::GetFlag(FLAGS_db).empty()) config->db_path = absl::GetFlag(FLAGS_db);
   if (!absl::GetFlag(FLAGS_socket).empty()) config->socket_path = absl::GetFlag(FLAGS_socket);
   if (!absl::GetFlag(FLAGS_listen).empty()) config->listen_address = absl::GetFlag(FLAGS_listen);

@@ -1,0 +1,10 @@
+# Shared by the deploy/ scripts: repository paths and the Bazel invocation.
+TOPORR_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# ../shared beside the repository holds the real fabric samples used by the tests.
+: "${TOPORR_SHARED_DIR:=$(cd "$TOPORR_ROOT/.." && pwd)/shared}"
+export TOPORR_SHARED_DIR
+BAZEL=(bazel)
+
+toporr_build() {
+  (cd "$TOPORR_ROOT" && "${BAZEL[@]}" build "$@")
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The toporr demo, end to end on embedded defaults: builds toporrd and toporrctl, starts the
+# daemon on a fresh SQLite file in a scratch directory, ingests the bundled 16-host fat tree
+# (ibnetdiscover output of deploy/demo/fattree-2l-16h.net under ibsim + opensm), prints the
+# hosts, the cost and the path between two hosts, and stops the daemon.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+"$TOPORR_ROOT/deploy/install-deps.sh"
+echo "== building toporrd and toporrctl"
+toporr_build //daemon:toporrd //client:toporrctl
+BIN="$TOPORR_ROOT/bazel-bin"
+
+SCRATCH="$(mktemp -d /tmp/toporr-demo.XXXXXX)"
+SOCK="$SCRATCH/toporrd.sock"
+echo "== starting toporrd (database $SCRATCH/toporr.db, socket $SOCK)"
+"$BIN/daemon/toporrd" --config= --db "$SCRATCH/toporr.db" --socket "$SOCK" \
+  2> "$SCRATCH/toporrd.log" &
+DAEMON=$!
+cleanup() {
+  kill -TERM "$DAEMON" 2>/dev/null && wait "$DAEMON" || true
+  echo "== toporrd stopped; its log and database are in $SCRATCH"
+}
+trap cleanup EXIT
+
+ctl() { "$BIN/client/toporrctl" --socket "$SOCK" "$@"; }
+for _ in $(seq 100); do
+  ctl health >/dev/null 2>&1 && break
+  sleep 0.1
+done
+ctl health
+
+FABRIC="$TOPORR_ROOT/deploy/demo/fattree-2l-16h.ibnet"
+echo; echo "== toporrctl ingest --format ibnetdiscover $(basename "$FABRIC")"
+ctl ingest --format ibnetdiscover "$FABRIC"
+echo; echo "== toporrctl hosts"
+ctl hosts
+echo; echo "== toporrctl cost node01 node02   (same leaf switch)"
+ctl cost node01 node02
+echo; echo "== toporrctl cost node01 node09   (across the spine)"
+ctl cost node01 node09
+echo; echo "== toporrctl --json cost node01 node09"
+ctl --json cost node01 node09
+echo; echo "== toporrctl path node01 node09"
+ctl path node01 node09
+echo; echo "== toporrctl row node01"
+ctl row node01
+echo; echo "== toporrctl snapshots"
+ctl snapshots
