@@ -1,0 +1,623 @@
+#include "mapping/reorder.h"
+
+#include <algorithm>
+#include <numeric>
+#include <queue>
+#include <tuple>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "mapping/hierarchical_cost_matrix.h"
+
+namespace toporr::mapping {
+
+// ---------------------------------------------------------------------------------------
+// FreeSlotIndex
+
+FreeSlotIndex::FreeSlotIndex(const RankDistance& distance) : d_(distance) {
+  const int p = d_.size();
+  const int n = d_.hosts().num_hosts();
+  free_.assign(p, 1);
+  num_free_ = p;
+  host_free_.resize(n);
+  for (int s = 0; s < p; ++s) host_free_[d_.host(s)].push_back(s);  // ascending by build
+
+  int num_groups = n;
+  if (const auto* h = dynamic_cast<const HierarchicalCostMatrix*>(&d_.hosts())) {
+    host_group_ = h->host_group();
+    num_groups = h->num_groups();
+  } else {
+    host_group_.resize(n);
+    std::iota(host_group_.begin(), host_group_.end(), 0);
+  }
+  group_hosts_.resize(num_groups);
+  group_free_.assign(num_groups, 0);
+  group_rep_.assign(num_groups, -1);
+  for (int h = 0; h < n; ++h) {
+    if (host_free_[h].empty()) continue;
+    const int g = host_group_[h];
+    group_hosts_[g].push_back(h);
+    group_free_[g] += static_cast<int64_t>(host_free_[h].size());
+    if (group_rep_[g] < 0) group_rep_[g] = h;
+  }
+  group_cursor_.assign(num_groups, 0);
+  group_order_.resize(num_groups);
+  group_order_cursor_.assign(num_groups, 0);
+}
+
+int FreeSlotIndex::FirstFreeHostOfGroup(int g) {
+  int32_t& c = group_cursor_[g];
+  const auto& hosts = group_hosts_[g];
+  // Hosts never regain free slots, so the cursor only moves forward.
+  while (c < static_cast<int32_t>(hosts.size()) && host_free_[hosts[c]].empty()) ++c;
+  return hosts[c];
+}
+
+void FreeSlotIndex::BuildGroupOrder(int g) {
+  const HostCostMatrix& m = d_.hosts();
+  const int rep = group_rep_[g];
+  std::vector<std::tuple<double, double, int32_t>> keyed;
+  for (int x = 0; x < static_cast<int>(group_hosts_.size()); ++x) {
+    if (group_rep_[x] < 0) continue;
+    // Same group: cost between two different hosts of it (0 when it has one host, which is
+    // then full anyway since we only get here when the reference host is full).
+    int other = group_rep_[x];
+    if (x == g && group_hosts_[g].size() > 1) other = group_hosts_[g][1];
+    keyed.emplace_back(m.AlphaNs(rep, other), m.BetaNs(rep, other), x);
+  }
+  std::sort(keyed.begin(), keyed.end());
+  auto& order = group_order_[g];
+  order.reserve(keyed.size());
+  for (const auto& k : keyed) order.push_back(std::get<2>(k));
+}
+
+int FreeSlotIndex::Closest(int ref, int prefer) {
+  if (num_free_ == 0) return -1;
+  if (free_[ref]) return ref;
+  const int h = d_.host(ref);
+  int cand = -1;
+  if (!host_free_[h].empty()) {
+    const RankLocation& lr = d_.placement().ranks[ref];
+    int best_level = kNumLocalityLevels + 1;
+    for (int32_t s : host_free_[h]) {
+      const int level = static_cast<int>(SharedLevel(lr, d_.placement().ranks[s]));
+      if (level < best_level) {
+        best_level = level;
+        cand = s;
+        if (level == 0) break;
+      }
+    }
+  } else {
+    const int g = host_group_[h];
+    if (group_free_[g] > 0) {
+      cand = host_free_[FirstFreeHostOfGroup(g)].front();
+    } else {
+      if (group_order_[g].empty()) BuildGroupOrder(g);
+      const auto& order = group_order_[g];
+      int32_t& c = group_order_cursor_[g];
+      // Exhausted groups stay exhausted: skip them for good.
+      while (group_free_[order[c]] == 0) ++c;
+      cand = host_free_[FirstFreeHostOfGroup(order[c])].front();
+    }
+  }
+  if (prefer >= 0 && prefer != cand && free_[prefer] && d_.EquallyFar(ref, cand, prefer)) {
+    return prefer;
+  }
+  return cand;
+}
+
+void FreeSlotIndex::Take(int slot) {
+  free_[slot] = 0;
+  --num_free_;
+  const int h = d_.host(slot);
+  auto& v = host_free_[h];
+  v.erase(std::lower_bound(v.begin(), v.end(), slot));
+  --group_free_[host_group_[h]];
+}
+
+// ---------------------------------------------------------------------------------------
+// Heuristics
+
+namespace {
+
+// Greedy placement state shared by all heuristics.
+class Placer {
+ public:
+  explicit Placer(const RankDistance& d) : index_(d), mapping_(d.size(), -1) {}
+
+  // The root (or seed) keeps its own slot.
+  void Seed(int rank) {
+    mapping_[rank] = rank;
+    index_.Take(rank);
+  }
+  // Places `rank` on the free slot closest to where `ref` was placed; ties to its own slot.
+  void Place(int rank, int ref) {
+    const int s = index_.Closest(mapping_[ref], rank);
+    mapping_[rank] = s;
+    index_.Take(s);
+  }
+  bool placed(int rank) const { return mapping_[rank] >= 0; }
+  Mapping Release() { return std::move(mapping_); }
+
+ private:
+  FreeSlotIndex index_;
+  Mapping mapping_;
+};
+
+absl::Status CheckCommon(const RankDistance& d, const ReorderOptions& o) {
+  if (d.size() == 0) return absl::InvalidArgumentError("reorder: the placement has no ranks");
+  if (o.root < 0 || o.root >= d.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("reorder: root ", o.root, " is outside 0..", d.size() - 1));
+  }
+  return absl::OkStatus();
+}
+
+int Log2Floor(int64_t x) {
+  int l = 0;
+  while ((int64_t{1} << (l + 1)) <= x) ++l;
+  return l;
+}
+
+int Log2Ceil(int64_t x) {
+  int l = 0;
+  while ((int64_t{1} << l) < x) ++l;
+  return l;
+}
+
+// Walks a hypercube of 2^dims.size() vertices so that heavier dimensions (earlier in
+// `dims`) are placed closest: vertex order is i = 1, 2, 3, ... with bit b of i selecting
+// dimension dims[b], and each vertex's reference is the vertex without its heaviest
+// dimension (the placed partner it exchanges the most with). visit(w, ref_w) is called in
+// placement order with cube vertices; ref_w < w numerically, so a callback that skips
+// vertices >= some bound never sees an unplaced reference.
+template <typename Visit>
+void WalkHypercube(const std::vector<int>& dims, Visit visit) {
+  const int64_t n = int64_t{1} << dims.size();
+  for (int64_t i = 1; i < n; ++i) {
+    int64_t w = 0;
+    for (int64_t rest = i; rest != 0; rest &= rest - 1) {
+      w |= int64_t{1} << dims[__builtin_ctzll(static_cast<unsigned long long>(rest))];
+    }
+    const int heaviest = dims[__builtin_ctzll(static_cast<unsigned long long>(i))];
+    visit(w, w ^ (int64_t{1} << heaviest));
+  }
+}
+
+std::vector<int> Dims(int levels, bool last_heaviest) {
+  std::vector<int> dims(levels);
+  for (int k = 0; k < levels; ++k) dims[k] = last_heaviest ? levels - 1 - k : k;
+  return dims;
+}
+
+// Recursive doubling / Rabenseifner on real ranks with the non-power-of-two pre-step: pairs
+// (2i, 2i+1), i < rem, merge into one vrank held by the survivor (odd for recursive
+// doubling, even for Rabenseifner); the dropout is placed right after its survivor because
+// the pre/post steps exchange the whole vector between them.
+Mapping PairedHypercube(const RankDistance& d, const ReorderOptions& o, bool last_heaviest,
+                        int survivor_parity) {
+  const int p = d.size();
+  const int levels = Log2Floor(p);
+  const int pof2 = 1 << levels;
+  const int rem = p - pof2;
+  auto real = [&](int v) { return v < rem ? 2 * v + survivor_parity : v + rem; };
+  auto vrank = [&](int r) {
+    if (r < 2 * rem) return (r % 2 == survivor_parity) ? r / 2 : -1;
+    return r - rem;
+  };
+  Placer placer(d);
+  placer.Seed(o.root);
+  int v0 = vrank(o.root);
+  if (v0 < 0) {  // the root is a dropout: its survivor comes next to it
+    v0 = o.root / 2;
+    placer.Place(real(v0), o.root);
+  } else if (v0 < rem) {
+    placer.Place(real(v0) ^ 1, o.root);
+  }
+  WalkHypercube(Dims(levels, last_heaviest), [&](int64_t w, int64_t ref) {
+    const int v = static_cast<int>(w) ^ v0;
+    const int r = real(v);
+    placer.Place(r, real(static_cast<int>(ref) ^ v0));
+    if (v < rem) placer.Place(r ^ 1, r);
+  });
+  return placer.Release();
+}
+
+// Shifted rank helpers for rooted trees: v = (r - root) mod p.
+struct Shift {
+  int p, root;
+  int Real(int64_t v) const { return static_cast<int>((v + root) % p); }
+};
+
+// Breadth-first walk of a tree on shifted ranks rooted at 0: children(v, child) calls
+// child(c) for every child c of v, nearest-first; each child is placed next to its parent.
+template <typename Children>
+Mapping PlaceTreeBreadthFirst(const RankDistance& d, int root, Children children) {
+  const int p = d.size();
+  const Shift sh{p, root};
+  Placer placer(d);
+  placer.Seed(root);
+  std::vector<int32_t> queue{0};
+  queue.reserve(p);
+  for (size_t head = 0; head < queue.size(); ++head) {
+    const int64_t v = queue[head];
+    children(v, [&](int64_t c) {
+      placer.Place(sh.Real(c), sh.Real(v));
+      queue.push_back(static_cast<int32_t>(c));
+    });
+  }
+  return placer.Release();
+}
+
+}  // namespace
+
+std::string_view HeuristicName(Heuristic h) {
+  switch (h) {
+    case Heuristic::kRing: return "ring";
+    case Heuristic::kRecursiveDoublingAllgather: return "recursive_doubling_allgather";
+    case Heuristic::kRecursiveDoublingAllreduce: return "recursive_doubling_allreduce";
+    case Heuristic::kRabenseifner: return "rabenseifner";
+    case Heuristic::kBinomialBcast: return "binomial_bcast";
+    case Heuristic::kBinaryTreeBcast: return "binary_tree_bcast";
+    case Heuristic::kKnomialBcast: return "knomial_bcast";
+    case Heuristic::kScatterAllgather: return "scatter_allgather";
+    case Heuristic::kBinomialGather: return "binomial_gather";
+  }
+  return "unknown";
+}
+
+absl::StatusOr<Mapping> ReorderRing(const RankDistance& d, const ReorderOptions& o) {
+  if (absl::Status s = CheckCommon(d, o); !s.ok()) return s;
+  const int p = d.size();
+  Placer placer(d);
+  placer.Seed(o.root);
+  for (int i = 1; i < p; ++i) placer.Place((o.root + i) % p, (o.root + i - 1) % p);
+  return placer.Release();
+}
+
+absl::StatusOr<Mapping> ReorderRecursiveDoubling(const RankDistance& d,
+                                                 bool last_stage_heaviest,
+                                                 const ReorderOptions& o) {
+  if (absl::Status s = CheckCommon(d, o); !s.ok()) return s;
+  // Open MPI's recursive doubling allreduce: even ranks < 2*extra drop out, odd survive.
+  return PairedHypercube(d, o, last_stage_heaviest, /*survivor_parity=*/1);
+}
+
+absl::StatusOr<Mapping> ReorderRabenseifner(const RankDistance& d, const ReorderOptions& o) {
+  if (absl::Status s = CheckCommon(d, o); !s.ok()) return s;
+  // Reduce-scatter step k exchanges m/2^(k+1) with vrank^2^k: the first stage is heaviest.
+  // Odd ranks < 2*rem drop out, even survive.
+  return PairedHypercube(d, o, /*last_heaviest=*/false, /*survivor_parity=*/0);
+}
+
+absl::StatusOr<Mapping> ReorderBinomialBcast(const RankDistance& d, const ReorderOptions& o) {
+  if (absl::Status s = CheckCommon(d, o); !s.ok()) return s;
+  const int64_t p = d.size();
+  // build_bmtree: children v + mask, v + 2*mask, ... (mask > v) come largest subtree first.
+  return PlaceTreeBreadthFirst(d, o.root, [p](int64_t v, auto&& child) {
+    int64_t mask = 1;
+    while (mask <= v) mask <<= 1;
+    for (; v + mask < p; mask <<= 1) child(v + mask);
+  });
+}
+
+absl::StatusOr<Mapping> ReorderBinaryTreeBcast(const RankDistance& d,
+                                               const ReorderOptions& o) {
+  if (absl::Status s = CheckCommon(d, o); !s.ok()) return s;
+  const int p = d.size();
+  const Shift sh{p, o.root};
+  Placer placer(d);
+  placer.Seed(o.root);
+  // build_tree(2): v at level L (2^(L+1)-1 > v) has children v + delta, v + 2*delta with
+  // delta = 2^L. Both children are placed when their parent is visited (it sends to them
+  // concurrently), greater child first; exploration is depth-first, greater child first.
+  std::vector<int64_t> stack{0};
+  while (!stack.empty()) {
+    const int64_t v = stack.back();
+    stack.pop_back();
+    int64_t delta = 1;
+    while (2 * delta - 1 <= v) delta <<= 1;
+    const int64_t small = v + delta, big = v + 2 * delta;
+    if (big < p) placer.Place(sh.Real(big), sh.Real(v));
+    if (small < p) placer.Place(sh.Real(small), sh.Real(v));
+    if (small < p) stack.push_back(small);
+    if (big < p) stack.push_back(big);
+  }
+  return placer.Release();
+}
+
+absl::StatusOr<Mapping> ReorderKnomialBcast(const RankDistance& d, const ReorderOptions& o) {
+  if (absl::Status s = CheckCommon(d, o); !s.ok()) return s;
+  const int64_t radix = o.knomial_radix;
+  if (radix < 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("reorder: k-nomial radix ", radix, " must be >= 2"));
+  }
+  const int p = d.size();
+  const Shift sh{p, o.root};
+  Placer placer(d);
+  placer.Seed(o.root);
+  // build_kmtree: the children of v are v + k*mask (k = 1..radix-1) for masks below v's
+  // lowest non-zero radix digit (every mask < p for the root). Mask 1 children are leaves:
+  // they go first, next to v; then subtrees in increasing size, each depth-first, which keeps
+  // every subtree (a contiguous shifted range) together.
+  struct Frame {
+    int64_t v, mask, k, top;  // next (mask, k) to expand; masks below `top` exist
+  };
+  int64_t root_top = 1;
+  while (root_top < p) root_top *= radix;
+  std::vector<Frame> stack{{0, 1, 1, root_top}};
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    if (f.mask >= f.top) {
+      stack.pop_back();
+      continue;
+    }
+    if (f.mask == 1) {
+      for (int64_t k = 1; k < radix && f.v + k < p; ++k) {
+        placer.Place(sh.Real(f.v + k), sh.Real(f.v));
+      }
+      f.mask = radix;
+      continue;
+    }
+    if (f.k >= radix) {
+      f.mask *= radix;
+      f.k = 1;
+      continue;
+    }
+    const int64_t v = f.v, mask = f.mask, c = f.v + f.k * f.mask;
+    ++f.k;
+    if (c >= p) {  // larger k and larger masks are out of range too
+      f.mask = f.top;
+      continue;
+    }
+    placer.Place(sh.Real(c), sh.Real(v));
+    stack.push_back({c, 1, 1, mask});  // invalidates f
+  }
+  return placer.Release();
+}
+
+absl::StatusOr<Mapping> ReorderScatterAllgather(const RankDistance& d,
+                                                const ReorderOptions& o) {
+  if (absl::Status s = CheckCommon(d, o); !s.ok()) return s;
+  const int p = d.size();
+  const Shift sh{p, o.root};
+  Placer placer(d);
+  placer.Seed(o.root);
+  // Allgather partner at step k is v ^ 2^k with 2^k blocks: last stage heaviest. Shifted
+  // ranks >= p do not exist; their references are smaller, hence always real.
+  WalkHypercube(Dims(Log2Ceil(p), /*last_heaviest=*/true), [&](int64_t w, int64_t ref) {
+    if (w < p) placer.Place(sh.Real(w), sh.Real(ref));
+  });
+  return placer.Release();
+}
+
+absl::StatusOr<Mapping> ReorderBinomialGather(const RankDistance& d,
+                                              const ReorderOptions& o) {
+  if (absl::Status s = CheckCommon(d, o); !s.ok()) return s;
+  const int64_t p = d.size();
+  const int64_t root_bound = int64_t{1} << Log2Ceil(p);
+  // In-order binomial tree: children of v are v + mask for masks below v's lowest set bit;
+  // child v + mask forwards min(mask, p - v - mask) blocks, so larger masks go first.
+  return PlaceTreeBreadthFirst(d, o.root, [p, root_bound](int64_t v, auto&& child) {
+    const int64_t bound = v == 0 ? root_bound : (v & -v);
+    for (int64_t mask = bound >> 1; mask >= 1; mask >>= 1) {
+      if (v + mask < p) child(v + mask);
+    }
+  });
+}
+
+absl::StatusOr<Mapping> Reorder(Heuristic h, const RankDistance& d, const ReorderOptions& o) {
+  switch (h) {
+    case Heuristic::kRing: return ReorderRing(d, o);
+    case Heuristic::kRecursiveDoublingAllgather: return ReorderRecursiveDoubling(d, true, o);
+    case Heuristic::kRecursiveDoublingAllreduce: return ReorderRecursiveDoubling(d, false, o);
+    case Heuristic::kRabenseifner: return ReorderRabenseifner(d, o);
+    case Heuristic::kBinomialBcast: return ReorderBinomialBcast(d, o);
+    case Heuristic::kBinaryTreeBcast: return ReorderBinaryTreeBcast(d, o);
+    case Heuristic::kKnomialBcast: return ReorderKnomialBcast(d, o);
+    case Heuristic::kScatterAllgather: return ReorderScatterAllgather(d, o);
+    case Heuristic::kBinomialGather: return ReorderBinomialGather(d, o);
+  }
+  return absl::InvalidArgumentError("reorder: unknown heuristic");
+}
+
+// ---------------------------------------------------------------------------------------
+// Generic graph heuristic
+
+namespace {
+
+// Undirected adjacency in CSR form; `out` tells the direction of the original edge.
+struct Adjacency {
+  std::vector<int64_t> start;  // num_ranks + 1
+  struct Arc {
+    int32_t other;
+    bool out;  // true: this rank sends to `other`
+    int64_t bytes;
+  };
+  std::vector<Arc> arcs;
+};
+
+Adjacency BuildAdjacency(const CommGraph& g) {
+  Adjacency a;
+  a.start.assign(g.num_ranks + 1, 0);
+  for (const CommEdge& e : g.edges) {
+    ++a.start[e.from + 1];
+    ++a.start[e.to + 1];
+  }
+  for (int r = 0; r < g.num_ranks; ++r) a.start[r + 1] += a.start[r];
+  a.arcs.resize(a.start.back());
+  std::vector<int64_t> pos(a.start.begin(), a.start.end() - 1);
+  for (const CommEdge& e : g.edges) {
+    a.arcs[pos[e.from]++] = {e.to, true, e.bytes};
+    a.arcs[pos[e.to]++] = {e.from, false, e.bytes};
+  }
+  return a;
+}
+
+absl::Status CheckGraph(const RankDistance& d, const CommGraph& g) {
+  if (g.num_ranks != d.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("reorder: graph has ", g.num_ranks,
+                                                   " ranks but the placement has ", d.size()));
+  }
+  for (size_t i = 0; i < g.edges.size(); ++i) {
+    const CommEdge& e = g.edges[i];
+    if (e.from < 0 || e.from >= g.num_ranks || e.to < 0 || e.to >= g.num_ranks ||
+        e.bytes < 0) {
+      return absl::InvalidArgumentError(absl::StrCat("reorder: edge ", i, " (", e.from, " -> ",
+                                                     e.to, ", ", e.bytes,
+                                                     " bytes) is out of range"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Cost of all arcs of `r` given the current mapping.
+double RankCost(const RankDistance& d, const Adjacency& adj, const Mapping& m, int r) {
+  double c = 0;
+  for (int64_t i = adj.start[r]; i < adj.start[r + 1]; ++i) {
+    const Adjacency::Arc& a = adj.arcs[i];
+    c += a.out ? d.TimeNs(m[r], m[a.other], a.bytes) : d.TimeNs(m[a.other], m[r], a.bytes);
+  }
+  return c;
+}
+
+Mapping GreedyGrow(const RankDistance& d, const Adjacency& adj, int root) {
+  const int p = d.size();
+  Placer placer(d);
+  std::vector<int64_t> attached(p, 0);  // bytes to already placed ranks
+  using Entry = std::pair<int64_t, int32_t>;  // (attached bytes, -rank): max-heap
+  std::priority_queue<Entry> heap;
+  int last = root;
+  auto place = [&](int r, int ref) {
+    if (ref < 0) {
+      placer.Seed(r);
+    } else {
+      placer.Place(r, ref);
+    }
+    last = r;
+    for (int64_t i = adj.start[r]; i < adj.start[r + 1]; ++i) {
+      const int o = adj.arcs[i].other;
+      if (placer.placed(o)) continue;
+      attached[o] += adj.arcs[i].bytes;
+      heap.emplace(attached[o], -o);
+    }
+  };
+  place(root, -1);
+  int next_unconnected = 0;
+  for (int count = 1; count < p; ++count) {
+    int r = -1;
+    while (!heap.empty()) {
+      const auto [w, neg] = heap.top();
+      heap.pop();
+      if (!placer.placed(-neg) && w == attached[-neg]) {
+        r = -neg;
+        break;
+      }
+    }
+    if (r < 0) {  // disconnected (or zero-weight) remainder: lowest index next
+      while (placer.placed(next_unconnected)) ++next_unconnected;
+      place(next_unconnected, last);
+      continue;
+    }
+    int ref = -1;
+    int64_t best = -1;
+    for (int64_t i = adj.start[r]; i < adj.start[r + 1]; ++i) {
+      const Adjacency::Arc& a = adj.arcs[i];
+      if (placer.placed(a.other) && a.bytes > best) {
+        best = a.bytes;
+        ref = a.other;
+      }
+    }
+    place(r, ref);
+  }
+  return placer.Release();
+}
+
+}  // namespace
+
+double GraphCostNs(const RankDistance& d, const CommGraph& graph, const Mapping& mapping) {
+  double c = 0;
+  for (const CommEdge& e : graph.edges) c += d.TimeNs(mapping[e.from], mapping[e.to], e.bytes);
+  return c;
+}
+
+int64_t RefineBySwaps(const RankDistance& d, const CommGraph& graph, int32_t root,
+                      int32_t passes, int32_t max_candidates, Mapping& mapping) {
+  const int p = d.size();
+  if (passes <= 0 || p < 3) return 0;
+  const Adjacency adj = BuildAdjacency(graph);
+  // Slots per host, and which rank currently sits in each slot.
+  std::vector<std::vector<int32_t>> host_slots(d.hosts().num_hosts());
+  for (int s = 0; s < p; ++s) host_slots[d.host(s)].push_back(s);
+  std::vector<int32_t> owner(p);
+  for (int r = 0; r < p; ++r) owner[mapping[r]] = r;
+  int64_t swaps = 0;
+  std::vector<int32_t> nbrs;
+  for (int pass = 0; pass < passes; ++pass) {
+    int64_t pass_swaps = 0;
+    for (int u = 0; u < p; ++u) {
+      if (u == root || adj.start[u] == adj.start[u + 1]) continue;
+      // Heaviest neighbours first; their hosts hold the promising slots.
+      nbrs.clear();
+      for (int64_t i = adj.start[u]; i < adj.start[u + 1]; ++i) nbrs.push_back(int32_t(i));
+      std::sort(nbrs.begin(), nbrs.end(), [&](int32_t a, int32_t b) {
+        return std::make_pair(-adj.arcs[a].bytes, a) < std::make_pair(-adj.arcs[b].bytes, b);
+      });
+      int tried = 0;
+      bool moved = false;
+      for (int32_t arc : nbrs) {
+        if (tried >= max_candidates || moved) break;
+        const int h = d.host(mapping[adj.arcs[arc].other]);
+        if (h == d.host(mapping[u])) continue;
+        for (int32_t s : host_slots[h]) {
+          if (tried >= max_candidates) break;
+          const int w = owner[s];
+          if (w == root || w == u) continue;
+          ++tried;
+          const double before = RankCost(d, adj, mapping, u) + RankCost(d, adj, mapping, w);
+          std::swap(mapping[u], mapping[w]);
+          const double after = RankCost(d, adj, mapping, u) + RankCost(d, adj, mapping, w);
+          if (after < before * (1 - 1e-12) - 1e-9) {
+            owner[mapping[u]] = u;
+            owner[mapping[w]] = w;
+            ++pass_swaps;
+            moved = true;  // u's neighbourhood changed: go to the next rank
+            break;
+          }
+          std::swap(mapping[u], mapping[w]);
+        }
+      }
+    }
+    swaps += pass_swaps;
+    if (pass_swaps == 0) break;
+  }
+  return swaps;
+}
+
+absl::StatusOr<Mapping> ReorderGraph(const RankDistance& d, const CommGraph& graph,
+                                     const ReorderOptions& o) {
+  if (absl::Status s = CheckCommon(d, o); !s.ok()) return s;
+  if (absl::Status s = CheckGraph(d, graph); !s.ok()) return s;
+  Mapping m = GreedyGrow(d, BuildAdjacency(graph), o.root);
+  RefineBySwaps(d, graph, o.root, o.refinement_passes, o.max_swap_candidates, m);
+  return m;
+}
+
+Mapping IdentityMapping(int n) {
+  Mapping m(n);
+  std::iota(m.begin(), m.end(), 0);
+  return m;
+}
+
+bool IsPermutation(const Mapping& m) {
+  std::vector<uint8_t> seen(m.size(), 0);
+  for (int32_t s : m) {
+    if (s < 0 || s >= static_cast<int64_t>(m.size()) || seen[s]) return false;
+    seen[s] = 1;
+  }
+  return true;
+}
+
+}  // namespace toporr::mapping
