@@ -29,7 +29,7 @@ absl::StatusOr<std::unique_ptr<FabricRoutes>> FabricRoutes::Create(
   absl::StatusOr<HostGraph> graph = HostGraph::Build(fabric);
   if (!graph.ok()) return graph.status();
   std::unique_ptr<FabricRoutes> routes(new FabricRoutes(*std::move(graph), options));
-  routes->graph_.AttachmentTables(&routes->att_hops_, &routes->att_wide_, &routes->next_);
+  routes->graph_.AttachmentTables(&routes->att_hops_, &routes->att_wide_, &routes->toward_);
   return routes;
 }
 
@@ -53,11 +53,9 @@ void FabricRoutes::Route(int a, int b, std::vector<int32_t>* directed_links) con
   if (a < 0 || a >= n || b < 0 || b >= n || a == b) return;
   const HostGraph::PairChoice c = graph_.Choose(a, b, att_hops_.data(), att_wide_.data());
   if (c.hops < 0) return;
-  const int32_t* next = nullptr;
-  if (c.direct < 0) {
-    next = next_.data() + static_cast<size_t>(graph_.attachment(c.dst).att) * graph_.num_switches();
-  }
-  graph_.Walk(c, next, /*hops=*/nullptr, directed_links);
+  const HostGraph::Toward* toward =
+      c.direct < 0 ? &toward_[graph_.attachment(c.dst).att] : nullptr;
+  graph_.Walk(c, toward, /*hops=*/nullptr, directed_links);
 }
 
 absl::StatusOr<std::unique_ptr<RouteSource>> FabricRoutes::ForJob(

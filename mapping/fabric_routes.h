@@ -3,16 +3,16 @@
 // are known.
 //
 // The route of a pair is exactly the path HostCosts::Path reports (host_graph.h: best port
-// pair, then destination-based widest-shortest next hops, lowest port on ties), as directed
-// links. Directed link id = 2 * link_index + (traversed from Link::a to Link::b ? 0 : 1),
+// pair, then destination-based widest-shortest next hops, ties spread by destination port
+// like D-mod-k), as directed links. Directed link id = 2 * link_index + (traversed from Link::a to Link::b ? 0 : 1),
 // link_index into Fabric::links.
 //
 // FabricRoutes indexes hosts over ALL fabric hosts (Fabric::hosts). A job's view, indexed over
 // its explicit host list as routes.h requires, comes from ForJob.
 //
 // Cost: Create runs one widest-shortest search per switch with host ports (A of them) and
-// keeps one next-hop entry per (A, switch): O(A * (S + L)) time, A * S * 4 bytes. A route is
-// then a walk of at most diameter steps. Immutable; const methods are thread-safe.
+// keeps its result: O(A * (S + L)) time, A * S * 12 bytes. A route is then a walk of at most
+// diameter steps, each scanning the ports of one switch. Immutable; const methods are thread-safe.
 #ifndef TOPORR_MAPPING_FABRIC_ROUTES_H_
 #define TOPORR_MAPPING_FABRIC_ROUTES_H_
 
@@ -66,7 +66,7 @@ class FabricRoutes final : public RouteSource {
   FabricRoutesOptions options_;
   std::vector<int32_t> att_hops_;
   std::vector<uint16_t> att_wide_;
-  std::vector<int32_t> next_;  // row att * num_switches(): HostGraph::NextEdges
+  std::vector<HostGraph::Toward> toward_;  // by attachment switch
 };
 
 }  // namespace toporr::mapping

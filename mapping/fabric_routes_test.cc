@@ -1,5 +1,8 @@
 #include "mapping/fabric_routes.h"
 
+#include <chrono>
+#include <cstdio>
+#include <set>
 #include <vector>
 
 #include "common/status_matchers.h"
@@ -141,6 +144,49 @@ TEST(FabricRoutesTest, NoKnownRateUsesTheFallback) {
   auto routes = FabricRoutes::Create(f, o);
   ASSERT_OK(routes);
   EXPECT_DOUBLE_EQ((*routes)->link_gbps(3), 56.0);
+}
+
+// 10,240 hosts on 960 switches (see host_costs_test): build time and route throughput.
+TEST(FabricRoutesTest, ThreeLevelFatTreeAtScale) {
+  const Fabric f = testing::MakeFatTree3(/*pods=*/20, /*edges=*/16, /*aggs=*/16,
+                                         /*hosts_per_edge=*/32, /*cores_per_agg=*/20);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto routes = FabricRoutes::Create(f);
+  ASSERT_OK(routes);
+  const auto t1 = std::chrono::steady_clock::now();
+  std::vector<int32_t> r;
+  size_t total = 0;
+  for (int a = 0; a < 10240; a += 10) {
+    for (int b = 0; b < 10240; b += 10) {
+      (*routes)->Route(a, b, &r);
+      total += r.size();
+    }
+  }
+  const auto t2 = std::chrono::steady_clock::now();
+  std::printf("fat tree 10240 hosts / 960 switches: FabricRoutes::Create %.1f ms, "
+              "1024x1024 routes %.1f ms (%zu links)\n",
+              std::chrono::duration<double, std::milli>(t1 - t0).count(),
+              std::chrono::duration<double, std::milli>(t2 - t1).count(), total);
+  // Host h is on edge h / 32 of pod h / 512: 1, 3 or 5 switches, so 2, 4 or 6 links.
+  (*routes)->Route(0, 31, &r);
+  EXPECT_EQ(r.size(), 2u);
+  (*routes)->Route(0, 511, &r);
+  EXPECT_EQ(r.size(), 4u);
+  (*routes)->Route(0, 10239, &r);
+  EXPECT_EQ(r.size(), 6u);
+
+  // From host 0 to the 32 hosts of one remote edge switch: the up-link out of host 0's edge
+  // is spread over all 16 aggregation switches, the agg -> core link over 16 x 20 / 32 ...
+  // at least 16 distinct cores. Lowest-port-first would use one of each.
+  std::set<int32_t> edge_up, agg_up;
+  for (int b = 10240 - 32; b < 10240; ++b) {
+    (*routes)->Route(0, b, &r);
+    ASSERT_EQ(r.size(), 6u);
+    edge_up.insert(r[1]);
+    agg_up.insert(r[2]);
+  }
+  EXPECT_EQ(edge_up.size(), 16u);
+  EXPECT_GE(agg_up.size(), 16u);
 }
 
 }  // namespace

@@ -12,7 +12,7 @@ absl::StatusOr<std::unique_ptr<HostCosts>> HostCosts::Create(const collectors::F
   absl::StatusOr<HostGraph> graph = HostGraph::Build(fabric);
   if (!graph.ok()) return graph.status();
   std::unique_ptr<HostCosts> costs(new HostCosts(*std::move(graph), options));
-  costs->graph_.AttachmentTables(&costs->att_hops_, &costs->att_wide_, /*next=*/nullptr);
+  costs->graph_.AttachmentTables(&costs->att_hops_, &costs->att_wide_, /*toward=*/nullptr);
   return costs;
 }
 
@@ -101,9 +101,9 @@ absl::StatusOr<HostPath> HostCosts::Path(int a, int b) const {
     return absl::NotFoundError("no path between hosts " + std::to_string(a) + " and " +
                                std::to_string(b) + " (disconnected fabric or uncabled host)");
   }
-  std::vector<int32_t> next;
-  if (c.direct < 0) graph_.NextEdges(graph_.attachment(c.dst).sw, &next);
-  graph_.Walk(c, next.data(), &path.hops, /*links=*/nullptr);
+  HostGraph::Toward toward;
+  if (c.direct < 0) graph_.ComputeToward(graph_.attachment(c.dst).sw, &toward);
+  graph_.Walk(c, &toward, &path.hops, /*links=*/nullptr);
   path.cost = FromChoice(c);
   return path;
 }

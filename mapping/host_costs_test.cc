@@ -124,19 +124,27 @@ TEST(HostCostsTest, NoKnownRateGivesZeroBottleneckAndLatencyOnlyCost) {
   EXPECT_GT(c.alpha_ns, 0);
 }
 
-TEST(HostCostsTest, ParallelLinksTheFasterCountsAndCarriesThePath) {
+TEST(HostCostsTest, ParallelLinksTheFasterCountsAndDestinationsSpread) {
   TwoLeaves t;
-  t.b.Connect(t.leaf1, 9, t.spine, 3, LinkSpeed::kEDR);   // slower, lower port number
+  t.b.Connect(t.leaf1, 9, t.spine, 3, LinkSpeed::kEDR);   // slower, lowest port number
   t.b.Connect(t.leaf1, 11, t.spine, 4, LinkSpeed::kHDR);  // as fast as port 10
+  const int c2 = t.b.AddHostCa("c2");
+  t.b.Connect(c2, 1, t.leaf2, 2);
   const Fabric f = t.b.Finish();
   auto costs = MustCreate(f);
   const int a = f.FindHost("a"), c = f.FindHost("c");
   EXPECT_EQ(costs->Cost(a, c).hops, 3);
   EXPECT_DOUBLE_EQ(costs->Cost(a, c).bottleneck_gbps, kHdr4x);
+  // Candidates at leaf1 are ports 10 and 11 (never the EDR port 9); the destination's leaf
+  // port picks one: c on port 1 -> 11, c2 on port 2 -> 10.
   ASSERT_OK_AND_ASSIGN(HostPath p, costs->Path(a, c));
   ASSERT_EQ(p.hops.size(), 5u);
   EXPECT_EQ(p.hops[1].node, t.leaf1);
-  EXPECT_EQ(p.hops[1].out_port, 10);  // lowest port among the fastest parallel links
+  EXPECT_EQ(p.hops[1].out_port, 11);
+  EXPECT_EQ(p.hops[2].in_port, 4);
+  ASSERT_OK_AND_ASSIGN(HostPath p2, costs->Path(a, f.FindHost("c2")));
+  EXPECT_EQ(p2.hops[1].out_port, 10);
+  EXPECT_EQ(p2.hops[3].out_port, 2);
 }
 
 TEST(HostCostsTest, WidestAmongShortestNotALongerWiderPath) {

@@ -169,46 +169,48 @@ void HostGraph::Search(int s, std::vector<int32_t>* dist, std::vector<uint16_t>*
   }
 }
 
-void HostGraph::NextEdges(int t, std::vector<int32_t>* next, std::vector<int32_t>* dist_out,
-                          std::vector<uint16_t>* wide_out) const {
-  std::vector<int32_t> dist_local;
-  std::vector<uint16_t> wide_local;
-  std::vector<int32_t>& dist = dist_out ? *dist_out : dist_local;
-  std::vector<uint16_t>& wide = wide_out ? *wide_out : wide_local;
-  Search(t, &dist, &wide);
+void HostGraph::ComputeToward(int t, Toward* toward) const {
+  Search(t, &toward->dist, &toward->wide);
   const int n = num_switches();
-  next->assign(n, -1);
+  toward->first.assign(n, -1);
+  toward->count.assign(n, 0);
   for (int u = 0; u < n; ++u) {
-    if (dist[u] <= 0) continue;
+    if (toward->dist[u] <= 0) continue;
     for (int ei = edge_begin_[u]; ei < edge_begin_[u + 1]; ++ei) {
-      const Edge& e = edges_[ei];
-      if (dist[e.to] == dist[u] - 1 && std::min(e.rank, wide[e.to]) == wide[u]) {
-        (*next)[u] = ei;
-        break;
-      }
+      if (!IsCandidate(edges_[ei], u, *toward)) continue;
+      if (toward->first[u] < 0) toward->first[u] = ei;
+      ++toward->count[u];
     }
   }
 }
 
 void HostGraph::AttachmentTables(std::vector<int32_t>* hops, std::vector<uint16_t>* wide,
-                                 std::vector<int32_t>* next) const {
-  const size_t na = att_switch_.size(), ns = switch_node_.size();
+                                 std::vector<Toward>* toward) const {
+  const size_t na = att_switch_.size();
   hops->assign(na * na, -1);
   wide->assign(na * na, 0);
-  if (next) next->assign(na * ns, -1);
-  std::vector<int32_t> dist, row_next;
-  std::vector<uint16_t> w;
+  if (toward) toward->resize(na);
+  Toward local;
   for (size_t i = 0; i < na; ++i) {
-    if (next) {
-      NextEdges(att_switch_[i], &row_next, &dist, &w);
-      std::copy(row_next.begin(), row_next.end(), next->begin() + i * ns);
+    Toward& tw = toward ? (*toward)[i] : local;
+    if (toward) {
+      ComputeToward(att_switch_[i], &tw);
     } else {
-      Search(att_switch_[i], &dist, &w);
+      Search(att_switch_[i], &tw.dist, &tw.wide);
     }
     for (size_t j = 0; j < na; ++j) {
-      (*hops)[i * na + j] = dist[att_switch_[j]];
-      (*wide)[i * na + j] = w[att_switch_[j]];
+      (*hops)[i * na + j] = tw.dist[att_switch_[j]];
+      (*wide)[i * na + j] = tw.wide[att_switch_[j]];
     }
+  }
+}
+
+int HostGraph::NextEdge(int u, int key, const Toward& toward) const {
+  const int count = toward.count[u];
+  if (count <= 1) return toward.first[u];
+  int pick = key % count;
+  for (int ei = toward.first[u];; ++ei) {
+    if (IsCandidate(edges_[ei], u, toward) && pick-- == 0) return ei;
   }
 }
 
@@ -216,9 +218,10 @@ void HostGraph::ChoiceKey(int h, std::vector<uint32_t>* key) const {
   key->clear();
   if (host_direct_begin_[h] != host_direct_begin_[h + 1]) return;
   for (int i = host_att_begin_[h]; i < host_att_begin_[h + 1]; ++i) {
-    key->push_back(static_cast<uint32_t>(atts_[i].att) << 16 | atts_[i].rank);
+    key->push_back(static_cast<uint32_t>(atts_[i].att));
+    key->push_back(atts_[i].rank);
   }
-  // A host with no attachment shares the (empty) key "unreachable from everything".
+  // Hosts with no attachment share the key "unreachable from everything".
   key->push_back(0xFFFFFFFFu);
 }
 
@@ -256,7 +259,7 @@ HostGraph::PairChoice HostGraph::Choose(int a, int b, const int32_t* att_hops,
   return best;
 }
 
-void HostGraph::Walk(const PairChoice& choice, const int32_t* next, std::vector<PathHop>* hops,
+void HostGraph::Walk(const PairChoice& choice, const Toward* toward, std::vector<PathHop>* hops,
                      std::vector<int32_t>* links) const {
   if (hops) hops->clear();
   if (links) links->clear();
@@ -273,7 +276,7 @@ void HostGraph::Walk(const PairChoice& choice, const int32_t* next, std::vector<
   int u = s.sw;
   int in = s.sw_port;
   while (u != t.sw) {
-    const Edge& e = edges_[next[u]];
+    const Edge& e = edges_[NextEdge(u, t.sw_port, *toward)];
     if (hops) hops->push_back({switch_node_[u], in, e.port});
     if (links) links->push_back(e.directed_link);
     in = e.peer_port;

@@ -23,15 +23,22 @@
 //      the fewest switches, then the widest bottleneck, then the first in that order. A direct
 //      link, if any, beats every switched pair (the widest direct link, then the first).
 //   2. Between the two attachment switches, follow destination-based next hops, as an LFT
-//      would: at switch u the next hop toward destination switch t is the lowest-numbered
-//      port of u whose link leads one step closer to t and keeps the widest bottleneck still
-//      achievable from u. Every such path is a widest-shortest path (fewest switches, then
-//      largest bottleneck), and the choice does not depend on the source.
+//      would. At switch u the candidate ports are those whose link leads one step closer to
+//      the destination switch t and keeps the widest bottleneck still achievable from u;
+//      every path made of candidates is a widest-shortest path (fewest switches, then largest
+//      bottleneck). Among the k candidates (ascending port number) u takes number
+//      (p mod k), p = the destination host's port number on t. With k = 1 that is the only
+//      candidate; otherwise destinations on one leaf spread over the up-links the way
+//      OpenSM's min-hop / D-mod-k routing spreads them. (Always taking the lowest port would
+//      send every leaf-to-leaf message through the same spine and show the contention
+//      predictor hot spots a routed fabric does not have.) The choice depends only on the
+//      destination port, never on the source, as with real forwarding tables.
 //
 // Immutable after Build(); const methods are safe from several threads.
 #ifndef TOPORR_MAPPING_HOST_GRAPH_H_
 #define TOPORR_MAPPING_HOST_GRAPH_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -115,25 +122,31 @@ class HostGraph {
   // shortest paths (kInfiniteRank at s itself).
   void Search(int s, std::vector<int32_t>* dist, std::vector<uint16_t>* wide) const;
 
-  // For destination switch t: (*next)[u] = index of the Edge switch u forwards on toward t
-  // (rule 2 above); -1 at t itself and where t is unreachable. `dist`/`wide` (may be null)
-  // receive Search(t).
-  void NextEdges(int t, std::vector<int32_t>* next, std::vector<int32_t>* dist = nullptr,
-                 std::vector<uint16_t>* wide = nullptr) const;
+  // Everything rule 2 needs to route toward destination switch t, per switch u: Search(t)
+  // (`dist`, `wide`) and the candidate edges, which are the first `count[u]` edges of u from
+  // index `first[u]` on that satisfy rule 2 (count 0: t itself or unreachable).
+  struct Toward {
+    std::vector<int32_t> dist;
+    std::vector<uint16_t> wide;
+    std::vector<int32_t> first;
+    std::vector<uint16_t> count;
+  };
+  void ComputeToward(int t, Toward* toward) const;
 
   // The attachment-switch tables Choose needs, row-major num_attachment_switches()^2:
-  // switch-to-switch links (-1 unreachable) and widest bottleneck rank. When `next` is not
-  // null it receives NextEdges of every attachment switch, row att * num_switches().
+  // switch-to-switch links (-1 unreachable) and widest bottleneck rank. When `toward` is not
+  // null it receives ComputeToward of every attachment switch, by attachment index.
   void AttachmentTables(std::vector<int32_t>* hops, std::vector<uint16_t>* wide,
-                        std::vector<int32_t>* next) const;
+                        std::vector<Toward>* toward) const;
 
   // Rule 1 above, given the AttachmentTables. Host indices must be valid.
   PairChoice Choose(int a, int b, const int32_t* att_hops, const uint16_t* att_wide) const;
 
   // Expands a choice into nodes and ports (`hops`, may be null) and directed links
-  // (`links`, may be null). `next` is NextEdges of the destination attachment's switch.
-  // Both vectors are cleared first. Precondition: choice.hops >= 0.
-  void Walk(const PairChoice& choice, const int32_t* next, std::vector<PathHop>* hops,
+  // (`links`, may be null), following rule 2. `toward` is ComputeToward of the destination
+  // attachment's switch (may be null for a direct link). Both vectors are cleared first.
+  // Precondition: choice.hops >= 0.
+  void Walk(const PairChoice& choice, const Toward* toward, std::vector<PathHop>* hops,
             std::vector<int32_t>* links) const;
 
   const Attachment& attachment(int i) const { return atts_[i]; }
@@ -144,6 +157,13 @@ class HostGraph {
   void ChoiceKey(int h, std::vector<uint32_t>* key) const;
 
  private:
+  // Rule 2 at switch u for destination key `key`; index into edges_.
+  int NextEdge(int u, int key, const Toward& toward) const;
+  bool IsCandidate(const Edge& e, int u, const Toward& toward) const {
+    return toward.dist[e.to] == toward.dist[u] - 1 &&
+           std::min(e.rank, toward.wide[e.to]) == toward.wide[u];
+  }
+
   std::vector<double> rates_;           // distinct effective rates, ascending
   std::vector<uint16_t> link_rank_;     // per Fabric link
   std::vector<int32_t> switch_node_;    // switch index -> node index
