@@ -456,7 +456,9 @@ Adjacency BuildAdjacency(const CommGraph& g) {
   return a;
 }
 
-absl::Status CheckGraph(const RankDistance& d, const CommGraph& g) {
+}  // namespace
+
+absl::Status ValidateCommGraph(const RankDistance& d, const CommGraph& g) {
   if (g.num_ranks != d.size()) {
     return absl::InvalidArgumentError(absl::StrCat("reorder: graph has ", g.num_ranks,
                                                    " ranks but the placement has ", d.size()));
@@ -472,6 +474,8 @@ absl::Status CheckGraph(const RankDistance& d, const CommGraph& g) {
   }
   return absl::OkStatus();
 }
+
+namespace {
 
 // Cost of all arcs of `r` given the current mapping.
 double RankCost(const RankDistance& d, const Adjacency& adj, const Mapping& m, int r) {
@@ -599,7 +603,7 @@ int64_t RefineBySwaps(const RankDistance& d, const CommGraph& graph, int32_t roo
 absl::StatusOr<Mapping> ReorderGraph(const RankDistance& d, const CommGraph& graph,
                                      const ReorderOptions& o) {
   if (absl::Status s = CheckCommon(d, o); !s.ok()) return s;
-  if (absl::Status s = CheckGraph(d, graph); !s.ok()) return s;
+  if (absl::Status s = ValidateCommGraph(d, graph); !s.ok()) return s;
   Mapping m = GreedyGrow(d, BuildAdjacency(graph), o.root);
   RefineBySwaps(d, graph, o.root, o.refinement_passes, o.max_swap_candidates, m);
   return m;

@@ -133,6 +133,10 @@ struct CommGraph {
   std::vector<CommEdge> edges;
 };
 
+// OK when graph.num_ranks == d.size() and every edge has endpoints in range and bytes >= 0;
+// kInvalidArgument naming the first offending edge otherwise.
+absl::Status ValidateCommGraph(const RankDistance& d, const CommGraph& graph);
+
 // Total predicted cost of `graph` under `mapping`: sum over edges of
 // d.TimeNs(mapping[from], mapping[to], bytes), in ns. A volume proxy (no contention, no
 // overlap) used to compare mappings of the same graph.
