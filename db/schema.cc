@@ -7,9 +7,9 @@
 namespace toporr::db {
 namespace {
 
-// Migration i (1-based) takes the schema from version i-1 to version i. Append only: never
-// edit a migration that has shipped; add a new one instead.
-constexpr const char* kMigrations[] = {
+// Migration i (1-based) takes the schema from version i-1 to version i. Append
+// only: never edit a migration that has shipped; add a new one instead.
+constexpr const char *kMigrations[] = {
     // 1: the initial layout (see schema.h).
     R"sql(
 CREATE TABLE snapshots (
@@ -116,20 +116,21 @@ CREATE UNIQUE INDEX anonymous_endpoints_by_node ON anonymous_endpoints (snapshot
 
 constexpr int kNumMigrations = sizeof(kMigrations) / sizeof(kMigrations[0]);
 
-}  // namespace
+} // namespace
 
 int LatestSchemaVersion() { return kNumMigrations; }
 
-absl::Status MigrateToLatest(Connection& db) {
-  // BEGIN IMMEDIATE takes the write lock before reading user_version, so two processes
-  // opening a fresh file at once cannot both apply migration 1.
+absl::Status MigrateToLatest(Connection &db) {
+  // BEGIN IMMEDIATE takes the write lock before reading user_version, so two
+  // processes opening a fresh file at once cannot both apply migration 1.
   RETURN_IF_ERROR(db.Exec("BEGIN IMMEDIATE"));
   auto migrate = [&]() -> absl::Status {
     ASSIGN_OR_RETURN(int64_t version, db.QueryInt("PRAGMA user_version"));
     if (version > kNumMigrations) {
       return absl::FailedPreconditionError(
           db.path() + ": schema version " + std::to_string(version) +
-          " is newer than this toporr build supports (" + std::to_string(kNumMigrations) +
+          " is newer than this toporr build supports (" +
+          std::to_string(kNumMigrations) +
           "); upgrade toporr or point it at another database file");
     }
     if (version < 0) {
@@ -139,12 +140,14 @@ absl::Status MigrateToLatest(Connection& db) {
     for (int64_t v = version; v < kNumMigrations; ++v) {
       absl::Status s = db.Exec(kMigrations[v]);
       if (!s.ok()) {
-        return absl::Status(s.code(), "migration to schema version " + std::to_string(v + 1) +
-                                          " failed: " + std::string(s.message()));
+        return absl::Status(
+            s.code(), "migration to schema version " + std::to_string(v + 1) +
+                          " failed: " + std::string(s.message()));
       }
     }
     if (version != kNumMigrations) {
-      RETURN_IF_ERROR(db.Exec("PRAGMA user_version = " + std::to_string(kNumMigrations)));
+      RETURN_IF_ERROR(
+          db.Exec("PRAGMA user_version = " + std::to_string(kNumMigrations)));
     }
     return absl::OkStatus();
   };
@@ -156,4 +159,4 @@ absl::Status MigrateToLatest(Connection& db) {
   return db.Exec("COMMIT");
 }
 
-}  // namespace toporr::db
+} // namespace toporr::db
