@@ -151,9 +151,12 @@ bool ParseSpeedToken(string_view s, LinkSpeed* speed) {
 
 char TypeLetter(NodeType t) {
   switch (t) {
-    case NodeType::kSwitch: return 'S';
-    case NodeType::kRouter: return 'R';
-    default: return 'H';
+    case NodeType::kSwitch:
+      return 'S';
+    case NodeType::kRouter:
+      return 'R';
+    default:
+      return 'H';
   }
 }
 
@@ -178,7 +181,7 @@ bool IsAggregationNode(const Node& n) {
 void MergeRate(int w1, LinkSpeed s1, int w2, LinkSpeed s2, int* w, LinkSpeed* s) {
   *w = (w1 == 0 || w2 == 0) ? std::max(w1, w2) : std::min(w1, w2);
   *s = (s1 == LinkSpeed::kUnknown || s2 == LinkSpeed::kUnknown) ? std::max(s1, s2)
-                                                                 : std::min(s1, s2);
+                                                                : std::min(s1, s2);
 }
 
 // Lines of diagnostic output that end up in saved dumps when stderr was redirected too:
@@ -272,8 +275,9 @@ class ErrorSink {
 };
 
 absl::Status ListFormatError(const ErrorSink& err, int line) {
-  return err.At(line, "this is an `ibnetdiscover -l/-H/-S/-R` node list, which has no links; "
-                      "run plain `ibnetdiscover` (or `ibnetdiscover -p`) and ingest that");
+  return err.At(line,
+                "this is an `ibnetdiscover -l/-H/-S/-R` node list, which has no links; "
+                "run plain `ibnetdiscover` (or `ibnetdiscover -p`) and ingest that");
 }
 
 enum class Format { kTopology, kPorts, kList, kNone };
@@ -316,14 +320,14 @@ class TopologyParser {
     fabric_.nodes.reserve(approx_lines / 6 + 8);
     pending_.reserve(approx_lines);
     port_stamp_.fill(-1);
-    RETURN_IF_ERROR(ForEachContentLine(
-        text_, [this](string_view t, int n) {
-          return n < first_line_ ? absl::OkStatus() : ParseLine(t, n);
-        }));
+    RETURN_IF_ERROR(ForEachContentLine(text_, [this](string_view t, int n) {
+      return n < first_line_ ? absl::OkStatus() : ParseLine(t, n);
+    }));
     RETURN_IF_ERROR(FinishRecord());
     if (ids_line_ > 0) {
-      return err_.At(ids_line_, "node header lines are not followed by a Switch/Ca/Rt line "
-                                "(the dump is truncated)");
+      return err_.At(ids_line_,
+                     "node header lines are not followed by a Switch/Ca/Rt line "
+                     "(the dump is truncated)");
     }
     if (fabric_.nodes.empty()) return err_.Whole("no Switch, Ca or Rt record found");
     RETURN_IF_ERROR(ResolveLinks());
@@ -351,7 +355,8 @@ class TopologyParser {
 
   absl::Status ParseLine(string_view t, int n) {
     switch (t[0]) {
-      case '[': return ParsePortLine(t, n);
+      case '[':
+        return ParsePortLine(t, n);
       case 'S':
         if (StartsWith(t, "Switch")) return ParseNodeHeader(t, n, NodeType::kSwitch, 6);
         break;
@@ -365,7 +370,8 @@ class TopologyParser {
       case 'N':
         if (StartsWith(t, "Non-Chassis Nodes")) return FinishRecord();
         break;
-      default: break;
+      default:
+        break;
     }
     if (t.find('=') != string_view::npos) return ParseIdsLine(t, n);
     if (IsListLine(t)) return ListFormatError(err_, n);
@@ -411,9 +417,10 @@ class TopologyParser {
       return err_.At(n, "unrecognised line '" + std::string(t.substr(0, 60)) + "'");
     }
     if (repeat) {
-      return err_.At(n, std::string("second ") + field + " line before a Switch/Ca/Rt line; the "
-                        "record starting at line " + std::to_string(ids_line_) +
-                        " is truncated");
+      return err_.At(n, std::string("second ") + field +
+                            " line before a Switch/Ca/Rt line; the "
+                            "record starting at line " +
+                            std::to_string(ids_line_) + " is truncated");
     }
     SkipSpace(v);
     if (!v.empty() && v[0] != '#') return BadValue(n, field);
@@ -445,8 +452,8 @@ class TopologyParser {
     SkipSpace(s);
     char id_type;
     if (!ParseNodeId(s, &id_type, &node.guid)) {
-      return err_.At(n, std::string(what) + " line: expected a node id like \"" +
-                            TypeLetter(type) + "-0002c90200500300\"");
+      return err_.At(n, std::string(what) + " line: expected a node id like \"" + TypeLetter(type) +
+                            "-0002c90200500300\"");
     }
     if (ids_.declared_line != 0 && ids_.declared_guid != node.guid) {
       return err_.At(n, "node id " + NodeRef(id_type, node.guid) + " disagrees with the GUID " +
@@ -454,7 +461,8 @@ class TopologyParser {
                             std::to_string(ids_.declared_line));
     }
     SkipSpace(s);
-    if (!Consume(s, "#")) return err_.At(n, std::string(what) + " line: missing '# \"description\"'");
+    if (!Consume(s, "#"))
+      return err_.At(n, std::string(what) + " line: missing '# \"description\"'");
     SkipSpace(s);
     if (!Consume(s, "\"")) return err_.At(n, std::string(what) + " line: missing description");
     if (type == NodeType::kSwitch) {
@@ -462,8 +470,9 @@ class TopologyParser {
       node.enhanced_port0 = end != string_view::npos;
       if (!node.enhanced_port0) end = s.rfind("\" base port 0");
       if (end == string_view::npos) {
-        return err_.At(n, "Switch line: expected '\"description\" base|enhanced port 0 lid L "
-                          "lmc M'");
+        return err_.At(n,
+                       "Switch line: expected '\"description\" base|enhanced port 0 lid L "
+                       "lmc M'");
       }
       node.description.assign(s.data(), end);
       s.remove_prefix(end + 1);
@@ -535,7 +544,8 @@ class TopologyParser {
     while (!AtTokenEnd(s) && s[0] != '#') {
       if (Consume(s, "[ext ")) {
         int ext;
-        if (!ParseInt(s, 0xffff, &ext) || !Consume(s, "]")) return err_.At(n, "bad remote '[ext N]'");
+        if (!ParseInt(s, 0xffff, &ext) || !Consume(s, "]"))
+          return err_.At(n, "bad remote '[ext N]'");
       } else if (Consume(s, "[")) {
         if (!ParseInt(s, kMaxPort, &p.remote_port) || !Consume(s, "]") || p.remote_port == 0) {
           return err_.At(n, "bad remote port number");
@@ -549,7 +559,8 @@ class TopologyParser {
       }
     }
     SkipSpace(s);
-    if (!Consume(s, "#")) return err_.At(n, "port line without its '# ... lid N <width><speed>' part");
+    if (!Consume(s, "#"))
+      return err_.At(n, "port line without its '# ... lid N <width><speed>' part");
     SkipSpace(s);
     if (node.type == NodeType::kSwitch) {
       port.guid = node.guid;
@@ -629,13 +640,14 @@ class TopologyParser {
                NodeRef(p.remote_type, p.remote_guid) + "[" + std::to_string(p.remote_port) + "]";
       };
       if (rn < 0) {
-        return err_.At(p.line, where() + ", a node that is never declared in the file (the dump "
-                                       "is truncated?)");
+        return err_.At(p.line, where() +
+                                   ", a node that is never declared in the file (the dump "
+                                   "is truncated?)");
       }
       const Node& remote = fabric_.nodes[rn];
       if (TypeLetter(remote.type) != p.remote_type) {
-        return err_.At(p.line, where() + ", but that node is declared as a " +
-                                   NodeTypeName(remote.type));
+        return err_.At(p.line,
+                       where() + ", but that node is declared as a " + NodeTypeName(remote.type));
       }
       auto it = by_end.find(key(rn, p.remote_port));
       if (it == by_end.end()) {
@@ -646,8 +658,8 @@ class TopologyParser {
       if (q.remote_guid != local.guid || q.remote_port != p.port) {
         return err_.At(p.line, where() + ", but line " + std::to_string(q.line) + " says port " +
                                    std::to_string(q.port) + " of " + NodeRef(remote) +
-                                   " is cabled to " + NodeRef(q.remote_type, q.remote_guid) +
-                                   "[" + std::to_string(q.remote_port) + "]");
+                                   " is cabled to " + NodeRef(q.remote_type, q.remote_guid) + "[" +
+                                   std::to_string(q.remote_port) + "]");
       }
       if (it->second < static_cast<int>(i)) continue;  // stored from the other end already
       const Port* rport = remote.FindPort(p.remote_port);
@@ -659,8 +671,8 @@ class TopologyParser {
       int width;
       LinkSpeed speed;
       MergeRate(p.width, p.speed, q.width, q.speed, &width, &speed);
-      absl::Status st = fabric_.Connect(LinkEnd{p.node, p.port}, LinkEnd{rn, p.remote_port},
-                                        width, speed);
+      absl::Status st =
+          fabric_.Connect(LinkEnd{p.node, p.port}, LinkEnd{rn, p.remote_port}, width, speed);
       if (!st.ok()) return err_.At(p.line, std::string(st.message()));
     }
     return absl::OkStatus();
@@ -674,7 +686,7 @@ class TopologyParser {
   Ids ids_;
   int ids_line_ = 0;  // first line of the node header being collected, 0 if none
   bool seen_vendid_ = false, seen_devid_ = false;
-  int cur_ = -1;      // node whose port lines follow, -1 outside a record
+  int cur_ = -1;  // node whose port lines follow, -1 outside a record
   int cur_line_ = 0;
   size_t cur_first_pending_ = 0;
   int record_stamp_ = 0;
@@ -694,10 +706,9 @@ class PortsReportParser {
     const size_t approx_lines = std::count(text_.begin(), text_.end(), '\n') + 1;
     fabric_.nodes.reserve(approx_lines / 2 + 8);
     fabric_.links.reserve(approx_lines / 2 + 8);
-    RETURN_IF_ERROR(ForEachContentLine(
-        text_, [this](string_view t, int n) {
-          return n < first_line_ ? absl::OkStatus() : ParseLine(t, n);
-        }));
+    RETURN_IF_ERROR(ForEachContentLine(text_, [this](string_view t, int n) {
+      return n < first_line_ ? absl::OkStatus() : ParseLine(t, n);
+    }));
     if (fabric_.nodes.empty()) return err_.Whole("no port lines found");
     for (Node& node : fabric_.nodes) {
       if (IsAggregationNode(node)) node.type = NodeType::kAggregation;
@@ -742,8 +753,9 @@ class PortsReportParser {
     string_view s = t;
     End local;
     if (!ParseEnd(s, &local)) {
-      return err_.At(n, "expected 'SW|CA|RT <lid> <port> 0x<guid> <width> <speed> ...' (an "
-                        "`ibnetdiscover -p` line)");
+      return err_.At(n,
+                     "expected 'SW|CA|RT <lid> <port> 0x<guid> <width> <speed> ...' (an "
+                     "`ibnetdiscover -p` line)");
     }
     SkipSpace(s);
     size_t tok = 0;
@@ -785,8 +797,8 @@ class PortsReportParser {
     RETURN_IF_ERROR(EnsureNode(local, local_desc, n, true, &a));
     RETURN_IF_ERROR(EnsureNode(remote, remote_desc, n, true, &b));
     int link;
-    absl::Status st = fabric_.Connect(LinkEnd{a, local.port}, LinkEnd{b, remote.port}, width,
-                                      speed, &link);
+    absl::Status st =
+        fabric_.Connect(LinkEnd{a, local.port}, LinkEnd{b, remote.port}, width, speed, &link);
     if (!st.ok()) return err_.At(n, std::string(st.message()));
     Link& l = fabric_.links[link];
     MergeRate(l.width_lanes, l.speed, width, speed, &l.width_lanes, &l.speed);
@@ -810,9 +822,8 @@ class PortsReportParser {
     Node& node = fabric_.nodes[i];
     if (node.type != e.type || node.description != desc) {
       return err_.At(n, "port GUID " + FormatGuid(e.guid) + " (" + std::string(desc) +
-                            ") maps to node GUID " + FormatGuid(node_guid) +
-                            ", already seen as " + NodeTypeName(node.type) + " '" +
-                            node.description + "'");
+                            ") maps to node GUID " + FormatGuid(node_guid) + ", already seen as " +
+                            NodeTypeName(node.type) + " '" + node.description + "'");
     }
     node.num_ports = std::max(node.num_ports, e.port);
     *index = i;
@@ -859,15 +870,19 @@ absl::StatusOr<Fabric> ParseIbnetdiscover(std::string_view text,
                                           const IbnetdiscoverOptions& options) {
   int line = 0;
   switch (DetectFormat(text, &line)) {
-    case Format::kTopology: return TopologyParser(text, line, options).Run();
-    case Format::kPorts: return PortsReportParser(text, line, options).Run();
+    case Format::kTopology:
+      return TopologyParser(text, line, options).Run();
+    case Format::kPorts:
+      return PortsReportParser(text, line, options).Run();
     case Format::kList:
       return ListFormatError(ErrorSink(options.file_name), line);
-    case Format::kNone: break;
+    case Format::kNone:
+      break;
   }
   return ErrorSink(options.file_name)
-      .Whole("no ibnetdiscover output found (expected a topology file or an "
-             "`ibnetdiscover -p` report)");
+      .Whole(
+          "no ibnetdiscover output found (expected a topology file or an "
+          "`ibnetdiscover -p` report)");
 }
 
 }  // namespace toporr::collectors

@@ -23,7 +23,8 @@
 //     `Switch` line's port-0 LID/LMC (all ports of a switch share the switch GUID);
 //     `[ext N]` numbers go to Port::ext_number;
 //   * every physical link exactly once (ibnetdiscover prints each from both ends; the two ends
-//     must name each other, else an error naming both lines), with width ("1x","2x","4x","8x","12x"; "??" = unknown = 0), speed ("SDR".."XDR", "FDR10";
+//     must name each other, else an error naming both lines), with width
+//     ("1x","2x","4x","8x","12x"; "??" = unknown = 0), speed ("SDR".."XDR", "FDR10";
 //     "???" = unknown) and data_rate_gbps = LinkDataRateGbps(width, speed). When the ends
 //     report different rates (seen in real dumps: 4xSDR / 1xSDR) the slower known width and
 //     speed are kept. A switch port

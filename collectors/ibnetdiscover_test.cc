@@ -216,9 +216,9 @@ TEST(ParseIbnetdiscover, FatTreeVariantsDescribeTheSameFabric) {
 }
 
 TEST(ParseIbnetdiscover, EdgeCaseVariantsDescribeTheSameFabric) {
-  ExpectSameFabric("ibnetdiscover_edgecases_default.txt",
-                   {"ibnetdiscover_edgecases_ports_p.txt",
-                    "ibnetdiscover_edgecases_grouping_g.txt"});
+  ExpectSameFabric(
+      "ibnetdiscover_edgecases_default.txt",
+      {"ibnetdiscover_edgecases_ports_p.txt", "ibnetdiscover_edgecases_grouping_g.txt"});
 }
 
 TEST(ParseIbnetdiscover, ChassisVariantsDescribeTheSameFabric) {
@@ -372,8 +372,7 @@ TEST(ParseIbnetdiscover, RefusesTheNodeListFormats) {
     EXPECT_THAT(ParseSample(name),
                 StatusIs(absl::StatusCode::kInvalidArgument,
                          ::testing::AllOf(HasSubstr(std::string(name) + ":1:"),
-                                          HasSubstr("plain `ibnetdiscover`"),
-                                          HasSubstr("-p"))));
+                                          HasSubstr("plain `ibnetdiscover`"), HasSubstr("-p"))));
   }
 }
 
@@ -387,26 +386,26 @@ TEST(ParseIbnetdiscover, RefusesCaWithoutPortLines) {
 
 // A small well-formed dump the malformed cases below are derived from (line numbers matter).
 constexpr char kTiny[] =
-    "#\n"                                                                       // 1
-    "# Topology file: generated on Sun Nov 22 01:46:55 2026\n"                  // 2
-    "#\n"                                                                       // 3
-    "# Initiated from node 0002c903000e0b10 port 0002c903000e0b11\n"            // 4
-    "\n"                                                                        // 5
-    "vendid=0x2c9\n"                                                            // 6
-    "devid=0xc738\n"                                                            // 7
-    "sysimgguid=0x2c90200500000\n"                                              // 8
-    "switchguid=0x2c90200500000(2c90200500000)\n"                               // 9
+    "#\n"                                                                               // 1
+    "# Topology file: generated on Sun Nov 22 01:46:55 2026\n"                          // 2
+    "#\n"                                                                               // 3
+    "# Initiated from node 0002c903000e0b10 port 0002c903000e0b11\n"                    // 4
+    "\n"                                                                                // 5
+    "vendid=0x2c9\n"                                                                    // 6
+    "devid=0xc738\n"                                                                    // 7
+    "sysimgguid=0x2c90200500000\n"                                                      // 8
+    "switchguid=0x2c90200500000(2c90200500000)\n"                                       // 9
     "Switch\t12 \"S-0002c90200500000\"\t\t# \"sw1\" enhanced port 0 lid 49151 lmc 0\n"  // 10
     "[1]\t\"H-0002c903000e0b10\"[1](2c903000e0b11) \t\t# \"node01 mlx5_0\" lid 40737 4xHDR\n"
-    "[2]\t\"S-0002c90200500000\"[3]\t\t# \"sw1\" lid 49151 4xHDR\n"           // 12
-    "[3]\t\"S-0002c90200500000\"[2]\t\t# \"sw1\" lid 49151 4xHDR\n"           // 13
-    " \n"                                                                       // 14
-    "vendid=0x2c9\n"                                                            // 15
-    "devid=0x101b\n"                                                            // 16
-    "caguid=0x2c903000e0b10\n"                                                  // 17
-    "Ca\t1 \"H-0002c903000e0b10\"\t\t# \"node01 mlx5_0\"\n"                     // 18
+    "[2]\t\"S-0002c90200500000\"[3]\t\t# \"sw1\" lid 49151 4xHDR\n"  // 12
+    "[3]\t\"S-0002c90200500000\"[2]\t\t# \"sw1\" lid 49151 4xHDR\n"  // 13
+    " \n"                                                            // 14
+    "vendid=0x2c9\n"                                                 // 15
+    "devid=0x101b\n"                                                 // 16
+    "caguid=0x2c903000e0b10\n"                                       // 17
+    "Ca\t1 \"H-0002c903000e0b10\"\t\t# \"node01 mlx5_0\"\n"          // 18
     "[1](2c903000e0b11) \t\"S-0002c90200500000\"[1]\t\t# lid 40737 lmc 0 \"sw1\" lid 49151 "
-    "4xHDR\n";                                                                  // 19
+    "4xHDR\n";  // 19
 
 TEST(ParseIbnetdiscover, TinyDumpHighLidsAndSelfCabledSwitch) {
   ASSERT_OK_AND_ASSIGN(Fabric f, ParseText(kTiny));
@@ -427,9 +426,9 @@ std::string Replace(std::string text, const std::string& from, const std::string
 }
 
 void ExpectError(const std::string& text, const std::string& where, const std::string& what) {
-  EXPECT_THAT(ParseText(text), StatusIs(absl::StatusCode::kInvalidArgument,
-                                        ::testing::AllOf(HasSubstr("t.txt:" + where + ": "),
-                                                         HasSubstr(what))))
+  EXPECT_THAT(ParseText(text),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       ::testing::AllOf(HasSubstr("t.txt:" + where + ": "), HasSubstr(what))))
       << text;
 }
 
@@ -441,8 +440,7 @@ TEST(ParseIbnetdiscover, MalformedInputsNameFileAndLine) {
               "bad GUID");
   ExpectError(Replace(tiny, "Ca\t1 \"H-0002c903000e0b10\"", "Ca\t1 \"H-00g2c903000e0b10\""), "18",
               "node id");
-  ExpectError(Replace(tiny, "caguid=0x2c903000e0b10", "caguid=0x2c903000e0b11"), "18",
-              "disagrees");
+  ExpectError(Replace(tiny, "caguid=0x2c903000e0b10", "caguid=0x2c903000e0b11"), "18", "disagrees");
   // Port line before any node.
   ExpectError("#\n\n[1]\t\"S-0002c90200500000\"[1]\t\t# \"sw1\" lid 3 4xQDR\n", "3",
               "port line before any node header");
@@ -487,10 +485,9 @@ TEST(ParseIbnetdiscover, MalformedPortsReport) {
   EXPECT_EQ(f.links.size(), 1u);
   EXPECT_EQ(f.nodes[0].guid, 0x2c90300aa0080u);  // port GUID - port number
   EXPECT_EQ(NodeByGuid(f, 0x2c90200e00000).num_ports, 3);
-  ExpectError(Replace(ok, "4x QDR - CA    13  1", "4x QDR - CA    13  2"), "2",
-              "already cabled");
-  ExpectError(Replace(ok, "0x0002c90300aa0081 4x QDR - SW", "0x0002c90300ag0081 4x QDR - SW"),
-              "1", "");
+  ExpectError(Replace(ok, "4x QDR - CA    13  1", "4x QDR - CA    13  2"), "2", "already cabled");
+  ExpectError(Replace(ok, "0x0002c90300aa0081 4x QDR - SW", "0x0002c90300ag0081 4x QDR - SW"), "1",
+              "");
   ExpectError(Replace(ok, "( 'edge1' - 'hostH HCA-1' )", "( 'edge1' 'hostH HCA-1' )"), "2",
               "description");
 }
@@ -508,8 +505,8 @@ TEST(ParseIbnetdiscover, DisagreeingRatesKeepTheSlower) {
     EXPECT_EQ(l.speed, LinkSpeed::kEDR);
     EXPECT_DOUBLE_EQ(l.data_rate_gbps, 25.0);
   }
-  ASSERT_OK_AND_ASSIGN(Fabric f, ParseText(Replace(tiny, "lid 49151 4xHDR\n[3]",
-                                                   "lid 49151 ?????\n[3]")));
+  ASSERT_OK_AND_ASSIGN(Fabric f,
+                       ParseText(Replace(tiny, "lid 49151 4xHDR\n[3]", "lid 49151 ?????\n[3]")));
   EXPECT_EQ(f.links[1].width_lanes, 4);  // the unknown end does not erase the known one
   EXPECT_EQ(f.links[1].speed, LinkSpeed::kHDR);
   const std::string ports =
@@ -531,9 +528,10 @@ TEST(ParseIbnetdiscover, ToleratesSpacesCrLfAndStderrNoise) {
     if (c == '\n') crlf += '\r';
     crlf += c;
   }
-  crlf = "bash: warning: setlocale: LC_ALL: cannot change locale (en_US.UTF-8)\n"
-         "ibwarn: [1234] mad_rpc: _do_madrpc failed; dport (DR path slid 0; dlid 0; 0,1)\r\n" +
-         crlf;
+  crlf =
+      "bash: warning: setlocale: LC_ALL: cannot change locale (en_US.UTF-8)\n"
+      "ibwarn: [1234] mad_rpc: _do_madrpc failed; dport (DR path slid 0; dlid 0; 0,1)\r\n" +
+      crlf;
   ASSERT_OK_AND_ASSIGN(Fabric f, ParseText(crlf));
   EXPECT_EQ(f.links.size(), 2u);
   EXPECT_EQ(f.nodes[1].description, "node01 mlx5_0");
@@ -541,16 +539,15 @@ TEST(ParseIbnetdiscover, ToleratesSpacesCrLfAndStderrNoise) {
 
 // Every ibnetdiscover sample that is a topology file or a -p report parses.
 TEST(ParseIbnetdiscover, EverySharedSampleParses) {
-  for (const char* name : {
-           "ibnetdiscover_chassis_default.txt", "ibnetdiscover_chassis_grouping_g.txt",
-           "ibnetdiscover_chassis_ports_p.txt", "ibnetdiscover_edgecases_default.txt",
-           "ibnetdiscover_edgecases_grouping_g.txt", "ibnetdiscover_edgecases_ports_p.txt",
-           "ibnetdiscover_fattree_default.txt", "ibnetdiscover_fattree_full_f.txt",
-           "ibnetdiscover_fattree_grouping_g.txt", "ibnetdiscover_fattree_lmc2.txt",
-           "ibnetdiscover_fattree_lmc2_ports_p.txt", "ibnetdiscover_fattree_maxhops_m.txt",
-           "ibnetdiscover_fattree_ports_p.txt", "ibnetdiscover_real_ibm_small.txt",
-           "ibnetdiscover_real_manpage_voltaire_g.txt",
-           "ibnetdiscover_real_nvidia_loops_mixed.txt"}) {
+  for (const char* name :
+       {"ibnetdiscover_chassis_default.txt", "ibnetdiscover_chassis_grouping_g.txt",
+        "ibnetdiscover_chassis_ports_p.txt", "ibnetdiscover_edgecases_default.txt",
+        "ibnetdiscover_edgecases_grouping_g.txt", "ibnetdiscover_edgecases_ports_p.txt",
+        "ibnetdiscover_fattree_default.txt", "ibnetdiscover_fattree_full_f.txt",
+        "ibnetdiscover_fattree_grouping_g.txt", "ibnetdiscover_fattree_lmc2.txt",
+        "ibnetdiscover_fattree_lmc2_ports_p.txt", "ibnetdiscover_fattree_maxhops_m.txt",
+        "ibnetdiscover_fattree_ports_p.txt", "ibnetdiscover_real_ibm_small.txt",
+        "ibnetdiscover_real_manpage_voltaire_g.txt", "ibnetdiscover_real_nvidia_loops_mixed.txt"}) {
     SCOPED_TRACE(name);
     ASSERT_OK_AND_ASSIGN(Fabric f, ParseSample(name));
     ExpectConsistent(f);
@@ -561,8 +558,9 @@ TEST(ParseIbnetdiscover, EverySharedSampleParses) {
 // A fat tree in the exact default output format: `pods` pods, each with `leaves` leaf switches
 // carrying `hosts_per_leaf` 1-port HCAs and one uplink to each of the pod's `spines` spines.
 std::string MakeFatTreeDump(int pods, int spines, int leaves, int hosts_per_leaf) {
-  std::string out = "#\n# Topology file: generated on Sun Nov 22 01:46:55 2026\n#\n"
-                    "# Initiated from node 0002c90300000000 port 0002c90300000001\n";
+  std::string out =
+      "#\n# Topology file: generated on Sun Nov 22 01:46:55 2026\n#\n"
+      "# Initiated from node 0002c90300000000 port 0002c90300000001\n";
   out.reserve(static_cast<size_t>(pods) * leaves * hosts_per_leaf * 500);
   char buf[320];
   const int total_spines = pods * spines, total_leaves = pods * leaves;
@@ -594,14 +592,14 @@ std::string MakeFatTreeDump(int pods, int spines, int leaves, int hosts_per_leaf
                   "\nvendid=0x2c9\ndevid=0xd2f2\nsysimgguid=0x%llx\nswitchguid=0x%llx(%llx)\n"
                   "Switch\t%d \"S-%016llx\"\t\t# \"MF0;leaf%04d:MQM9700/U1\" enhanced port 0 "
                   "lid %d lmc 0\n",
-                  leaf_guid(l), leaf_guid(l), leaf_guid(l), hosts_per_leaf + spines,
-                  leaf_guid(l), l, leaf_lid(l));
+                  leaf_guid(l), leaf_guid(l), leaf_guid(l), hosts_per_leaf + spines, leaf_guid(l),
+                  l, leaf_lid(l));
     out += buf;
     for (int h = 0; h < hosts_per_leaf; ++h) {
       const int host = l * hosts_per_leaf + h;
       std::snprintf(buf, sizeof(buf),
-                    "[%d]\t\"H-%016llx\"[1](%llx) \t\t# \"node%05d mlx5_0\" lid %d 4xNDR\n",
-                    h + 1, host_guid(host), host_guid(host) + 1, host, host_lid(host));
+                    "[%d]\t\"H-%016llx\"[1](%llx) \t\t# \"node%05d mlx5_0\" lid %d 4xNDR\n", h + 1,
+                    host_guid(host), host_guid(host) + 1, host, host_lid(host));
       out += buf;
     }
     const int pod = l / leaves;
