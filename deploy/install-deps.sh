@@ -12,6 +12,8 @@ PACKAGES=(
   libibumad-dev libscotch-dev libgtest-dev libgmock-dev libbenchmark-dev
   # real fabric tools for tests: simulator, subnet manager, diagnostics
   ibsim-utils libumad2sim0 opensm infiniband-diags
+  # Omni-Path: libxml2 for the topology XML parser, opa-fastfabric tools for test inputs
+  libxml2-dev opa-fastfabric
   # MPI
   openmpi-bin libopenmpi-dev
   # misc tools used by scripts and tests

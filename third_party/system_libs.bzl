@@ -20,6 +20,7 @@ _LIBS = {
     "benchmark": (["benchmark"], ["-lpthread"]),
     "benchmark_main": (["benchmark"], ["-lbenchmark_main", "-lpthread"]),
     "scotch": ([], ["-lscotch", "-lscotcherr", "-lz", "-lm", "-lpthread"]),
+    "xml2": (["libxml-2.0"], []),
 }
 
 def _system_libs_impl(ctx):
