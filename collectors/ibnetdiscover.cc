@@ -254,7 +254,8 @@ absl::Status ForEachContentLine(string_view text, Fn fn) {
     string_view t = line;
     SkipSpace(t);
     t = TrimRight(t);
-    if (t.empty() || t[0] == '#' || IsStderrLine(t)) continue;
+    // Port lines (most of a dump) start with '[': skip the stderr test for them.
+    if (t.empty() || t[0] == '#' || (t[0] != '[' && IsStderrLine(t))) continue;
     RETURN_IF_ERROR(fn(t, lines.number()));
   }
   return absl::OkStatus();

@@ -492,6 +492,17 @@ TEST(ParseIbnetdiscover, MalformedPortsReport) {
               "description");
 }
 
+// Xsigo-era decorations: `(scp)` after a CA description, ` slot N` after a switch port's rate,
+// and the -f raw codes.
+TEST(ParseIbnetdiscover, TrailingDecorations) {
+  std::string text = Replace(kTiny, "# \"node01 mlx5_0\"\n", "# \"node01 mlx5_0\" (scp)\n");
+  text = Replace(text, "lid 49151 4xHDR\n[3]", "lid 49151 4xHDR s=4 w=2 v=4 slot 3\n[3]");
+  ASSERT_OK_AND_ASSIGN(Fabric f, ParseText(text));
+  EXPECT_EQ(f.nodes[1].description, "node01 mlx5_0");
+  EXPECT_EQ(f.links.size(), 2u);
+  EXPECT_EQ(f.links[1].speed, LinkSpeed::kHDR);
+}
+
 // Ends that report different rates (the man page example has 4xSDR / 1xSDR): the slower
 // known width and speed are kept, whichever end is printed first.
 TEST(ParseIbnetdiscover, DisagreeingRatesKeepTheSlower) {
