@@ -316,7 +316,7 @@ class TopologyParser {
       : text_(text), first_line_(first_line), err_(options.file_name) {}
 
   absl::StatusOr<Fabric> Run() {
-    // ~1 node per 4 lines and ~1 port line per 1.3 lines are typical of large dumps.
+    // A node record takes at least 5 lines and a port line one: these bounds avoid regrowth.
     const size_t approx_lines = std::count(text_.begin(), text_.end(), '\n') + 1;
     fabric_.nodes.reserve(approx_lines / 6 + 8);
     pending_.reserve(approx_lines);
