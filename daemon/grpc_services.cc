@@ -209,16 +209,19 @@ grpc::Status TopologyService::GetQuantizedCostMatrix(
     std::vector<mapping::HostPairCost> matrix;
     s.costs->Matrix(hosts, &matrix);
     const int64_t ref = req->reference_bytes() > 0 ? req->reference_bytes() : 65536;
-    mapping::QuantizedCosts q = mapping::QuantizeCosts(matrix, ref);
+    mapping::QuantizeOptions qopts;
+    qopts.reference_bytes = ref;
+    double ns_per_unit = 0;
+    std::vector<uint16_t> values = mapping::QuantizeCosts(matrix, qopts, &ns_per_unit);
     std::string* bytes = resp->mutable_values();
-    bytes->resize(q.values.size() * 2);
-    for (size_t i = 0; i < q.values.size(); ++i) {
-      (*bytes)[2 * i] = static_cast<char>(q.values[i] & 0xff);
-      (*bytes)[2 * i + 1] = static_cast<char>(q.values[i] >> 8);
+    bytes->resize(values.size() * 2);
+    for (size_t i = 0; i < values.size(); ++i) {
+      (*bytes)[2 * i] = static_cast<char>(values[i] & 0xff);
+      (*bytes)[2 * i + 1] = static_cast<char>(values[i] >> 8);
     }
     resp->set_snapshot_id(s.info.id);
     *resp->mutable_hosts() = req->hosts();
-    resp->set_ns_per_unit(q.ns_per_unit);
+    resp->set_ns_per_unit(ns_per_unit);
     resp->set_reference_bytes(ref);
     resp->set_route_kind(v1::SHORTEST_PATH);
     return absl::OkStatus();

@@ -8,3 +8,9 @@ BAZEL=(bazel)
 toporr_build() {
   (cd "$TOPORR_ROOT" && "${BAZEL[@]}" build "$@")
 }
+
+# Where built binaries are (the bazel-bin symlink can point elsewhere when several output
+# bases share the workspace).
+toporr_bazel_bin() {
+  (cd "$TOPORR_ROOT" && "${BAZEL[@]}" info bazel-bin 2>/dev/null)
+}

@@ -9,7 +9,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 "$TOPORR_ROOT/deploy/install-deps.sh"
 echo "== building toporrd and toporrctl"
 toporr_build //daemon:toporrd //client:toporrctl
-BIN="$TOPORR_ROOT/bazel-bin"
+BIN="$(toporr_bazel_bin)"
 
 SCRATCH="$(mktemp -d /tmp/toporr-demo.XXXXXX)"
 SOCK="$SCRATCH/toporrd.sock"

@@ -7,8 +7,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 "$TOPORR_ROOT/deploy/install-deps.sh"
 toporr_build //daemon:toporrd //client:toporrctl
-install -m 0755 "$TOPORR_ROOT/bazel-bin/daemon/toporrd" /usr/local/sbin/toporrd
-install -m 0755 "$TOPORR_ROOT/bazel-bin/client/toporrctl" /usr/local/bin/toporrctl
+install -m 0755 "$(toporr_bazel_bin)/daemon/toporrd" /usr/local/sbin/toporrd
+install -m 0755 "$(toporr_bazel_bin)/client/toporrctl" /usr/local/bin/toporrctl
 install -d -m 0755 /etc/toporr /usr/local/share/doc/toporr
 [[ -e /etc/toporr/toporrd.conf ]] ||
   install -m 0644 "$TOPORR_ROOT/deploy/toporrd.conf.example" /etc/toporr/toporrd.conf
