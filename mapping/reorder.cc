@@ -1,14 +1,17 @@
 #include "mapping/reorder.h"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 #include <queue>
+#include <string>
 #include <tuple>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "mapping/hierarchical_cost_matrix.h"
+#include "mapping/predict.h"
 
 namespace toporr::mapping {
 
@@ -138,6 +141,7 @@ class Placer {
     index_.Take(s);
   }
   bool placed(int rank) const { return mapping_[rank] >= 0; }
+  int slot(int rank) const { return mapping_[rank]; }
   Mapping Release() { return std::move(mapping_); }
 
  private:
@@ -487,56 +491,213 @@ double RankCost(const RankDistance& d, const Adjacency& adj, const Mapping& m, i
   return c;
 }
 
+// Grows one host at a time: the next rank is the unplaced one with the most bytes to the
+// ranks already on the current host (then to any placed rank, then the lowest index), put
+// on the free slot closest to its heaviest neighbour on the current host. Filling a host
+// with a connected "ball" before moving to the nearest host with free slots keeps host
+// boundaries short; a frontier-wide greedy would scatter each new host's slots over the
+// whole frontier.
 Mapping GreedyGrow(const RankDistance& d, const Adjacency& adj, int root) {
   const int p = d.size();
   Placer placer(d);
-  std::vector<int64_t> attached(p, 0);  // bytes to already placed ranks
-  using Entry = std::pair<int64_t, int32_t>;  // (attached bytes, -rank): max-heap
-  std::priority_queue<Entry> heap;
+  using Entry = std::pair<int64_t, int32_t>;  // (bytes, -rank): max-heap, lowest rank on ties
+  std::priority_queue<Entry> to_placed_heap, to_host_heap;
+  std::vector<int64_t> to_placed(p, 0), to_host(p, 0);
+  std::vector<int32_t> host_epoch(p, -1);  // which host fill to_host[r] belongs to
+  int epoch = 0;
+  int current_host = d.host(root);
   int last = root;
-  auto place = [&](int r, int ref) {
-    if (ref < 0) {
-      placer.Seed(r);
-    } else {
-      placer.Place(r, ref);
-    }
-    last = r;
+  auto on_placed = [&](int r) {
     for (int64_t i = adj.start[r]; i < adj.start[r + 1]; ++i) {
       const int o = adj.arcs[i].other;
       if (placer.placed(o)) continue;
-      attached[o] += adj.arcs[i].bytes;
-      heap.emplace(attached[o], -o);
+      to_placed[o] += adj.arcs[i].bytes;
+      to_placed_heap.emplace(to_placed[o], -o);
+      if (host_epoch[o] != epoch) {
+        host_epoch[o] = epoch;
+        to_host[o] = 0;
+      }
+      to_host[o] += adj.arcs[i].bytes;
+      to_host_heap.emplace(to_host[o], -o);
     }
   };
-  place(root, -1);
-  int next_unconnected = 0;
-  for (int count = 1; count < p; ++count) {
-    int r = -1;
+  auto pop = [&](std::priority_queue<Entry>& heap, const std::vector<int64_t>& value) {
     while (!heap.empty()) {
       const auto [w, neg] = heap.top();
       heap.pop();
-      if (!placer.placed(-neg) && w == attached[-neg]) {
-        r = -neg;
-        break;
-      }
+      if (!placer.placed(-neg) && w == value[-neg]) return static_cast<int>(-neg);
     }
+    return -1;
+  };
+  placer.Seed(root);
+  on_placed(root);
+  int next_unconnected = 0;
+  for (int count = 1; count < p; ++count) {
+    int r = pop(to_host_heap, to_host);
+    if (r < 0) r = pop(to_placed_heap, to_placed);
     if (r < 0) {  // disconnected (or zero-weight) remainder: lowest index next
       while (placer.placed(next_unconnected)) ++next_unconnected;
-      place(next_unconnected, last);
-      continue;
+      r = next_unconnected;
     }
-    int ref = -1;
+    int ref = last;
     int64_t best = -1;
     for (int64_t i = adj.start[r]; i < adj.start[r + 1]; ++i) {
       const Adjacency::Arc& a = adj.arcs[i];
-      if (placer.placed(a.other) && a.bytes > best) {
+      if (placer.placed(a.other) && a.bytes > best &&
+          d.host(placer.slot(a.other)) == current_host) {
         best = a.bytes;
         ref = a.other;
       }
     }
-    place(r, ref);
+    placer.Place(r, ref);
+    if (d.host(placer.slot(r)) != current_host) {  // the host filled up: start the next one
+      current_host = d.host(placer.slot(r));
+      ++epoch;
+      to_host_heap = {};
+    }
+    on_placed(r);
+    last = r;
   }
   return placer.Release();
+}
+
+// Cuts `vertices` into consecutive chunks of `sizes` (summing to vertices.size()), each
+// grown as a connected ball: a chunk starts from the vertex with the most bytes to earlier
+// chunks (vertices[0] for the first), then repeatedly adds the vertex with the most bytes
+// into the chunk; ties and disconnected rest go to the lowest rank. Only edges inside
+// `vertices` count. Returns the vertices in chunk order.
+class BallGrower {
+ public:
+  explicit BallGrower(const Adjacency& adj, int n)
+      : adj_(adj), member_(n, -1), done_(n, 0), to_done_(n, 0), to_chunk_(n, 0),
+        chunk_of_(n, -1) {}
+
+  std::vector<int32_t> Grow(const std::vector<int32_t>& vertices,
+                            const std::vector<int64_t>& sizes) {
+    ++call_;
+    for (int32_t v : vertices) {
+      member_[v] = call_;
+      done_[v] = 0;
+      to_done_[v] = 0;
+      chunk_of_[v] = -1;
+    }
+    std::vector<int32_t> sorted(vertices);
+    std::sort(sorted.begin(), sorted.end());
+    size_t lowest = 0;
+    std::priority_queue<Entry> done_heap;
+    std::vector<int32_t> order;
+    order.reserve(vertices.size());
+    for (size_t c = 0; c < sizes.size(); ++c) {
+      std::priority_queue<Entry> chunk_heap;
+      for (int64_t k = 0; k < sizes[c]; ++k) {
+        int r = order.empty() ? vertices[0] : Pop(chunk_heap, to_chunk_, static_cast<int>(c));
+        if (r < 0) r = Pop(done_heap, to_done_, -1);
+        if (r < 0) {
+          while (done_[sorted[lowest]]) ++lowest;
+          r = sorted[lowest];
+        }
+        done_[r] = 1;
+        order.push_back(r);
+        for (int64_t i = adj_.start[r]; i < adj_.start[r + 1]; ++i) {
+          const int o = adj_.arcs[i].other;
+          if (member_[o] != call_ || done_[o]) continue;
+          const int64_t b = adj_.arcs[i].bytes;
+          to_done_[o] += b;
+          done_heap.emplace(to_done_[o], -o);
+          if (chunk_of_[o] != static_cast<int>(c)) {
+            chunk_of_[o] = static_cast<int>(c);
+            to_chunk_[o] = 0;
+          }
+          to_chunk_[o] += b;
+          chunk_heap.emplace(to_chunk_[o], -o);
+        }
+      }
+    }
+    return order;
+  }
+
+ private:
+  using Entry = std::pair<int64_t, int32_t>;  // (bytes, -rank)
+  int Pop(std::priority_queue<Entry>& heap, const std::vector<int64_t>& value, int chunk) {
+    while (!heap.empty()) {
+      const auto [w, neg] = heap.top();
+      heap.pop();
+      const int v = -neg;
+      if (!done_[v] && w == value[v] && (chunk < 0 || chunk_of_[v] == chunk)) return v;
+    }
+    return -1;
+  }
+
+  const Adjacency& adj_;
+  int32_t call_ = 0;
+  std::vector<int32_t> member_;
+  std::vector<uint8_t> done_;
+  std::vector<int64_t> to_done_, to_chunk_;
+  std::vector<int32_t> chunk_of_;
+};
+
+// Two-level partition growth: slots are visited from the root's slot outwards (host by
+// host, leaf group by leaf group, as FreeSlotIndex orders them); ranks are cut into balls
+// of the leaf groups' sizes, each ball into balls of its hosts' sizes, and the i-th rank of
+// that order takes the i-th slot.
+Mapping PartitionGrow(const RankDistance& d, const Adjacency& adj, int root) {
+  const int p = d.size();
+  std::vector<int32_t> slots;
+  slots.reserve(p);
+  {
+    FreeSlotIndex index(d);
+    int s = root;
+    for (int i = 0; i < p; ++i) {
+      slots.push_back(s);
+      index.Take(s);
+      if (i + 1 < p) s = index.Closest(s);
+    }
+  }
+  std::vector<int32_t> group_of_host(d.hosts().num_hosts());
+  const auto* hier = dynamic_cast<const HierarchicalCostMatrix*>(&d.hosts());
+  for (int h = 0; h < d.hosts().num_hosts(); ++h) group_of_host[h] = hier ? hier->group_of(h) : h;
+  // Nesting levels of the slot order: leaf group, host, package, L3. Two consecutive slots
+  // are in the same unit at `level` when all keys up to it agree.
+  constexpr int kLevels = 4;
+  auto same_unit = [&](int level, int32_t a, int32_t b) {
+    const RankLocation& la = d.placement().ranks[a];
+    const RankLocation& lb = d.placement().ranks[b];
+    if (group_of_host[la.host] != group_of_host[lb.host]) return false;
+    if (level >= 1 && la.host != lb.host) return false;
+    if (level >= 2 && la.package != lb.package) return false;
+    if (level >= 3 && la.l3 != lb.l3) return false;
+    return true;
+  };
+  BallGrower grower(adj, p);
+  Mapping mapping(p, -1);
+  // members[i] goes to slots[lo + i] once the levels below are cut.
+  std::function<void(int, size_t, std::vector<int32_t>)> cut =
+      [&](int level, size_t lo, std::vector<int32_t> members) {
+        if (level == kLevels) {
+          for (size_t i = 0; i < members.size(); ++i) mapping[members[i]] = slots[lo + i];
+          return;
+        }
+        std::vector<int64_t> sizes{1};
+        for (size_t i = lo + 1; i < lo + members.size(); ++i) {
+          if (same_unit(level, slots[i - 1], slots[i])) {
+            ++sizes.back();
+          } else {
+            sizes.push_back(1);
+          }
+        }
+        if (sizes.size() > 1) members = grower.Grow(members, sizes);
+        size_t pos = 0;
+        for (int64_t n : sizes) {
+          cut(level + 1, lo + pos,
+              std::vector<int32_t>(members.begin() + pos, members.begin() + pos + n));
+          pos += n;
+        }
+      };
+  std::vector<int32_t> all(p);
+  std::iota(all.begin(), all.end(), 0);
+  std::swap(all[0], all[root]);
+  cut(0, 0, std::move(all));
+  return mapping;
 }
 
 }  // namespace
@@ -574,7 +735,6 @@ int64_t RefineBySwaps(const RankDistance& d, const CommGraph& graph, int32_t roo
       for (int32_t arc : nbrs) {
         if (tried >= max_candidates || moved) break;
         const int h = d.host(mapping[adj.arcs[arc].other]);
-        if (h == d.host(mapping[u])) continue;
         for (int32_t s : host_slots[h]) {
           if (tried >= max_candidates) break;
           const int w = owner[s];
@@ -604,9 +764,94 @@ absl::StatusOr<Mapping> ReorderGraph(const RankDistance& d, const CommGraph& gra
                                      const ReorderOptions& o) {
   if (absl::Status s = CheckCommon(d, o); !s.ok()) return s;
   if (absl::Status s = ValidateCommGraph(d, graph); !s.ok()) return s;
-  Mapping m = GreedyGrow(d, BuildAdjacency(graph), o.root);
+  // Two constructions; the cheaper one is refined. Ties keep the slot-preserving greedy, so
+  // a flat topology still yields the identity.
+  const Adjacency adj = BuildAdjacency(graph);
+  Mapping m = GreedyGrow(d, adj, o.root);
+  Mapping balls = PartitionGrow(d, adj, o.root);
+  if (GraphCostNs(d, graph, balls) < GraphCostNs(d, graph, m)) m = std::move(balls);
   RefineBySwaps(d, graph, o.root, o.refinement_passes, o.max_swap_candidates, m);
   return m;
+}
+
+absl::StatusOr<Heuristic> HeuristicFor(const PatternSpec& spec) {
+  if (absl::Status s = ValidateSpec(spec); !s.ok()) return s;
+  const Algorithm a = EffectiveAlgorithm(spec);
+  switch (spec.collective) {
+    case Collective::kAllreduce:
+      if (a == Algorithm::kRing || a == Algorithm::kSegmentedRing) return Heuristic::kRing;
+      if (a == Algorithm::kRecursiveDoubling) return Heuristic::kRecursiveDoublingAllreduce;
+      if (a == Algorithm::kRabenseifner) return Heuristic::kRabenseifner;
+      break;
+    case Collective::kAllgather:
+      if (a == Algorithm::kRing) return Heuristic::kRing;
+      if (a == Algorithm::kRecursiveDoubling) return Heuristic::kRecursiveDoublingAllgather;
+      break;
+    case Collective::kBcast:
+      if (a == Algorithm::kBinomial) return Heuristic::kBinomialBcast;
+      if (a == Algorithm::kBinaryTree) return Heuristic::kBinaryTreeBcast;
+      if (a == Algorithm::kKnomial) return Heuristic::kKnomialBcast;
+      if (a == Algorithm::kScatterAllgather) return Heuristic::kScatterAllgather;
+      if (a == Algorithm::kScatterAllgatherRing) return Heuristic::kRing;
+      break;
+    case Collective::kGather:
+      if (a == Algorithm::kBinomial) return Heuristic::kBinomialGather;
+      break;
+    case Collective::kReduce:
+      if (a == Algorithm::kBinomial) return Heuristic::kBinomialBcast;
+      break;
+  }
+  return absl::NotFoundError(absl::StrCat(
+      "reorder: no dedicated heuristic for ", std::string(CollectiveName(spec.collective)), " ",
+      std::string(AlgorithmName(a))));
+}
+
+absl::StatusOr<ReorderDecision> ReorderOrIdentity(const PatternSpec& spec, const RankDistance& d,
+                                                  const RouteSource* routes,
+                                                  const ReorderOptions& options) {
+  if (spec.num_ranks != d.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("reorder: spec has ", spec.num_ranks,
+                                                   " ranks, the placement ", d.size()));
+  }
+  ReorderOptions o = options;
+  const bool rooted = spec.collective == Collective::kBcast ||
+                      spec.collective == Collective::kGather ||
+                      spec.collective == Collective::kReduce;
+  o.root = rooted ? spec.root : 0;
+  o.knomial_radix = spec.radix;
+  ReorderDecision out;
+  absl::StatusOr<Mapping> candidate;
+  absl::StatusOr<Heuristic> h = HeuristicFor(spec);
+  if (h.ok()) {
+    out.method = HeuristicName(*h);
+    candidate = Reorder(*h, d, o);
+  } else if (h.status().code() == absl::StatusCode::kNotFound) {
+    out.method = "graph";
+    auto edges = CommunicationGraph(spec);
+    if (!edges.ok()) return edges.status();
+    CommGraph g{spec.num_ranks, {}};
+    g.edges.reserve(edges->size());
+    for (const WeightedEdge& e : *edges) g.edges.push_back({e.src, e.dst, e.bytes});
+    candidate = ReorderGraph(d, g, o);
+  } else {
+    return h.status();
+  }
+  if (!candidate.ok()) return candidate.status();
+  PredictInputs in;
+  in.placement = &d.placement();
+  in.costs = &d.hosts();
+  in.routes = routes;
+  in.intra = d.intra();
+  const Mapping identity = IdentityMapping(d.size());
+  auto base = PredictCollective(spec, identity, in);
+  if (!base.ok()) return base.status();
+  auto mine = PredictCollective(spec, *candidate, in);
+  if (!mine.ok()) return mine.status();
+  out.identity_ns = base->time_ns;
+  out.candidate_ns = mine->time_ns;
+  out.reordered = mine->time_ns < base->time_ns && *candidate != identity;
+  out.mapping = out.reordered ? *std::move(candidate) : identity;
+  return out;
 }
 
 Mapping IdentityMapping(int n) {

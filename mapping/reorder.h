@@ -28,6 +28,8 @@
 
 #include "absl/status/statusor.h"
 #include "mapping/distance.h"
+#include "mapping/pattern.h"
+#include "mapping/routes.h"
 
 namespace toporr::mapping {
 
@@ -155,6 +157,36 @@ absl::StatusOr<Mapping> ReorderGraph(const RankDistance& d, const CommGraph& gra
 // ranks that strictly lower GraphCostNs; returns the number of swaps made.
 int64_t RefineBySwaps(const RankDistance& d, const CommGraph& graph, int32_t root,
                       int32_t passes, int32_t max_candidates, Mapping& mapping);
+
+// --- choosing and guarding a reordering for one collective call ---------------------------
+
+// The heuristic for Open MPI's algorithm (after EffectiveAlgorithm's fallbacks):
+// allreduce ring/segmented ring, allgather ring, bcast scatter_allgather_ring -> kRing;
+// allreduce recursive doubling -> kRecursiveDoublingAllreduce; allgather recursive doubling
+// -> kRecursiveDoublingAllgather; Rabenseifner -> kRabenseifner; bcast and reduce binomial
+// -> kBinomialBcast (reduce is the same tree, reversed); binary tree, k-nomial and
+// scatter_allgather -> their own; gather binomial -> kBinomialGather. kNotFound for the
+// others (Bruck, chain, pipeline, split binary tree, linear), which ReorderOrIdentity
+// handles with the generic graph heuristic. kInvalidArgument for an invalid spec.
+absl::StatusOr<Heuristic> HeuristicFor(const PatternSpec& spec);
+
+struct ReorderDecision {
+  Mapping mapping;          // the reordering, or the identity when it did not help
+  bool reordered = false;   // mapping != identity
+  std::string_view method;  // HeuristicName, or "graph" for the generic heuristic
+  double identity_ns = 0;   // PredictCollective time of the identity mapping
+  double candidate_ns = 0;  // PredictCollective time of the heuristic's mapping
+};
+
+// The guarantee of DESIGN.md: runs the heuristic for `spec` (HeuristicFor, else ReorderGraph
+// over CommunicationGraph(spec)), predicts both it and the identity with PredictCollective
+// (predict.h; link contention when `routes` is given), and returns the heuristic's mapping
+// only when it is predicted strictly faster. Rooted collectives keep spec.root in place.
+// Errors: kInvalidArgument when spec.num_ranks != d.size() or the spec is invalid; errors of
+// the predictor are passed through.
+absl::StatusOr<ReorderDecision> ReorderOrIdentity(const PatternSpec& spec, const RankDistance& d,
+                                                  const RouteSource* routes = nullptr,
+                                                  const ReorderOptions& o = {});
 
 // Identity mapping of size n, and a validity check (a permutation of 0..n-1).
 Mapping IdentityMapping(int n);

@@ -280,5 +280,96 @@ TEST(ReorderPropertyTest, RandomGraphsGivePermutations) {
   }
 }
 
+// --- the "never predicted slower than identity" guard ----------------------------------
+
+PatternSpec Spec(Collective c, Algorithm a, int p, int64_t count, int root = 0) {
+  PatternSpec s;
+  s.collective = c;
+  s.algorithm = a;
+  s.num_ranks = p;
+  s.count = count;
+  s.type_size = 8;
+  s.root = root;
+  return s;
+}
+
+TEST(ReorderOrIdentityTest, RoundRobinRabenseifnerIsReorderedRingIsNot) {
+  const Placement p = RoundRobinPlacement(4, 4);
+  auto hosts = Uniform(4, 1500, 0.08);
+  ASSERT_OK_AND_ASSIGN(RankDistance d, RankDistance::Create(p, *hosts));
+  // Identity sends the two heaviest stages (m/2, m/4 to XOR-1, XOR-2) across hosts; the
+  // reordering keeps them on the host.
+  ASSERT_OK_AND_ASSIGN(
+      ReorderDecision dec,
+      ReorderOrIdentity(Spec(Collective::kAllreduce, Algorithm::kRabenseifner, 16, 1 << 16), d));
+  EXPECT_TRUE(dec.reordered);
+  EXPECT_EQ(dec.method, "rabenseifner");
+  EXPECT_LT(dec.candidate_ns, dec.identity_ns);
+  ASSERT_OK_AND_ASSIGN(Mapping raben, ReorderRabenseifner(d));
+  EXPECT_EQ(dec.mapping, raben);
+  // Without routes there is no contention: every ring step still has an inter-host edge, so
+  // the ring reordering is predicted equal (not faster) and identity is kept.
+  ASSERT_OK_AND_ASSIGN(
+      ReorderDecision ring,
+      ReorderOrIdentity(Spec(Collective::kAllreduce, Algorithm::kRing, 16, 1 << 16), d));
+  EXPECT_FALSE(ring.reordered);
+  EXPECT_EQ(ring.candidate_ns, ring.identity_ns);
+  EXPECT_EQ(ring.mapping, IdentityMapping(16));
+}
+
+TEST(ReorderOrIdentityTest, FlatTopologyAndGenericAlgorithmsStayIdentityOrImprove) {
+  FatTreeShape shape;
+  shape.num_hosts = 12;
+  shape.hosts_per_leaf = 16;
+  ASSERT_OK_AND_ASSIGN(auto one_leaf, FatTreeCostMatrix(shape));
+  const Placement flat = BlockPlacement(12, 1);
+  ASSERT_OK_AND_ASSIGN(RankDistance d, RankDistance::Create(flat, *one_leaf));
+  ASSERT_OK_AND_ASSIGN(ReorderDecision dec,
+                       ReorderOrIdentity(Spec(Collective::kBcast, Algorithm::kChain, 12, 4096, 5), d));
+  EXPECT_EQ(dec.method, "graph");
+  EXPECT_FALSE(dec.reordered);
+  EXPECT_EQ(dec.mapping, IdentityMapping(12));
+  EXPECT_THAT(HeuristicFor(Spec(Collective::kAllgather, Algorithm::kBruck, 12, 8)),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("bruck")));
+  EXPECT_THAT(ReorderOrIdentity(Spec(Collective::kAllreduce, Algorithm::kRing, 11, 64), d),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("11 ranks")));
+}
+
+TEST(ReorderOrIdentityTest, NeverPredictedSlowerOnRandomPlacements) {
+  std::mt19937 rng(42);
+  const std::pair<Collective, Algorithm> kCases[] = {
+      {Collective::kAllreduce, Algorithm::kRing},
+      {Collective::kAllreduce, Algorithm::kRecursiveDoubling},
+      {Collective::kAllreduce, Algorithm::kRabenseifner},
+      {Collective::kAllgather, Algorithm::kRing},
+      {Collective::kAllgather, Algorithm::kRecursiveDoubling},
+      {Collective::kBcast, Algorithm::kBinomial},
+      {Collective::kBcast, Algorithm::kBinaryTree},
+      {Collective::kBcast, Algorithm::kKnomial},
+      {Collective::kBcast, Algorithm::kScatterAllgather},
+      {Collective::kBcast, Algorithm::kPipeline},
+      {Collective::kGather, Algorithm::kBinomial},
+      {Collective::kReduce, Algorithm::kBinomial}};
+  for (int iter = 0; iter < 12; ++iter) {
+    RandomCase c = MakeRandomCase(rng, 2 + iter);
+    ASSERT_OK_AND_ASSIGN(RankDistance d, RankDistance::Create(c.placement, *c.hosts));
+    const int p = d.size();
+    const int root = std::uniform_int_distribution<int>(0, p - 1)(rng);
+    for (const auto& [coll, alg] : kCases) {
+      const PatternSpec spec = Spec(coll, alg, p, 4096, root);
+      ASSERT_OK_AND_ASSIGN(ReorderDecision dec, ReorderOrIdentity(spec, d));
+      ASSERT_TRUE(IsPermutation(dec.mapping)) << dec.method;
+      if (coll != Collective::kAllreduce && coll != Collective::kAllgather) {
+        EXPECT_EQ(dec.mapping[root], root) << dec.method;
+      }
+      if (dec.reordered) {
+        EXPECT_LT(dec.candidate_ns, dec.identity_ns) << dec.method;
+      } else {
+        EXPECT_EQ(dec.mapping, IdentityMapping(p)) << dec.method;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace toporr::mapping
