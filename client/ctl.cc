@@ -10,6 +10,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "client/job_costs.h"
+#include "client/plan.h"
+#include "collectors/fabric_input.h"
 #include "common/json_writer.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
@@ -38,6 +41,17 @@ commands:
   snapshot             the snapshot being served
   snapshots            all stored snapshots, newest first
   health               the daemon's gRPC health status
+  plan --hostfile FILE --collective C --size BYTES [--algorithm A|auto]
+       [--map-by core|node | --ranks FILE] [--np N] [--root R] [--radix K]
+       [--fabric DUMP [--format ibnetdiscover]] [--rankfile OUT] [--hostfile-out OUT]
+                       topology-aware rank order for a job: the new order, the predicted
+                       time before/after and the maximum link load; writes an Open MPI
+                       rankfile or a reordered hostfile (`mpirun --map-by seq`). Costs come
+                       from the daemon, or offline from a fabric dump (which also models link
+                       contention). C: allreduce|bcast|allgather|gather|reduce; A: ring,
+                       segmented_ring, recursive_doubling, rabenseifner, binomial,
+                       binary_tree, split_binary_tree, knomial, chain, pipeline,
+                       scatter_allgather, scatter_allgather_ring, bruck, linear
 )";
 
 struct Options {
@@ -98,6 +112,7 @@ class Ctl {
   int Snapshot();
   int Snapshots();
   int Health();
+  int PlanJob(const std::vector<std::string>& args);
   void PrintSnapshots(const std::vector<const v1::SnapshotInfo*>& list);
   void SnapshotJson(JsonWriter& w, const v1::SnapshotInfo& s);
 
@@ -154,6 +169,7 @@ int Ctl::Run(const std::string& cmd, const std::vector<std::string>& args) {
   if (cmd == "snapshot") return Expect(args.empty(), "snapshot takes no arguments"), Snapshot();
   if (cmd == "snapshots") return Expect(args.empty(), "snapshots takes no arguments"), Snapshots();
   if (cmd == "health") return Health();
+  if (cmd == "plan") return PlanJob(args);
   throw UsageError("unknown command '" + cmd + "'");
 }
 
@@ -547,6 +563,195 @@ int Ctl::Health() {
     out_ << grpc::health::v1::HealthCheckResponse::ServingStatus_Name(resp.status()) << "\n";
   }
   return serving ? 0 : 1;
+}
+
+int Ctl::PlanJob(const std::vector<std::string>& args) {
+  std::string hostfile, ranks_file, fabric_file, rankfile_out, hostfile_out;
+  std::string format = "ibnetdiscover", map_by = "core", collective, algorithm = "auto", size;
+  int np = 0;
+  PlanRequest req;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> std::string {
+      Expect(i + 1 < args.size(), "plan: " + a + " needs a value");
+      return args[++i];
+    };
+    auto int_value = [&]() -> int {
+      std::string v = value();
+      char* end = nullptr;
+      long n = std::strtol(v.c_str(), &end, 10);
+      Expect(end && *end == '\0' && n >= 0 && n < (1l << 30), "plan: " + a + " needs a number");
+      return static_cast<int>(n);
+    };
+    if (a == "--hostfile") hostfile = value();
+    else if (a == "--ranks") ranks_file = value();
+    else if (a == "--fabric") fabric_file = value();
+    else if (a == "--format") format = value();
+    else if (a == "--map-by") map_by = value();
+    else if (a == "--collective") collective = value();
+    else if (a == "--algorithm") algorithm = value();
+    else if (a == "--size") size = value();
+    else if (a == "--np") np = int_value();
+    else if (a == "--root") req.root = int_value();
+    else if (a == "--radix") req.radix = int_value();
+    else if (a == "--rankfile") rankfile_out = value();
+    else if (a == "--hostfile-out") hostfile_out = value();
+    else throw UsageError("plan: unknown argument " + a);
+  }
+  Expect(!hostfile.empty(), "plan: --hostfile is required");
+  Expect(!collective.empty(), "plan: --collective is required");
+  Expect(!size.empty(), "plan: --size is required");
+  Expect(map_by == "core" || map_by == "node" || map_by == "slot",
+         "plan: --map-by must be core or node");
+  Expect(req.radix >= 2, "plan: --radix must be >= 2");
+  auto fail = [&](const absl::Status& s) {
+    err_ << "toporrctl: " << s.message() << "\n";
+    return 1;
+  };
+  auto coll = mapping::ParseCollective(collective);
+  if (!coll.ok()) throw UsageError("plan: " + std::string(coll.status().message()));
+  req.collective = *coll;
+  if (algorithm != "auto") {
+    auto alg = mapping::ParseAlgorithm(algorithm);
+    if (!alg.ok()) throw UsageError("plan: " + std::string(alg.status().message()));
+    req.algorithm = *alg;
+  }
+  auto bytes = ParseBytes(size);
+  if (!bytes.ok()) throw UsageError("plan: " + std::string(bytes.status().message()));
+  req.message_bytes = *bytes;
+
+  std::string error;
+  std::string host_text = ReadFileOr(hostfile, &error);
+  if (!error.empty()) return err_ << "toporrctl: " << error << "\n", 1;
+  auto hosts = ParseHostfile(host_text, hostfile);
+  if (!hosts.ok()) return fail(hosts.status());
+  absl::StatusOr<mapping::Placement> placement;
+  if (!ranks_file.empty()) {
+    std::string ranks_text = ReadFileOr(ranks_file, &error);
+    if (!error.empty()) return err_ << "toporrctl: " << error << "\n", 1;
+    placement = ExplicitPlacement(*hosts, ranks_text, ranks_file);
+  } else {
+    placement = InitialPlacement(*hosts, map_by == "node" ? MapBy::kNode : MapBy::kCore, np);
+  }
+  if (!placement.ok()) return fail(placement.status());
+
+  absl::StatusOr<JobCosts> costs;
+  collectors::Fabric fabric;  // must outlive `costs` when loaded offline
+  std::string source;
+  if (!fabric_file.empty()) {
+    auto fmt = collectors::ParseInputFormat(format);
+    if (!fmt.ok()) throw UsageError("plan: " + std::string(fmt.status().message()));
+    std::string content = ReadFileOr(fabric_file, &error);
+    if (!error.empty()) return err_ << "toporrctl: " << error << "\n", 1;
+    collectors::FabricInput input;
+    input.format = *fmt;
+    input.source_name = Basename(fabric_file);
+    input.content = content;
+    auto parsed = collectors::ParseFabricInput(input);
+    if (!parsed.ok()) return fail(parsed.status());
+    fabric = std::move(*parsed);
+    costs = JobCostsFromFabric(fabric, hosts->names);
+    source = "fabric " + Basename(fabric_file) + " (routes modelled)";
+  } else {
+    v1::GetCostMatrixRequest mreq;
+    for (const auto& h : hosts->names) mreq.add_hosts(h);
+    v1::GetCostMatrixResponse mresp;
+    grpc::ClientContext ctx;
+    Context(&ctx, 10);
+    grpc::Status s = topo_->GetCostMatrix(&ctx, mreq, &mresp);
+    if (!s.ok()) return Fail(s);
+    std::vector<double> lat(mresp.costs().latency_ns().begin(), mresp.costs().latency_ns().end());
+    std::vector<double> gbps(mresp.costs().bottleneck_gbps().begin(),
+                             mresp.costs().bottleneck_gbps().end());
+    costs = JobCostsFromMatrix(hosts->names.size(), lat, gbps);
+    source = "toporrd snapshot " + std::to_string(mresp.snapshot_id()) + " (no routes: contention not modelled)";
+  }
+  if (!costs.ok()) return fail(costs.status());
+  auto plan = Plan(req, *placement, *costs->costs, costs->routes.get());
+  if (!plan.ok()) return fail(plan.status());
+
+  auto write = [&](const std::string& path, const std::string& text) {
+    std::ofstream f(path);
+    f << text;
+    if (!f) {
+      err_ << "toporrctl: cannot write " << path << "\n";
+      return false;
+    }
+    return true;
+  };
+  if (!rankfile_out.empty() && !write(rankfile_out, Rankfile(*plan, *placement, *hosts))) return 1;
+  if (!hostfile_out.empty() && !write(hostfile_out, ReorderedHostfile(*plan, *placement, *hosts))) {
+    return 1;
+  }
+  const double speedup = plan->after.time_ns > 0 ? plan->before.time_ns / plan->after.time_ns : 1;
+  if (opts_.json) {
+    JsonWriter w(&out_);
+    auto cand = [&](const PlanCandidate& c) {
+      w.BeginObject();
+      w.Field("algorithm", c.algorithm);
+      w.Field("effective_algorithm", c.effective);
+      w.Field("mapping", c.mapping);
+      w.Field("time_ns", c.time_ns);
+      w.Field("max_link_load", static_cast<int64_t>(c.max_link_load));
+      w.Field("hop_bytes", c.hop_bytes);
+      w.EndObject();
+    };
+    w.BeginObject();
+    w.Field("collective", collective);
+    w.Field("algorithm", plan->algorithm);
+    w.Field("message_bytes", req.message_bytes);
+    w.Field("ranks", static_cast<int64_t>(placement->size()));
+    w.Field("hosts", static_cast<int64_t>(hosts->names.size()));
+    w.Field("cost_source", source);
+    w.Field("reordered", plan->reordered);
+    w.Field("speedup", speedup);
+    w.Key("before");
+    cand(plan->before);
+    w.Key("after");
+    cand(plan->after);
+    w.Key("new_order");
+    w.BeginArray();
+    for (int32_t old_rank : plan->mapping) w.Int(old_rank);
+    w.EndArray();
+    w.Key("candidates");
+    w.BeginArray();
+    for (const auto& c : plan->candidates) cand(c);
+    w.EndArray();
+    w.EndObject();
+    out_ << "\n";
+    return 0;
+  }
+  out_ << collective << " of " << req.message_bytes << " bytes over " << placement->size()
+       << " ranks on " << hosts->names.size() << " hosts; costs from " << source << "\n";
+  out_ << "algorithm: " << plan->algorithm
+       << (plan->after.effective != plan->algorithm ? " (Open MPI runs " + plan->after.effective + " at this size)" : "")
+       << "\n";
+  out_ << "predicted time: before " << Fixed(plan->before.time_ns / 1000, 1) << " us (max link load "
+       << plan->before.max_link_load << "), after " << Fixed(plan->after.time_ns / 1000, 1)
+       << " us (max link load " << plan->after.max_link_load << "), speedup "
+       << Fixed(speedup, 2) << "x\n";
+  if (!plan->reordered) {
+    out_ << "no reordering is predicted to help: keep the current order\n";
+  } else {
+    out_ << "new rank order (new rank: old rank@host):\n";
+    for (size_t r = 0; r < plan->mapping.size(); ++r) {
+      const auto& loc = placement->ranks[plan->mapping[r]];
+      out_ << "  " << r << ": " << plan->mapping[r] << "@" << hosts->names[loc.host]
+           << ((r + 1) % 8 == 0 || r + 1 == plan->mapping.size() ? "\n" : "");
+    }
+  }
+  out_ << "candidates:\n";
+  for (const auto& c : plan->candidates) {
+    out_ << "  " << std::left << std::setw(24) << c.algorithm << std::setw(16) << c.mapping
+         << std::right << std::setw(12) << Fixed(c.time_ns / 1000, 1) << " us  load "
+         << c.max_link_load << "\n";
+  }
+  if (!rankfile_out.empty()) out_ << "rankfile written to " << rankfile_out << "\n";
+  if (!hostfile_out.empty()) {
+    out_ << "reordered hostfile written to " << hostfile_out
+         << " (use: mpirun --hostfile " << hostfile_out << " --map-by seq ...)\n";
+  }
+  return 0;
 }
 
 }  // namespace

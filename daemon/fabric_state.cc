@@ -1,32 +1,8 @@
 #include "daemon/fabric_state.h"
 
-#include "collectors/ibnetdiscover.h"
 #include "common/status_macros.h"
 
 namespace toporr::daemon {
-
-absl::StatusOr<collectors::Fabric> ParseFabric(InputFormat format,
-                                               const std::string& source_name,
-                                               const std::string& content,
-                                               const collectors::HostRule& rule,
-                                               const std::string& host_map,
-                                               const std::string& host_map_name) {
-  collectors::Fabric fabric;
-  switch (format) {
-    case InputFormat::kIbnetdiscover: {
-      collectors::IbnetdiscoverOptions opts;
-      opts.file_name = source_name;
-      ASSIGN_OR_RETURN(fabric, collectors::ParseIbnetdiscover(content, opts));
-      break;
-    }
-  }
-  std::unordered_map<uint64_t, std::string> guid_map;
-  if (!host_map.empty()) {
-    ASSIGN_OR_RETURN(guid_map, collectors::ParseHostMap(host_map, host_map_name));
-  }
-  RETURN_IF_ERROR(collectors::AssignHosts(rule, guid_map, &fabric));
-  return fabric;
-}
 
 absl::StatusOr<std::shared_ptr<const Serving>> FabricState::MakeServing(
     const db::SnapshotInfo& info, collectors::Fabric fabric,
@@ -62,10 +38,14 @@ absl::StatusOr<IngestOutcome> FabricState::Ingest(InputFormat format,
                                                   const std::string& content,
                                                   const std::string& host_map) {
   const bool own_map = !host_map.empty();
-  ASSIGN_OR_RETURN(collectors::Fabric fabric,
-                   ParseFabric(format, source_name, content, options_.host_rule,
-                               own_map ? host_map : options_.default_host_map,
-                               own_map ? "request host map" : options_.default_host_map_name));
+  collectors::FabricInput input;
+  input.format = format;
+  input.source_name = source_name;
+  input.content = content;
+  input.host_rule = options_.host_rule;
+  input.host_map = own_map ? host_map : options_.default_host_map;
+  input.host_map_name = own_map ? "request host map" : options_.default_host_map_name;
+  ASSIGN_OR_RETURN(collectors::Fabric fabric, collectors::ParseFabricInput(input));
   IngestOutcome outcome;
   if (fabric.hosts.empty()) {
     outcome.warnings.push_back(source_name +
@@ -76,10 +56,7 @@ absl::StatusOr<IngestOutcome> FabricState::Ingest(InputFormat format,
   // Costs are built before the commit so that a fabric we cannot serve is never stored.
   ASSIGN_OR_RETURN(auto costs, mapping::HostCosts::Create(fabric, options_.cost_model));
   ASSIGN_OR_RETURN(db::IngestResult result,
-                   store_->Ingest(fabric, format == InputFormat::kIbnetdiscover
-                                              ? "ibnetdiscover"
-                                              : "unknown",
-                                  source_name));
+                   store_->Ingest(fabric, collectors::InputFormatName(format), source_name));
   outcome.snapshot = result.snapshot;
   outcome.created = result.created;
   std::shared_ptr<const Serving> now = Current();

@@ -16,6 +16,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "collectors/fabric.h"
+#include "collectors/fabric_input.h"
 #include "collectors/hosts.h"
 #include "db/store.h"
 #include "mapping/host_costs.h"
@@ -29,7 +30,7 @@ struct Serving {
   std::unique_ptr<mapping::HostCosts> costs;
 };
 
-enum class InputFormat { kIbnetdiscover };
+using collectors::InputFormat;
 
 struct IngestOutcome {
   db::SnapshotInfo snapshot;
@@ -72,15 +73,6 @@ class FabricState {
   mutable std::mutex current_mu_;
   std::shared_ptr<const Serving> current_ ABSL_GUARDED_BY(current_mu_);
 };
-
-// Parses `content` in `format` into a fabric with hosts assigned. Pure; used by the daemon
-// and by toporrctl's offline commands.
-absl::StatusOr<collectors::Fabric> ParseFabric(InputFormat format,
-                                               const std::string& source_name,
-                                               const std::string& content,
-                                               const collectors::HostRule& rule,
-                                               const std::string& host_map,
-                                               const std::string& host_map_name);
 
 }  // namespace toporr::daemon
 

@@ -1,0 +1,54 @@
+#include "client/job_costs.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "mapping/dense_cost_matrix.h"
+#include "mapping/host_costs.h"
+
+namespace toporr::client {
+
+absl::StatusOr<JobCosts> JobCostsFromFabric(const collectors::Fabric& fabric,
+                                            const std::vector<std::string>& job_hosts) {
+  std::vector<int> ids;
+  ids.reserve(job_hosts.size());
+  for (const std::string& name : job_hosts) {
+    int h = fabric.FindHost(name);
+    if (h < 0) {
+      return absl::NotFoundError(absl::StrCat("job host '", name, "' is not in the fabric (",
+                                              fabric.hosts.size(), " hosts)"));
+    }
+    ids.push_back(h);
+  }
+  ASSIGN_OR_RETURN(auto host_costs, mapping::HostCosts::Create(fabric));
+  std::vector<mapping::HostPairCost> matrix;
+  host_costs->Matrix(ids, &matrix);
+  const int n = static_cast<int>(ids.size());
+  std::vector<double> alpha(matrix.size()), beta(matrix.size());
+  for (size_t k = 0; k < matrix.size(); ++k) {
+    alpha[k] = matrix[k].alpha_ns;
+    beta[k] = matrix[k].beta_ns_per_byte;
+  }
+  JobCosts out;
+  ASSIGN_OR_RETURN(out.costs, mapping::DenseCostMatrix::Create(n, std::move(alpha), std::move(beta)));
+  ASSIGN_OR_RETURN(out.fabric_routes, mapping::FabricRoutes::Create(fabric));
+  ASSIGN_OR_RETURN(out.routes, out.fabric_routes->ForJob(ids));
+  return out;
+}
+
+absl::StatusOr<JobCosts> JobCostsFromMatrix(int n, const std::vector<double>& latency_ns,
+                                            const std::vector<double>& bottleneck_gbps) {
+  const size_t nn = static_cast<size_t>(n) * n;
+  if (latency_ns.size() != nn || bottleneck_gbps.size() != nn) {
+    return absl::InvalidArgumentError(absl::StrCat("cost matrix has ", latency_ns.size(),
+                                                   " entries, expected ", nn));
+  }
+  std::vector<double> beta(nn, 0.0);
+  for (size_t k = 0; k < nn; ++k) {
+    beta[k] = bottleneck_gbps[k] > 0 ? 8.0 / bottleneck_gbps[k] : 0.0;
+  }
+  JobCosts out;
+  ASSIGN_OR_RETURN(out.costs, mapping::DenseCostMatrix::Create(n, latency_ns, std::move(beta)));
+  return out;
+}
+
+}  // namespace toporr::client

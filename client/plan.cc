@@ -1,0 +1,286 @@
+#include "client/plan.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "mapping/distance.h"
+#include "mapping/predict.h"
+#include "mapping/reorder.h"
+#include "mapping/select.h"
+
+namespace toporr::client {
+namespace {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
+  return s;
+}
+
+// Calls fn(line_no, trimmed line without comment) for each non-empty line.
+template <typename Fn>
+absl::Status ForEachLine(std::string_view text, Fn fn) {
+  int line_no = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string_view line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    ++line_no;
+    if (size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+    line = Trim(line);
+    if (!line.empty()) RETURN_IF_ERROR(fn(line_no, line));
+  }
+  return absl::OkStatus();
+}
+
+bool ParseInt(std::string_view s, int64_t* out) {
+  return absl::SimpleAtoi(absl::string_view(s.data(), s.size()), out);
+}
+
+bool ParsePositive(std::string_view s, int* out) {
+  int64_t v = 0;
+  if (!ParseInt(s, &v) || v <= 0 || v > (1 << 30)) return false;
+  *out = static_cast<int>(v);
+  return true;
+}
+
+std::string ShortName(std::string_view host) {
+  return std::string(host.substr(0, host.find('.')));
+}
+
+mapping::RankLocation Slot(int host, int local, const NodeShape& shape) {
+  mapping::RankLocation loc;
+  loc.host = host;
+  loc.core = local;
+  loc.l3 = local / std::max(1, shape.cores_per_l3);
+  loc.numa = loc.l3 / std::max(1, shape.l3_per_numa);
+  loc.package = loc.numa / std::max(1, shape.numa_per_package);
+  return loc;
+}
+
+PlanCandidate ToCandidate(const mapping::Candidate& c) {
+  PlanCandidate out;
+  out.algorithm = std::string(mapping::AlgorithmName(c.algorithm));
+  out.effective = std::string(mapping::AlgorithmName(c.effective));
+  out.mapping = c.mapping_name;
+  out.time_ns = c.prediction.time_ns;
+  out.max_link_load = c.prediction.max_link_load;
+  out.hop_bytes = c.prediction.hop_bytes;
+  return out;
+}
+
+}  // namespace
+
+int JobHosts::total_slots() const {
+  int n = 0;
+  for (int s : slots) n += s;
+  return n;
+}
+
+absl::StatusOr<JobHosts> ParseHostfile(std::string_view text, std::string_view file_name) {
+  JobHosts hosts;
+  std::unordered_map<std::string, int> index;
+  RETURN_IF_ERROR(ForEachLine(text, [&](int line_no, std::string_view line) -> absl::Status {
+    auto where = [&] { return absl::StrCat(std::string(file_name), ":", line_no, ": "); };
+    size_t sp = line.find_first_of(" \t");
+    std::string_view name = line.substr(0, sp);
+    std::string_view rest = sp == std::string_view::npos ? "" : Trim(line.substr(sp));
+    int slots = 1;
+    bool explicit_slots = false;
+    if (size_t colon = name.find(':'); colon != std::string_view::npos) {
+      if (!ParsePositive(name.substr(colon + 1), &slots)) {
+        return absl::InvalidArgumentError(absl::StrCat(where(), "bad slot count in `",
+                                                       std::string(name), "`"));
+      }
+      name = name.substr(0, colon);
+      explicit_slots = true;
+    }
+    while (!rest.empty()) {
+      size_t end = rest.find_first_of(" \t");
+      std::string_view word = rest.substr(0, end);
+      rest = end == std::string_view::npos ? "" : Trim(rest.substr(end));
+      if (word.rfind("slots=", 0) == 0) {
+        if (!ParsePositive(word.substr(6), &slots)) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(where(), "bad `", std::string(word), "` (need slots=N, N > 0)"));
+        }
+        explicit_slots = true;
+      } else if (word.rfind("max_slots=", 0) == 0 || word.rfind("max-slots=", 0) == 0) {
+        continue;  // an upper bound for oversubscription; the plan uses `slots`
+      } else {
+        return absl::InvalidArgumentError(absl::StrCat(
+            where(), "unexpected `", std::string(word), "` (expected slots=N or max_slots=N)"));
+      }
+    }
+    if (name.empty()) return absl::InvalidArgumentError(where() + "missing host name");
+    std::string host = ShortName(name);
+    auto [it, inserted] = index.emplace(host, static_cast<int>(hosts.names.size()));
+    if (inserted) {
+      hosts.names.push_back(host);
+      hosts.slots.push_back(slots);
+    } else if (explicit_slots) {
+      hosts.slots[it->second] += slots;
+    } else {
+      hosts.slots[it->second] += 1;
+    }
+    return absl::OkStatus();
+  }));
+  if (hosts.names.empty()) {
+    return absl::InvalidArgumentError(std::string(file_name) + ": no hosts");
+  }
+  return hosts;
+}
+
+absl::StatusOr<mapping::Placement> InitialPlacement(const JobHosts& hosts, MapBy map_by,
+                                                    int num_ranks, const NodeShape& shape) {
+  const int total = hosts.total_slots();
+  if (num_ranks <= 0) num_ranks = total;
+  if (num_ranks > total) {
+    return absl::InvalidArgumentError(absl::StrCat(num_ranks, " ranks requested but the hostfile has ",
+                                                   total, " slots"));
+  }
+  mapping::Placement p;
+  p.num_hosts = static_cast<int32_t>(hosts.names.size());
+  std::vector<int> used(hosts.names.size(), 0);
+  if (map_by == MapBy::kCore) {
+    for (size_t h = 0; h < hosts.names.size() && p.size() < num_ranks; ++h)
+      for (int s = 0; s < hosts.slots[h] && p.size() < num_ranks; ++s)
+        p.ranks.push_back(Slot(static_cast<int>(h), used[h]++, shape));
+  } else {
+    while (p.size() < num_ranks) {
+      for (size_t h = 0; h < hosts.names.size() && p.size() < num_ranks; ++h)
+        if (used[h] < hosts.slots[h]) p.ranks.push_back(Slot(static_cast<int>(h), used[h]++, shape));
+    }
+  }
+  return p;
+}
+
+absl::StatusOr<mapping::Placement> ExplicitPlacement(const JobHosts& hosts,
+                                                     std::string_view text,
+                                                     std::string_view file_name,
+                                                     const NodeShape& shape) {
+  std::unordered_map<std::string, int> index;
+  for (size_t h = 0; h < hosts.names.size(); ++h) index[hosts.names[h]] = static_cast<int>(h);
+  mapping::Placement p;
+  p.num_hosts = static_cast<int32_t>(hosts.names.size());
+  std::vector<int> used(hosts.names.size(), 0);
+  RETURN_IF_ERROR(ForEachLine(text, [&](int line_no, std::string_view line) -> absl::Status {
+    auto it = index.find(ShortName(line));
+    if (it == index.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(std::string(file_name), ":", line_no,
+                                                     ": host `", std::string(line),
+                                                     "` is not in the hostfile"));
+    }
+    p.ranks.push_back(Slot(it->second, used[it->second]++, shape));
+    return absl::OkStatus();
+  }));
+  if (p.ranks.empty()) return absl::InvalidArgumentError(std::string(file_name) + ": no ranks");
+  return p;
+}
+
+absl::StatusOr<PlanResult> Plan(const PlanRequest& request, const mapping::Placement& placement,
+                                const mapping::HostCostMatrix& costs,
+                                const mapping::RouteSource* routes,
+                                const mapping::IntraHostModel& intra) {
+  if (request.message_bytes <= 0) {
+    return absl::InvalidArgumentError("message size must be > 0 bytes");
+  }
+  if (request.root < 0 || request.root >= placement.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("root ", request.root, " is not a rank of the ",
+                                                   placement.size(), "-rank job"));
+  }
+  ASSIGN_OR_RETURN(mapping::RankDistance distance,
+                   mapping::RankDistance::Create(placement, costs, intra));
+  mapping::SelectionRequest sel;
+  sel.collective = request.collective;
+  sel.num_ranks = placement.size();
+  sel.root = request.root;
+  sel.count = request.message_bytes;
+  sel.type_size = 1;
+  sel.radix = request.radix;
+  if (request.algorithm.has_value()) sel.algorithms = {*request.algorithm};
+
+  mapping::ReorderOptions ropts;
+  ropts.root = request.root;
+  ropts.knomial_radix = request.radix;
+  const mapping::RankDistance* d = &distance;
+  std::vector<mapping::NamedReorder> reorders = {
+      {"topology-aware", [d, routes, ropts](const mapping::PatternSpec& spec) {
+         auto decision = mapping::ReorderOrIdentity(spec, *d, routes, ropts);
+         if (!decision.ok() || !decision->reordered) return std::vector<int>();
+         return std::vector<int>(decision->mapping.begin(), decision->mapping.end());
+       }}};
+  mapping::PredictInputs inputs;
+  inputs.placement = &placement;
+  inputs.costs = &costs;
+  inputs.routes = routes;
+  inputs.intra = intra;
+  ASSIGN_OR_RETURN(mapping::Selection selection,
+                   mapping::SelectAlgorithmAndMapping(sel, reorders, inputs));
+
+  PlanResult result;
+  const mapping::Candidate& best = selection.Best();
+  result.algorithm = std::string(mapping::AlgorithmName(best.algorithm));
+  result.after = ToCandidate(best);
+  for (const auto& c : selection.candidates) {
+    result.candidates.push_back(ToCandidate(c));
+    if (c.algorithm == best.algorithm && c.mapping_name == "identity") {
+      result.before = result.candidates.back();
+    }
+  }
+  result.reordered = !selection.best_mapping.empty();
+  if (result.reordered) {
+    result.mapping.assign(selection.best_mapping.begin(), selection.best_mapping.end());
+  } else {
+    result.mapping = mapping::IdentityMapping(placement.size());
+  }
+  return result;
+}
+
+std::string Rankfile(const PlanResult& plan, const mapping::Placement& placement,
+                     const JobHosts& hosts) {
+  std::string out = absl::StrCat("# toporr plan: ", plan.algorithm, ", new rank -> slot\n");
+  for (size_t r = 0; r < plan.mapping.size(); ++r) {
+    const mapping::RankLocation& loc = placement.ranks[plan.mapping[r]];
+    absl::StrAppend(&out, "rank ", r, "=", hosts.names[loc.host], " slot=", loc.core, "\n");
+  }
+  return out;
+}
+
+std::string ReorderedHostfile(const PlanResult& plan, const mapping::Placement& placement,
+                              const JobHosts& hosts) {
+  std::string out;
+  for (int32_t slot : plan.mapping) {
+    absl::StrAppend(&out, hosts.names[placement.ranks[slot].host], "\n");
+  }
+  return out;
+}
+
+absl::StatusOr<int64_t> ParseBytes(std::string_view text) {
+  int64_t mult = 1;
+  std::string_view digits = text;
+  if (!digits.empty()) {
+    switch (digits.back()) {
+      case 'k': case 'K': mult = int64_t{1} << 10; break;
+      case 'm': case 'M': mult = int64_t{1} << 20; break;
+      case 'g': case 'G': mult = int64_t{1} << 30; break;
+      default: break;
+    }
+    if (mult != 1) digits.remove_suffix(1);
+  }
+  int64_t v = 0;
+  if (!ParseInt(digits, &v) || v <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat("bad size `", std::string(text),
+                                                   "` (bytes, or with K/M/G suffix)"));
+  }
+  return v * mult;
+}
+
+}  // namespace toporr::client

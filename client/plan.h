@@ -1,0 +1,105 @@
+// `toporrctl plan`: topology-aware rank order for users who link nothing.
+//
+// Given a job's hosts (a hostfile with slots), an initial placement, a collective, an
+// algorithm (or auto) and a message size, computes the reordering with the mapping engine,
+// predicts the collective before and after (with link contention when routes are known), and
+// renders an Open MPI rankfile or a reordered hostfile that reproduces the new order at
+// launch. Pure: the caller supplies the host cost matrix (from a fabric dump or the daemon).
+#ifndef TOPORR_CLIENT_PLAN_H_
+#define TOPORR_CLIENT_PLAN_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "mapping/cost_matrix.h"
+#include "mapping/pattern.h"
+#include "mapping/placement.h"
+#include "mapping/routes.h"
+
+namespace toporr::client {
+
+// Hosts of a job in hostfile order, with their slot counts.
+struct JobHosts {
+  std::vector<std::string> names;
+  std::vector<int> slots;  // > 0
+  int total_slots() const;
+};
+
+// Reads an Open MPI hostfile (`node01 slots=4 [max_slots=N]`), a Slurm-style `node01:4`, or
+// one host per line (repeats add a slot each). `#` comments and blank lines are ignored;
+// a domain suffix is cut (`n1.cluster` -> `n1`). Errors: kInvalidArgument "<file>:<line>: ...".
+absl::StatusOr<JobHosts> ParseHostfile(std::string_view text, std::string_view file_name);
+
+enum class MapBy { kCore, kNode };
+
+// Host-local shape used to give each rank a core / L3 / NUMA / package (the daemon has no
+// node-local topology; libtoporr uses hwloc instead). Defaults: a 2-package node, one L3
+// and one NUMA node per package, 8 cores per L3.
+struct NodeShape {
+  int cores_per_l3 = 8;
+  int l3_per_numa = 1;
+  int numa_per_package = 1;
+};
+
+// Initial placement of `num_ranks` ranks (0 = all slots): kCore fills each host's slots
+// before the next host (Open MPI --map-by core / slot); kNode deals ranks round-robin over
+// hosts with free slots (--map-by node). kInvalidArgument when there are too few slots.
+absl::StatusOr<mapping::Placement> InitialPlacement(const JobHosts& hosts, MapBy map_by,
+                                                    int num_ranks, const NodeShape& shape = {});
+
+// Explicit rank -> host list (one host per line, rank order; names must be in `hosts`).
+absl::StatusOr<mapping::Placement> ExplicitPlacement(const JobHosts& hosts,
+                                                     std::string_view text,
+                                                     std::string_view file_name,
+                                                     const NodeShape& shape = {});
+
+struct PlanRequest {
+  mapping::Collective collective = mapping::Collective::kAllreduce;
+  std::optional<mapping::Algorithm> algorithm;  // nullopt = auto (best predicted)
+  int64_t message_bytes = 1 << 20;  // allreduce/bcast/reduce: whole buffer; allgather/gather: per rank
+  int root = 0;
+  int radix = 4;
+};
+
+struct PlanCandidate {
+  std::string algorithm;   // as requested
+  std::string effective;   // what Open MPI would run for this size (fallbacks)
+  std::string mapping;     // "identity" or the heuristic's name
+  double time_ns = 0;
+  int32_t max_link_load = 0;
+  double hop_bytes = 0;
+};
+
+struct PlanResult {
+  std::string algorithm;           // chosen algorithm
+  std::vector<int32_t> mapping;    // mapping[new_rank] = old rank (slot)
+  bool reordered = false;
+  PlanCandidate before;            // identity with the chosen algorithm
+  PlanCandidate after;             // the chosen (algorithm, mapping)
+  std::vector<PlanCandidate> candidates;
+};
+
+// Plans with the mapping engine. `routes` may be null (no contention modelled).
+absl::StatusOr<PlanResult> Plan(const PlanRequest& request, const mapping::Placement& placement,
+                                const mapping::HostCostMatrix& costs,
+                                const mapping::RouteSource* routes,
+                                const mapping::IntraHostModel& intra = {});
+
+// Open MPI rankfile: "rank <new>=<host> slot=<core>" for every new rank.
+std::string Rankfile(const PlanResult& plan, const mapping::Placement& placement,
+                     const JobHosts& hosts);
+// One host per line in new rank order (Open MPI `--map-by seq`, Slurm
+// `--distribution=arbitrary` with SLURM_HOSTFILE).
+std::string ReorderedHostfile(const PlanResult& plan, const mapping::Placement& placement,
+                              const JobHosts& hosts);
+
+// "1M", "64K", "4096", "2G" (binary units) -> bytes.
+absl::StatusOr<int64_t> ParseBytes(std::string_view text);
+
+}  // namespace toporr::client
+
+#endif  // TOPORR_CLIENT_PLAN_H_
