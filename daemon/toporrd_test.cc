@@ -205,6 +205,35 @@ TEST_F(ToporrdTest, SigkillDuringIngestKeepsDatabaseConsistent) {
   }
 }
 
+TEST_F(ToporrdTest, PlanFromDaemonCostsAndOfflineFromDump) {
+  DaemonProcess d(db_, sock_);
+  ASSERT_TRUE(d.Start()) << d.log();
+  ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
+  const std::string hostfile = dir_ + "/hosts";
+  FILE* f = fopen(hostfile.c_str(), "w");
+  fputs("node01 slots=4\nnode05 slots=4\nnode09 slots=4\nnode13 slots=4\n", f);
+  fclose(f);
+  RunResult r = d.Ctl({"--json", "plan", "--hostfile", hostfile, "--map-by", "node",
+                       "--collective", "allreduce", "--algorithm", "rabenseifner", "--size",
+                       "1M"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\"cost_source\":\"toporrd snapshot 1"));
+  EXPECT_THAT(r.out, HasSubstr("\"reordered\":true"));
+
+  const std::string rankfile = dir_ + "/rankfile";
+  r = RunProcess({toporr::testing::RunfilePath("client/toporrctl"), "plan", "--hostfile",
+                  hostfile, "--map-by", "node", "--collective", "allreduce", "--algorithm",
+                  "ring", "--size", "1M", "--fabric", fattree_, "--rankfile", rankfile});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("routes modelled"));
+  EXPECT_THAT(r.out, HasSubstr("speedup"));
+  EXPECT_THAT(toporr::testing::ReadFileOrDie(rankfile), HasSubstr("rank 15=node13 slot=3"));
+
+  r = d.Ctl({"plan", "--hostfile", hostfile, "--collective", "allreduce", "--size", "1Q"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("bad size"));
+}
+
 TEST_F(ToporrdTest, AdminRpcsNeedPrivilegeReadsDoNot) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to run a client as an unprivileged uid";
   DaemonProcess d(db_, sock_, {"--admin_group", "toporr-no-such-group"});

@@ -1,0 +1,143 @@
+#include "client/plan.h"
+
+#include <set>
+
+#include "client/job_costs.h"
+#include "collectors/fabric_input.h"
+#include "common/status_matchers.h"
+#include "common/test_data.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace toporr::client {
+namespace {
+
+using ::testing::HasSubstr;
+using ::toporr::testing::StatusIs;
+
+TEST(ParseHostfile, OpenMpiSlurmAndRepeatedLines) {
+  ASSERT_OK_AND_ASSIGN(JobHosts h, ParseHostfile("# job\nnode01 slots=4 max_slots=8\n"
+                                                 "node02.cluster.local:2\nnode03\nnode03\n",
+                                                 "hf"));
+  EXPECT_EQ(h.names, (std::vector<std::string>{"node01", "node02", "node03"}));
+  EXPECT_EQ(h.slots, (std::vector<int>{4, 2, 2}));
+  EXPECT_EQ(h.total_slots(), 8);
+  EXPECT_THAT(ParseHostfile("node01 slots=x\n", "hf"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("hf:1: bad `slots=x`")));
+  EXPECT_THAT(ParseHostfile("\nnode01 cpus=3\n", "hf"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("hf:2: unexpected `cpus=3`")));
+  EXPECT_THAT(ParseHostfile("# nothing\n", "hf"), StatusIs(absl::StatusCode::kInvalidArgument,
+                                                           HasSubstr("no hosts")));
+}
+
+TEST(InitialPlacement, MapByCoreAndNode) {
+  JobHosts h{{"a", "b"}, {2, 3}};
+  ASSERT_OK_AND_ASSIGN(mapping::Placement core, InitialPlacement(h, MapBy::kCore, 0));
+  ASSERT_EQ(core.size(), 5);
+  EXPECT_EQ(core.ranks[1].host, 0);
+  EXPECT_EQ(core.ranks[2].host, 1);
+  EXPECT_EQ(core.ranks[4].core, 2);
+  ASSERT_OK_AND_ASSIGN(mapping::Placement node, InitialPlacement(h, MapBy::kNode, 0));
+  std::vector<int> hosts;
+  for (const auto& r : node.ranks) hosts.push_back(r.host);
+  EXPECT_EQ(hosts, (std::vector<int>{0, 1, 0, 1, 1}));
+  EXPECT_THAT(InitialPlacement(h, MapBy::kCore, 6),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("5 slots")));
+  ASSERT_OK_AND_ASSIGN(mapping::Placement expl, ExplicitPlacement(h, "b\na\nb\n", "ranks"));
+  EXPECT_EQ(expl.ranks[0].host, 1);
+  EXPECT_EQ(expl.ranks[2].core, 1);
+  EXPECT_THAT(ExplicitPlacement(h, "a\nc\n", "ranks"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("ranks:2: host `c`")));
+}
+
+TEST(ParseBytes, Suffixes) {
+  EXPECT_EQ(*ParseBytes("4096"), 4096);
+  EXPECT_EQ(*ParseBytes("64K"), 65536);
+  EXPECT_EQ(*ParseBytes("1M"), 1 << 20);
+  EXPECT_FALSE(ParseBytes("-1").ok());
+  EXPECT_FALSE(ParseBytes("M").ok());
+}
+
+// Four hosts, one per leaf of the shared 2-level fat tree, 4 ranks each dealt round-robin
+// (--map-by node): identity ring crosses the spine on every edge and shares uplinks.
+class FattreePlan : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    text_ = toporr::testing::ReadSharedFabric("ibnetdiscover_fattree_default.txt");
+    collectors::FabricInput in;
+    in.source_name = "fattree";
+    in.content = text_;
+    ASSERT_OK_AND_ASSIGN(fabric_, collectors::ParseFabricInput(in));
+    ASSERT_OK_AND_ASSIGN(hosts_, ParseHostfile("node01 slots=4\nnode05 slots=4\n"
+                                               "node09 slots=4\nnode13 slots=4\n",
+                                               "hf"));
+    ASSERT_OK_AND_ASSIGN(costs_, JobCostsFromFabric(fabric_, hosts_.names));
+    ASSERT_OK_AND_ASSIGN(placement_, InitialPlacement(hosts_, MapBy::kNode, 0));
+  }
+  std::string text_;
+  collectors::Fabric fabric_;
+  JobHosts hosts_;
+  JobCosts costs_;
+  mapping::Placement placement_;
+};
+
+TEST_F(FattreePlan, RingReorderGroupsHostsAndIsPredictedFaster) {
+  PlanRequest req;
+  req.collective = mapping::Collective::kAllreduce;
+  req.algorithm = mapping::Algorithm::kRing;
+  req.message_bytes = 1 << 20;
+  ASSERT_OK_AND_ASSIGN(PlanResult plan,
+                       Plan(req, placement_, *costs_.costs, costs_.routes.get()));
+  EXPECT_TRUE(plan.reordered);
+  EXPECT_EQ(plan.algorithm, "ring");
+  EXPECT_LT(plan.after.time_ns, plan.before.time_ns / 2);
+  EXPECT_LT(plan.after.max_link_load, plan.before.max_link_load);
+  // A permutation with exactly 4 inter-host ring edges (one per host boundary).
+  std::set<int> seen(plan.mapping.begin(), plan.mapping.end());
+  EXPECT_EQ(seen.size(), 16u);
+  int inter = 0;
+  for (size_t r = 0; r < plan.mapping.size(); ++r) {
+    int a = placement_.ranks[plan.mapping[r]].host;
+    int b = placement_.ranks[plan.mapping[(r + 1) % plan.mapping.size()]].host;
+    inter += a != b;
+  }
+  EXPECT_EQ(inter, 4);
+  EXPECT_EQ(plan.mapping[0], 0) << "rank 0 keeps its process";
+
+  std::string rankfile = Rankfile(plan, placement_, hosts_);
+  EXPECT_THAT(rankfile, HasSubstr("rank 0=node01 slot=0\n"));
+  EXPECT_THAT(rankfile, HasSubstr("rank 1=node01 slot=1\n"));
+  std::string hostfile = ReorderedHostfile(plan, placement_, hosts_);
+  EXPECT_EQ(hostfile.substr(0, 28), "node01\nnode01\nnode01\nnode01\n");
+}
+
+TEST_F(FattreePlan, AutoPicksTheBestCandidateAndNeverWorseThanIdentity) {
+  PlanRequest req;
+  req.collective = mapping::Collective::kBcast;
+  req.message_bytes = 4 << 20;
+  req.root = 3;
+  ASSERT_OK_AND_ASSIGN(PlanResult plan,
+                       Plan(req, placement_, *costs_.costs, costs_.routes.get()));
+  ASSERT_FALSE(plan.candidates.empty());
+  for (const auto& c : plan.candidates) EXPECT_GE(c.time_ns, plan.after.time_ns) << c.algorithm;
+  EXPECT_LE(plan.after.time_ns, plan.before.time_ns);
+  EXPECT_EQ(plan.mapping[3], 3) << "the root keeps its process";
+}
+
+TEST_F(FattreePlan, BadRootIsRefused) {
+  PlanRequest req;
+  req.root = 16;
+  EXPECT_THAT(Plan(req, placement_, *costs_.costs, nullptr),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("root 16")));
+}
+
+TEST(JobCosts, UnknownHostIsNotFound) {
+  collectors::Fabric empty;
+  EXPECT_THAT(JobCostsFromFabric(empty, {"ghost"}),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("'ghost'")));
+  EXPECT_THAT(JobCostsFromMatrix(2, {0, 1}, {0, 1}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("expected 4")));
+}
+
+}  // namespace
+}  // namespace toporr::client
