@@ -163,4 +163,30 @@ std::string FabricContentHash(const Fabric &fabric) {
   return Sha256Hex(e.bytes());
 }
 
+std::string SnapshotContentHash(const Fabric &fabric,
+                                const collectors::ForwardingTables *tables) {
+  const std::string fabric_hash = FabricContentHash(fabric);
+  if (tables == nullptr || tables->switches().empty())
+    return fabric_hash;
+  std::vector<const collectors::SwitchForwardingTable *> switches;
+  for (const auto &t : tables->switches())
+    switches.push_back(&t);
+  std::sort(switches.begin(), switches.end(),
+            [](auto *a, auto *b) { return a->guid < b->guid; });
+  Encoder e;
+  e.Str("toporr-snapshot-v1");
+  e.Str(fabric_hash);
+  e.U64(switches.size());
+  for (const auto *t : switches) {
+    e.U64(t->guid);
+    e.U32(t->lid);
+    e.U64(t->out_port.size());
+    e.Str(std::string(t->out_port.begin(), t->out_port.end()));
+  }
+  e.U64(tables->lid_port_guid().size());
+  for (uint64_t g : tables->lid_port_guid())
+    e.U64(g);
+  return Sha256Hex(e.bytes());
+}
+
 } // namespace toporr::db

@@ -23,6 +23,7 @@
 #include <string>
 
 #include "collectors/fabric.h"
+#include "collectors/forwarding_tables.h"
 
 namespace toporr::db {
 
@@ -30,6 +31,13 @@ namespace toporr::db {
 // GUID" rather than crashing; Store::Ingest rejects such fabrics before hashing
 // anyway.
 std::string FabricContentHash(const collectors::Fabric &fabric);
+
+// The hash of a snapshot: FabricContentHash when `tables` is null or empty (so
+// snapshots without routes keep their hash), else SHA-256 over that hash and a
+// canonical encoding of the tables (switches in GUID order, each with its LID,
+// LFT length and entries; then the LID owner list).
+std::string SnapshotContentHash(const collectors::Fabric &fabric,
+                                const collectors::ForwardingTables *tables);
 
 } // namespace toporr::db
 

@@ -112,6 +112,26 @@ CREATE TABLE anonymous_endpoints (
 ) WITHOUT ROWID;
 CREATE UNIQUE INDEX anonymous_endpoints_by_node ON anonymous_endpoints (snapshot_id, node_index);
 )sql",
+    // 2: forwarding tables (routes) per snapshot.
+    R"sql(
+ALTER TABLE snapshots ADD COLUMN num_forwarding_tables INTEGER NOT NULL DEFAULT 0;
+
+CREATE TABLE forwarding_tables (
+  snapshot_id INTEGER NOT NULL REFERENCES snapshots(id) ON DELETE CASCADE,
+  position INTEGER NOT NULL,
+  switch_guid TEXT NOT NULL,
+  lid INTEGER NOT NULL,
+  description TEXT NOT NULL,
+  out_ports BLOB NOT NULL,
+  PRIMARY KEY (snapshot_id, position)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX forwarding_tables_by_guid ON forwarding_tables (snapshot_id, switch_guid);
+
+CREATE TABLE forwarding_lid_owners (
+  snapshot_id INTEGER PRIMARY KEY REFERENCES snapshots(id) ON DELETE CASCADE,
+  owners BLOB NOT NULL
+);
+)sql",
 };
 
 constexpr int kNumMigrations = sizeof(kMigrations) / sizeof(kMigrations[0]);

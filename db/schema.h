@@ -28,6 +28,12 @@
 //   hosts(snapshot_id, host_index, name)
 //   host_cas(snapshot_id, host_index, position, node_index)   multi-rail
 //   membership anonymous_endpoints(snapshot_id, position, node_index)
+//   forwarding_tables(snapshot_id, position, switch_guid, lid, description,
+//         out_ports)          (schema 2) out_ports: one byte per LID, the
+//                             out port for that destination LID; 255 = unset
+//   forwarding_lid_owners(snapshot_id, owners)   (schema 2) per LID the port
+//                             GUID the dump named, 8 bytes little-endian each
+//   snapshots.num_forwarding_tables (schema 2) 0 = no routes in the snapshot
 //
 // `*_index` columns are the positions in the collectors::Fabric vectors, so a
 // join on (snapshot_id, node_index) recovers everything about a node. Rows of a

@@ -117,6 +117,21 @@ double Statement::ColumnDouble(int column) const {
   return sqlite3_column_double(stmt_, column);
 }
 
+Statement &Statement::BindBlob(int index, const void *data, size_t size) {
+  int rc = sqlite3_bind_blob64(stmt_, index, data, size, SQLITE_TRANSIENT);
+  if (rc != SQLITE_OK)
+    KeepFirst(bind_error_, connection_->Error(rc, "bind"));
+  return *this;
+}
+
+std::string Statement::ColumnBlob(int column) const {
+  const void *data = sqlite3_column_blob(stmt_, column);
+  if (data == nullptr)
+    return std::string();
+  return std::string(static_cast<const char *>(data),
+                     sqlite3_column_bytes(stmt_, column));
+}
+
 std::string Statement::ColumnText(int column) const {
   const unsigned char *text = sqlite3_column_text(stmt_, column);
   if (text == nullptr)

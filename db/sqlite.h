@@ -40,6 +40,7 @@ public:
   Statement &BindInt(int index, int64_t value);
   Statement &BindDouble(int index, double value);
   Statement &BindText(int index, std::string_view value);
+  Statement &BindBlob(int index, const void* data, size_t size);
   Statement &BindNull(int index);
 
   // Runs one step: true when a row is available, false when the statement is
@@ -55,6 +56,8 @@ public:
   int64_t ColumnInt(int column) const;
   double ColumnDouble(int column) const;
   std::string ColumnText(int column) const;
+  // The column's bytes (BLOB or TEXT) as a string.
+  std::string ColumnBlob(int column) const;
 
 private:
   friend class Connection;

@@ -32,7 +32,8 @@ const std::vector<std::string> &IngestCrashPoints() {
 
 // The statements an ingest runs per row, prepared once per Store.
 struct IngestStatements {
-  Statement snapshot, node, port, link, host, host_ca, anonymous, current;
+  Statement snapshot, node, port, link, host, host_ca, anonymous, current,
+      forwarding_table, lid_owners;
 };
 
 namespace {
@@ -160,7 +161,8 @@ bool ParseGuid(const std::string &text, uint64_t *guid) {
 constexpr const char *kSnapshotColumns =
     "id, created_unix_ms, source_kind, source_name, content_hash, "
     "num_switches, num_cas, "
-    "num_routers, num_aggregation, num_links, num_hosts, num_anonymous";
+    "num_routers, num_aggregation, num_links, num_hosts, num_anonymous, "
+    "num_forwarding_tables";
 
 SnapshotInfo ReadSnapshotRow(const Statement &s) {
   SnapshotInfo info;
@@ -176,6 +178,7 @@ SnapshotInfo ReadSnapshotRow(const Statement &s) {
   info.num_links = s.ColumnInt(9);
   info.num_hosts = s.ColumnInt(10);
   info.num_anonymous = s.ColumnInt(11);
+  info.num_forwarding_tables = s.ColumnInt(12);
   return info;
 }
 
@@ -208,8 +211,8 @@ PrepareIngestStatements(Connection &db) {
       db.Prepare(
           "INSERT INTO snapshots (created_unix_ms, source_kind, source_name, "
           "content_hash, num_switches, num_cas, num_routers, num_aggregation, "
-          "num_links, num_hosts, num_anonymous) VALUES "
-          "(?,?,?,?,?,?,?,?,?,?,?)"));
+          "num_links, num_hosts, num_anonymous, num_forwarding_tables) VALUES "
+          "(?,?,?,?,?,?,?,?,?,?,?,?)"));
   ASSIGN_OR_RETURN(Statement node,
                    db.Prepare("INSERT INTO nodes (snapshot_id, node_index, "
                               "type, guid, system_image_guid, "
@@ -245,10 +248,18 @@ PrepareIngestStatements(Connection &db) {
           "INSERT INTO current (singleton, snapshot_id) VALUES (0, ?) ON "
           "CONFLICT "
           "(singleton) DO UPDATE SET snapshot_id = excluded.snapshot_id"));
+  ASSIGN_OR_RETURN(
+      Statement forwarding_table,
+      db.Prepare("INSERT INTO forwarding_tables (snapshot_id, position, "
+                 "switch_guid, lid, description, out_ports) "
+                 "VALUES (?,?,?,?,?,?)"));
+  ASSIGN_OR_RETURN(Statement lid_owners,
+                   db.Prepare("INSERT INTO forwarding_lid_owners (snapshot_id, "
+                              "owners) VALUES (?,?)"));
   return std::unique_ptr<IngestStatements>(new IngestStatements{
       std::move(snapshot), std::move(node), std::move(port), std::move(link),
       std::move(host), std::move(host_ca), std::move(anonymous),
-      std::move(current)});
+      std::move(current), std::move(forwarding_table), std::move(lid_owners)});
 }
 
 } // namespace
@@ -349,11 +360,20 @@ absl::StatusOr<std::vector<SnapshotInfo>> Store::ListSnapshots() {
 absl::StatusOr<IngestResult> Store::Ingest(const Fabric &fabric,
                                            const std::string &source_kind,
                                            const std::string &source_name) {
+  return Ingest(fabric, nullptr, source_kind, source_name);
+}
+
+absl::StatusOr<IngestResult>
+Store::Ingest(const Fabric &fabric, const collectors::ForwardingTables *tables,
+              const std::string &source_kind, const std::string &source_name) {
   RETURN_IF_ERROR(ValidateFabric(fabric));
+  if (tables != nullptr && tables->switches().empty())
+    tables = nullptr;
   SnapshotInfo info;
   info.source_kind = source_kind;
   info.source_name = source_name;
-  info.content_hash = FabricContentHash(fabric);
+  info.content_hash = SnapshotContentHash(fabric, tables);
+  info.num_forwarding_tables = tables ? tables->switches().size() : 0;
   info.num_switches = fabric.CountNodes(NodeType::kSwitch);
   info.num_cas = fabric.CountNodes(NodeType::kCa);
   info.num_routers = fabric.CountNodes(NodeType::kRouter);
@@ -375,7 +395,7 @@ absl::StatusOr<IngestResult> Store::Ingest(const Fabric &fabric,
           return absl::OkStatus();
         }
         info.created_unix_ms = options_.now_unix_ms();
-        ASSIGN_OR_RETURN(result.snapshot, WriteSnapshot(fabric, info));
+        ASSIGN_OR_RETURN(result.snapshot, WriteSnapshot(fabric, tables, info));
         result.created = true;
         // `current` moves first: its foreign key then guards the new snapshot
         // from retention.
@@ -393,8 +413,10 @@ absl::StatusOr<IngestResult> Store::Ingest(const Fabric &fabric,
   return result;
 }
 
-absl::StatusOr<SnapshotInfo> Store::WriteSnapshot(const Fabric &fabric,
-                                                  SnapshotInfo info) {
+absl::StatusOr<SnapshotInfo>
+Store::WriteSnapshot(const Fabric &fabric,
+                     const collectors::ForwardingTables *tables,
+                     SnapshotInfo info) {
   if (!ingest_) {
     ASSIGN_OR_RETURN(ingest_, PrepareIngestStatements(*db_));
   }
@@ -411,6 +433,7 @@ absl::StatusOr<SnapshotInfo> Store::WriteSnapshot(const Fabric &fabric,
                       .BindInt(9, info.num_links)
                       .BindInt(10, info.num_hosts)
                       .BindInt(11, info.num_anonymous)
+                      .BindInt(12, info.num_forwarding_tables)
                       .Run());
   ASSIGN_OR_RETURN(info.id, db_->QueryInt("SELECT last_insert_rowid()"));
   const int64_t id = info.id;
@@ -496,6 +519,28 @@ absl::StatusOr<SnapshotInfo> Store::WriteSnapshot(const Fabric &fabric,
                         .Run());
   }
   MaybeCrash("after_hosts");
+
+  if (tables != nullptr) {
+    const auto &switches = tables->switches();
+    for (size_t k = 0; k < switches.size(); ++k) {
+      const auto &t = switches[k];
+      RETURN_IF_ERROR(st.forwarding_table.BindInt(1, id)
+                          .BindInt(2, k)
+                          .BindText(3, FormatGuid(t.guid))
+                          .BindInt(4, t.lid)
+                          .BindText(5, t.description)
+                          .BindBlob(6, t.out_port.data(), t.out_port.size())
+                          .Run());
+    }
+    std::string owners;
+    owners.reserve(tables->lid_port_guid().size() * 8);
+    for (uint64_t g : tables->lid_port_guid())
+      for (int b = 0; b < 8; ++b)
+        owners.push_back(static_cast<char>((g >> (8 * b)) & 0xff));
+    RETURN_IF_ERROR(st.lid_owners.BindInt(1, id)
+                        .BindBlob(2, owners.data(), owners.size())
+                        .Run());
+  }
   return info;
 }
 
@@ -514,7 +559,9 @@ absl::Status Store::ApplyRetention(int64_t current_id) {
   }
   // Children first, so every foreign-key check on a parent row finds nothing to
   // cascade.
-  static constexpr const char *kTables[] = {"anonymous_endpoints",
+  static constexpr const char *kTables[] = {"forwarding_tables",
+                                            "forwarding_lid_owners",
+                                            "anonymous_endpoints",
                                             "host_cas",
                                             "links",
                                             "ports",
@@ -543,6 +590,67 @@ absl::StatusOr<Fabric> Store::LoadFabric(int64_t snapshot_id) {
     return absl::OkStatus();
   }));
   return fabric;
+}
+
+absl::StatusOr<std::optional<collectors::ForwardingTables>>
+Store::LoadForwardingTables(int64_t snapshot_id) {
+  absl::MutexLock lock(&mu_);
+  std::optional<collectors::ForwardingTables> out;
+  RETURN_IF_ERROR(InTransaction(*db_, "BEGIN", [&]() -> absl::Status {
+    const std::string id = std::to_string(snapshot_id);
+    ASSIGN_OR_RETURN(int64_t exists,
+                     db_->QueryInt("SELECT count(*) FROM snapshots WHERE id = " + id));
+    if (exists == 0) {
+      return absl::NotFoundError("snapshot " + id + " not found in " +
+                                 db_->path());
+    }
+    auto corrupt = [&](const std::string &what) {
+      return absl::DataLossError(db_->path() + ": snapshot " + id +
+                                 " forwarding tables: " + what);
+    };
+    ASSIGN_OR_RETURN(Statement s,
+                     db_->Prepare("SELECT switch_guid, lid, description, "
+                                  "out_ports FROM forwarding_tables WHERE "
+                                  "snapshot_id = " +
+                                  id + " ORDER BY position"));
+    collectors::ForwardingTables tables;
+    bool any = false;
+    while (true) {
+      ASSIGN_OR_RETURN(bool row, s.Step());
+      if (!row)
+        break;
+      uint64_t guid = 0;
+      if (!ParseGuid(s.ColumnText(0), &guid))
+        return corrupt("malformed switch GUID");
+      collectors::SwitchForwardingTable *t = tables.Add(guid);
+      t->lid = static_cast<uint32_t>(s.ColumnInt(1));
+      t->description = s.ColumnText(2);
+      std::string ports = s.ColumnBlob(3);
+      t->out_port.assign(ports.begin(), ports.end());
+      any = true;
+    }
+    if (!any)
+      return absl::OkStatus();
+    ASSIGN_OR_RETURN(Statement o,
+                     db_->Prepare("SELECT owners FROM forwarding_lid_owners "
+                                  "WHERE snapshot_id = " + id));
+    ASSIGN_OR_RETURN(bool row, o.Step());
+    if (row) {
+      std::string owners = o.ColumnBlob(0);
+      if (owners.size() % 8 != 0)
+        return corrupt("LID owner list is not a multiple of 8 bytes");
+      for (size_t lid = 0; lid * 8 < owners.size(); ++lid) {
+        uint64_t g = 0;
+        for (int b = 7; b >= 0; --b)
+          g = (g << 8) | static_cast<unsigned char>(owners[lid * 8 + b]);
+        if (g != 0)
+          tables.NoteLidOwner(static_cast<uint32_t>(lid), g);
+      }
+    }
+    out = std::move(tables);
+    return absl::OkStatus();
+  }));
+  return out;
 }
 
 absl::StatusOr<Fabric> Store::ReadFabric(int64_t snapshot_id) {

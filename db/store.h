@@ -57,6 +57,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "collectors/fabric.h"
+#include "collectors/forwarding_tables.h"
 #include "db/content_hash.h"
 
 namespace toporr::db {
@@ -74,6 +75,8 @@ struct SnapshotInfo {
   std::string content_hash; // FabricContentHash(), 64 hex digits
   int64_t num_switches = 0, num_cas = 0, num_routers = 0, num_aggregation = 0,
           num_links = 0, num_hosts = 0, num_anonymous = 0;
+  // Switches with a linear forwarding table; 0 when the snapshot has no routes.
+  int64_t num_forwarding_tables = 0;
 };
 
 // The named points at which `StoreOptions::crash_point` kills the process, in
@@ -124,6 +127,14 @@ public:
   absl::StatusOr<IngestResult> Ingest(const collectors::Fabric &fabric,
                                       const std::string &source_kind,
                                       const std::string &source_name);
+  // The same, with the switches' forwarding tables (routes) stored alongside;
+  // `tables` may be null (no routes). They enter the content hash
+  // (SnapshotContentHash), so new routes over an unchanged fabric make a new
+  // snapshot.
+  absl::StatusOr<IngestResult> Ingest(const collectors::Fabric &fabric,
+                                      const collectors::ForwardingTables *tables,
+                                      const std::string &source_kind,
+                                      const std::string &source_name);
 
   // The current snapshot, or nullopt for an empty store.
   absl::StatusOr<std::optional<SnapshotInfo>> Current();
@@ -135,12 +146,18 @@ public:
   // same order, GUID index rebuilt). kNotFound if no such snapshot.
   absl::StatusOr<collectors::Fabric> LoadFabric(int64_t snapshot_id);
 
+  // The forwarding tables stored with a snapshot, or nullopt when it has none.
+  // kNotFound if no such snapshot.
+  absl::StatusOr<std::optional<collectors::ForwardingTables>>
+  LoadForwardingTables(int64_t snapshot_id);
+
 private:
   Store(StoreOptions options, std::unique_ptr<Connection> db);
 
   absl::StatusOr<std::optional<SnapshotInfo>> CurrentLocked()
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<SnapshotInfo> WriteSnapshot(const collectors::Fabric &fabric,
+                                             const collectors::ForwardingTables *tables,
                                              SnapshotInfo info)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status ApplyRetention(int64_t current_id)
