@@ -1,6 +1,5 @@
 #include "collectors/forwarding_tables.h"
 
-#include <chrono>
 #include <cstdio>
 #include <string>
 
@@ -257,9 +256,10 @@ TEST(ForwardingTablesTest, SetOutPortAndMemory) {
 }
 
 // The LFT dump of a 10,240-host fabric is ~157 MB of text. Build one of that size by
-// replicating the shared sample's line shapes over many switches and LIDs, and time the
-// parse. Prints the rate; run with `-c opt` for the figure that matters.
-TEST(ForwardingTablesTest, LargeSyntheticDumpThroughput) {
+// replicating the shared sample's line shapes over many switches and LIDs and check what the
+// parse keeps. The parse rate on the real 10,240-host dumps is measured by
+// bench/run_scale_bench.sh (BM_ParseLfts*), not here.
+TEST(ForwardingTablesTest, LargeSyntheticDump) {
   constexpr int kSwitches = 200;
   constexpr int kLids = 11000;
   std::string text;
@@ -285,15 +285,8 @@ TEST(ForwardingTablesTest, LargeSyntheticDumpThroughput) {
   }
   text += "\n*** WARNING ***: this command has been replaced by dump_fts\n\n\n";
 
-  auto start = std::chrono::steady_clock::now();
   absl::StatusOr<ForwardingTables> t = ParseForwardingTables(text, {"large"});
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_OK(t);
-  double mb = text.size() / 1e6;
-  std::printf("LargeSyntheticDumpThroughput: %.1f MB (%d switches x %d LIDs) in %.3f s = "
-              "%.0f MB/s; tables hold %.1f MB\n",
-              mb, kSwitches, kLids, seconds, mb / seconds, t->MemoryBytes() / 1e6);
   ASSERT_EQ(t->switches().size(), static_cast<size_t>(kSwitches));
   const SwitchForwardingTable& s7 = t->switches()[7];
   EXPECT_EQ(s7.OutPort(8), 0);

@@ -1,7 +1,6 @@
 #include "collectors/ibnetdiscover.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <set>
 #include <string>
@@ -636,22 +635,16 @@ std::string MakeFatTreeDump(int pods, int spines, int leaves, int hosts_per_leaf
   return out;
 }
 
-// 10,240 hosts (10 pods x 32 leaves x 32 hosts, 32 spines per pod): must parse well under
-// 0.3 s in an optimised build. The bound asserted here is loose because tests may also run
-// unoptimised on a shared machine; the measured time is printed.
-TEST(ParseIbnetdiscover, LargeFabricIsFast) {
+// 10,240 hosts (10 pods x 32 leaves x 32 hosts, 32 spines per pod). The parse time of a
+// dump this size (target < 0.3 s) is measured by bench/ingest_bench and bench/scale_bench on
+// the real ibsim + ibnetdiscover dump of the same shape, not here.
+TEST(ParseIbnetdiscover, LargeFabric) {
   const std::string dump = MakeFatTreeDump(10, 32, 32, 32);
-  const auto start = std::chrono::steady_clock::now();
   ASSERT_OK_AND_ASSIGN(Fabric f, ParseText(dump));
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("parsed %zu bytes, %zu lines, %zu nodes, %zu links in %.3f s\n", dump.size(),
-              static_cast<size_t>(std::count(dump.begin(), dump.end(), '\n')), f.nodes.size(),
-              f.links.size(), seconds);
+  ExpectConsistent(f);
   EXPECT_EQ(f.CountNodes(NodeType::kCa), 10240u);
   EXPECT_EQ(f.CountNodes(NodeType::kSwitch), 640u);
   EXPECT_EQ(f.links.size(), 10240u + 320u * 32u);
-  EXPECT_LT(seconds, 3.0);
 }
 
 }  // namespace

@@ -1,8 +1,6 @@
 #include "mapping/host_costs.h"
 
-#include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <vector>
 
 #include "common/status_matchers.h"
@@ -377,26 +375,14 @@ TEST(HostCostsTest, ThreeLevelFatTreeAtScale) {
                                          /*hosts_per_edge=*/32, /*cores_per_agg=*/20);
   ASSERT_EQ(f.hosts.size(), 10240u);
   ASSERT_EQ(f.CountNodes(NodeType::kSwitch), 960u);
-  const auto t0 = std::chrono::steady_clock::now();
+  // Speed of Create and Matrix at this size: bench/mapping_bench (BM_HostCosts*).
   auto costs = MustCreate(f);
-  const auto t1 = std::chrono::steady_clock::now();
+  ASSERT_NE(costs, nullptr);
   std::vector<int> hosts;
   for (int i = 0; i < 1000; ++i) hosts.push_back((i * 10) % 10240);
   std::vector<HostPairCost> m;
   costs->Matrix(hosts, &m);
-  const auto t2 = std::chrono::steady_clock::now();
-  costs->Matrix(hosts, &m);  // again, into an allocated vector
-  const auto t3 = std::chrono::steady_clock::now();
-  const double create_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
-  const double matrix_ms = std::chrono::duration<double, std::milli>(t2 - t1).count();
-  const double again_ms = std::chrono::duration<double, std::milli>(t3 - t2).count();
-  std::printf(
-      "fat tree 10240 hosts / 960 switches: Create %.1f ms, 1000x1000 Matrix %.1f ms "
-      "(%.1f ms into an allocated vector)\n",
-      create_ms, matrix_ms, again_ms);
-  // Generous bounds (shared 2-core machine); the figures above are what to watch.
-  EXPECT_LT(create_ms, 5000);
-  EXPECT_LT(matrix_ms, 2000);
+  ASSERT_EQ(m.size(), hosts.size() * hosts.size());
 
   // Host h sits on edge h / 32 of pod h / 512.
   auto expect_hops = [](int x, int y) {

@@ -1,6 +1,5 @@
 #include "mapping/predict.h"
 
-#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -169,7 +168,8 @@ TEST(PredictTest, RejectsBadMappings) {
               StatusIs(absl::StatusCode::kInvalidArgument, _));
 }
 
-TEST(PredictTest, Ring32kRanksIsFast) {
+// Prediction time at this size: bench/mapping_bench (BM_PredictRing32k).
+TEST(PredictTest, Ring32kRanksRoundRobinLoad) {
   // 32768 ranks: 32 per host, 1024 hosts, 32 hosts per leaf.
   TwoLevelRoutes routes(32, 32, 100);
   TwoLevelCosts costs(1024, 32, 100);
@@ -178,11 +178,7 @@ TEST(PredictTest, Ring32kRanksIsFast) {
   in.placement = &rr;
   in.costs = &costs;
   in.routes = &routes;
-  const auto start = std::chrono::steady_clock::now();
   ASSERT_OK_AND_ASSIGN(Prediction pr, PredictCollective(Ring(32768, int64_t{1} << 26), {}, in));
-  const double secs =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_LT(secs, 0.5);
   EXPECT_EQ(pr.num_steps, 2 * 32767);
   // Round-robin: host h sends its 32 ranks' blocks to host h+1 at once; the last host of a
   // leaf sends all 32 over the leaf uplink.
