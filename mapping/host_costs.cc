@@ -19,21 +19,25 @@ absl::StatusOr<std::unique_ptr<HostCosts>> HostCosts::Create(const collectors::F
 HostCosts::HostCosts(HostGraph graph, CostModelOptions options)
     : graph_(std::move(graph)), options_(options) {}
 
-HostPairCost HostCosts::FromChoice(const HostGraph::PairChoice& c) const {
+HostPairCost MakePairCost(int32_t switches, double gbps, const CostModelOptions& model) {
   HostPairCost cost;
-  if (c.hops < 0) {
+  if (switches < 0) {
     constexpr double kInf = std::numeric_limits<double>::infinity();
     cost.hops = -1;
     cost.latency_ns = cost.alpha_ns = cost.beta_ns_per_byte = kInf;
     return cost;
   }
-  cost.hops = c.hops;
-  cost.bottleneck_gbps = graph_.rate(c.rank);
-  cost.latency_ns = options_.nic_latency_ns + options_.switch_latency_ns * c.hops +
-                    options_.link_latency_ns * (c.hops + 1);
+  cost.hops = switches;
+  cost.bottleneck_gbps = gbps;
+  cost.latency_ns = model.nic_latency_ns + model.switch_latency_ns * switches +
+                    model.link_latency_ns * (switches + 1);
   cost.alpha_ns = cost.latency_ns;
-  cost.beta_ns_per_byte = cost.bottleneck_gbps > 0 ? 8.0 / cost.bottleneck_gbps : 0.0;
+  cost.beta_ns_per_byte = gbps > 0 ? 8.0 / gbps : 0.0;
   return cost;
+}
+
+HostPairCost HostCosts::FromChoice(const HostGraph::PairChoice& c) const {
+  return MakePairCost(c.hops, c.hops < 0 ? 0.0 : graph_.rate(c.rank), options_);
 }
 
 HostPairCost HostCosts::Cost(int a, int b) const {

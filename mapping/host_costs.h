@@ -64,6 +64,32 @@ struct HostPath {
   HostPairCost cost;
 };
 
+// What the daemon serves for host pairs, whichever way routes are known: the cost of a
+// pair, a row-major matrix over a host list, and the path (hop list) behind a cost.
+// Implemented by HostCosts (widest-shortest paths in the fabric graph) and LftHostCosts
+// (walks of the switches' forwarding tables, lft_host_costs.h).
+class PairCosts : public HostCostMatrix {
+ public:
+  enum class RouteKind { kShortestPath, kForwardingTables };
+
+  double AlphaNs(int a, int b) const override { return Cost(a, b).alpha_ns; }
+  double BetaNs(int a, int b) const override { return Cost(a, b).beta_ns_per_byte; }
+
+  // Host indices into Fabric::hosts. An index out of range yields the unreachable cost
+  // (hops -1, infinite alpha and beta).
+  virtual HostPairCost Cost(int a, int b) const = 0;
+  // Row-major n x n (entry i*n+j is Cost(hosts[i], hosts[j])); `out` is resized.
+  virtual void Matrix(const std::vector<int>& hosts, std::vector<HostPairCost>* out) const = 0;
+  // The path Cost(a, b) describes. a == b: empty hop list, zero cost. kInvalidArgument for
+  // an index out of range; kNotFound when there is no path/route.
+  virtual absl::StatusOr<HostPath> Path(int a, int b) const = 0;
+  virtual RouteKind route_kind() const = 0;
+};
+
+// The HostPairCost of a route with `switches` switches and bottleneck `gbps` under `model`
+// (hops < 0: unreachable). The one place the latency model is applied.
+HostPairCost MakePairCost(int32_t switches, double gbps, const CostModelOptions& model);
+
 // A HostCostMatrix over ALL hosts of the fabric (num_hosts() == fabric.hosts.size()).
 //
 // Create copies what it needs (the Fabric may be freed) and precomputes, for every pair of
@@ -71,27 +97,26 @@ struct HostPath {
 // search per such switch, O(A * (S + L)) time and O(A^2) memory for A attachment switches, S
 // switches and L inter-switch links. A pair query is then a table lookup per port pair.
 // Immutable afterwards; all const methods are safe to call from several threads.
-class HostCosts final : public HostCostMatrix {
+class HostCosts final : public PairCosts {
  public:
   // kInvalidArgument when the fabric is inconsistent (see HostGraph::Build).
   static absl::StatusOr<std::unique_ptr<HostCosts>> Create(const collectors::Fabric& fabric,
                                                            CostModelOptions options = {});
 
   int num_hosts() const override { return graph_.num_hosts(); }
-  double AlphaNs(int a, int b) const override { return Cost(a, b).alpha_ns; }
-  double BetaNs(int a, int b) const override { return Cost(a, b).beta_ns_per_byte; }
 
   // Host indices into Fabric::hosts. An index out of range yields the unreachable cost.
-  HostPairCost Cost(int a, int b) const;
+  HostPairCost Cost(int a, int b) const override;
 
   // Row-major n x n (entry i*n+j is Cost(hosts[i], hosts[j])) over an explicit host list;
   // `out` is resized.
-  void Matrix(const std::vector<int>& hosts, std::vector<HostPairCost>* out) const;
+  void Matrix(const std::vector<int>& hosts, std::vector<HostPairCost>* out) const override;
 
   // The path Cost(a, b) describes, with the ports it enters and leaves each node by; the same
   // path FabricRoutes reports. a == b gives an empty hop list and zero cost.
   // kInvalidArgument for an index out of range; kNotFound ("no path") when disconnected.
-  absl::StatusOr<HostPath> Path(int a, int b) const;
+  absl::StatusOr<HostPath> Path(int a, int b) const override;
+  RouteKind route_kind() const override { return RouteKind::kShortestPath; }
 
   const CostModelOptions& options() const { return options_; }
 

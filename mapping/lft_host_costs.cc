@@ -1,0 +1,100 @@
+#include "mapping/lft_host_costs.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+
+namespace toporr::mapping {
+
+absl::StatusOr<std::unique_ptr<LftHostCosts>> LftHostCosts::Create(
+    const collectors::Fabric& fabric, collectors::ForwardingTables tables,
+    CostModelOptions model, LftRoutesOptions options) {
+  ASSIGN_OR_RETURN(auto routes, LftRoutes::Create(fabric, std::move(tables), options));
+  return std::unique_ptr<LftHostCosts>(new LftHostCosts(std::move(routes), model));
+}
+
+LftHostCosts::LftHostCosts(std::unique_ptr<LftRoutes> routes, CostModelOptions model)
+    : routes_(std::move(routes)), model_(model) {
+  const collectors::Fabric& f = routes_->fabric();
+  attachment_.resize(routes_->num_hosts());
+  for (int h = 0; h < routes_->num_hosts(); ++h) {
+    const PortRef port = routes_->HostPort(h);
+    if (port.node < 0) continue;
+    const collectors::Port* p = f.nodes[port.node].FindPort(port.port);
+    if (p == nullptr || p->link < 0) continue;
+    const collectors::LinkEnd& peer = f.Peer(p->link, {port.node, port.port});
+    if (f.nodes[peer.node].type != collectors::NodeType::kSwitch) continue;
+    const collectors::Link& l = f.links[p->link];
+    attachment_[h].switch_node = peer.node;
+    attachment_[h].gbps = routes_->link_gbps(2 * p->link + (l.a.node == port.node ? 0 : 1));
+  }
+}
+
+HostPairCost LftHostCosts::Cost(int a, int b) const {
+  const int n = num_hosts();
+  if (a < 0 || a >= n || b < 0 || b >= n) return MakePairCost(-1, 0, model_);
+  if (a == b) return HostPairCost{};
+  absl::StatusOr<LftRoute> r = routes_->HostRoute(a, b);
+  if (!r.ok()) return MakePairCost(-1, 0, model_);
+  return MakePairCost(r->switches, r->bottleneck_gbps, model_);
+}
+
+void LftHostCosts::Matrix(const std::vector<int>& hosts, std::vector<HostPairCost>* out) const {
+  const size_t n = hosts.size();
+  out->assign(n * n, HostPairCost{});
+  const int num = num_hosts();
+  // Rows grouped by the switch their host hangs off: the route from that switch to a column
+  // host is the same for all of them (forwarding depends on the switch and the destination
+  // LID only); the row host's own cable is folded in afterwards.
+  std::unordered_map<int32_t, std::vector<size_t>> rows_by_switch;
+  for (size_t i = 0; i < n; ++i) {
+    const int a = hosts[i];
+    if (a >= 0 && a < num && attachment_[a].switch_node >= 0) {
+      rows_by_switch[attachment_[a].switch_node].push_back(i);
+    } else {
+      for (size_t j = 0; j < n; ++j) (*out)[i * n + j] = Cost(a, hosts[j]);
+    }
+  }
+  for (const auto& [sw, rows] : rows_by_switch) {
+    for (size_t j = 0; j < n; ++j) {
+      const int b = hosts[j];
+      const uint32_t dlid = (b >= 0 && b < num) ? routes_->HostLid(b) : 0;
+      absl::StatusOr<LftRoute> from_switch =
+          dlid == 0 ? absl::NotFoundError("no LID") : routes_->RouteToLid({sw, 0}, dlid);
+      for (size_t i : rows) {
+        const int a = hosts[i];
+        HostPairCost& c = (*out)[i * n + j];
+        if (a == b) {
+          c = HostPairCost{};
+        } else if (!from_switch.ok()) {
+          c = MakePairCost(-1, 0, model_);
+        } else {
+          const double gbps = from_switch->switches > 0
+                                  ? std::min(attachment_[a].gbps, from_switch->bottleneck_gbps)
+                                  : attachment_[a].gbps;
+          c = MakePairCost(from_switch->switches, gbps, model_);
+        }
+      }
+    }
+  }
+}
+
+absl::StatusOr<HostPath> LftHostCosts::Path(int a, int b) const {
+  const int n = num_hosts();
+  if (a < 0 || a >= n || b < 0 || b >= n) {
+    return absl::InvalidArgumentError(absl::StrCat("host index out of range: ", a, ", ", b,
+                                                   " (", n, " hosts)"));
+  }
+  HostPath path;
+  path.src_host = a;
+  path.dst_host = b;
+  if (a == b) return path;
+  ASSIGN_OR_RETURN(LftRoute r, routes_->HostRoute(a, b));
+  path.hops = std::move(r.hops);
+  path.cost = MakePairCost(r.switches, r.bottleneck_gbps, model_);
+  return path;
+}
+
+}  // namespace toporr::mapping

@@ -1,0 +1,56 @@
+// Host-pair costs along the routes the subnet really uses: walks of the switches' linear
+// forwarding tables (lft_routes.h) instead of shortest paths in the graph. Same semantics as
+// host_costs.h (hops = switches on the route, bottleneck = slowest link on it, latency from
+// CostModelOptions), route_kind() == kForwardingTables.
+//
+// Nothing is precomputed beyond LftRoutes itself (no N^2 table): Cost walks one route
+// (O(hops)); Matrix walks, for each distinct first switch of the row hosts, the route from
+// that switch to each column host once and reuses it for every row host hanging off that
+// switch, so a 1,000-host matrix over 32 leaf switches costs 32,000 walks, not 1,000,000.
+// Immutable after Create; const methods are thread-safe.
+#ifndef TOPORR_MAPPING_LFT_HOST_COSTS_H_
+#define TOPORR_MAPPING_LFT_HOST_COSTS_H_
+
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "collectors/fabric.h"
+#include "collectors/forwarding_tables.h"
+#include "mapping/host_costs.h"
+#include "mapping/lft_routes.h"
+
+namespace toporr::mapping {
+
+class LftHostCosts final : public PairCosts {
+ public:
+  // Errors as LftRoutes::Create (stale dumps, loops, dead ends of host routes).
+  static absl::StatusOr<std::unique_ptr<LftHostCosts>> Create(
+      const collectors::Fabric& fabric, collectors::ForwardingTables tables,
+      CostModelOptions model = {}, LftRoutesOptions options = {});
+
+  int num_hosts() const override { return routes_->num_hosts(); }
+  HostPairCost Cost(int a, int b) const override;
+  void Matrix(const std::vector<int>& hosts, std::vector<HostPairCost>* out) const override;
+  absl::StatusOr<HostPath> Path(int a, int b) const override;
+  RouteKind route_kind() const override { return RouteKind::kForwardingTables; }
+
+  const LftRoutes& routes() const { return *routes_; }
+
+ private:
+  LftHostCosts(std::unique_ptr<LftRoutes> routes, CostModelOptions model);
+  // The switch a host's routed port is cabled to and the rate of that cable; node -1 when
+  // the host has no routed port or it is cabled straight to another CA.
+  struct Attachment {
+    int32_t switch_node = -1;
+    double gbps = 0;
+  };
+
+  std::unique_ptr<LftRoutes> routes_;
+  CostModelOptions model_;
+  std::vector<Attachment> attachment_;  // per host
+};
+
+}  // namespace toporr::mapping
+
+#endif  // TOPORR_MAPPING_LFT_HOST_COSTS_H_
