@@ -15,9 +15,7 @@ struct EndKey {
   uint64_t guid = 0;
   int port = 0;
   bool operator==(const EndKey& o) const { return guid == o.guid && port == o.port; }
-  bool operator<(const EndKey& o) const {
-    return guid != o.guid ? guid < o.guid : port < o.port;
-  }
+  bool operator<(const EndKey& o) const { return guid != o.guid ? guid < o.guid : port < o.port; }
 };
 
 struct LinkKey {
@@ -128,7 +126,8 @@ void DiffLinks(const Fabric& a, const Fabric& b, FabricDiff* d) {
     (cmp < 0 ? d->links_degraded : d->links_upgraded).push_back(std::move(c));
   }
   for (size_t i = 0; i < a.links.size(); ++i) {
-    if (!matched[i]) d->links_removed.push_back(MakeLinkChange(a, KeyOf(a, a.links[i]), a.links[i]));
+    if (!matched[i])
+      d->links_removed.push_back(MakeLinkChange(a, KeyOf(a, a.links[i]), a.links[i]));
   }
   SortByEnds(&d->links_added);
   SortByEnds(&d->links_removed);
@@ -283,7 +282,7 @@ uint8_t Out(const SwitchForwardingTable& t, uint32_t lid) {
 }
 
 // Where each port of a compared switch leads, in one snapshot.
-constexpr int kNoPeer = -1;           // unconnected or an endpoint (CA, router, aggregation)
+constexpr int kNoPeer = -1;            // unconnected or an endpoint (CA, router, aggregation)
 constexpr int kUncomparedSwitch = -2;  // a switch without a table in both snapshots
 struct Hop {
   uint64_t peer_guid = 0;  // 0 = unconnected
@@ -606,12 +605,11 @@ std::string FormatFabricDiff(const FabricDiff& d, const DiffFormatOptions& optio
   };
   Section("Links added", d.links_added, link_line, cap, &out);
   Section("Links removed", d.links_removed, link_line, cap, &out);
-  const std::function<std::string(const LinkRateChange&)> rate_line =
-      [](const LinkRateChange& l) {
-        return EndText(l.a) + " <-> " + EndText(l.b) + ": " +
-               RateText(l.width_before, l.speed_before, l.rate_before_gbps) + " -> " +
-               RateText(l.width_after, l.speed_after, l.rate_after_gbps);
-      };
+  const std::function<std::string(const LinkRateChange&)> rate_line = [](const LinkRateChange& l) {
+    return EndText(l.a) + " <-> " + EndText(l.b) + ": " +
+           RateText(l.width_before, l.speed_before, l.rate_before_gbps) + " -> " +
+           RateText(l.width_after, l.speed_after, l.rate_after_gbps);
+  };
   Section("Links degraded", d.links_degraded, rate_line, cap, &out);
   Section("Links upgraded", d.links_upgraded, rate_line, cap, &out);
   const std::function<std::string(const std::string&)> name_line = [](const std::string& s) {
@@ -648,17 +646,15 @@ std::string FormatFabricDiff(const FabricDiff& d, const DiffFormatOptions& optio
                         std::to_string(c.lids_compared) + " entries changed (";
         for (size_t i = 0; i < c.examples.size(); ++i) {
           const RouteEntryChange& e = c.examples[i];
-          s += (i ? ", " : "") + std::string("lid ") + std::to_string(e.lid) + " " +
-               e.destination + ": " + PortText(e.port_before) + " -> " +
-               PortText(e.port_after);
+          s += (i ? ", " : "") + std::string("lid ") + std::to_string(e.lid) + " " + e.destination +
+               ": " + PortText(e.port_before) + " -> " + PortText(e.port_after);
         }
         if (c.entries_changed > c.examples.size()) s += ", ...";
         return s + ")";
       };
   Section("Switches with changed routes", d.route_changes, switch_line, cap, &out);
   if (d.destinations_changed > 0) {
-    out += "Destinations with changed routes (" + std::to_string(d.destinations_changed) +
-           "):\n";
+    out += "Destinations with changed routes (" + std::to_string(d.destinations_changed) + "):\n";
     const size_t shown = std::min(cap, d.destinations.size());
     for (size_t i = 0; i < shown; ++i) {
       out += "  lid " + std::to_string(d.destinations[i].lid) + " " + d.destinations[i].name +

@@ -345,9 +345,8 @@ TEST(DiffFabrics, SpineLftChangeReroutesEveryHostBehindIt) {
   EXPECT_EQ(d.host_pairs_changed, 12u);
 
   // Both edits at once: the counts add up, switches ordered by GUID at equal counts.
-  const ForwardingTables both =
-      ParseLfts(EditLft(EditLft(lfts, kSpine01, "0x0015", "007", "008"), kLeaf04, "0x0001",
-                        "009", "010"));
+  const ForwardingTables both = ParseLfts(
+      EditLft(EditLft(lfts, kSpine01, "0x0015", "007", "008"), kLeaf04, "0x0001", "009", "010"));
   const FabricDiff d2 = DiffFabrics(f, &ta, f, &both);
   ASSERT_EQ(d2.route_changes.size(), 2u);
   EXPECT_EQ(d2.route_changes[0].switch_guid, kSpine01);
@@ -430,8 +429,8 @@ BigFabric MakeBigFabric() {
       EXPECT_OK(f.Connect({leaf[l], 1 + h}, {host[l * kHostsPerLeaf + h], 1}, 4, LinkSpeed::kEDR));
     }
     for (int g = 0; g < kAggsPerPod; ++g) {
-      EXPECT_OK(f.Connect({leaf[l], 33 + g}, {agg[pod * kAggsPerPod + g], 1 + l % kLeavesPerPod},
-                          4, LinkSpeed::kEDR));
+      EXPECT_OK(f.Connect({leaf[l], 33 + g}, {agg[pod * kAggsPerPod + g], 1 + l % kLeavesPerPod}, 4,
+                          LinkSpeed::kEDR));
     }
   }
   for (int g = 0; g < int(agg.size()); ++g) {
@@ -463,10 +462,9 @@ BigFabric MakeBigFabric() {
     SwitchForwardingTable* s = table(agg[g]);
     for (int h = 0; h < int(host.size()); ++h) {
       const int dest_leaf = h / kHostsPerLeaf;
-      s->out_port[f.nodes[host[h]].lid] =
-          dest_leaf / kLeavesPerPod == g / kAggsPerPod
-              ? 1 + dest_leaf % kLeavesPerPod
-              : 33 + (h / kAggsPerPod) % (8 * kParallel);
+      s->out_port[f.nodes[host[h]].lid] = dest_leaf / kLeavesPerPod == g / kAggsPerPod
+                                              ? 1 + dest_leaf % kLeavesPerPod
+                                              : 33 + (h / kAggsPerPod) % (8 * kParallel);
     }
   }
   for (int c = 0; c < kCores; ++c) {
@@ -498,9 +496,10 @@ TEST(DiffFabrics, LargeFabricTiming) {
   const auto t2 = Clock::now();
   const double topo_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   const double all_ms = std::chrono::duration<double, std::milli>(t2 - t1).count();
-  std::printf("diff of 10,240 hosts / 30,720 links: topology %.1f ms; with 896 x %zu LFTs "
-              "%.1f ms\n",
-              topo_ms, d.lids_compared, all_ms);
+  std::printf(
+      "diff of 10,240 hosts / 30,720 links: topology %.1f ms; with 896 x %zu LFTs "
+      "%.1f ms\n",
+      topo_ms, d.lids_compared, all_ms);
   EXPECT_TRUE(same.empty());
   ASSERT_EQ(d.route_changes.size(), 1u);
   EXPECT_EQ(d.route_changes[0].entries_changed, 1u);
@@ -510,6 +509,27 @@ TEST(DiffFabrics, LargeFabricTiming) {
   // to core 0: the 9 x 1,024 hosts of those pods changed path; pod 0 never reaches a core.
   EXPECT_EQ(d.host_pairs_changed, 9u * 1024u);
   EXPECT_LT(topo_ms + all_ms, 2000.0);  // generous for unoptimised builds; see header
+
+  // Worst case for the route walk: a re-cabled switch port (host 1 unplugged) makes every
+  // compared LID a candidate, so all 11,136 LIDs are walked from every leaf.
+  BigFabric c = MakeBigFabric();
+  const int host1 = c.fabric.FindNodeByGuid(0x4000010);
+  Port* unplugged = c.fabric.nodes[host1].FindPort(1);
+  const Link& cable = c.fabric.links[unplugged->link];
+  Node& leaf0 = c.fabric.nodes[cable.a.node == host1 ? cable.b.node : cable.a.node];
+  leaf0.FindPort(2)->link = -1;
+  unplugged->link = -1;
+  const auto t3 = Clock::now();
+  const FabricDiff w = DiffFabrics(a.fabric, &a.tables, c.fabric, &c.tables);
+  const double walk_ms = std::chrono::duration<double, std::milli>(Clock::now() - t3).count();
+  std::printf("re-cabled port, every LID walked: %.1f ms\n", walk_ms);
+  EXPECT_THAT(w.route_changes, IsEmpty());
+  // Host 1 no longer hangs off a switch, so it counts as moved and is no destination of the
+  // compared pairs; the routes between all other hosts are untouched.
+  EXPECT_EQ(w.hosts_moved.size(), 1u);
+  EXPECT_EQ(w.host_pairs_compared, 10239u * 10238u);
+  EXPECT_EQ(w.host_pairs_changed, 0u);
+  EXPECT_LT(walk_ms, 2000.0);
 }
 
 }  // namespace
