@@ -3,6 +3,7 @@
 #
 #   run_ibsim.sh NETFILE OUTDIR [--lmc N] [--routing-engine minhop|updn|ftree|...]
 #                [--sim-host NODEID] [--timeout SECONDS] [--topology-only]
+#                [-- COMMAND [ARGS...]]
 #
 # Steps (reference/formats_and_algorithms.md section 1.4):
 #   1. ibsim simulates NETFILE (an ibsim .net file; `#@` sample headers are ignored by ibsim)
@@ -14,6 +15,10 @@
 # OUTDIR receives: ibnetdiscover.txt, ibnetdiscover_p.txt, dump_fts.txt, opensm-lfts.dump
 # (OpenSM's own LFT dump, written because the log mask includes 0x40 ROUTING), osm.log,
 # ibsim.log and the tools' stderr (*.err). opensm and ibsim are stopped on every exit path.
+# With `-- COMMAND ARGS...`, COMMAND runs last, while ibsim and opensm are still up, through
+# umad2sim like the tools (LD_PRELOAD, SIM_HOST and IBSIM_SOCKNAME set; working directory
+# OUTDIR), with its stdout in OUTDIR/command.out and stderr in OUTDIR/command.err; a failing
+# COMMAND fails the run (e.g. a live-discovery binary compared against the tools' dumps).
 # --topology-only skips the forwarding tables (dump_fts and OpenSM's dumps): on a 10,240-host
 # fat tree they are ~1.5 GB and half of the run time, and ingest benchmarks do not need them.
 # Exit status: 0 on success, 1 with a message naming the failed step, 2 on bad usage.
@@ -27,7 +32,7 @@ DUMP_FTS=${DUMP_FTS:-/usr/sbin/dump_fts}
 
 usage() {
   echo "usage: $0 NETFILE OUTDIR [--lmc N] [--routing-engine ENGINE] [--sim-host NODEID]" \
-       "[--timeout SECONDS] [--topology-only]" >&2
+       "[--timeout SECONDS] [--topology-only] [-- COMMAND [ARGS...]]" >&2
   exit 2
 }
 die() { echo "run_ibsim: $*" >&2; exit 1; }
@@ -43,8 +48,10 @@ ENGINE=minhop
 SIM_NODE=
 TIMEOUT=900
 LFTS=1
+COMMAND=()
 while [ $# -gt 0 ]; do
   case "$1" in
+    --) shift; COMMAND=("$@"); [ ${#COMMAND[@]} -gt 0 ] || usage; break ;;
     --lmc) LMC=${2:?}; shift 2 ;;
     --routing-engine) ENGINE=${2:?}; shift 2 ;;
     --sim-host) SIM_NODE=${2:?}; shift 2 ;;
@@ -62,7 +69,8 @@ OUTDIR=$(cd "$OUTDIR" && pwd)
 NETFILE=$(cd "$(dirname "$NETFILE")" && pwd)/$(basename "$NETFILE")
 # umad2sim builds a fake sysfs tree (sys-<pid>) in the working directory.
 cd "$OUTDIR" || die "cannot enter $OUTDIR"
-rm -f osm.log ibnetdiscover.txt ibnetdiscover_p.txt dump_fts.txt opensm-lfts.dump
+rm -f osm.log ibnetdiscover.txt ibnetdiscover_p.txt dump_fts.txt opensm-lfts.dump \
+  command.out command.err
 
 # What the fabric needs: nodes, switches, ports (a switch has ports 0..N, a CA/router 1..N),
 # LIDs (every CA/router port may own 2^LMC LIDs, every switch one).
@@ -158,5 +166,13 @@ run_tool ibnetdiscover_p.txt "$IBNETDISCOVER" -p
 if [ "$LFTS" = 1 ]; then
   run_tool dump_fts.txt "$DUMP_FTS"
   [ -s opensm-lfts.dump ] || echo "run_ibsim: note: opensm wrote no opensm-lfts.dump"
+fi
+if [ ${#COMMAND[@]} -gt 0 ]; then
+  T2=$(now)
+  sim timeout "$TIMEOUT" "${COMMAND[@]}" >command.out 2>command.err ||
+    die "'${COMMAND[*]}' failed (exit $?); see $OUTDIR/command.err:
+$(grep -v sim_connect command.err | tail -5)"
+  echo "run_ibsim: $(basename "${COMMAND[0]}") -> command.out ($(wc -l <command.out) lines," \
+       "$(since "$T2") s)"
 fi
 echo "run_ibsim: done in $(since "$T0") s; outputs in $OUTDIR"
