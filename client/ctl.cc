@@ -1,5 +1,6 @@
 #include "client/ctl.h"
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -30,8 +31,12 @@ options:
   --timeout SECONDS    deadline of each RPC (default 30 for ingest, 10 otherwise)
 
 commands:
-  ingest --format ibnetdiscover [--host-map FILE] FILE
-                       store FILE as a new snapshot (admin: root or the admin group)
+  ingest --format FORMAT [--host-map FILE] FILE
+                       store FILE as a new snapshot (admin: root or the admin group).
+                       Topologies: ibnetdiscover, opareport-xml, opareport-links;
+                       forwarding tables over the current topology: lft (ibroute,
+                       dump_fts, dump_lfts.sh), opensm-lfts (opensm-lfts.dump);
+                       ibtracert: traces checked against the current routes
   hosts                list hosts with their HCAs and attachment switches
   cost HOST_A HOST_B   hops, bottleneck rate and modelled latency between two hosts
   row HOST [--hosts H1,H2,...]
@@ -40,6 +45,8 @@ commands:
   path HOST_A HOST_B   the path between two hosts, switch by switch, with ports
   snapshot             the snapshot being served
   snapshots            all stored snapshots, newest first
+  diff SNAP_A [SNAP_B] links added, removed or degraded, hosts moved and routes changed
+                       from SNAP_A to SNAP_B (default: the current snapshot)
   health               the daemon's gRPC health status
   plan --hostfile FILE --collective C --size BYTES [--algorithm A|auto]
        [--map-by core|node | --ranks FILE] [--np N] [--root R] [--radix K]
@@ -112,6 +119,7 @@ class Ctl {
   int Snapshot();
   int Snapshots();
   int Health();
+  int Diff(const std::vector<std::string>& args);
   int PlanJob(const std::vector<std::string>& args);
   void PrintSnapshots(const std::vector<const v1::SnapshotInfo*>& list);
   void SnapshotJson(JsonWriter& w, const v1::SnapshotInfo& s);
@@ -170,6 +178,7 @@ int Ctl::Run(const std::string& cmd, const std::vector<std::string>& args) {
   if (cmd == "snapshots") return Expect(args.empty(), "snapshots takes no arguments"), Snapshots();
   if (cmd == "health") return Health();
   if (cmd == "plan") return PlanJob(args);
+  if (cmd == "diff") return Diff(args);
   throw UsageError("unknown command '" + cmd + "'");
 }
 
@@ -188,13 +197,19 @@ int Ctl::Ingest(const std::vector<std::string>& args) {
     }
   }
   Expect(!file.empty(), "ingest: FILE is required");
-  Expect(!format.empty(), "ingest: --format is required (ibnetdiscover)");
+  Expect(!format.empty(), "ingest: --format is required (" +
+                              collectors::SupportedInputFormats() + ")");
   v1::IngestRequest req;
-  if (format == "ibnetdiscover") {
-    req.set_format(v1::IBNETDISCOVER);
-  } else {
-    throw UsageError("ingest: unknown format '" + format + "' (supported: ibnetdiscover)");
+  auto known = collectors::ParseInputFormat(format);
+  if (!known.ok()) throw UsageError("ingest: " + std::string(known.status().message()));
+  // Wire names are the CLI names upper-cased with '_' for '-'.
+  std::string wire = format;
+  for (char& c : wire) c = c == '-' ? '_' : static_cast<char>(std::toupper(c));
+  v1::InputFormat wire_format;
+  if (!v1::InputFormat_Parse(wire, &wire_format)) {
+    throw UsageError("ingest: format '" + format + "' has no wire name");
   }
+  req.set_format(wire_format);
   std::string error;
   std::string content = ReadFileOr(file, &error);
   if (!error.empty()) return err_ << "toporrctl: " << error << "\n", 1;
@@ -210,19 +225,37 @@ int Ctl::Ingest(const std::vector<std::string>& args) {
   grpc::Status s = admin_->Ingest(&ctx, req, &resp);
   if (!s.ok()) return Fail(s);
   for (const auto& w : resp.warnings()) err_ << "toporrctl: warning: " << w << "\n";
+  if (req.format() == v1::IBTRACERT && resp.trace_disagreements() > 0 && !opts_.json) {
+    // Disagreements are findings, not failures of the command; the exit code says so.
+    out_ << resp.trace_disagreements() << " of " << resp.traces_checked()
+         << " traces disagree with the forwarding tables (details above)\n";
+    return 3;
+  }
   const v1::SnapshotInfo& snap = resp.snapshot();
+  const bool traces = req.format() == v1::IBTRACERT;
   if (opts_.json) {
     JsonWriter w(&out_);
     w.BeginObject();
     w.Field("created", resp.created());
+    if (traces) {
+      w.Field("traces_checked", resp.traces_checked());
+      w.Field("trace_disagreements", resp.trace_disagreements());
+    }
     w.Key("snapshot");
     SnapshotJson(w, snap);
     w.EndObject();
     out_ << "\n";
+  } else if (traces) {
+    out_ << resp.traces_checked() << " traces checked against the forwarding tables of snapshot "
+         << snap.id() << ": " << resp.trace_disagreements() << " disagree\n";
   } else if (resp.created()) {
     out_ << "snapshot " << snap.id() << " created from " << snap.source_name() << ": "
          << snap.num_hosts() << " hosts, " << snap.num_switches() << " switches, "
-         << snap.num_cas() << " CAs, " << snap.num_links() << " links\n";
+         << snap.num_cas() << " CAs, " << snap.num_links() << " links";
+    if (snap.num_forwarding_tables() > 0) {
+      out_ << ", forwarding tables of " << snap.num_forwarding_tables() << " switches";
+    }
+    out_ << "\n";
   } else {
     out_ << "unchanged: " << snap.source_name() << " has the same content as snapshot "
          << snap.id() << "; no new snapshot\n";
@@ -499,6 +532,7 @@ void Ctl::SnapshotJson(JsonWriter& w, const v1::SnapshotInfo& s) {
   w.Field("hosts", s.num_hosts());
   w.Field("anonymous_endpoints", s.num_anonymous());
   w.Field("current", s.current());
+  w.Field("forwarding_tables", s.num_forwarding_tables());
   w.EndObject();
 }
 
@@ -513,13 +547,15 @@ void Ctl::PrintSnapshots(const std::vector<const v1::SnapshotInfo*>& list) {
   }
   out_ << std::left << std::setw(6) << "ID" << std::setw(22) << "CREATED" << std::setw(16)
        << "SOURCE" << std::setw(34) << "NAME" << std::setw(7) << "HOSTS" << std::setw(9)
-       << "SWITCHES" << std::setw(7) << "LINKS" << "HASH\n";
+       << "SWITCHES" << std::setw(7) << "LINKS" << std::setw(8) << "ROUTES" << "HASH\n";
   for (const auto* s : list) {
     out_ << std::setw(6) << (std::to_string(s->id()) + (s->current() ? "*" : ""))
          << std::setw(22) << FormatTime(s->created_unix_ms()) << std::setw(16)
          << s->source_kind() << std::setw(34) << s->source_name() << std::setw(7)
          << s->num_hosts() << std::setw(9) << s->num_switches() << std::setw(7)
-         << s->num_links() << s->content_hash().substr(0, 12) << "\n";
+         << s->num_links() << std::setw(8)
+         << (s->num_forwarding_tables() > 0 ? "lft" : "-") << s->content_hash().substr(0, 12)
+         << "\n";
   }
 }
 
@@ -563,6 +599,49 @@ int Ctl::Health() {
     out_ << grpc::health::v1::HealthCheckResponse::ServingStatus_Name(resp.status()) << "\n";
   }
   return serving ? 0 : 1;
+}
+
+int Ctl::Diff(const std::vector<std::string>& args) {
+  Expect(args.size() == 1 || args.size() == 2, "diff takes SNAP_A [SNAP_B]");
+  v1::GetDiffRequest req;
+  auto id = [&](const std::string& v) -> int64_t {
+    char* end = nullptr;
+    long long n = std::strtoll(v.c_str(), &end, 10);
+    Expect(end && *end == '\0' && n > 0, "diff: snapshot ids are positive numbers");
+    return n;
+  };
+  req.set_from_snapshot(id(args[0]));
+  if (args.size() == 2) req.set_to_snapshot(id(args[1]));
+  v1::GetDiffResponse resp;
+  grpc::ClientContext ctx;
+  Context(&ctx, 30);
+  grpc::Status s = admin_->GetDiff(&ctx, req, &resp);
+  if (!s.ok()) return Fail(s);
+  if (opts_.json) {
+    JsonWriter w(&out_);
+    w.BeginObject();
+    w.Field("from_snapshot", resp.from_snapshot());
+    w.Field("to_snapshot", resp.to_snapshot());
+    w.Field("identical", resp.identical());
+    w.Field("links_added", resp.links_added());
+    w.Field("links_removed", resp.links_removed());
+    w.Field("links_degraded", resp.links_degraded());
+    w.Field("links_upgraded", resp.links_upgraded());
+    w.Field("hosts_moved", resp.hosts_moved());
+    w.Field("hosts_added", resp.hosts_added());
+    w.Field("hosts_removed", resp.hosts_removed());
+    w.Field("routes_compared", resp.routes_compared());
+    w.Field("switches_with_route_changes", resp.switches_with_route_changes());
+    w.Field("route_entries_changed", resp.route_entries_changed());
+    w.Field("host_pairs_changed", resp.host_pairs_changed());
+    w.Field("report", resp.report());
+    w.EndObject();
+    out_ << "\n";
+    return 0;
+  }
+  out_ << resp.report();
+  if (!resp.report().empty() && resp.report().back() != '\n') out_ << "\n";
+  return 0;
 }
 
 int Ctl::PlanJob(const std::vector<std::string>& args) {

@@ -1,25 +1,60 @@
 #include "collectors/fabric_input.h"
 
 #include "collectors/ibnetdiscover.h"
+#include "collectors/opa_links.h"
+#include "collectors/opa_topology_xml.h"
 #include "common/status_macros.h"
 
 namespace toporr::collectors {
+namespace {
+
+struct FormatInfo {
+  InputFormat format;
+  const char* name;
+  InputKind kind;
+};
+
+constexpr FormatInfo kFormats[] = {
+    {InputFormat::kIbnetdiscover, "ibnetdiscover", InputKind::kTopology},
+    {InputFormat::kOpareportXml, "opareport-xml", InputKind::kTopology},
+    {InputFormat::kOpareportLinks, "opareport-links", InputKind::kTopology},
+    {InputFormat::kLft, "lft", InputKind::kForwardingTables},
+    {InputFormat::kOpensmLfts, "opensm-lfts", InputKind::kForwardingTables},
+    {InputFormat::kIbtracert, "ibtracert", InputKind::kTraces},
+};
+
+const FormatInfo& Info(InputFormat format) {
+  for (const auto& f : kFormats)
+    if (f.format == format) return f;
+  return kFormats[0];
+}
+
+}  // namespace
+
+std::string SupportedInputFormats() {
+  std::string out;
+  for (const auto& f : kFormats) {
+    if (!out.empty()) out += ", ";
+    out += f.name;
+  }
+  return out;
+}
 
 absl::StatusOr<InputFormat> ParseInputFormat(std::string_view name) {
-  if (name == "ibnetdiscover") return InputFormat::kIbnetdiscover;
+  for (const auto& f : kFormats)
+    if (name == f.name) return f.format;
   return absl::InvalidArgumentError("unknown input format '" + std::string(name) +
-                                    "' (supported: ibnetdiscover)");
+                                    "' (supported: " + SupportedInputFormats() + ")");
 }
 
-const char* InputFormatName(InputFormat format) {
-  switch (format) {
-    case InputFormat::kIbnetdiscover: return "ibnetdiscover";
-  }
-  return "unknown";
-}
+const char* InputFormatName(InputFormat format) { return Info(format).name; }
+
+InputKind KindOf(InputFormat format) { return Info(format).kind; }
 
 absl::StatusOr<Fabric> ParseFabricInput(const FabricInput& input) {
   Fabric fabric;
+  OpaOptions opa;
+  opa.file_name = input.source_name;
   switch (input.format) {
     case InputFormat::kIbnetdiscover: {
       IbnetdiscoverOptions opts;
@@ -27,6 +62,17 @@ absl::StatusOr<Fabric> ParseFabricInput(const FabricInput& input) {
       ASSIGN_OR_RETURN(fabric, ParseIbnetdiscover(input.content, opts));
       break;
     }
+    case InputFormat::kOpareportXml: {
+      ASSIGN_OR_RETURN(fabric, ParseOpaTopologyXml(input.content, opa));
+      break;
+    }
+    case InputFormat::kOpareportLinks: {
+      ASSIGN_OR_RETURN(fabric, ParseOpaLinks(input.content, opa));
+      break;
+    }
+    default:
+      return absl::InvalidArgumentError(std::string(InputFormatName(input.format)) +
+                                        " describes routes, not a topology");
   }
   std::unordered_map<uint64_t, std::string> guid_map;
   if (!input.host_map.empty()) {
@@ -34,6 +80,25 @@ absl::StatusOr<Fabric> ParseFabricInput(const FabricInput& input) {
   }
   RETURN_IF_ERROR(AssignHosts(input.host_rule, guid_map, &fabric));
   return fabric;
+}
+
+absl::StatusOr<ForwardingTables> ParseForwardingTablesInput(InputFormat format,
+                                                            const std::string& source_name,
+                                                            std::string_view content) {
+  if (KindOf(format) != InputKind::kForwardingTables) {
+    return absl::InvalidArgumentError(std::string(InputFormatName(format)) +
+                                      " is not a forwarding-table format");
+  }
+  ForwardingTablesOptions opts;
+  opts.file_name = source_name;
+  return ParseForwardingTables(content, opts);
+}
+
+absl::StatusOr<std::vector<Trace>> ParseTracesInput(const std::string& source_name,
+                                                    std::string_view content) {
+  IbtracertOptions opts;
+  opts.file_name = source_name;
+  return ParseIbtracert(content, opts);
 }
 
 }  // namespace toporr::collectors

@@ -1,18 +1,30 @@
 #include "daemon/fabric_state.h"
 
+#include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "mapping/lft_host_costs.h"
 
 namespace toporr::daemon {
 
-absl::StatusOr<std::shared_ptr<const Serving>> FabricState::MakeServing(
-    const db::SnapshotInfo& info, collectors::Fabric fabric,
-    const mapping::CostModelOptions& cost_model) {
-  auto serving = std::make_shared<Serving>();
-  serving->info = info;
-  serving->fabric = std::move(fabric);
-  ASSIGN_OR_RETURN(serving->costs, mapping::HostCosts::Create(serving->fabric, cost_model));
-  return std::shared_ptr<const Serving>(std::move(serving));
+absl::StatusOr<std::unique_ptr<mapping::PairCosts>> BuildPairCosts(
+    const collectors::Fabric& fabric, std::optional<collectors::ForwardingTables> tables,
+    const mapping::CostModelOptions& model) {
+  if (tables.has_value()) {
+    ASSIGN_OR_RETURN(auto lft, mapping::LftHostCosts::Create(fabric, std::move(*tables), model));
+    return std::unique_ptr<mapping::PairCosts>(std::move(lft));
+  }
+  ASSIGN_OR_RETURN(auto graph, mapping::HostCosts::Create(fabric, model));
+  return std::unique_ptr<mapping::PairCosts>(std::move(graph));
 }
+
+namespace {
+
+const collectors::ForwardingTables* TablesOf(const mapping::PairCosts& costs) {
+  if (costs.route_kind() != mapping::PairCosts::RouteKind::kForwardingTables) return nullptr;
+  return &static_cast<const mapping::LftHostCosts&>(costs).routes().tables();
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<FabricState>> FabricState::Create(FabricStateOptions options) {
   std::unique_ptr<FabricState> state(new FabricState(options));
@@ -20,8 +32,13 @@ absl::StatusOr<std::unique_ptr<FabricState>> FabricState::Create(FabricStateOpti
   ASSIGN_OR_RETURN(state->store_, db::Store::Open(options.store));
   ASSIGN_OR_RETURN(std::optional<db::SnapshotInfo> current, state->store_->Current());
   if (current.has_value()) {
-    ASSIGN_OR_RETURN(collectors::Fabric fabric, state->store_->LoadFabric(current->id));
-    ASSIGN_OR_RETURN(auto serving, MakeServing(*current, std::move(fabric), options.cost_model));
+    auto serving = std::make_shared<Serving>();
+    serving->info = *current;
+    ASSIGN_OR_RETURN(serving->fabric, state->store_->LoadFabric(current->id));
+    ASSIGN_OR_RETURN(auto tables, state->store_->LoadForwardingTables(current->id));
+    ASSIGN_OR_RETURN(serving->costs,
+                     BuildPairCosts(serving->fabric, std::move(tables), options.cost_model));
+    serving->tables = TablesOf(*serving->costs);
     std::lock_guard<std::mutex> c(state->current_mu_);
     state->current_ = std::move(serving);
   }
@@ -33,10 +50,68 @@ std::shared_ptr<const Serving> FabricState::Current() const {
   return current_;
 }
 
+absl::StatusOr<IngestOutcome> FabricState::StoreAndServe(
+    collectors::Fabric fabric, std::optional<collectors::ForwardingTables> tables,
+    const std::string& source_kind, const std::string& source_name,
+    std::vector<std::string> warnings) {
+  IngestOutcome outcome;
+  outcome.warnings = std::move(warnings);
+  if (fabric.hosts.empty()) {
+    outcome.warnings.push_back(source_name +
+                               ": no hosts derived from CA descriptions (all CAs anonymous); "
+                               "provide a GUID -> host map");
+  }
+  // Costs are built before the commit so that a fabric we cannot serve is never stored.
+  ASSIGN_OR_RETURN(auto costs, BuildPairCosts(fabric, std::move(tables), options_.cost_model));
+  const collectors::ForwardingTables* stored_tables = TablesOf(*costs);
+  ASSIGN_OR_RETURN(db::IngestResult result,
+                   store_->Ingest(fabric, stored_tables, source_kind, source_name));
+  outcome.snapshot = result.snapshot;
+  outcome.created = result.created;
+  std::shared_ptr<const Serving> now = Current();
+  if (result.created || now == nullptr || now->info.id != result.snapshot.id) {
+    auto serving = std::make_shared<Serving>();
+    serving->info = result.snapshot;
+    serving->fabric = std::move(fabric);
+    serving->costs = std::move(costs);
+    serving->tables = stored_tables;
+    std::lock_guard<std::mutex> c(current_mu_);
+    current_ = std::move(serving);
+  }
+  return outcome;
+}
+
 absl::StatusOr<IngestOutcome> FabricState::Ingest(InputFormat format,
                                                   const std::string& source_name,
                                                   const std::string& content,
                                                   const std::string& host_map) {
+  switch (collectors::KindOf(format)) {
+    case collectors::InputKind::kTraces:
+      return CheckTraces(source_name, content);
+    case collectors::InputKind::kForwardingTables: {
+      ASSIGN_OR_RETURN(collectors::ForwardingTables tables,
+                       collectors::ParseForwardingTablesInput(format, source_name, content));
+      std::lock_guard<std::mutex> l(ingest_mu_);
+      std::shared_ptr<const Serving> now = Current();
+      if (now == nullptr) {
+        return absl::FailedPreconditionError(
+            source_name + ": forwarding tables need a topology first; ingest an "
+                          "ibnetdiscover (or opareport) dump of the same fabric");
+      }
+      collectors::Fabric fabric = now->fabric;
+      absl::StatusOr<IngestOutcome> out =
+          StoreAndServe(std::move(fabric), std::move(tables), collectors::InputFormatName(format),
+                        source_name, {});
+      if (!out.ok()) {
+        return absl::Status(out.status().code(),
+                            absl::StrCat(source_name, ": does not fit snapshot ", now->info.id,
+                                         ": ", out.status().message()));
+      }
+      return out;
+    }
+    case collectors::InputKind::kTopology:
+      break;
+  }
   const bool own_map = !host_map.empty();
   collectors::FabricInput input;
   input.format = format;
@@ -46,27 +121,56 @@ absl::StatusOr<IngestOutcome> FabricState::Ingest(InputFormat format,
   input.host_map = own_map ? host_map : options_.default_host_map;
   input.host_map_name = own_map ? "request host map" : options_.default_host_map_name;
   ASSIGN_OR_RETURN(collectors::Fabric fabric, collectors::ParseFabricInput(input));
-  IngestOutcome outcome;
-  if (fabric.hosts.empty()) {
-    outcome.warnings.push_back(source_name +
-                               ": no hosts derived from CA descriptions (all CAs anonymous); "
-                               "provide a GUID -> host map");
-  }
+  return IngestFabric(std::move(fabric), nullptr, collectors::InputFormatName(format),
+                      source_name);
+}
+
+absl::StatusOr<IngestOutcome> FabricState::IngestFabric(
+    collectors::Fabric fabric, const collectors::ForwardingTables* tables,
+    const std::string& source_kind, const std::string& source_name) {
   std::lock_guard<std::mutex> l(ingest_mu_);
-  // Costs are built before the commit so that a fabric we cannot serve is never stored.
-  ASSIGN_OR_RETURN(auto costs, mapping::HostCosts::Create(fabric, options_.cost_model));
-  ASSIGN_OR_RETURN(db::IngestResult result,
-                   store_->Ingest(fabric, collectors::InputFormatName(format), source_name));
-  outcome.snapshot = result.snapshot;
-  outcome.created = result.created;
+  std::vector<std::string> warnings;
+  std::optional<collectors::ForwardingTables> routes;
+  if (tables != nullptr) {
+    routes = *tables;
+  } else if (std::shared_ptr<const Serving> now = Current(); now && now->tables) {
+    // Keep the current routes when they still describe this fabric (e.g. a re-discovery
+    // that found the same LIDs); a changed fabric needs a fresh LFT dump.
+    absl::Status fits = BuildPairCosts(fabric, *now->tables, options_.cost_model).status();
+    if (fits.ok()) {
+      routes = *now->tables;
+    } else {
+      warnings.push_back(absl::StrCat("forwarding tables of snapshot ", now->info.id,
+                                      " do not fit the new fabric (", fits.message(),
+                                      "); costs fall back to shortest paths until a new LFT "
+                                      "dump is ingested"));
+    }
+  }
+  return StoreAndServe(std::move(fabric), std::move(routes), source_kind, source_name,
+                       std::move(warnings));
+}
+
+absl::StatusOr<IngestOutcome> FabricState::CheckTraces(const std::string& source_name,
+                                                       const std::string& content) {
+  ASSIGN_OR_RETURN(std::vector<collectors::Trace> traces,
+                   collectors::ParseTracesInput(source_name, content));
   std::shared_ptr<const Serving> now = Current();
-  if (result.created || now == nullptr || now->info.id != result.snapshot.id) {
-    auto serving = std::make_shared<Serving>();
-    serving->info = result.snapshot;
-    serving->fabric = std::move(fabric);
-    serving->costs = std::move(costs);
-    std::lock_guard<std::mutex> c(current_mu_);
-    current_ = std::move(serving);
+  if (now == nullptr || now->tables == nullptr) {
+    return absl::FailedPreconditionError(
+        source_name + ": traces are checked against forwarding tables; ingest an LFT dump "
+                      "(--format lft or opensm-lfts) first");
+  }
+  const auto& lft = static_cast<const mapping::LftHostCosts&>(*now->costs);
+  IngestOutcome outcome;
+  outcome.snapshot = now->info;
+  for (const collectors::Trace& trace : traces) {
+    ++outcome.traces_checked;
+    std::vector<std::string> diffs = mapping::CompareTrace(lft.routes(), trace);
+    if (diffs.empty()) continue;
+    ++outcome.trace_disagreements;
+    for (const std::string& d : diffs) {
+      outcome.warnings.push_back(absl::StrCat(source_name, ":", trace.line, ": ", d));
+    }
   }
   return outcome;
 }
@@ -74,6 +178,14 @@ absl::StatusOr<IngestOutcome> FabricState::Ingest(InputFormat format,
 absl::StatusOr<std::vector<db::SnapshotInfo>> FabricState::ListSnapshots() {
   std::lock_guard<std::mutex> l(ingest_mu_);
   return store_->ListSnapshots();
+}
+
+absl::StatusOr<std::pair<collectors::Fabric, std::optional<collectors::ForwardingTables>>>
+FabricState::LoadSnapshot(int64_t id) {
+  std::lock_guard<std::mutex> l(ingest_mu_);
+  ASSIGN_OR_RETURN(collectors::Fabric fabric, store_->LoadFabric(id));
+  ASSIGN_OR_RETURN(auto tables, store_->LoadForwardingTables(id));
+  return std::make_pair(std::move(fabric), std::move(tables));
 }
 
 }  // namespace toporr::daemon

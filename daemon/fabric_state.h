@@ -2,14 +2,22 @@
 //
 // Reads never touch SQLite: they take a shared_ptr to the immutable current `Serving`
 // value, so a concurrent ingest never exposes half a snapshot. An ingest parses the input,
-// derives hosts, writes a complete snapshot to the store in one transaction, builds the
-// cost tables, and only then swaps the new value in. Any failure leaves the current
-// snapshot untouched. Thread-safe; ingests are serialised.
+// writes a complete snapshot to the store in one transaction, builds the cost tables, and
+// only then swaps the new value in. Any failure leaves the current snapshot untouched.
+// Thread-safe; ingests are serialised.
+//
+// What an ingest does depends on the kind of input (collectors/fabric_input.h):
+//   - topology: a new fabric. The current forwarding tables are kept when they still fit
+//     it (same LIDs, routes without dead ends), else dropped with a warning.
+//   - forwarding tables: routes over the current fabric; a new snapshot.
+//   - traces (ibtracert): checked hop by hop against the current routes; disagreements are
+//     returned as warnings and no snapshot is made.
 #ifndef TOPORR_DAEMON_FABRIC_STATE_H_
 #define TOPORR_DAEMON_FABRIC_STATE_H_
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,17 +25,20 @@
 #include "absl/status/statusor.h"
 #include "collectors/fabric.h"
 #include "collectors/fabric_input.h"
+#include "collectors/forwarding_tables.h"
 #include "collectors/hosts.h"
 #include "db/store.h"
 #include "mapping/host_costs.h"
 
 namespace toporr::daemon {
 
-// One snapshot as served: metadata, the fabric and its precomputed host costs.
+// One snapshot as served: metadata, the fabric and its host-pair costs (along forwarding
+// tables when the snapshot has them, else widest-shortest paths).
 struct Serving {
   db::SnapshotInfo info;
   collectors::Fabric fabric;
-  std::unique_ptr<mapping::HostCosts> costs;
+  std::unique_ptr<mapping::PairCosts> costs;
+  const collectors::ForwardingTables* tables = nullptr;  // owned by `costs`; null: none
 };
 
 using collectors::InputFormat;
@@ -36,6 +47,8 @@ struct IngestOutcome {
   db::SnapshotInfo snapshot;
   bool created = false;
   std::vector<std::string> warnings;
+  int traces_checked = 0;       // ibtracert input only
+  int trace_disagreements = 0;  // traces whose route differs from the LFT walk
 };
 
 struct FabricStateOptions {
@@ -59,13 +72,29 @@ class FabricState {
                                        const std::string& content,
                                        const std::string& host_map);
 
+  // A fabric (and optional routes) obtained elsewhere, e.g. by live discovery.
+  absl::StatusOr<IngestOutcome> IngestFabric(collectors::Fabric fabric,
+                                             const collectors::ForwardingTables* tables,
+                                             const std::string& source_kind,
+                                             const std::string& source_name);
+
   absl::StatusOr<std::vector<db::SnapshotInfo>> ListSnapshots();
+
+  // A stored snapshot's fabric and routes (for diffs), from SQLite.
+  absl::StatusOr<std::pair<collectors::Fabric, std::optional<collectors::ForwardingTables>>>
+  LoadSnapshot(int64_t id);
 
  private:
   explicit FabricState(FabricStateOptions options) : options_(std::move(options)) {}
-  static absl::StatusOr<std::shared_ptr<const Serving>> MakeServing(
-      const db::SnapshotInfo& info, collectors::Fabric fabric,
-      const mapping::CostModelOptions& cost_model);
+  // Builds the costs for (fabric, tables) and, unless `info` is already stored, stores it.
+  absl::StatusOr<IngestOutcome> StoreAndServe(collectors::Fabric fabric,
+                                              std::optional<collectors::ForwardingTables> tables,
+                                              const std::string& source_kind,
+                                              const std::string& source_name,
+                                              std::vector<std::string> warnings)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(ingest_mu_);
+  absl::StatusOr<IngestOutcome> CheckTraces(const std::string& source_name,
+                                            const std::string& content);
 
   const FabricStateOptions options_;
   std::mutex ingest_mu_;  // serialises ingests (and store access)
@@ -73,6 +102,11 @@ class FabricState {
   mutable std::mutex current_mu_;
   std::shared_ptr<const Serving> current_ ABSL_GUARDED_BY(current_mu_);
 };
+
+// Host-pair costs for a fabric: along `tables` when given, else widest-shortest paths.
+absl::StatusOr<std::unique_ptr<mapping::PairCosts>> BuildPairCosts(
+    const collectors::Fabric& fabric, std::optional<collectors::ForwardingTables> tables,
+    const mapping::CostModelOptions& model);
 
 }  // namespace toporr::daemon
 

@@ -1,9 +1,11 @@
 #include "daemon/grpc_services.h"
 
+#include <algorithm>
 #include <unordered_set>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "collectors/fabric_diff.h"
 #include "daemon/grpc_status.h"
 #include "mapping/quantized_costs.h"
 
@@ -82,6 +84,22 @@ void HcaToProto(const collectors::Fabric& f, int ca, v1::Hca* out) {
   }
 }
 
+v1::RouteKind RouteKindOf(const Serving& s) {
+  return s.costs->route_kind() == mapping::PairCosts::RouteKind::kForwardingTables
+             ? v1::FORWARDING_TABLES
+             : v1::SHORTEST_PATH;
+}
+
+// The wire enum and the collectors' formats, one to one.
+constexpr std::pair<v1::InputFormat, collectors::InputFormat> kFormats[] = {
+    {v1::IBNETDISCOVER, collectors::InputFormat::kIbnetdiscover},
+    {v1::OPAREPORT_XML, collectors::InputFormat::kOpareportXml},
+    {v1::OPAREPORT_LINKS, collectors::InputFormat::kOpareportLinks},
+    {v1::LFT, collectors::InputFormat::kLft},
+    {v1::OPENSM_LFTS, collectors::InputFormat::kOpensmLfts},
+    {v1::IBTRACERT, collectors::InputFormat::kIbtracert},
+};
+
 constexpr int kMaxMatrixHosts = 4096;  // 16M pairs, ~150 MB on the wire
 
 }  // namespace
@@ -100,6 +118,7 @@ void ToProto(const db::SnapshotInfo& info, bool current, v1::SnapshotInfo* out) 
   out->set_num_hosts(info.num_hosts);
   out->set_num_anonymous(info.num_anonymous);
   out->set_current(current);
+  out->set_num_forwarding_tables(info.num_forwarding_tables);
 }
 
 grpc::Status TopologyService::GetSnapshot(grpc::ServerContext*, const v1::GetSnapshotRequest*,
@@ -147,7 +166,7 @@ grpc::Status TopologyService::GetCostRow(grpc::ServerContext*, const v1::GetCost
     }
     resp->set_snapshot_id(s.info.id);
     resp->set_host(req->host());
-    resp->set_route_kind(v1::SHORTEST_PATH);
+    resp->set_route_kind(RouteKindOf(s));
     v1::CostArrays* costs = resp->mutable_costs();
     costs->mutable_hops()->Reserve(cols.size());
     costs->mutable_bottleneck_gbps()->Reserve(cols.size());
@@ -178,7 +197,7 @@ grpc::Status TopologyService::GetCostMatrix(grpc::ServerContext*,
     std::vector<mapping::HostPairCost> matrix;
     s.costs->Matrix(hosts, &matrix);
     resp->set_snapshot_id(s.info.id);
-    resp->set_route_kind(v1::SHORTEST_PATH);
+    resp->set_route_kind(RouteKindOf(s));
     *resp->mutable_hosts() = req->hosts();
     v1::CostArrays* costs = resp->mutable_costs();
     costs->mutable_hops()->Reserve(matrix.size());
@@ -223,7 +242,7 @@ grpc::Status TopologyService::GetQuantizedCostMatrix(
     *resp->mutable_hosts() = req->hosts();
     resp->set_ns_per_unit(ns_per_unit);
     resp->set_reference_bytes(ref);
-    resp->set_route_kind(v1::SHORTEST_PATH);
+    resp->set_route_kind(RouteKindOf(s));
     return absl::OkStatus();
   };
   return ToGrpcStatus(run());
@@ -243,7 +262,7 @@ grpc::Status TopologyService::GetPath(grpc::ServerContext*, const v1::GetPathReq
     ASSIGN_OR_RETURN(std::vector<int> ends, ResolveHosts(s, names, /*allow_duplicates=*/true));
     ASSIGN_OR_RETURN(mapping::HostPath path, s.costs->Path(ends[0], ends[1]));
     resp->set_snapshot_id(s.info.id);
-    resp->set_route_kind(v1::SHORTEST_PATH);
+    resp->set_route_kind(RouteKindOf(s));
     ToProto(path.cost, resp->mutable_cost());
     for (const mapping::PathHop& hop : path.hops) {
       const collectors::Node& n = s.fabric.nodes[hop.node];
@@ -269,16 +288,14 @@ grpc::Status AdminService::Ingest(grpc::ServerContext*, const v1::IngestRequest*
                                   v1::IngestResponse* resp) {
   auto run = [&]() -> absl::Status {
     if (!privileged_) return absl::PermissionDeniedError(denial_reason_);
-    InputFormat format;
-    switch (req->format()) {
-      case v1::IBNETDISCOVER:
-        format = InputFormat::kIbnetdiscover;
-        break;
-      default:
-        return absl::InvalidArgumentError(
-            absl::StrCat("unsupported input format ", v1::InputFormat_Name(req->format()),
-                         " (supported: IBNETDISCOVER)"));
+    const auto* known = std::find_if(std::begin(kFormats), std::end(kFormats),
+                                     [&](const auto& f) { return f.first == req->format(); });
+    if (known == std::end(kFormats)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unsupported input format ", v1::InputFormat_Name(req->format()), " (supported: ",
+          collectors::SupportedInputFormats(), ")"));
     }
+    const InputFormat format = known->second;
     if (req->source_name().empty()) return absl::InvalidArgumentError("source_name is required");
     if (req->content().empty()) {
       return absl::InvalidArgumentError(req->source_name() + ": file is empty");
@@ -294,6 +311,8 @@ grpc::Status AdminService::Ingest(grpc::ServerContext*, const v1::IngestRequest*
     ToProto(outcome.snapshot, true, resp->mutable_snapshot());
     resp->set_created(outcome.created);
     for (auto& w : outcome.warnings) resp->add_warnings(w);
+    resp->set_traces_checked(outcome.traces_checked);
+    resp->set_trace_disagreements(outcome.trace_disagreements);
     return absl::OkStatus();
   };
   return ToGrpcStatus(run());
@@ -308,6 +327,47 @@ grpc::Status AdminService::ListSnapshots(grpc::ServerContext*, const v1::ListSna
     for (const auto& info : list) {
       ToProto(info, current != nullptr && current->info.id == info.id, resp->add_snapshots());
     }
+    return absl::OkStatus();
+  };
+  return ToGrpcStatus(run());
+}
+
+grpc::Status AdminService::GetDiff(grpc::ServerContext*, const v1::GetDiffRequest* req,
+                                   v1::GetDiffResponse* resp) {
+  auto run = [&]() -> absl::Status {
+    int64_t to = req->to_snapshot();
+    if (to == 0) {
+      ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
+      to = current->info.id;
+    }
+    if (req->from_snapshot() <= 0 || to <= 0) {
+      return absl::InvalidArgumentError("from_snapshot must be a snapshot id (see snapshots)");
+    }
+    ASSIGN_OR_RETURN(auto a, state_->LoadSnapshot(req->from_snapshot()));
+    ASSIGN_OR_RETURN(auto b, state_->LoadSnapshot(to));
+    const collectors::FabricDiff diff =
+        collectors::DiffFabrics(a.first, a.second ? &*a.second : nullptr, b.first,
+                                b.second ? &*b.second : nullptr);
+    collectors::DiffFormatOptions fmt;
+    fmt.label_a = absl::StrCat("snapshot ", req->from_snapshot());
+    fmt.label_b = absl::StrCat("snapshot ", to);
+    resp->set_from_snapshot(req->from_snapshot());
+    resp->set_to_snapshot(to);
+    resp->set_identical(diff.empty());
+    resp->set_links_added(diff.links_added.size());
+    resp->set_links_removed(diff.links_removed.size());
+    resp->set_links_degraded(diff.links_degraded.size());
+    resp->set_links_upgraded(diff.links_upgraded.size());
+    resp->set_hosts_moved(diff.hosts_moved.size());
+    resp->set_hosts_added(diff.hosts_added.size());
+    resp->set_hosts_removed(diff.hosts_removed.size());
+    resp->set_routes_compared(diff.routes_compared);
+    resp->set_switches_with_route_changes(diff.route_changes.size());
+    int64_t entries = 0;
+    for (const auto& c : diff.route_changes) entries += c.entries_changed;
+    resp->set_route_entries_changed(entries);
+    resp->set_host_pairs_changed(diff.host_pairs_changed);
+    resp->set_report(collectors::FormatFabricDiff(diff, fmt));
     return absl::OkStatus();
   };
   return ToGrpcStatus(run());

@@ -49,6 +49,8 @@ class AdminService final : public toporr::v1::Admin::Service {
                       v1::IngestResponse*) override;
   grpc::Status ListSnapshots(grpc::ServerContext*, const v1::ListSnapshotsRequest*,
                              v1::ListSnapshotsResponse*) override;
+  grpc::Status GetDiff(grpc::ServerContext*, const v1::GetDiffRequest*,
+                       v1::GetDiffResponse*) override;
 
  private:
   FabricState* state_;
