@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "common/text_scan.h"
 #include "mapping/distance.h"
 #include "mapping/predict.h"
 #include "mapping/reorder.h"
@@ -14,28 +15,14 @@
 namespace toporr::client {
 namespace {
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
-
 // Calls fn(line_no, trimmed line without comment) for each non-empty line.
 template <typename Fn>
 absl::Status ForEachLine(std::string_view text, Fn fn) {
-  int line_no = 0;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string_view::npos) nl = text.size();
-    std::string_view line = text.substr(pos, nl - pos);
-    pos = nl + 1;
-    ++line_no;
+  LineScanner lines(text);
+  for (std::string_view line; lines.Next(&line);) {
     if (size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
     line = Trim(line);
-    if (!line.empty()) RETURN_IF_ERROR(fn(line_no, line));
+    if (!line.empty()) RETURN_IF_ERROR(fn(lines.number(), line));
   }
   return absl::OkStatus();
 }

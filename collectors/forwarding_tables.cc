@@ -1,7 +1,6 @@
 #include "collectors/forwarding_tables.h"
 
 #include <algorithm>
-#include <cstring>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -9,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "common/text_scan.h"
 
 namespace toporr::collectors {
 
@@ -68,51 +68,9 @@ namespace {
 
 using std::string_view;
 
-bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
-
-string_view Trim(string_view s) {
-  while (!s.empty() && IsBlank(s.front())) s.remove_prefix(1);
-  while (!s.empty() && IsBlank(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-bool Consume(string_view& s, string_view lit) {
-  if (s.substr(0, lit.size()) != lit) return false;
-  s.remove_prefix(lit.size());
-  return true;
-}
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// Hex digits (no prefix), at most 16.
-bool ParseHex(string_view& s, uint64_t* v) {
-  size_t i = 0;
-  uint64_t x = 0;
-  for (int d; i < s.size() && i < 17 && (d = HexValue(s[i])) >= 0; ++i) x = (x << 4) | d;
-  if (i == 0 || i > 16) return false;
-  *v = x;
-  s.remove_prefix(i);
-  return true;
-}
-
-bool ParseDec(string_view& s, uint64_t* v) {
-  size_t i = 0;
-  uint64_t x = 0;
-  for (; i < s.size() && i < 19 && s[i] >= '0' && s[i] <= '9'; ++i) x = x * 10 + (s[i] - '0');
-  if (i == 0 || (i < s.size() && s[i] >= '0' && s[i] <= '9')) return false;
-  *v = x;
-  s.remove_prefix(i);
-  return true;
-}
-
 // "0x1f" (hex) or "31" (decimal).
 bool ParseNumber(string_view& s, uint64_t* v) {
-  return Consume(s, "0x") ? ParseHex(s, v) : ParseDec(s, v);
+  return Consume(s, "0x") ? ConsumeHex(s, v) : ConsumeDecimal(s, v);
 }
 
 // Lines the tools write to stderr that end up in captured dumps (2>&1).
@@ -127,14 +85,9 @@ class Parser {
       : text_(text), file_(options.file_name) {}
 
   absl::StatusOr<ForwardingTables> Run() {
-    size_t pos = 0;
-    while (pos < text_.size()) {
-      const char* begin = text_.data() + pos;
-      const void* nl = std::memchr(begin, '\n', text_.size() - pos);
-      size_t len = nl ? static_cast<const char*>(nl) - begin : text_.size() - pos;
-      string_view line(begin, len);
-      pos += len + 1;
-      ++line_;
+    LineScanner lines(text_);
+    for (string_view line; lines.Next(&line);) {
+      line_ = lines.number();
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       RETURN_IF_ERROR(Line(line));
     }
@@ -183,7 +136,7 @@ class Parser {
       if (t == "Lid  Out   Destination" || t == "Port     Info") return absl::OkStatus();
       uint64_t n;
       string_view s = t;
-      if (ParseDec(s, &n)) return Trailer(n, s);
+      if (ConsumeDecimal(s, &n)) return Trailer(n, s);
       return Error(line_, absl::StrCat("unexpected line in the table of switch 0x",
                                        absl::Hex(guid_, absl::kZeroPad16), ": '",
                                        std::string(t), "'"));
@@ -211,7 +164,7 @@ class Parser {
     string_view address = s.substr(0, g);
     s.remove_prefix(g + 8);
     uint64_t guid;
-    if (!ParseHex(s, &guid) || !Consume(s, " (") || s.size() < 2 ||
+    if (!ConsumeHex(s, &guid) || !Consume(s, " (") || s.size() < 2 ||
         s.substr(s.size() - 2) != "):") {
       return Error(line_, "malformed switch GUID or '(description):' in header");
     }
@@ -220,7 +173,7 @@ class Parser {
       desc = desc.substr(1, desc.size() - 2);
     }
     uint64_t lid = 0;
-    if (Consume(address, "Lid ") && (!ParseDec(address, &lid) || lid > kMaxUnicastLid)) {
+    if (Consume(address, "Lid ") && (!ConsumeDecimal(address, &lid) || lid > kMaxUnicastLid)) {
       return Error(line_, "malformed 'Lid N' switch address in header");
     }
     SwitchForwardingTable* sw = tables_.Add(guid);
@@ -241,11 +194,11 @@ class Parser {
   absl::Status Entry(string_view line) {
     string_view s = line.substr(2);
     uint64_t lid, port;
-    if (!ParseHex(s, &lid) || s.empty() || s[0] != ' ') {
+    if (!ConsumeHex(s, &lid) || s.empty() || s[0] != ' ') {
       return Error(line_, "malformed table entry (expected '0x<lid> <port>')");
     }
     while (!s.empty() && s[0] == ' ') s.remove_prefix(1);
-    if (!ParseDec(s, &port)) return Error(line_, "malformed out port in table entry");
+    if (!ConsumeDecimal(s, &port)) return Error(line_, "malformed out port in table entry");
     if (lid < first_ || lid > last_) {
       return Error(line_, absl::StrCat("LID ", lid, " is outside the header's range [", first_,
                                        "-", last_, "]"));
@@ -288,7 +241,7 @@ class Parser {
     if (g == string_view::npos) return;
     info.remove_prefix(g + 11);
     uint64_t guid;
-    if (!ParseHex(info, &guid)) return;
+    if (!ConsumeHex(info, &guid)) return;
     tables_.NoteLidOwner(static_cast<uint32_t>(lid), guid);
   }
 

@@ -6,20 +6,15 @@
 #include <utility>
 #include <vector>
 
+#include "common/text_scan.h"
+
 namespace toporr::collectors {
 namespace {
 
 using std::string_view;
 
-bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsAlnum(char c) { return IsDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-
-string_view Trim(string_view s) {
-  while (!s.empty() && IsBlank(s.front())) s.remove_prefix(1);
-  while (!s.empty() && IsBlank(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 template <typename Pred>
 bool All(string_view s, Pred pred) {
@@ -129,38 +124,20 @@ absl::StatusOr<std::unordered_map<uint64_t, std::string>> ParseHostMap(string_vi
                                                                        string_view file_name) {
   std::unordered_map<uint64_t, std::string> map;
   std::unordered_map<uint64_t, int> line_of;
-  int line_no = 0;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    if (nl == string_view::npos) nl = text.size();
-    string_view line = text.substr(pos, nl - pos);
-    pos = nl + 1;
-    ++line_no;
+  LineScanner lines(text);
+  for (string_view line; lines.Next(&line);) {
+    const int line_no = lines.number();
     line = Trim(line.substr(0, line.find('#')));
     if (line.empty()) continue;
 
     size_t blank = 0;
     while (blank < line.size() && !IsBlank(line[blank])) ++blank;
-    string_view guid_text = line.substr(0, blank);
+    const string_view guid_text = line.substr(0, blank);
     string_view host = Trim(line.substr(blank));
-    const string_view shown = guid_text;
-    if (guid_text.substr(0, 2) == "0x" || guid_text.substr(0, 2) == "0X") {
-      guid_text.remove_prefix(2);
-    }
     uint64_t guid = 0;
-    bool ok = !guid_text.empty() && guid_text.size() <= 16;
-    for (char c : guid_text) {
-      int v = IsDigit(c)               ? c - '0'
-              : (c >= 'a' && c <= 'f') ? c - 'a' + 10
-              : (c >= 'A' && c <= 'F') ? c - 'A' + 10
-                                       : -1;
-      if (v < 0) ok = false;
-      guid = (guid << 4) | static_cast<uint64_t>(v & 0xf);
-    }
-    if (!ok || guid == 0) {
+    if (!ParseHexU64(guid_text, &guid) || guid == 0) {
       return LineError(file_name, line_no,
-                       "bad GUID '" + std::string(shown) +
+                       "bad GUID '" + std::string(guid_text) +
                            "' (expected up to 16 hex digits, "
                            "e.g. 0x0002c903000e0b10)");
     }

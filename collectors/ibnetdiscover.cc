@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -12,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "common/status_macros.h"
+#include "common/text_scan.h"
 
 namespace toporr::collectors {
 namespace {
@@ -21,7 +21,9 @@ using std::string_view;
 constexpr int kMaxPort = 255;  // IB port numbers are 8-bit
 
 // ---------------------------------------------------------------------------------------
-// Small scanners over a string_view that consume what they accept.
+// Small scanners over a string_view that consume what they accept (numbers, Consume and
+// the line splitter are common/text_scan.h's). Whitespace here also takes \f and \v, which
+// text_scan.h's IsBlank does not: ibnetdiscover input has always been read that way.
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
 
@@ -31,18 +33,12 @@ void SkipSpace(string_view& s) {
   s.remove_prefix(i);
 }
 
-string_view TrimRight(string_view s) {
+string_view TrimSpaceRight(string_view s) {
   while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
   return s;
 }
 
 bool StartsWith(string_view s, string_view p) { return s.substr(0, p.size()) == p; }
-
-bool Consume(string_view& s, string_view lit) {
-  if (!StartsWith(s, lit)) return false;
-  s.remove_prefix(lit.size());
-  return true;
-}
 
 // Like Consume, but `lit`'s single spaces match any run (>= 1) of blanks in `s`.
 bool ConsumeWords(string_view& s, string_view lit) {
@@ -60,54 +56,6 @@ bool ConsumeWords(string_view& s, string_view lit) {
   return true;
 }
 
-bool ParseDecimal(string_view& s, uint64_t* v) {
-  size_t i = 0;
-  uint64_t x = 0;
-  while (i < s.size() && s[i] >= '0' && s[i] <= '9' && i < 19) x = x * 10 + (s[i++] - '0');
-  if (i == 0 || (i < s.size() && s[i] >= '0' && s[i] <= '9')) return false;
-  *v = x;
-  s.remove_prefix(i);
-  return true;
-}
-
-bool ParseInt(string_view& s, int max, int* v) {
-  uint64_t x;
-  if (!ParseDecimal(s, &x) || x > static_cast<uint64_t>(max)) return false;
-  *v = static_cast<int>(x);
-  return true;
-}
-
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// 1..16 hex digits, no prefix.
-bool ParseHex(string_view& s, uint64_t* v) {
-  size_t i = 0;
-  uint64_t x = 0;
-  int d;
-  while (i < s.size() && (d = HexDigit(s[i])) >= 0) {
-    if (i == 16) return false;  // more than 64 bits
-    x = (x << 4) | static_cast<uint64_t>(d);
-    ++i;
-  }
-  if (i == 0) return false;
-  *v = x;
-  s.remove_prefix(i);
-  return true;
-}
-
-bool ParseHex0x(string_view& s, uint64_t* v) {
-  string_view t = s;
-  if (!Consume(t, "0x") && !Consume(t, "0X")) return false;
-  if (!ParseHex(t, v)) return false;
-  s = t;
-  return true;
-}
-
 bool AtTokenEnd(string_view s) { return s.empty() || IsSpace(s[0]); }
 
 // A quoted node id `"S-0002c90200500300"`: type letter and GUID.
@@ -116,7 +64,7 @@ bool ParseNodeId(string_view& s, char* type, uint64_t* guid) {
   if (t.size() < 4 || t[0] != '"' || t[2] != '-') return false;
   *type = t[1];
   t.remove_prefix(3);
-  if (!ParseHex(t, guid) || !Consume(t, "\"")) return false;
+  if (!ConsumeHex(t, guid) || !Consume(t, "\"")) return false;
   s = t;
   return true;
 }
@@ -128,7 +76,7 @@ bool ParseWidthToken(string_view s, int* width) {
   }
   string_view t = s;
   int w;
-  if (!ParseInt(t, 16, &w) || !(t == "x" || t == "X")) return false;
+  if (!ConsumeDecimal(t, 16, &w) || !(t == "x" || t == "X")) return false;
   if (w != 1 && w != 2 && w != 4 && w != 8 && w != 12) return false;
   *width = w;
   return true;
@@ -198,7 +146,7 @@ bool IsStderrLine(string_view t) {
   if (file.substr(file.size() - 2) != ".c" && file.substr(file.size() - 2) != ".h") return false;
   string_view rest = t.substr(colon + 1);
   uint64_t line;
-  return ParseDecimal(rest, &line) && !rest.empty() && (rest[0] == ';' || rest[0] == ':');
+  return ConsumeDecimal(rest, &line) && !rest.empty() && (rest[0] == ';' || rest[0] == ':');
 }
 
 // The `-l`, `-H`, `-S`, `-R` node lists: `Switch\t : 0x... ports 12 devid ...`.
@@ -215,45 +163,23 @@ bool IsPortsReportLine(string_view t) {
   if (t.empty() || !IsSpace(t[0])) return false;
   SkipSpace(t);
   uint64_t v;
-  if (!ParseDecimal(t, &v)) return false;
+  if (!ConsumeDecimal(t, &v)) return false;
   SkipSpace(t);
-  if (!ParseDecimal(t, &v)) return false;
+  if (!ConsumeDecimal(t, &v)) return false;
   SkipSpace(t);
-  return ParseHex0x(t, &v);
+  return ConsumeHex0x(t, &v);
 }
-
-// Iterates the lines of a buffer; 1-based numbers.
-class LineReader {
- public:
-  explicit LineReader(string_view text) : text_(text) {}
-  bool Next(string_view* line) {
-    if (pos_ >= text_.size()) return false;
-    const char* start = text_.data() + pos_;
-    const void* nl = std::memchr(start, '\n', text_.size() - pos_);
-    const size_t len = nl ? static_cast<const char*>(nl) - start : text_.size() - pos_;
-    *line = string_view(start, len);
-    pos_ += len + 1;
-    ++number_;
-    return true;
-  }
-  int number() const { return number_; }
-
- private:
-  string_view text_;
-  size_t pos_ = 0;
-  int number_ = 0;
-};
 
 // Calls `fn(line, number)` for every line that is not blank, a `#` comment or stderr noise,
 // with surrounding blanks (and a CR) trimmed; stops at the first error `fn` returns.
 template <typename Fn>
 absl::Status ForEachContentLine(string_view text, Fn fn) {
-  LineReader lines(text);
+  LineScanner lines(text);
   string_view line;
   while (lines.Next(&line)) {
     string_view t = line;
     SkipSpace(t);
-    t = TrimRight(t);
+    t = TrimSpaceRight(t);
     // Port lines (most of a dump) start with '[': skip the stderr test for them.
     if (t.empty() || t[0] == '#' || (t[0] != '[' && IsStderrLine(t))) continue;
     RETURN_IF_ERROR(fn(t, lines.number()));
@@ -390,27 +316,27 @@ class TopologyParser {
       field = "vendid";
       repeat = seen_vendid_;
       seen_vendid_ = true;
-      if (!ParseHex0x(v, &x)) return BadValue(n, field);
+      if (!ConsumeHex0x(v, &x)) return BadValue(n, field);
       ids_.vendor_id = static_cast<uint32_t>(x);
     } else if (Consume(v, "devid=")) {
       field = "devid";
       repeat = seen_devid_;
       seen_devid_ = true;
-      if (!ParseHex0x(v, &x)) return BadValue(n, field);
+      if (!ConsumeHex0x(v, &x)) return BadValue(n, field);
       ids_.device_id = static_cast<uint32_t>(x);
     } else if (Consume(v, "sysimgguid=")) {
       field = "sysimgguid";
-      if (!ParseHex0x(v, &ids_.system_image_guid)) return BadValue(n, field);
+      if (!ConsumeHex0x(v, &ids_.system_image_guid)) return BadValue(n, field);
     } else if (Consume(v, "switchguid=") || Consume(v, "caguid=") || Consume(v, "rtguid=")) {
       field = "node GUID";
       repeat = ids_.declared_line != 0;
-      if (!ParseHex0x(v, &ids_.declared_guid)) {
+      if (!ConsumeHex0x(v, &ids_.declared_guid)) {
         return err_.At(n, "bad GUID in '" + std::string(t) + "'");
       }
       ids_.declared_line = n;
       if (Consume(v, "(")) {  // switchguid=0x..(port guid)
         uint64_t port_guid;
-        if (!ParseHex(v, &port_guid) || !Consume(v, ")")) {
+        if (!ConsumeHex(v, &port_guid) || !Consume(v, ")")) {
           return err_.At(n, "bad port GUID in '" + std::string(t) + "'");
         }
       }
@@ -446,7 +372,7 @@ class TopologyParser {
     Node node;
     node.type = type;
     int nports;
-    if (!ParseInt(s, kMaxPort, &nports)) {
+    if (!ConsumeDecimal(s, kMaxPort, &nports)) {
       return err_.At(n, std::string(what) + " line: expected the number of ports");
     }
     node.num_ports = nports;
@@ -481,8 +407,8 @@ class TopologyParser {
       Consume(s, "enhanced") || Consume(s, "base");
       int lmc;
       uint64_t lid;
-      if (!ConsumeWords(s, " port 0 lid ") || !ParseDecimal(s, &lid) || lid > 0xffff ||
-          !ConsumeWords(s, " lmc ") || !ParseInt(s, 7, &lmc)) {
+      if (!ConsumeWords(s, " port 0 lid ") || !ConsumeDecimal(s, &lid) || lid > 0xffff ||
+          !ConsumeWords(s, " lmc ") || !ConsumeDecimal(s, 7, &lmc)) {
         return err_.At(n, "Switch line: bad 'port 0 lid L lmc M'");
       }
       node.lid = static_cast<uint32_t>(lid);
@@ -525,17 +451,18 @@ class TopologyParser {
     p.line = n;
     p.remote_port_guid = 0;
     Port port;
-    if (!Consume(s, "[") || !ParseInt(s, kMaxPort, &p.port) || !Consume(s, "]") || p.port == 0) {
+    if (!Consume(s, "[") || !ConsumeDecimal(s, kMaxPort, &p.port) || !Consume(s, "]") ||
+        p.port == 0) {
       return err_.At(n, "bad port number (expected '[1]'..'[255]')");
     }
     port.number = p.port;
     if (Consume(s, "[ext ")) {
-      if (!ParseInt(s, 0xffff, &port.ext_number) || !Consume(s, "]")) {
+      if (!ConsumeDecimal(s, 0xffff, &port.ext_number) || !Consume(s, "]")) {
         return err_.At(n, "bad '[ext N]' port number");
       }
     }
     if (Consume(s, "(")) {
-      if (!ParseHex(s, &port.guid) || !Consume(s, ")")) return err_.At(n, "bad local port GUID");
+      if (!ConsumeHex(s, &port.guid) || !Consume(s, ")")) return err_.At(n, "bad local port GUID");
     }
     SkipSpace(s);
     if (!ParseNodeId(s, &p.remote_type, &p.remote_guid)) {
@@ -545,14 +472,15 @@ class TopologyParser {
     while (!AtTokenEnd(s) && s[0] != '#') {
       if (Consume(s, "[ext ")) {
         int ext;
-        if (!ParseInt(s, 0xffff, &ext) || !Consume(s, "]"))
+        if (!ConsumeDecimal(s, 0xffff, &ext) || !Consume(s, "]"))
           return err_.At(n, "bad remote '[ext N]'");
       } else if (Consume(s, "[")) {
-        if (!ParseInt(s, kMaxPort, &p.remote_port) || !Consume(s, "]") || p.remote_port == 0) {
+        if (!ConsumeDecimal(s, kMaxPort, &p.remote_port) || !Consume(s, "]") ||
+            p.remote_port == 0) {
           return err_.At(n, "bad remote port number");
         }
       } else if (Consume(s, "(")) {
-        if (!ParseHex(s, &p.remote_port_guid) || !Consume(s, ")")) {
+        if (!ConsumeHex(s, &p.remote_port_guid) || !Consume(s, ")")) {
           return err_.At(n, "bad remote port GUID");
         }
       } else {
@@ -570,8 +498,8 @@ class TopologyParser {
     } else if (Consume(s, "lid ")) {
       uint64_t lid;
       int lmc;
-      if (!ParseDecimal(s, &lid) || lid > 0xffff || !ConsumeWords(s, " lmc ") ||
-          !ParseInt(s, 7, &lmc)) {
+      if (!ConsumeDecimal(s, &lid) || lid > 0xffff || !ConsumeWords(s, " lmc ") ||
+          !ConsumeDecimal(s, 7, &lmc)) {
         return err_.At(n, "bad local 'lid L lmc M'");
       }
       port.lid = static_cast<uint32_t>(lid);
@@ -583,7 +511,7 @@ class TopologyParser {
     if (lid_at == string_view::npos) return err_.At(n, "port line without 'lid N <width><speed>'");
     s.remove_prefix(lid_at + 5);
     uint64_t remote_lid;
-    if (!ParseDecimal(s, &remote_lid)) return err_.At(n, "bad remote lid");
+    if (!ConsumeDecimal(s, &remote_lid)) return err_.At(n, "bad remote lid");
     SkipSpace(s);
     size_t tok = 0;
     while (tok < s.size() && !IsSpace(s[tok])) ++tok;
@@ -741,12 +669,12 @@ class PortsReportParser {
     }
     SkipSpace(s);
     uint64_t lid;
-    if (!ParseDecimal(s, &lid) || lid > 0xffff) return false;
+    if (!ConsumeDecimal(s, &lid) || lid > 0xffff) return false;
     e->lid = static_cast<uint32_t>(lid);
     SkipSpace(s);
-    if (!ParseInt(s, kMaxPort, &e->port) || e->port == 0) return false;
+    if (!ConsumeDecimal(s, kMaxPort, &e->port) || e->port == 0) return false;
     SkipSpace(s);
-    return ParseHex0x(s, &e->guid);
+    return ConsumeHex0x(s, &e->guid);
   }
 
   absl::Status ParseLine(string_view t, int n) {
@@ -786,7 +714,7 @@ class PortsReportParser {
     framed = framed && Consume(s, "'") && !s.empty() && s.back() == ')';
     if (framed) {
       s.remove_suffix(1);
-      s = TrimRight(s);
+      s = TrimSpaceRight(s);
     }
     const size_t mid = s.find("' - '");
     if (!framed || mid == string_view::npos || s.empty() || s.back() != '\'') {

@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "common/text_scan.h"
 
 namespace toporr::collectors {
 
@@ -21,54 +22,13 @@ namespace {
 
 using std::string_view;
 
-bool Consume(string_view& s, string_view lit) {
-  if (s.substr(0, lit.size()) != lit) return false;
-  s.remove_prefix(lit.size());
-  return true;
-}
-
 void SkipBlanks(string_view& s) {
   while (!s.empty() && (s[0] == ' ' || s[0] == '\t')) s.remove_prefix(1);
 }
 
-bool ParseDec(string_view& s, uint64_t max, uint64_t* v) {
-  size_t i = 0;
-  uint64_t x = 0;
-  for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
-    x = x * 10 + (s[i] - '0');
-    if (x > max) return false;
-  }
-  if (i == 0) return false;
-  *v = x;
-  s.remove_prefix(i);
-  return true;
-}
-
-bool ParseInt(string_view& s, int max, int* v) {
-  uint64_t x;
-  if (!ParseDec(s, max, &x)) return false;
-  *v = static_cast<int>(x);
-  return true;
-}
-
 // "{0x<16 hex>}"
 bool ParseBracedGuid(string_view& s, uint64_t* guid) {
-  if (!Consume(s, "{0x")) return false;
-  size_t i = 0;
-  uint64_t x = 0;
-  for (; i < s.size() && i < 17; ++i) {
-    char c = s[i];
-    int d = c >= '0' && c <= '9' ? c - '0'
-          : c >= 'a' && c <= 'f' ? c - 'a' + 10
-          : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-    if (d < 0) break;
-    x = (x << 4) | d;
-  }
-  if (i == 0 || i > 16) return false;
-  s.remove_prefix(i);
-  if (!Consume(s, "}")) return false;
-  *guid = x;
-  return true;
+  return Consume(s, "{0x") && ConsumeHex(s, guid) && Consume(s, "}");
 }
 
 bool ParseType(string_view& s, NodeType* t) {
@@ -82,8 +42,8 @@ bool ParseType(string_view& s, NodeType* t) {
 // `lid <first>-<last> "<desc>"`
 bool ParseLidsAndDesc(string_view& s, uint32_t* first, uint32_t* last, std::string* desc) {
   uint64_t f, l;
-  if (!Consume(s, " lid ") || !ParseDec(s, 0xFFFF, &f) || !Consume(s, "-") ||
-      !ParseDec(s, 0xFFFF, &l) || !Consume(s, " \"") || s.empty() || s.back() != '"') {
+  if (!Consume(s, " lid ") || !ConsumeDecimal(s, 0xFFFF, &f) || !Consume(s, "-") ||
+      !ConsumeDecimal(s, 0xFFFF, &l) || !Consume(s, " \"") || s.empty() || s.back() != '"') {
     return false;
   }
   *first = static_cast<uint32_t>(f);
@@ -98,13 +58,9 @@ class Parser {
   Parser(string_view text, const IbtracertOptions& options) : text_(text), file_(options.file_name) {}
 
   absl::StatusOr<std::vector<Trace>> Run() {
-    size_t pos = 0;
-    while (pos < text_.size()) {
-      size_t nl = text_.find('\n', pos);
-      if (nl == string_view::npos) nl = text_.size();
-      string_view line = text_.substr(pos, nl - pos);
-      pos = nl + 1;
-      ++line_;
+    LineScanner lines(text_);
+    for (string_view line; lines.Next(&line);) {
+      line_ = lines.number();
       while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
       RETURN_IF_ERROR(Line(line));
     }
@@ -144,7 +100,7 @@ class Parser {
     if (!s.empty() && s[0] == '{') {
       *detailed = false;
       if (!ParseBracedGuid(s, &e->node_guid) || !Consume(s, "[") ||
-          !ParseInt(s, 255, &e->port) || !Consume(s, "]") || !s.empty()) {
+          !ConsumeDecimal(s, 255, &e->port) || !Consume(s, "]") || !s.empty()) {
         return Error(line_, "malformed '{0x<guid>}[<port>]' endpoint");
       }
       return absl::OkStatus();
@@ -157,7 +113,7 @@ class Parser {
       return Error(line_, "multicast traces (ibtracert -m) are not supported");
     }
     if (!ParseBracedGuid(s, &e->node_guid) || !Consume(s, " portnum ") ||
-        !ParseInt(s, 255, &e->port) ||
+        !ConsumeDecimal(s, 255, &e->port) ||
         !ParseLidsAndDesc(s, &e->lid_first, &e->lid_last, &e->description)) {
       return Error(line_, "malformed endpoint (expected '{0x<guid>} portnum P lid F-L \"desc\"')");
     }
@@ -191,7 +147,7 @@ class Parser {
     if (!open_) return Error(line_, "hop line outside a trace (no 'From' line before it)");
     Trace& t = traces_.back();
     TraceHop h;
-    if (!Consume(s, "[") || !ParseInt(s, 255, &h.out_port) || !Consume(s, "] -> ")) {
+    if (!Consume(s, "[") || !ConsumeDecimal(s, 255, &h.out_port) || !Consume(s, "] -> ")) {
       return Error(line_, "malformed hop (expected '[<out port>] -> ')");
     }
     if (t.detailed) {
@@ -199,8 +155,8 @@ class Parser {
         return Error(line_, "malformed hop (expected 'ca|switch|router port {0x<guid>}')");
       }
     }
-    if (!ParseBracedGuid(s, &h.port_guid) || !Consume(s, "[") || !ParseInt(s, 255, &h.in_port) ||
-        !Consume(s, "]")) {
+    if (!ParseBracedGuid(s, &h.port_guid) || !Consume(s, "[") ||
+        !ConsumeDecimal(s, 255, &h.in_port) || !Consume(s, "]")) {
       return Error(line_, "malformed hop (expected '{0x<port guid>}[<in port>]')");
     }
     if (t.detailed) {

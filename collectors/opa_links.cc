@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "common/text_scan.h"
 
 namespace toporr::collectors {
 namespace {
@@ -19,23 +20,10 @@ using std::string_view;
 constexpr string_view kKinds[] = {"", "External ", "FI ", "Inter-Switch ",
                                   "External Inter-Switch "};
 
-string_view TrimRight(string_view s) {
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
-
 size_t LeadingBlanks(string_view s) {
   size_t n = 0;
   while (n < s.size() && s[n] == ' ') ++n;
   return n;
-}
-
-bool Consume(string_view& s, string_view lit) {
-  if (s.substr(0, lit.size()) != lit) return false;
-  s.remove_prefix(lit.size());
-  return true;
 }
 
 bool ConsumeBlanks(string_view& s) {
@@ -161,12 +149,8 @@ absl::StatusOr<LinkEnd> LinksParser::End(const PortLine& p, long line) {
 
 absl::StatusOr<Fabric> LinksParser::Parse(string_view text, OpaParseStats* stats) {
   std::vector<string_view> lines;
-  for (size_t pos = 0; pos < text.size();) {
-    size_t nl = text.find('\n', pos);
-    if (nl == string_view::npos) nl = text.size();
-    lines.push_back(TrimRight(text.substr(pos, nl - pos)));
-    pos = nl + 1;
-  }
+  LineScanner scanner(text);
+  for (string_view line; scanner.Next(&line);) lines.push_back(TrimRight(line));
   size_t i = 0;
   std::optional<int> kind;
   for (; i < lines.size() && !kind; ++i) kind = SummaryHeading(lines[i]);

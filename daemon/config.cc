@@ -8,30 +8,15 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "common/text_scan.h"
 
 namespace toporr::daemon {
-namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
-
-}  // namespace
 
 absl::Status ParseConfig(std::string_view text, std::string_view file_name,
                          DaemonConfig* config) {
-  int line_no = 0;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string_view::npos) nl = text.size();
-    std::string_view line = text.substr(pos, nl - pos);
-    pos = nl + 1;
-    ++line_no;
+  LineScanner lines(text);
+  for (std::string_view line; lines.Next(&line);) {
+    const int line_no = lines.number();
     if (size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
     line = Trim(line);
     if (line.empty()) continue;
