@@ -142,7 +142,7 @@ TEST_F(ToporrdTest, BadInputIsRefusedAndCurrentSnapshotKept) {
 
   r = d.Ctl({"ingest", "--format", "opa", fattree_});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("unknown format"));
+  EXPECT_THAT(r.err, HasSubstr("unknown input format"));
 
   r = d.Ctl({"--json", "snapshot"});
   EXPECT_THAT(r.out, HasSubstr("\"id\":1,"));
@@ -203,6 +203,73 @@ TEST_F(ToporrdTest, SigkillDuringIngestKeepsDatabaseConsistent) {
     RunResult r = after.Ctl({"--json", "hosts"});
     EXPECT_THAT(r.out, HasSubstr("hostF"));
   }
+}
+
+TEST_F(ToporrdTest, ForwardingTablesTracesAndDiff) {
+  DaemonProcess d(db_, sock_);
+  ASSERT_TRUE(d.Start()) << d.log();
+  const std::string lfts = WriteSample("dump_fts_fattree.txt", "fattree.lfts");
+  RunResult r = d.Ctl({"ingest", "--format", "lft", lfts});
+  EXPECT_EQ(r.exit_code, 1) << "routes without a topology are refused";
+  EXPECT_THAT(r.err, HasSubstr("need a topology first"));
+
+  ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
+  r = d.Ctl({"--json", "cost", "node01", "node09"});
+  EXPECT_THAT(r.out, HasSubstr("\"route_kind\":\"SHORTEST_PATH\""));
+
+  r = d.Ctl({"ingest", "--format", "lft", lfts});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("snapshot 2 created"));
+  EXPECT_THAT(r.out, HasSubstr("forwarding tables of 6 switches"));
+  r = d.Ctl({"--json", "path", "node01", "node09"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\"route_kind\":\"FORWARDING_TABLES\""));
+  EXPECT_THAT(r.out, HasSubstr("\"hops\":3,"));
+
+  // The real ibtracert traces of the same simulated fabric agree with the LFT walk.
+  for (const char* sample : {"ibtracert_fattree_interleaf.txt", "ibtracert_fattree_intraleaf.txt",
+                             "ibtracert_fattree_by_guid_G.txt"}) {
+    r = d.Ctl({"ingest", "--format", "ibtracert", WriteSample(sample, sample)});
+    EXPECT_EQ(r.exit_code, 0) << sample << ": " << r.out << r.err;
+    EXPECT_THAT(r.out, HasSubstr(": 0 disagree"));
+  }
+  // An LFT dump of another fabric does not fit: refused, snapshot 2 stays.
+  r = d.Ctl({"ingest", "--format", "lft", WriteSample("dump_fts_edgecases.txt", "edge.lfts")});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("does not fit snapshot 2"));
+
+  r = d.Ctl({"diff", "1", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = d.Ctl({"--json", "diff", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\"to_snapshot\":2"));
+  EXPECT_THAT(r.out, HasSubstr("\"links_added\":0"));
+  EXPECT_THAT(r.out, HasSubstr("\"routes_compared\":false"));
+
+  // A new topology (edge cases fabric): the old routes do not fit and are dropped.
+  r = d.Ctl({"ingest", "--format", "ibnetdiscover", edge_});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("do not fit the new fabric"));
+  r = d.Ctl({"--json", "diff", "2", "3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, Not(HasSubstr("\"links_removed\":0,")));
+  EXPECT_THAT(r.out, HasSubstr("\"hosts_added\":6"));
+  r = d.Ctl({"diff", "7"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("snapshot 7 not found"));
+}
+
+TEST_F(ToporrdTest, OmniPathTopologyXml) {
+  DaemonProcess d(db_, sock_);
+  ASSERT_TRUE(d.Start()) << d.log();
+  const std::string xml =
+      WriteSample("opa_topology_opaxlattopology_detailed.xml", "opa-detailed.xml");
+  RunResult r = d.Ctl({"ingest", "--format", "opareport-xml", xml});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("17 hosts"));
+  EXPECT_THAT(r.out, HasSubstr("753 links"));
+  r = d.Ctl({"--json", "snapshot"});
+  EXPECT_THAT(r.out, HasSubstr("\"source_kind\":\"opareport-xml\""));
 }
 
 TEST_F(ToporrdTest, PlanFromDaemonCostsAndOfflineFromDump) {
