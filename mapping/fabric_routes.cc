@@ -5,25 +5,6 @@
 
 namespace toporr::mapping {
 
-namespace {
-
-class JobRoutes final : public RouteSource {
- public:
-  JobRoutes(const FabricRoutes* routes, std::vector<int> hosts)
-      : routes_(routes), hosts_(std::move(hosts)) {}
-  int num_directed_links() const override { return routes_->num_directed_links(); }
-  double link_gbps(int directed_link) const override { return routes_->link_gbps(directed_link); }
-  void Route(int a, int b, std::vector<int32_t>* directed_links) const override {
-    routes_->Route(hosts_[a], hosts_[b], directed_links);
-  }
-
- private:
-  const FabricRoutes* routes_;
-  std::vector<int> hosts_;
-};
-
-}  // namespace
-
 absl::StatusOr<std::unique_ptr<FabricRoutes>> FabricRoutes::Create(
     const collectors::Fabric& fabric, FabricRoutesOptions options) {
   absl::StatusOr<HostGraph> graph = HostGraph::Build(fabric);
@@ -83,7 +64,7 @@ absl::StatusOr<std::unique_ptr<RouteSource>> FabricRoutes::ForJob(
       }
     }
   }
-  return std::unique_ptr<RouteSource>(new JobRoutes(this, fabric_hosts));
+  return JobView(*this, fabric_hosts);
 }
 
 }  // namespace toporr::mapping

@@ -16,21 +16,6 @@ using collectors::NodeType;
 
 namespace {
 
-class JobRoutes final : public RouteSource {
- public:
-  JobRoutes(const LftRoutes* routes, std::vector<int> hosts)
-      : routes_(routes), hosts_(std::move(hosts)) {}
-  int num_directed_links() const override { return routes_->num_directed_links(); }
-  double link_gbps(int directed_link) const override { return routes_->link_gbps(directed_link); }
-  void Route(int a, int b, std::vector<int32_t>* directed_links) const override {
-    routes_->Route(hosts_[a], hosts_[b], directed_links);
-  }
-
- private:
-  const LftRoutes* routes_;
-  std::vector<int> hosts_;
-};
-
 std::string Guid(uint64_t g) { return collectors::FormatGuid(g); }
 
 }  // namespace
@@ -397,7 +382,7 @@ absl::StatusOr<std::unique_ptr<RouteSource>> LftRoutes::ForJob(
       }
     }
   }
-  return std::unique_ptr<RouteSource>(new JobRoutes(this, fabric_hosts));
+  return JobView(*this, fabric_hosts);
 }
 
 namespace {

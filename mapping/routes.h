@@ -20,6 +20,7 @@
 #define TOPORR_MAPPING_ROUTES_H_
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace toporr::mapping {
@@ -35,6 +36,14 @@ class RouteSource {
   // Clears `directed_links` and fills it with the links from host_a to host_b, in order.
   virtual void Route(int host_a, int host_b, std::vector<int32_t>* directed_links) const = 0;
 };
+
+// A job's view of a fabric-wide RouteSource: job host i is host `hosts[i]` of `fabric_wide`,
+// so Route(a, b) takes job indices 0..hosts.size()-1; directed links and their rates are
+// fabric_wide's, unchanged. Refers to `fabric_wide`, which must outlive the view; as
+// thread-safe as `fabric_wide`. Does not check `hosts`: what makes a host list routable
+// differs by source (FabricRoutes needs connected hosts, LftRoutes hosts with a LID), so
+// their ForJob checks it before calling this.
+std::unique_ptr<RouteSource> JobView(const RouteSource& fabric_wide, std::vector<int> hosts);
 
 }  // namespace toporr::mapping
 
