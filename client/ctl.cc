@@ -45,6 +45,7 @@ commands:
   path HOST_A HOST_B   the path between two hosts, switch by switch, with ports
   snapshot             the snapshot being served
   snapshots            all stored snapshots, newest first
+  discover             sweep the fabric now with the daemon's live collector (admin)
   diff SNAP_A [SNAP_B] links added, removed or degraded, hosts moved and routes changed
                        from SNAP_A to SNAP_B (default: the current snapshot)
   health               the daemon's gRPC health status
@@ -120,6 +121,8 @@ class Ctl {
   int Snapshots();
   int Health();
   int Diff(const std::vector<std::string>& args);
+  int Discover();
+  int PrintIngest(const v1::IngestResponse& resp, bool traces);
   int PlanJob(const std::vector<std::string>& args);
   void PrintSnapshots(const std::vector<const v1::SnapshotInfo*>& list);
   void SnapshotJson(JsonWriter& w, const v1::SnapshotInfo& s);
@@ -179,6 +182,7 @@ int Ctl::Run(const std::string& cmd, const std::vector<std::string>& args) {
   if (cmd == "health") return Health();
   if (cmd == "plan") return PlanJob(args);
   if (cmd == "diff") return Diff(args);
+  if (cmd == "discover") return Expect(args.empty(), "discover takes no arguments"), Discover();
   throw UsageError("unknown command '" + cmd + "'");
 }
 
@@ -224,15 +228,18 @@ int Ctl::Ingest(const std::vector<std::string>& args) {
   Context(&ctx, 30);
   grpc::Status s = admin_->Ingest(&ctx, req, &resp);
   if (!s.ok()) return Fail(s);
+  return PrintIngest(resp, req.format() == v1::IBTRACERT);
+}
+
+int Ctl::PrintIngest(const v1::IngestResponse& resp, bool traces) {
   for (const auto& w : resp.warnings()) err_ << "toporrctl: warning: " << w << "\n";
-  if (req.format() == v1::IBTRACERT && resp.trace_disagreements() > 0 && !opts_.json) {
+  if (traces && resp.trace_disagreements() > 0 && !opts_.json) {
     // Disagreements are findings, not failures of the command; the exit code says so.
     out_ << resp.trace_disagreements() << " of " << resp.traces_checked()
          << " traces disagree with the forwarding tables (details above)\n";
     return 3;
   }
   const v1::SnapshotInfo& snap = resp.snapshot();
-  const bool traces = req.format() == v1::IBTRACERT;
   if (opts_.json) {
     JsonWriter w(&out_);
     w.BeginObject();
@@ -257,10 +264,19 @@ int Ctl::Ingest(const std::vector<std::string>& args) {
     }
     out_ << "\n";
   } else {
-    out_ << "unchanged: " << snap.source_name() << " has the same content as snapshot "
-         << snap.id() << "; no new snapshot\n";
+    out_ << "unchanged: same content as snapshot " << snap.id() << " (" << snap.source_kind()
+         << " " << snap.source_name() << "); no new snapshot\n";
   }
   return 0;
+}
+
+int Ctl::Discover() {
+  v1::IngestResponse resp;
+  grpc::ClientContext ctx;
+  Context(&ctx, 660);
+  grpc::Status s = admin_->Discover(&ctx, v1::DiscoverRequest(), &resp);
+  if (!s.ok()) return Fail(s);
+  return PrintIngest(resp, false);
 }
 
 int Ctl::Hosts() {

@@ -55,11 +55,26 @@ absl::Status ParseConfig(std::string_view text, std::string_view file_name,
       int64_t v;
       if (auto s = parse_int(1, int64_t{1} << 40, &v); !s.ok()) return s;
       config->max_ingest_bytes = v;
+    } else if (key == "discovery_command") {
+      config->discovery_command = value;
+    } else if (key == "discovery_interval_s") {
+      int64_t v;
+      if (auto s = parse_int(0, 30 * 86400, &v); !s.ok()) return s;
+      config->discovery_interval_s = static_cast<int>(v);
+    } else if (key == "discovery_probe_pause_us") {
+      int64_t v;
+      if (auto s = parse_int(0, 1000000, &v); !s.ok()) return s;
+      config->discovery_probe_pause_us = static_cast<int>(v);
+    } else if (key == "discovery_timeout_s") {
+      int64_t v;
+      if (auto s = parse_int(1, 86400, &v); !s.ok()) return s;
+      config->discovery_timeout_s = static_cast<int>(v);
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
           where(), "unknown key `", key,
           "` (known: db_path, socket_path, listen_address, admin_group, keep_snapshots, "
-          "host_map_path, max_ingest_bytes)"));
+          "host_map_path, max_ingest_bytes, discovery_interval_s, discovery_command, "
+          "discovery_probe_pause_us, discovery_timeout_s)"));
     }
   }
   return absl::OkStatus();

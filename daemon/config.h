@@ -26,6 +26,15 @@ struct DaemonConfig {
   std::string host_map_path;
   // Largest accepted ingest payload (bytes).
   int64_t max_ingest_bytes = 512ll << 20;
+  // Live discovery (daemon/discovery.h): seconds between sweeps, 0 = only on request
+  // (`toporrctl discover`).
+  int discovery_interval_s = 0;
+  // Collector command line, space-separated; empty = toporr-discover next to toporrd.
+  std::string discovery_command;
+  // Pause between LFT block reads of a sweep (microseconds).
+  int discovery_probe_pause_us = 200;
+  // A sweep running longer is killed.
+  int discovery_timeout_s = 600;
 };
 
 // Parses `key = value` lines; `#` starts a comment; blank lines ignored. Unknown keys and

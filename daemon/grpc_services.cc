@@ -104,6 +104,14 @@ constexpr int kMaxMatrixHosts = 4096;  // 16M pairs, ~150 MB on the wire
 
 }  // namespace
 
+void ToProto(const IngestOutcome& outcome, v1::IngestResponse* resp) {
+  ToProto(outcome.snapshot, true, resp->mutable_snapshot());
+  resp->set_created(outcome.created);
+  for (const auto& w : outcome.warnings) resp->add_warnings(w);
+  resp->set_traces_checked(outcome.traces_checked);
+  resp->set_trace_disagreements(outcome.trace_disagreements);
+}
+
 void ToProto(const db::SnapshotInfo& info, bool current, v1::SnapshotInfo* out) {
   out->set_id(info.id);
   out->set_created_unix_ms(info.created_unix_ms);
@@ -308,11 +316,7 @@ grpc::Status AdminService::Ingest(grpc::ServerContext*, const v1::IngestRequest*
     }
     ASSIGN_OR_RETURN(IngestOutcome outcome,
                      state_->Ingest(format, req->source_name(), req->content(), req->host_map()));
-    ToProto(outcome.snapshot, true, resp->mutable_snapshot());
-    resp->set_created(outcome.created);
-    for (auto& w : outcome.warnings) resp->add_warnings(w);
-    resp->set_traces_checked(outcome.traces_checked);
-    resp->set_trace_disagreements(outcome.trace_disagreements);
+    ToProto(outcome, resp);
     return absl::OkStatus();
   };
   return ToGrpcStatus(run());
@@ -368,6 +372,20 @@ grpc::Status AdminService::GetDiff(grpc::ServerContext*, const v1::GetDiffReques
     resp->set_route_entries_changed(entries);
     resp->set_host_pairs_changed(diff.host_pairs_changed);
     resp->set_report(collectors::FormatFabricDiff(diff, fmt));
+    return absl::OkStatus();
+  };
+  return ToGrpcStatus(run());
+}
+
+grpc::Status AdminService::Discover(grpc::ServerContext*, const v1::DiscoverRequest*,
+                                    v1::IngestResponse* resp) {
+  auto run = [&]() -> absl::Status {
+    if (!privileged_) return absl::PermissionDeniedError(denial_reason_);
+    if (sweeper_ == nullptr) {
+      return absl::FailedPreconditionError("live discovery is not configured on this daemon");
+    }
+    ASSIGN_OR_RETURN(IngestOutcome outcome, sweeper_->SweepNow());
+    ToProto(outcome, resp);
     return absl::OkStatus();
   };
   return ToGrpcStatus(run());

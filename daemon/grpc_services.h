@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "daemon/discovery.h"
 #include "daemon/fabric_state.h"
 #include "toporr/v1/toporr.grpc.pb.h"
 
@@ -38,9 +39,11 @@ class TopologyService final : public toporr::v1::Topology::Service {
 // daemon runs one instance of each kind on two gRPC servers.
 class AdminService final : public toporr::v1::Admin::Service {
  public:
-  AdminService(FabricState* state, bool privileged, std::string denial_reason,
-               int64_t max_ingest_bytes)
+  // `sweeper` may be null (Discover then answers FAILED_PRECONDITION).
+  AdminService(FabricState* state, DiscoverySweeper* sweeper, bool privileged,
+               std::string denial_reason, int64_t max_ingest_bytes)
       : state_(state),
+        sweeper_(sweeper),
         privileged_(privileged),
         denial_reason_(std::move(denial_reason)),
         max_ingest_bytes_(max_ingest_bytes) {}
@@ -51,15 +54,19 @@ class AdminService final : public toporr::v1::Admin::Service {
                              v1::ListSnapshotsResponse*) override;
   grpc::Status GetDiff(grpc::ServerContext*, const v1::GetDiffRequest*,
                        v1::GetDiffResponse*) override;
+  grpc::Status Discover(grpc::ServerContext*, const v1::DiscoverRequest*,
+                        v1::IngestResponse*) override;
 
  private:
   FabricState* state_;
+  DiscoverySweeper* sweeper_;
   bool privileged_;
   std::string denial_reason_;
   int64_t max_ingest_bytes_;
 };
 
 void ToProto(const db::SnapshotInfo& info, bool current, v1::SnapshotInfo* out);
+void ToProto(const IngestOutcome& outcome, v1::IngestResponse* out);
 
 }  // namespace toporr::daemon
 

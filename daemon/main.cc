@@ -11,7 +11,9 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "common/logging.h"
+#include "absl/strings/str_split.h"
 #include "daemon/config.h"
+#include "daemon/discovery.h"
 #include "daemon/fabric_state.h"
 #include "daemon/grpc_services.h"
 #include "daemon/peer_listener.h"
@@ -30,6 +32,12 @@ ABSL_FLAG(std::string, listen, "", "Optional HOST:PORT TCP listener for read RPC
 ABSL_FLAG(std::string, admin_group, "", "Group allowed to call admin RPCs (default toporr-admin)");
 ABSL_FLAG(int, keep_snapshots, 0, "Snapshots kept in the database (default 20)");
 ABSL_FLAG(std::string, host_map, "", "GUID -> host map file applied to every ingest");
+ABSL_FLAG(int, discovery_interval_s, -1,
+          "Seconds between live fabric sweeps (0 = only on `toporrctl discover`; default from "
+          "config: 0)");
+ABSL_FLAG(std::string, discovery_command, "",
+          "Collector command line for live sweeps (space-separated; default: toporr-discover "
+          "next to toporrd)");
 
 namespace toporr::daemon {
 namespace {
@@ -59,6 +67,10 @@ absl::Status Configure(DaemonConfig* config) {
     config->keep_snapshots = absl::GetFlag(FLAGS_keep_snapshots);
   if (!absl::GetFlag(FLAGS_host_map).empty())
     config->host_map_path = absl::GetFlag(FLAGS_host_map);
+  if (absl::GetFlag(FLAGS_discovery_interval_s) >= 0)
+    config->discovery_interval_s = absl::GetFlag(FLAGS_discovery_interval_s);
+  if (!absl::GetFlag(FLAGS_discovery_command).empty())
+    config->discovery_command = absl::GetFlag(FLAGS_discovery_command);
   return absl::OkStatus();
 }
 
@@ -120,14 +132,23 @@ int Run() {
                      << " has no snapshot yet; waiting for `toporrctl ingest`";
   }
 
+  DiscoveryOptions discovery;
+  for (auto word : absl::StrSplit(config.discovery_command, ' ', absl::SkipEmpty())) {
+    discovery.command.emplace_back(word);
+  }
+  discovery.interval_s = config.discovery_interval_s;
+  discovery.probe_pause_us = config.discovery_probe_pause_us;
+  discovery.timeout_s = config.discovery_timeout_s;
+  DiscoverySweeper sweeper(discovery, state->get());
+
   grpc::EnableDefaultHealthCheckService(true);
   TopologyService topology(state->get());
   const gid_t admin_gid = LookupGroup(config.admin_group);
-  AdminService read_admin(state->get(), /*privileged=*/false,
+  AdminService read_admin(state->get(), &sweeper, /*privileged=*/false,
                           "admin RPCs need uid 0 or membership of group '" +
                               config.admin_group + "', over the Unix socket",
                           config.max_ingest_bytes);
-  AdminService admin(state->get(), /*privileged=*/true, "", config.max_ingest_bytes);
+  AdminService admin(state->get(), &sweeper, /*privileged=*/true, "", config.max_ingest_bytes);
   TopologyService admin_topology(state->get());
   std::unique_ptr<grpc::Server> read_server =
       BuildServer(&topology, &read_admin, config, config.listen_address);
@@ -149,6 +170,11 @@ int Run() {
   if (!listener.ok()) {
     TOPORR_LOG(ERROR) << listener.status().message();
     return 1;
+  }
+  if (config.discovery_interval_s > 0) {
+    TOPORR_LOG(INFO) << "live discovery every " << config.discovery_interval_s << " s with "
+                     << sweeper.command()[0];
+    sweeper.Start();
   }
   TOPORR_LOG(INFO) << "toporrd serving on unix:" << config.socket_path
                    << (config.listen_address.empty() ? "" : " and " + config.listen_address)

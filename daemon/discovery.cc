@@ -1,0 +1,185 @@
+#include "daemon/discovery.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "collectors/fabric_input.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+
+namespace toporr::daemon {
+namespace {
+
+std::string DefaultCollector() {
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n > 0) {
+    self[n] = '\0';
+    std::string dir(self);
+    dir = dir.substr(0, dir.rfind('/'));
+    for (const std::string& candidate :
+         {dir + "/toporr-discover", dir + "/../collectors/toporr-discover"}) {
+      if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+  }
+  return "toporr-discover";  // from PATH
+}
+
+absl::StatusOr<std::string> ReadWhole(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::UnavailableError(path + ": the collector wrote no output");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+absl::StatusOr<int> RunCommand(const std::vector<std::string>& argv, int timeout_s,
+                               std::string* stderr_tail) {
+  char tmpl[] = "/tmp/toporr-discover-err.XXXXXX";
+  int err_fd = mkstemp(tmpl);
+  if (err_fd < 0) return absl::UnavailableError("mkstemp failed");
+  unlink(tmpl);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(err_fd);
+    return absl::UnavailableError(absl::StrCat("fork: ", std::strerror(errno)));
+  }
+  if (pid == 0) {
+    dup2(err_fd, 2);
+    int devnull = open("/dev/null", O_RDWR);
+    dup2(devnull, 0);
+    dup2(devnull, 1);
+    // The daemon blocks its shutdown signals; the collector must not inherit that.
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    std::vector<char*> cargv;
+    for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+    cargv.push_back(nullptr);
+    execvp(cargv[0], cargv.data());
+    dprintf(2, "cannot run %s: %s\n", cargv[0], std::strerror(errno));
+    _exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+  int status = 0;
+  bool killed = false;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      killed = true;
+      break;
+    }
+    usleep(20000);
+  }
+  lseek(err_fd, 0, SEEK_SET);
+  std::string err;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(err_fd, buf, sizeof(buf))) > 0) err.append(buf, n);
+  close(err_fd);
+  if (err.size() > 2000) err = "..." + err.substr(err.size() - 2000);
+  while (!err.empty() && err.back() == '\n') err.pop_back();
+  if (stderr_tail) *stderr_tail = err;
+  if (killed) {
+    return absl::DeadlineExceededError(
+        absl::StrCat(argv[0], " did not finish within ", timeout_s, " s and was killed"));
+  }
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WEXITSTATUS(status);
+}
+
+DiscoverySweeper::DiscoverySweeper(DiscoveryOptions options, FabricState* state)
+    : options_(std::move(options)), state_(state), command_(options_.command) {
+  if (command_.empty()) command_ = {DefaultCollector()};
+}
+
+DiscoverySweeper::~DiscoverySweeper() {
+  {
+    std::lock_guard<std::mutex> l(loop_mu_);
+    stopping_ = true;
+  }
+  loop_cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+absl::StatusOr<IngestOutcome> DiscoverySweeper::SweepNow() {
+  std::lock_guard<std::mutex> l(sweep_mu_);
+  char tmpl[] = "/tmp/toporr-sweep.XXXXXX";
+  if (mkdtemp(tmpl) == nullptr) return absl::UnavailableError("mkdtemp failed");
+  const std::string dir = tmpl;
+  const std::string fabric_path = dir + "/fabric.ibnetdiscover";
+  const std::string lft_path = dir + "/fabric.dump_fts";
+  std::vector<std::string> argv = command_;
+  argv.insert(argv.end(), {"--format", "ibnetdiscover", "--output", fabric_path, "--lfts",
+                           lft_path, "--probe-pause-us",
+                           std::to_string(options_.probe_pause_us)});
+  std::string err;
+  absl::StatusOr<int> rc = RunCommand(argv, options_.timeout_s, &err);
+  auto cleanup = [&] {
+    unlink(fabric_path.c_str());
+    unlink(lft_path.c_str());
+    rmdir(dir.c_str());
+  };
+  if (!rc.ok() || *rc != 0) {
+    cleanup();
+    const std::string what = rc.ok() ? absl::StrCat("exited with ", *rc)
+                                     : std::string(rc.status().message());
+    return absl::UnavailableError(absl::StrCat("fabric sweep failed: ", absl::StrJoin(argv, " "),
+                                               " ", what, err.empty() ? "" : ": " + err));
+  }
+  absl::StatusOr<std::string> topo = ReadWhole(fabric_path);
+  absl::StatusOr<std::string> lfts = ReadWhole(lft_path);
+  cleanup();
+  if (!topo.ok()) return topo.status();
+  if (!lfts.ok()) return lfts.status();
+  collectors::FabricInput input;
+  input.source_name = "toporr-discover";
+  input.content = *topo;
+  ASSIGN_OR_RETURN(collectors::Fabric fabric, collectors::ParseFabricInput(input));
+  ASSIGN_OR_RETURN(collectors::ForwardingTables tables,
+                   collectors::ParseForwardingTablesInput(collectors::InputFormat::kLft,
+                                                          "toporr-discover LFTs", *lfts));
+  return state_->IngestFabric(std::move(fabric), &tables, "libibnetdisc", "toporr-discover");
+}
+
+void DiscoverySweeper::Start() {
+  if (options_.interval_s <= 0 || thread_.joinable()) return;
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void DiscoverySweeper::Loop() {
+  while (true) {
+    absl::StatusOr<IngestOutcome> out = SweepNow();
+    if (!out.ok()) {
+      TOPORR_LOG(WARNING) << out.status().message();
+    } else if (out->created) {
+      TOPORR_LOG(INFO) << "fabric sweep: new snapshot " << out->snapshot.id;
+    } else {
+      TOPORR_LOG(INFO) << "fabric sweep: unchanged (snapshot " << out->snapshot.id << ")";
+    }
+    for (const auto& w : out.ok() ? out->warnings : std::vector<std::string>()) {
+      TOPORR_LOG(WARNING) << "fabric sweep: " << w;
+    }
+    std::unique_lock<std::mutex> l(loop_mu_);
+    if (loop_cv_.wait_for(l, std::chrono::seconds(options_.interval_s),
+                          [this] { return stopping_; })) {
+      return;
+    }
+  }
+}
+
+}  // namespace toporr::daemon
