@@ -47,7 +47,7 @@ absl::StatusOr<std::string> ReadWhole(const std::string& path) {
 }  // namespace
 
 absl::StatusOr<int> RunCommand(const std::vector<std::string>& argv, int timeout_s,
-                               std::string* stderr_tail) {
+                               std::string* stderr_tail, const std::atomic<bool>* cancel) {
   char tmpl[] = "/tmp/toporr-discover-err.XXXXXX";
   int err_fd = mkstemp(tmpl);
   if (err_fd < 0) return absl::UnavailableError("mkstemp failed");
@@ -76,8 +76,10 @@ absl::StatusOr<int> RunCommand(const std::vector<std::string>& argv, int timeout
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
   int status = 0;
   bool killed = false;
+  bool cancelled = false;
   while (waitpid(pid, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
+    cancelled = cancel != nullptr && cancel->load();
+    if (cancelled || std::chrono::steady_clock::now() > deadline) {
       kill(pid, SIGKILL);
       waitpid(pid, &status, 0);
       killed = true;
@@ -94,6 +96,7 @@ absl::StatusOr<int> RunCommand(const std::vector<std::string>& argv, int timeout
   if (err.size() > 2000) err = "..." + err.substr(err.size() - 2000);
   while (!err.empty() && err.back() == '\n') err.pop_back();
   if (stderr_tail) *stderr_tail = err;
+  if (cancelled) return absl::CancelledError(absl::StrCat(argv[0], " stopped: shutting down"));
   if (killed) {
     return absl::DeadlineExceededError(
         absl::StrCat(argv[0], " did not finish within ", timeout_s, " s and was killed"));
@@ -108,6 +111,7 @@ DiscoverySweeper::DiscoverySweeper(DiscoveryOptions options, FabricState* state)
 }
 
 DiscoverySweeper::~DiscoverySweeper() {
+  cancel_ = true;
   {
     std::lock_guard<std::mutex> l(loop_mu_);
     stopping_ = true;
@@ -128,7 +132,7 @@ absl::StatusOr<IngestOutcome> DiscoverySweeper::SweepNow() {
                            lft_path, "--probe-pause-us",
                            std::to_string(options_.probe_pause_us)});
   std::string err;
-  absl::StatusOr<int> rc = RunCommand(argv, options_.timeout_s, &err);
+  absl::StatusOr<int> rc = RunCommand(argv, options_.timeout_s, &err, &cancel_);
   auto cleanup = [&] {
     unlink(fabric_path.c_str());
     unlink(lft_path.c_str());
