@@ -96,8 +96,9 @@ void BM_Embed(benchmark::State& state, EmbedMethod method, int refinement_passes
   options.refinement_passes = refinement_passes;
   Mapping m;
   for (auto _ : state) {
-    auto r = method == EmbedMethod::kScotch ? EmbedScotch(*job.distance, graph)
-                                            : EmbedGreedy(*job.distance, graph, options);
+    auto r = method == EmbedMethod::kScotch        ? EmbedScotch(*job.distance, graph)
+             : method == EmbedMethod::kBipartition ? EmbedBipartition(*job.distance, graph, options)
+                                                   : EmbedGreedy(*job.distance, graph, options);
     if (!r.ok()) {
       state.SkipWithError(std::string(r.status().message()).c_str());
       break;
@@ -140,6 +141,11 @@ void RegisterAll() {
         benchmark::RegisterBenchmark(
             ("embed/greedy_refine" + std::to_string(passes) + "/" + std::to_string(p)).c_str(),
             BM_Embed, EmbedMethod::kGreedy, passes)
+            ->Arg(p)
+            ->Unit(benchmark::kMillisecond);
+        benchmark::RegisterBenchmark(
+            ("embed/bipartition_refine" + std::to_string(passes) + "/" + std::to_string(p)).c_str(),
+            BM_Embed, EmbedMethod::kBipartition, passes)
             ->Arg(p)
             ->Unit(benchmark::kMillisecond);
       }
