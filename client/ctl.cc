@@ -821,10 +821,13 @@ int Ctl::PlanJob(const std::vector<std::string>& args) {
   out_ << "algorithm: " << plan->algorithm
        << (plan->after.effective != plan->algorithm ? " (Open MPI runs " + plan->after.effective + " at this size)" : "")
        << "\n";
-  out_ << "predicted time: before " << Fixed(plan->before.time_ns / 1000, 1) << " us (max link load "
-       << plan->before.max_link_load << "), after " << Fixed(plan->after.time_ns / 1000, 1)
-       << " us (max link load " << plan->after.max_link_load << "), speedup "
-       << Fixed(speedup, 2) << "x\n";
+  const bool contention = costs->routes != nullptr;
+  auto load = [&](const PlanCandidate& c) {
+    return contention ? " (max link load " + std::to_string(c.max_link_load) + ")" : std::string();
+  };
+  out_ << "predicted time: before " << Fixed(plan->before.time_ns / 1000, 1) << " us"
+       << load(plan->before) << ", after " << Fixed(plan->after.time_ns / 1000, 1) << " us"
+       << load(plan->after) << ", speedup " << Fixed(speedup, 2) << "x\n";
   if (!plan->reordered) {
     out_ << "no reordering is predicted to help: keep the current order\n";
   } else {
@@ -838,8 +841,8 @@ int Ctl::PlanJob(const std::vector<std::string>& args) {
   out_ << "candidates:\n";
   for (const auto& c : plan->candidates) {
     out_ << "  " << std::left << std::setw(24) << c.algorithm << std::setw(16) << c.mapping
-         << std::right << std::setw(12) << Fixed(c.time_ns / 1000, 1) << " us  load "
-         << c.max_link_load << "\n";
+         << std::right << std::setw(12) << Fixed(c.time_ns / 1000, 1) << " us"
+         << (contention ? "  load " + std::to_string(c.max_link_load) : std::string()) << "\n";
   }
   if (!rankfile_out.empty()) out_ << "rankfile written to " << rankfile_out << "\n";
   if (!hostfile_out.empty()) {

@@ -2,7 +2,8 @@
 # The toporr demo, end to end on embedded defaults: builds toporrd and toporrctl, starts the
 # daemon on a fresh SQLite file in a scratch directory, ingests the bundled 16-host fat tree
 # (ibnetdiscover output of deploy/demo/fattree-2l-16h.net under ibsim + opensm), prints the
-# hosts, the cost and the path between two hosts, and stops the daemon.
+# hosts, the cost and the path between two hosts, plans a topology-aware rank order for a
+# 16-rank allreduce, and stops the daemon.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -47,3 +48,13 @@ echo; echo "== toporrctl row node01"
 ctl row node01
 echo; echo "== toporrctl snapshots"
 ctl snapshots
+
+# A 16-rank job on one host per leaf switch, launched round-robin (--map-by node): the ring
+# allreduce crosses the spine on every edge. toporrctl plan renumbers the ranks and writes a
+# hostfile that realises the new order with `mpirun --map-by seq`.
+printf 'node01 slots=4\nnode05 slots=4\nnode09 slots=4\nnode13 slots=4\n' > "$SCRATCH/job.hosts"
+echo; echo "== toporrctl plan --hostfile job.hosts --map-by node --collective allreduce --algorithm ring --size 1M"
+ctl plan --hostfile "$SCRATCH/job.hosts" --map-by node --collective allreduce \
+  --algorithm ring --size 1M --fabric "$FABRIC" --hostfile-out "$SCRATCH/job.hosts.reordered"
+echo; echo "== the same job, best algorithm (auto), costs from the daemon"
+ctl plan --hostfile "$SCRATCH/job.hosts" --map-by node --collective allreduce --size 1M
