@@ -102,9 +102,7 @@ class Parser {
   }
 
  private:
-  absl::Status Error(int line, std::string_view what) const {
-    return absl::InvalidArgumentError(absl::StrCat(file_, ":", line, ": ", std::string(what)));
-  }
+  absl::Status Error(int line, std::string_view what) const { return LineError(file_, line, what); }
 
   absl::Status Cut(std::string_view where) const {
     return Error(block_line_,

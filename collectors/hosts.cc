@@ -71,10 +71,6 @@ bool IsHostName(string_view h) {
          All(h, [](char c) { return IsAlnum(c) || c == '.' || c == '_' || c == '-'; });
 }
 
-absl::Status LineError(string_view file, int line, const std::string& what) {
-  return absl::InvalidArgumentError(std::string(file) + ":" + std::to_string(line) + ": " + what);
-}
-
 // The host a map entry gives CA `node`, "" if none.
 absl::StatusOr<std::string> MappedHost(const Node& node,
                                        const std::unordered_map<uint64_t, std::string>& map) {

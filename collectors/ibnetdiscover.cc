@@ -190,9 +190,7 @@ absl::Status ForEachContentLine(string_view text, Fn fn) {
 class ErrorSink {
  public:
   explicit ErrorSink(const std::string& file) : file_(file) {}
-  absl::Status At(int line, const std::string& what) const {
-    return absl::InvalidArgumentError(file_ + ":" + std::to_string(line) + ": " + what);
-  }
+  absl::Status At(int line, const std::string& what) const { return LineError(file_, line, what); }
   absl::Status Whole(const std::string& what) const {
     return absl::InvalidArgumentError(file_ + ": " + what);
   }

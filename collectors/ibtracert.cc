@@ -70,9 +70,7 @@ class Parser {
   }
 
  private:
-  absl::Status Error(int line, std::string_view what) const {
-    return absl::InvalidArgumentError(absl::StrCat(file_, ":", line, ": ", std::string(what)));
-  }
+  absl::Status Error(int line, std::string_view what) const { return LineError(file_, line, what); }
 
   absl::Status Unfinished(std::string_view where) const {
     std::string why = last_warning_.empty() ? "" : absl::StrCat(" (", last_warning_, ")");

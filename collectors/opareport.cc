@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/text_scan.h"
 
 namespace toporr::collectors {
 namespace {
@@ -86,8 +87,7 @@ absl::Status ConnectOpaLink(LinkEnd x, LinkEnd y, const std::optional<OpaRate>& 
 }
 
 absl::Status OpaInputError(const OpaOptions& options, long line, std::string_view what) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(options.file_name, ":", line, ": ", std::string(what)));
+  return LineError(options.file_name, line, what);
 }
 
 }  // namespace toporr::collectors

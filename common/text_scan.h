@@ -7,19 +7,20 @@
 //     leading blanks.
 //   - Parse* read a WHOLE string and fail on anything left over.
 //
-// Nothing here allocates. The scanners and LineScanner are defined in this header because
-// they run per token of multi-megabyte dumps (collectors/ibnetdiscover.h,
-// collectors/forwarding_tables.h state measured parse rates): inlining them keeps those
-// rates. Blanks are ' ', '\t' and '\r' (a CR left over from CRLF files counts as a blank).
-// All functions are pure and thread-safe.
+// Nothing here allocates except LineError, which builds a message. The scanners and
+// LineScanner are defined in this header because they run per token of multi-megabyte dumps
+// (collectors/ibnetdiscover.h, collectors/forwarding_tables.h state measured parse rates):
+// inlining them keeps those rates. Blanks are ' ', '\t' and '\r' (a CR left over from CRLF
+// files counts as a blank). All functions are pure and thread-safe.
 #ifndef TOPORR_COMMON_TEXT_SCAN_H_
 #define TOPORR_COMMON_TEXT_SCAN_H_
 
 #include <cstdint>
 #include <cstring>
-#include <limits>
 #include <string_view>
 #include <type_traits>
+
+#include "absl/status/status.h"
 
 namespace toporr {
 
@@ -105,6 +106,10 @@ bool ConsumeDecimal(std::string_view& s, std::common_type_t<Int> max, Int* value
 // The whole of `text` is a 64-bit hex number with an optional "0x"/"0X" prefix and 1 to 16
 // digits: "0x0002c903000e0a11", "2C903000E0A11". No blanks, no sign.
 bool ParseHexU64(std::string_view text, uint64_t* value);
+
+// "<file>:<line>: <what>" as kInvalidArgument: the one form in which a text input is refused
+// (e.g. "fattree.txt:412: port line before any node header"). `line` is 1-based.
+absl::Status LineError(std::string_view file, long line, std::string_view what);
 
 // Splits a buffer into lines without copying: each line is a view into the buffer without
 // its '\n' (a '\r' before it is kept; trim it with TrimRight when the format allows CRLF).

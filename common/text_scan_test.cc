@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/status_matchers.h"
 #include "gtest/gtest.h"
 
 namespace toporr {
@@ -146,6 +147,12 @@ TEST(TextScan, ParseHexU64TakesTheWholeText) {
                           "0x12345678901234567", "12345678901234567"}) {
     EXPECT_FALSE(ParseHexU64(bad, &v)) << bad;
   }
+}
+
+TEST(TextScan, LineErrorNamesFileAndLine) {
+  const absl::Status s = LineError("fattree.txt", 412, "port line before any node header");
+  EXPECT_THAT(s, testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                   "fattree.txt:412: port line before any node header"));
 }
 
 std::vector<std::pair<int, std::string>> AllLines(string_view text) {

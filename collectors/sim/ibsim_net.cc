@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "common/text_scan.h"
 
 namespace toporr::collectors::sim {
 namespace {
@@ -37,14 +38,10 @@ struct Masks {
 class Parser {
  public:
   Parser(std::string_view text, std::string_view file_name) : file_(file_name) {
-    size_t pos = 0;
-    while (pos < text.size()) {
-      size_t nl = text.find('\n', pos);
-      if (nl == std::string_view::npos) nl = text.size();
-      std::string_view line = text.substr(pos, nl - pos);
+    LineScanner scanner(text);
+    for (std::string_view line; scanner.Next(&line);) {
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       lines_.push_back(line);
-      pos = nl + 1;
     }
   }
 
@@ -62,8 +59,7 @@ class Parser {
 
  private:
   absl::Status Error(int line, const std::string& what) const {
-    return absl::InvalidArgumentError(std::string(file_) + ":" + std::to_string(line) + ": " +
-                                      what);
+    return LineError(file_, line, what);
   }
 
   absl::Status Directive(std::string_view line, int lineno) {
