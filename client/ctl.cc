@@ -113,6 +113,8 @@ class Ctl {
 
   int Ingest(const std::vector<std::string>& args);
   int Hosts();
+  // `cost` and `path` both answer from one GetPath call between args[0] and args[1].
+  grpc::Status FetchPath(const std::vector<std::string>& args, v1::GetPathResponse* resp);
   int Cost(const std::vector<std::string>& args);
   int Row(const std::vector<std::string>& args);
   int Matrix(const std::vector<std::string>& args);
@@ -353,16 +355,19 @@ int Ctl::Hosts() {
   return 0;
 }
 
-int Ctl::Cost(const std::vector<std::string>& args) {
-  Expect(args.size() == 2, "cost takes HOST_A HOST_B");
+grpc::Status Ctl::FetchPath(const std::vector<std::string>& args, v1::GetPathResponse* resp) {
   v1::GetPathRequest req;
   req.set_src_host(args[0]);
   req.set_dst_host(args[1]);
-  v1::GetPathResponse resp;
   grpc::ClientContext ctx;
   Context(&ctx, 10);
-  grpc::Status s = topo_->GetPath(&ctx, req, &resp);
-  if (!s.ok()) return Fail(s);
+  return topo_->GetPath(&ctx, req, resp);
+}
+
+int Ctl::Cost(const std::vector<std::string>& args) {
+  Expect(args.size() == 2, "cost takes HOST_A HOST_B");
+  v1::GetPathResponse resp;
+  if (grpc::Status s = FetchPath(args, &resp); !s.ok()) return Fail(s);
   const v1::Cost& c = resp.cost();
   if (opts_.json) {
     JsonWriter w(&out_);
@@ -481,14 +486,8 @@ int Ctl::Matrix(const std::vector<std::string>& args) {
 
 int Ctl::Path(const std::vector<std::string>& args) {
   Expect(args.size() == 2, "path takes HOST_A HOST_B");
-  v1::GetPathRequest req;
-  req.set_src_host(args[0]);
-  req.set_dst_host(args[1]);
   v1::GetPathResponse resp;
-  grpc::ClientContext ctx;
-  Context(&ctx, 10);
-  grpc::Status s = topo_->GetPath(&ctx, req, &resp);
-  if (!s.ok()) return Fail(s);
+  if (grpc::Status s = FetchPath(args, &resp); !s.ok()) return Fail(s);
   if (opts_.json) {
     JsonWriter w(&out_);
     w.BeginObject();
