@@ -14,6 +14,7 @@
 #include "client/job_costs.h"
 #include "client/plan.h"
 #include "collectors/fabric_input.h"
+#include "collectors/hwloc_topology.h"
 #include "common/json_writer.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
@@ -51,7 +52,8 @@ commands:
   health               the daemon's gRPC health status
   plan --hostfile FILE --collective C --size BYTES [--algorithm A|auto]
        [--map-by core|node | --ranks FILE] [--np N] [--root R] [--radix K]
-       [--fabric DUMP [--format ibnetdiscover]] [--rankfile OUT] [--hostfile-out OUT]
+       [--fabric DUMP [--format ibnetdiscover]] [--node-topology HWLOC.xml]
+       [--rankfile OUT] [--hostfile-out OUT]
                        topology-aware rank order for a job: the new order, the predicted
                        time before/after and the maximum link load; writes an Open MPI
                        rankfile or a reordered hostfile (`mpirun --map-by seq`). Costs come
@@ -59,7 +61,9 @@ commands:
                        contention). C: allreduce|bcast|allgather|gather|reduce; A: ring,
                        segmented_ring, recursive_doubling, rabenseifner, binomial,
                        binary_tree, split_binary_tree, knomial, chain, pipeline,
-                       scatter_allgather, scatter_allgather_ring, bruck, linear
+                       scatter_allgather, scatter_allgather_ring, bruck, linear.
+                       --node-topology: an hwloc XML of the compute nodes (lstopo --of xml);
+                       ranks get its cores, intra-node costs its NUMA distances
 )";
 
 struct Options {
@@ -660,7 +664,7 @@ int Ctl::Diff(const std::vector<std::string>& args) {
 }
 
 int Ctl::PlanJob(const std::vector<std::string>& args) {
-  std::string hostfile, ranks_file, fabric_file, rankfile_out, hostfile_out;
+  std::string hostfile, ranks_file, fabric_file, rankfile_out, hostfile_out, node_xml;
   std::string format = "ibnetdiscover", map_by = "core", collective, algorithm = "auto", size;
   int np = 0;
   PlanRequest req;
@@ -690,6 +694,7 @@ int Ctl::PlanJob(const std::vector<std::string>& args) {
     else if (a == "--radix") req.radix = int_value();
     else if (a == "--rankfile") rankfile_out = value();
     else if (a == "--hostfile-out") hostfile_out = value();
+    else if (a == "--node-topology") node_xml = value();
     else throw UsageError("plan: unknown argument " + a);
   }
   Expect(!hostfile.empty(), "plan: --hostfile is required");
@@ -719,13 +724,26 @@ int Ctl::PlanJob(const std::vector<std::string>& args) {
   if (!error.empty()) return err_ << "toporrctl: " << error << "\n", 1;
   auto hosts = ParseHostfile(host_text, hostfile);
   if (!hosts.ok()) return fail(hosts.status());
+  NodeShape shape;
+  mapping::IntraHostModel intra;
+  if (!node_xml.empty()) {
+    collectors::HwlocTopology::Options hopts;
+    hopts.source = collectors::HwlocSource::XmlFile(node_xml);
+    auto topo = collectors::HwlocTopology::Create(hopts);
+    if (!topo.ok()) return fail(topo.status());
+    shape.core_slots = collectors::CoreSlots(**topo);
+    auto model = collectors::IntraHostModelFromHwloc(**topo);
+    if (!model.ok()) return fail(model.status());
+    intra = *model;
+  }
   absl::StatusOr<mapping::Placement> placement;
   if (!ranks_file.empty()) {
     std::string ranks_text = ReadFileOr(ranks_file, &error);
     if (!error.empty()) return err_ << "toporrctl: " << error << "\n", 1;
-    placement = ExplicitPlacement(*hosts, ranks_text, ranks_file);
+    placement = ExplicitPlacement(*hosts, ranks_text, ranks_file, shape);
   } else {
-    placement = InitialPlacement(*hosts, map_by == "node" ? MapBy::kNode : MapBy::kCore, np);
+    placement =
+        InitialPlacement(*hosts, map_by == "node" ? MapBy::kNode : MapBy::kCore, np, shape);
   }
   if (!placement.ok()) return fail(placement.status());
 
@@ -761,7 +779,7 @@ int Ctl::PlanJob(const std::vector<std::string>& args) {
     source = "toporrd snapshot " + std::to_string(mresp.snapshot_id()) + " (no routes: contention not modelled)";
   }
   if (!costs.ok()) return fail(costs.status());
-  auto plan = Plan(req, *placement, *costs->costs, costs->routes.get());
+  auto plan = Plan(req, *placement, *costs->costs, costs->routes.get(), intra);
   if (!plan.ok()) return fail(plan.status());
 
   auto write = [&](const std::string& path, const std::string& text) {

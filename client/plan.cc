@@ -44,6 +44,11 @@ std::string ShortName(std::string_view host) {
 
 mapping::RankLocation Slot(int host, int local, const NodeShape& shape) {
   mapping::RankLocation loc;
+  if (!shape.core_slots.empty()) {
+    loc = shape.core_slots[local % shape.core_slots.size()];
+    loc.host = host;
+    return loc;
+  }
   loc.host = host;
   loc.core = local;
   loc.l3 = local / std::max(1, shape.cores_per_l3);

@@ -37,9 +37,12 @@ absl::StatusOr<JobHosts> ParseHostfile(std::string_view text, std::string_view f
 enum class MapBy { kCore, kNode };
 
 // Host-local shape used to give each rank a core / L3 / NUMA / package (the daemon has no
-// node-local topology; libtoporr uses hwloc instead). Defaults: a 2-package node, one L3
-// and one NUMA node per package, 8 cores per L3.
+// node-local topology). Either the real cores of a node (`core_slots`, from hwloc:
+// collectors/hwloc_topology.h CoreSlots, e.g. of an `lstopo --of xml` file; local rank i
+// takes core_slots[i % size]), or a regular shape: one L3 and one NUMA node per package,
+// 8 cores per L3 by default.
 struct NodeShape {
+  std::vector<mapping::RankLocation> core_slots;  // host field ignored
   int cores_per_l3 = 8;
   int l3_per_numa = 1;
   int numa_per_package = 1;
