@@ -15,7 +15,7 @@ PACKAGES=(
   # Omni-Path: libxml2 for the topology XML parser, opa-fastfabric tools for test inputs
   libxml2-dev opa-fastfabric
   # MPI
-  openmpi-bin libopenmpi-dev
+  openmpi-bin libopenmpi-dev libsimgrid-dev  # libsimgrid-dev: SimGrid SMPI, bench/smpi
   # misc tools used by scripts and tests
   python3 procps
 )
