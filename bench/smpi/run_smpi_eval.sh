@@ -1,12 +1,14 @@
 #!/bin/bash
 # Measures toporr's rank reorderings in SimGrid SMPI (simulated, deterministic time).
 #
-#   run_smpi_eval.sh            full table: 64 and 256 ranks, 8 KiB / 1 MiB / 16 MiB,
+#   run_smpi_eval.sh [--smpi-factors]
+#                               full table: 64 and 256 ranks, 8 KiB / 1 MiB / 16 MiB,
 #                               allreduce ring / rabenseifner / recursive doubling, bcast binomial
 #   run_smpi_eval.sh --check    regression gate: ring allreduce, 1 MiB, 64 ranks on 16 hosts
 #                               placed round-robin; fails unless the reordered time <= identity
 #
-# Pipeline (everything generated is cached under $TOPORR_SMPI_CACHE, default /tmp/toporr-smpi):
+# Pipeline (everything generated is cached under $TOPORR_SMPI_CACHE, default /tmp/toporr-smpi,
+# or $TEST_TMPDIR/toporr-smpi under `bazel test //bench/smpi:smpi_check_test`):
 #   1. fabric   collectors/sim/gen_fattree.py: 2-level fat tree, 32 hosts (node00001..32),
 #               8 per leaf, 4 leaves x 8 uplinks spread over 4 spines (full bisection, 4xHDR);
 #               collectors/sim/run_ibsim.sh routes it with OpenSM's ftree engine and keeps the
@@ -23,7 +25,10 @@
 # SMPI settings (same for both runs of a pair): smpi/simulate-computation:no (only communication
 # is timed, so the result does not depend on this machine's speed), network/crosstraffic:0
 # (InfiniBand has no TCP acknowledgements competing on the reverse direction), -no-privatize
-# (the benchmark has no mutable globals). SMPI's default piecewise bandwidth/latency factors stay.
+# (the benchmark has no mutable globals), smpi/bw-factor:0:1 and smpi/lat-factor:0:1: a message of
+# m bytes costs the sum of its links' latencies plus m over its max-min share of bandwidth.
+# SMPI's default piecewise factors were calibrated on a TCP cluster (they multiply the latency
+# of messages >= 64 KiB by 11.6); --smpi-factors keeps them instead.
 # Environment: TOPORRCTL (use this binary instead of building //client:toporrctl),
 # TOPORR_SMPI_BAZEL_BASE (Bazel output base, default /root/.cache/bazel_smpi), TOPORR_SMPI_CACHE.
 # Peak memory: SMPI allocates the collectives' temporary buffers for real, ~8 GiB for 256 ranks
@@ -31,14 +36,17 @@
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-CACHE=${TOPORR_SMPI_CACHE:-/tmp/toporr-smpi}
+CACHE=${TOPORR_SMPI_CACHE:-${TEST_TMPDIR:-/tmp}/toporr-smpi}
 BAZEL_BASE=${TOPORR_SMPI_BAZEL_BASE:-/root/.cache/bazel_smpi}
 CHECK=0
-case "${1:-}" in
-  "") ;;
-  --check) CHECK=1 ;;
-  *) echo "usage: $0 [--check]" >&2; exit 2 ;;
-esac
+FACTORS=(--cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1)  # "size:factor" pieces
+for arg in "$@"; do
+  case "$arg" in
+    --check) CHECK=1 ;;
+    --smpi-factors) FACTORS=() ;;
+    *) echo "usage: $0 [--check] [--smpi-factors]" >&2; exit 2 ;;
+  esac
+done
 
 die() { echo "run_smpi_eval: $*" >&2; exit 1; }
 log() { echo "run_smpi_eval: $*" >&2; }
@@ -103,7 +111,8 @@ simulate() {
   out=$(smpirun -no-privatize -np "$p" -platform "$PLATFORM" -hostfile "$hostfile" \
         "$BENCH" --op "$op" --bytes "$bytes" --iters 1 --print-hosts \
         --cfg=smpi/"$op":"$algo" --cfg=smpi/simulate-computation:no \
-        --cfg=network/crosstraffic:0 --log=root.thres:warning 2>"$CACHE/smpirun.err") \
+        --cfg=network/crosstraffic:0 ${FACTORS[@]+"${FACTORS[@]}"} --log=root.thres:warning \
+        2>"$CACHE/smpirun.err") \
     || die "smpirun failed ($op $algo $bytes B, $hostfile): see $CACHE/smpirun.err"
   diff <(echo "$out" | awk '$1 == "rank" { print $3 }') "$hostfile" >/dev/null \
     || die "SMPI did not place ranks as $hostfile says"
@@ -173,6 +182,10 @@ for shape in "64 16" "256 32"; do
   done
 done
 
-column -t -s $'\t' "$RESULTS"
+# Aligned columns (util-linux `column` is not installed everywhere).
+awk -F '\t' '{ for (i = 1; i <= NF; i++) { cell[NR, i] = $i; if (length($i) > w[i]) w[i] = length($i) } }
+  END { for (r = 1; r <= NR; r++) { line = ""
+          for (i = 1; i <= NF; i++) line = line sprintf("%-" w[i] + 2 "s", cell[r, i])
+          sub(/ +$/, "", line); print line } }' "$RESULTS"
 echo "(simulated time per call; speedup = identity / reordered; predicted = toporrctl's model;" \
      "results in $RESULTS; $(awk -v a="$START" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }') s)"
