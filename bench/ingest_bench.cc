@@ -12,18 +12,14 @@
 // Counters: MB/s over the dump, nodes/links/hosts of the result, and peak_rss_MB (getrusage
 // ru_maxrss of the process so far; the benchmarks run in the order above, so BM_Parse's value
 // covers the scan and the parse, BM_Ingest's everything).
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <string_view>
 
+#include "bench/measure.h"
 #include "benchmark/benchmark.h"
 #include "collectors/fabric.h"
 #include "collectors/hosts.h"
@@ -35,12 +31,6 @@ namespace {
 
 std::string* g_dump = nullptr;  // the dump's text, read once in main
 std::string* g_dump_name = nullptr;
-
-double PeakRssMb() {
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return static_cast<double>(ru.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
-}
 
 collectors::Fabric ParseOrDie(benchmark::State& state) {
   collectors::IbnetdiscoverOptions opts;
@@ -61,28 +51,15 @@ void SetCounters(benchmark::State& state, const collectors::Fabric& f) {
   state.counters["nodes"] = static_cast<double>(f.nodes.size());
   state.counters["links"] = static_cast<double>(f.links.size());
   state.counters["hosts"] = static_cast<double>(f.hosts.size());
-  state.counters["peak_rss_MB"] = PeakRssMb();
+  state.counters["peak_rss_MB"] = bench::PeakRssMb();
 }
 
 void BM_LineScan(benchmark::State& state) {
   const std::string_view text = *g_dump;
-  for (auto _ : state) {
-    size_t lines = 0;
-    unsigned sum = 0;
-    for (size_t pos = 0; pos < text.size();) {
-      const void* nl = std::memchr(text.data() + pos, '\n', text.size() - pos);
-      const size_t end = nl ? static_cast<const char*>(nl) - text.data() : text.size();
-      std::string_view line = text.substr(pos, end - pos);
-      for (char c : line) sum += static_cast<unsigned char>(c);
-      ++lines;
-      pos = end + 1;
-    }
-    benchmark::DoNotOptimize(lines);
-    benchmark::DoNotOptimize(sum);
-  }
+  for (auto _ : state) benchmark::DoNotOptimize(bench::LineScan(text));
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
                           static_cast<int64_t>(text.size()));
-  state.counters["peak_rss_MB"] = PeakRssMb();
+  state.counters["peak_rss_MB"] = bench::PeakRssMb();
 }
 BENCHMARK(BM_LineScan)->Unit(benchmark::kMillisecond);
 
@@ -147,14 +124,7 @@ int main(int argc, char** argv) {
                  argv[0]);
     return 2;
   }
-  std::ifstream in(argv[1], std::ios::binary);
-  if (!in) {
-    std::fprintf(stderr, "cannot read %s\n", argv[1]);
-    return 1;
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  toporr::g_dump = new std::string(text.str());
+  toporr::g_dump = new std::string(toporr::bench::ReadFileOrExit(argv[1]));
   toporr::g_dump_name = new std::string(argv[1]);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -3,11 +3,11 @@
 #
 #   bazel --output_base=... run //bench:run_ingest_bench -- [CACHE_DIR] [benchmark flags...]
 #
-# 1. Unless CACHE_DIR (default /tmp/toporr-bench; never committed) already holds it, writes
-#    the fabric with collectors/sim/gen_fattree.py (3 levels, 32 hosts per leaf, 320 leaves,
-#    10 pods x 32 aggregation switches, 256 cores: 11,136 nodes, 30,720 cables) and runs
-#    ibsim + opensm + ibnetdiscover on it with collectors/sim/run_ibsim.sh --topology-only
-#    (about a minute on 2 cores; the LFTs are skipped, ~1.5 GB that ingest does not read).
+# 1. Unless CACHE_DIR (default /tmp/toporr-bench; never committed) already holds it, makes
+#    the fabric with bench/make_fattree.sh (collectors/sim/gen_fattree.py: 3 levels, 32 hosts
+#    per leaf, 320 leaves, 10 pods x 32 aggregation switches, 256 cores: 11,136 nodes, 30,720
+#    cables; ibsim + opensm + ibnetdiscover via run_ibsim.sh --topology-only, about a minute
+#    on 2 cores; the LFTs are skipped, ~1.5 GB that ingest does not read).
 # 2. Runs bench/ingest_bench on CACHE_DIR/fattree-3l-10240h/ibnetdiscover.txt (3 repetitions,
 #    medians) and prints: parse (ParseIbnetdiscover + AssignHosts), whole ingest (parse + a
 #    fresh SQLite file + Store::Ingest), peak RSS, and parse time as a multiple of a bare line
@@ -15,49 +15,18 @@
 # Exit status: 0 when parse < 0.3 s and ingest < 3 s, 3 when a target is missed, 1 on errors.
 set -u -o pipefail
 
-die() { echo "run_ingest_bench: $*" >&2; exit 1; }
+SCRIPT=run_ingest_bench
+. "$0.runfiles/toporr/bench/bench_env.sh" 2>/dev/null ||
+  . "${RUNFILES_DIR:-/nonexistent}/toporr/bench/bench_env.sh" 2>/dev/null ||
+  . "$(dirname "$0")/bench_env.sh" || exit 1
 
-CACHE=/tmp/toporr-bench
-if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then CACHE=$1; shift; fi
-# `bazel run` starts us in the runfiles tree; relative paths mean the caller's directory.
-case "$CACHE" in /*) ;; *) CACHE="${BUILD_WORKING_DIRECTORY:-$PWD}/$CACHE" ;; esac
-
-# Find the scripts and the benchmark binary: runfiles under `bazel run`, else beside us.
-HERE=$(cd "$(dirname "$0")" && pwd)
-if [ -d "$0.runfiles/toporr" ]; then
-  ROOT="$0.runfiles/toporr"
-elif [ -n "${RUNFILES_DIR:-}" ] && [ -d "$RUNFILES_DIR/toporr" ]; then
-  ROOT="$RUNFILES_DIR/toporr"
-else
-  ROOT=$(dirname "$HERE")
-fi
-GEN="$ROOT/collectors/sim/gen_fattree.py"
-RUN="$ROOT/collectors/sim/run_ibsim.sh"
 BENCH=${INGEST_BENCH:-$ROOT/bench/ingest_bench}
-[ -r "$GEN" ] && [ -r "$RUN" ] || die "cannot find collectors/sim scripts under $ROOT"
 [ -x "$BENCH" ] || die "no benchmark binary at $BENCH; use 'bazel run //bench:run_ingest_bench'" \
   "or set INGEST_BENCH=/path/to/ingest_bench"
 
-SHAPE="--hosts 10240 --levels 3 --hosts-per-leaf 32 --leaves-per-pod 32"
-NAME=fattree-3l-10240h
-NET="$CACHE/$NAME.net"
-OUT="$CACHE/$NAME"
+OUT=$(/bin/bash "$ROOT/bench/make_fattree.sh" "$ROOT/collectors/sim" "$CACHE" 10240 \
+  --topology-only) || die "cannot make the 10,240-host fat tree"
 DUMP="$OUT/ibnetdiscover.txt"
-mkdir -p "$CACHE" || die "cannot create $CACHE"
-
-# The cached dump is reused only if it was made from the same shape.
-if [ -s "$DUMP" ] && [ "$(cat "$OUT/shape" 2>/dev/null)" = "$SHAPE" ]; then
-  echo "run_ingest_bench: reusing $DUMP"
-else
-  echo "run_ingest_bench: generating $NAME in $CACHE (ibsim + opensm + ibnetdiscover)"
-  rm -rf "$OUT"
-  /usr/bin/python3 "$GEN" $SHAPE --out "$NET" || die "gen_fattree.py failed"
-  START=$EPOCHREALTIME
-  /bin/bash "$RUN" "$NET" "$OUT" --topology-only || die "run_ibsim.sh failed (see $OUT)"
-  awk -v a="$START" -v b="$EPOCHREALTIME" \
-    'BEGIN { printf "run_ingest_bench: dump generated in %.1f s\n", b - a }'
-  echo "$SHAPE" >"$OUT/shape"
-fi
 echo "run_ingest_bench: $(wc -l <"$DUMP") lines, $(($(stat -c %s "$DUMP") / 1024)) KiB"
 
 JSON="$CACHE/ingest_bench.json"

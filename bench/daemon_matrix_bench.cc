@@ -1,0 +1,424 @@
+// Latency of a 1,000-host cost matrix served by a RUNNING toporrd (target: p99 < 5 ms), and
+// where that time goes.
+//
+//   daemon_matrix_bench [benchmark flags] DUMP [HOSTS]
+//
+// DUMP is an ibnetdiscover topology file (bench/run_daemon_matrix_bench.sh uses the
+// 10,240-host fat tree of bench/run_ingest_bench.sh); HOSTS is the matrix size (default 1000,
+// every (total / HOSTS)-th host of the fabric). main() starts a real toporrd (built binary,
+// runfiles) on a temporary database and Unix socket, ingests DUMP with the real toporrctl,
+// then runs, in this order:
+//   BM_GetSnapshot            baseline: the smallest RPC round trip over the same channel;
+//   BM_GetCostMatrix          GetCostMatrix(HOSTS) round trip (client deserialisation
+//                             included);
+//   BM_GetCostMatrixWideWindow  the same on a channel with a 64 MiB HTTP/2 receive window and
+//                             16 MiB frames (client settings; the daemon is unchanged);
+//   BM_GetQuantizedCostMatrix the uint16 form of the same matrix, for comparison;
+// and the server's steps replayed in this process on the same fabric, so that
+// RPC - (fill + response + serialise + parse) is what the transport adds:
+//   BM_StepMatrixFill         HostCosts::Matrix(HOSTS) (what the server computes);
+//   BM_StepFillResponse       the matrix into a GetCostMatrixResponse (packed arrays; the
+//                             same three adds per pair as daemon/grpc_services.cc);
+//   BM_StepSerialize          SerializeToString of that response;
+//   BM_StepParse              ParseFromString of those bytes (what the client does);
+//   BM_StepSocketTransfer     those bytes through a Unix socket between two threads: the
+//                             floor of any transport.
+// RPC benchmarks report p50_ms / p99_ms over their timed laps (one lap = one RPC),
+// response_MB and server_cpu_ms (the daemon's CPU time per RPC, from /proc/<pid>/stat); every benchmark reports peak_rss_MB of THIS process (the daemon's peak RSS is
+// printed at exit from /proc/<pid>/status VmHWM).
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench/measure.h"
+#include "benchmark/benchmark.h"
+#include "collectors/fabric.h"
+#include "collectors/hosts.h"
+#include "collectors/ibnetdiscover.h"
+#include "daemon/testing/subprocess.h"
+#include "grpcpp/grpcpp.h"
+#include "mapping/host_costs.h"
+#include "toporr/v1/toporr.grpc.pb.h"
+
+namespace toporr::bench {
+namespace {
+
+namespace v1 = ::toporr::v1;
+
+struct Setup {
+  std::unique_ptr<v1::Topology::Stub> stub;
+  // A second channel whose HTTP/2 receive window and frame size are large (client-side
+  // settings only), to show how much of the matrix RPC is flow control.
+  std::unique_ptr<v1::Topology::Stub> wide_stub;
+  collectors::Fabric fabric;             // the dump parsed in this process
+  std::vector<int> host_indices;         // the matrix's hosts, indices into fabric.hosts
+  v1::GetCostMatrixRequest matrix_request;
+  v1::GetQuantizedCostMatrixRequest quantized_request;
+  pid_t daemon_pid = -1;
+};
+Setup* g = nullptr;
+
+// CPU time (user + system) the process `pid` has used so far, in ms; -1 when unreadable.
+double ProcessCpuMs(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t paren = stat.rfind(')');  // the command name may contain spaces
+  if (paren == std::string::npos) return -1;
+  std::istringstream fields(stat.substr(paren + 2));
+  std::string skip;
+  for (int i = 3; i < 14; ++i) fields >> skip;  // state .. cmajflt (fields 3-13)
+  double utime = 0, stime = 0;                  // fields 14 and 15, in clock ticks
+  fields >> utime >> stime;
+  return (utime + stime) * 1000.0 / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// Runs `rpc` once per lap and reports latency percentiles, the response size and the
+// daemon's CPU time per lap (its whole process: gRPC threads included).
+template <typename Rpc>
+void RpcLatency(benchmark::State& state, Rpc rpc) {
+  std::vector<double> ms;
+  size_t bytes = 0;
+  const double server_cpu_start = ProcessCpuMs(g->daemon_pid);
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    grpc::Status st = rpc(&bytes);
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                           start)
+                     .count());
+    if (!st.ok()) {
+      state.SkipWithError(st.error_message().c_str());
+      break;
+    }
+  }
+  state.counters["server_cpu_ms"] =
+      (ProcessCpuMs(g->daemon_pid) - server_cpu_start) / static_cast<double>(ms.size());
+  state.counters["p50_ms"] = Percentile(ms.data(), ms.data() + ms.size(), 0.50);
+  state.counters["p99_ms"] = Percentile(ms.data(), ms.data() + ms.size(), 0.99);
+  state.counters["response_MB"] = static_cast<double>(bytes) / 1e6;
+  state.counters["peak_rss_MB"] = PeakRssMb();
+}
+
+void Deadline(grpc::ClientContext* ctx) {
+  ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+}
+
+void BM_GetSnapshot(benchmark::State& state) {
+  RpcLatency(state, [](size_t* bytes) {
+    grpc::ClientContext ctx;
+    Deadline(&ctx);
+    v1::GetSnapshotResponse resp;
+    grpc::Status st = g->stub->GetSnapshot(&ctx, v1::GetSnapshotRequest(), &resp);
+    *bytes = resp.ByteSizeLong();
+    return st;
+  });
+}
+BENCHMARK(BM_GetSnapshot)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// Laps of the matrix RPCs: fixed, so that p99 is a real percentile (the second slowest of
+// 200) rather than the maximum of the few laps a time-based run would make.
+constexpr int kMatrixLaps = 200;
+
+void BM_GetCostMatrix(benchmark::State& state) {
+  RpcLatency(state, [](size_t* bytes) {
+    grpc::ClientContext ctx;
+    Deadline(&ctx);
+    v1::GetCostMatrixResponse resp;
+    grpc::Status st = g->stub->GetCostMatrix(&ctx, g->matrix_request, &resp);
+    *bytes = resp.ByteSizeLong();
+    const size_t n = static_cast<size_t>(g->matrix_request.hosts_size());
+    if (st.ok() && static_cast<size_t>(resp.costs().hops_size()) != n * n) {
+      return grpc::Status(grpc::StatusCode::INTERNAL, "matrix of the wrong size");
+    }
+    return st;
+  });
+}
+BENCHMARK(BM_GetCostMatrix)->Iterations(kMatrixLaps)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_GetCostMatrixWideWindow(benchmark::State& state) {
+  RpcLatency(state, [](size_t* bytes) {
+    grpc::ClientContext ctx;
+    Deadline(&ctx);
+    v1::GetCostMatrixResponse resp;
+    grpc::Status st = g->wide_stub->GetCostMatrix(&ctx, g->matrix_request, &resp);
+    *bytes = resp.ByteSizeLong();
+    return st;
+  });
+}
+BENCHMARK(BM_GetCostMatrixWideWindow)
+    ->Iterations(kMatrixLaps)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void BM_GetQuantizedCostMatrix(benchmark::State& state) {
+  RpcLatency(state, [](size_t* bytes) {
+    grpc::ClientContext ctx;
+    Deadline(&ctx);
+    v1::GetQuantizedCostMatrixResponse resp;
+    grpc::Status st = g->stub->GetQuantizedCostMatrix(&ctx, g->quantized_request, &resp);
+    *bytes = resp.ByteSizeLong();
+    return st;
+  });
+}
+BENCHMARK(BM_GetQuantizedCostMatrix)->Iterations(kMatrixLaps)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+const mapping::HostCosts& LocalCosts() {
+  static const mapping::HostCosts* costs = [] {
+    auto c = mapping::HostCosts::Create(g->fabric);
+    if (!c.ok()) {
+      std::fprintf(stderr, "daemon_matrix_bench: %s\n", c.status().ToString().c_str());
+      std::exit(1);
+    }
+    return c->release();
+  }();
+  return *costs;
+}
+
+void BM_StepMatrixFill(benchmark::State& state) {
+  const mapping::HostCosts& costs = LocalCosts();
+  std::vector<mapping::HostPairCost> m;
+  for (auto _ : state) {
+    costs.Matrix(g->host_indices, &m);  // a fresh vector per request, as in the server
+    benchmark::DoNotOptimize(m.data());
+    state.PauseTiming();
+    m = {};
+    state.ResumeTiming();
+  }
+  state.counters["peak_rss_MB"] = PeakRssMb();
+}
+BENCHMARK(BM_StepMatrixFill)->Unit(benchmark::kMillisecond);
+
+v1::GetCostMatrixResponse FillResponse(const std::vector<mapping::HostPairCost>& matrix) {
+  v1::GetCostMatrixResponse resp;
+  resp.set_snapshot_id(1);
+  resp.set_route_kind(v1::SHORTEST_PATH);
+  *resp.mutable_hosts() = g->matrix_request.hosts();
+  v1::CostArrays* costs = resp.mutable_costs();
+  costs->mutable_hops()->Reserve(static_cast<int>(matrix.size()));
+  costs->mutable_bottleneck_gbps()->Reserve(static_cast<int>(matrix.size()));
+  costs->mutable_latency_ns()->Reserve(static_cast<int>(matrix.size()));
+  for (const mapping::HostPairCost& c : matrix) {
+    costs->add_hops(c.hops);
+    costs->add_bottleneck_gbps(static_cast<float>(c.bottleneck_gbps));
+    costs->add_latency_ns(static_cast<float>(c.latency_ns));
+  }
+  return resp;
+}
+
+const std::vector<mapping::HostPairCost>& LocalMatrix() {
+  static const auto* m = [] {
+    auto* out = new std::vector<mapping::HostPairCost>();
+    LocalCosts().Matrix(g->host_indices, out);
+    return out;
+  }();
+  return *m;
+}
+
+void BM_StepFillResponse(benchmark::State& state) {
+  const std::vector<mapping::HostPairCost>& m = LocalMatrix();
+  for (auto _ : state) {
+    v1::GetCostMatrixResponse resp = FillResponse(m);
+    benchmark::DoNotOptimize(resp.costs().hops_size());
+    state.PauseTiming();
+    resp.Clear();
+    state.ResumeTiming();
+  }
+  state.counters["peak_rss_MB"] = PeakRssMb();
+}
+BENCHMARK(BM_StepFillResponse)->Unit(benchmark::kMillisecond);
+
+void BM_StepSerialize(benchmark::State& state) {
+  const v1::GetCostMatrixResponse resp = FillResponse(LocalMatrix());
+  std::string bytes;
+  for (auto _ : state) {
+    bytes.clear();
+    resp.SerializeToString(&bytes);
+    benchmark::DoNotOptimize(bytes.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(bytes.size()));
+  state.counters["response_MB"] = static_cast<double>(bytes.size()) / 1e6;
+  state.counters["peak_rss_MB"] = PeakRssMb();
+}
+BENCHMARK(BM_StepSerialize)->Unit(benchmark::kMillisecond);
+
+void BM_StepParse(benchmark::State& state) {
+  const std::string bytes = FillResponse(LocalMatrix()).SerializeAsString();
+  for (auto _ : state) {
+    v1::GetCostMatrixResponse resp;
+    if (!resp.ParseFromString(bytes)) {
+      state.SkipWithError("cannot parse the response");
+      break;
+    }
+    benchmark::DoNotOptimize(resp.costs().hops_size());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(bytes.size()));
+  state.counters["peak_rss_MB"] = PeakRssMb();
+}
+BENCHMARK(BM_StepParse)->Unit(benchmark::kMillisecond);
+
+// Lower bound of the transfer: the serialised response through a Unix stream socket from a
+// writer thread to a reader (no gRPC framing, HTTP/2 flow control or extra copies).
+void BM_StepSocketTransfer(benchmark::State& state) {
+  const std::string bytes = FillResponse(LocalMatrix()).SerializeAsString();
+  int fds[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0) {
+    state.SkipWithError("socketpair failed");
+    return;
+  }
+  std::string received(bytes.size(), '\0');
+  for (auto _ : state) {
+    std::thread writer([&] {
+      for (size_t sent = 0; sent < bytes.size();) {
+        const ssize_t n = write(fds[0], bytes.data() + sent, bytes.size() - sent);
+        if (n <= 0) return;
+        sent += static_cast<size_t>(n);
+      }
+    });
+    size_t got = 0;
+    while (got < bytes.size()) {
+      const ssize_t n = read(fds[1], received.data() + got, received.size() - got);
+      if (n <= 0) break;
+      got += static_cast<size_t>(n);
+    }
+    writer.join();
+    if (got != bytes.size()) {
+      state.SkipWithError("short transfer");
+      break;
+    }
+  }
+  close(fds[0]);
+  close(fds[1]);
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(bytes.size()));
+  state.counters["peak_rss_MB"] = PeakRssMb();
+}
+BENCHMARK(BM_StepSocketTransfer)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The daemon's peak resident memory, from /proc (-1 when unreadable).
+double DaemonPeakRssMb(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string key;
+  while (in >> key) {
+    if (key == "VmHWM:") {
+      double kib = 0;
+      in >> kib;
+      return kib / 1024.0;
+    }
+    in.ignore(1 << 12, '\n');
+  }
+  return -1;
+}
+
+// Under `bazel run` a cc_binary gets RUNFILES_DIR (or nothing); the DaemonProcess helper
+// finds toporrd / toporrctl through TEST_SRCDIR + TEST_WORKSPACE, as in a test.
+void PointRunfilesAtSelf(const char* argv0) {
+  if (std::getenv("TEST_SRCDIR") != nullptr) return;
+  const char* runfiles = std::getenv("RUNFILES_DIR");
+  const std::string dir = runfiles ? runfiles : std::string(argv0) + ".runfiles";
+  setenv("TEST_SRCDIR", dir.c_str(), 1);
+  setenv("TEST_WORKSPACE", "toporr", 1);
+}
+
+int Run(const std::string& dump_path, int num_hosts) {
+  // The fabric as the daemon will see it, for host names and the in-process steps.
+  collectors::IbnetdiscoverOptions opts;
+  opts.file_name = dump_path;
+  absl::StatusOr<collectors::Fabric> fabric =
+      collectors::ParseIbnetdiscover(ReadFileOrExit(dump_path), opts);
+  absl::Status st =
+      fabric.ok() ? collectors::AssignHosts(collectors::HostRule{}, {}, &*fabric) : fabric.status();
+  if (!st.ok()) {
+    std::fprintf(stderr, "daemon_matrix_bench: %s\n", st.ToString().c_str());
+    return 1;
+  }
+  const int total = static_cast<int>(fabric->hosts.size());
+  if (num_hosts < 1 || num_hosts > total) {
+    std::fprintf(stderr, "daemon_matrix_bench: HOSTS must be 1..%d\n", total);
+    return 2;
+  }
+  g = new Setup;
+  g->fabric = *std::move(fabric);
+  for (int i = 0; i < num_hosts; ++i) {
+    const int h = static_cast<int>(int64_t{i} * total / num_hosts);
+    g->host_indices.push_back(h);
+    g->matrix_request.add_hosts(g->fabric.hosts[h].name);
+  }
+  *g->quantized_request.mutable_hosts() = g->matrix_request.hosts();
+
+  char tmpl[] = "/tmp/toporr-daemon-bench.XXXXXX";
+  if (mkdtemp(tmpl) == nullptr) {
+    std::perror("mkdtemp");
+    return 1;
+  }
+  const std::string dir = tmpl;
+  int rc = 0;
+  {
+    testing::DaemonProcess daemon(dir + "/toporr.db", dir + "/toporrd.sock");
+    if (!daemon.Start()) {
+      std::fprintf(stderr, "daemon_matrix_bench: toporrd did not start:\n%s\n",
+                   daemon.log().c_str());
+      return 1;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    testing::RunResult ingest = daemon.Ctl({"ingest", "--format", "ibnetdiscover", dump_path});
+    const double ingest_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (ingest.exit_code != 0) {
+      std::fprintf(stderr, "daemon_matrix_bench: toporrctl ingest failed (%d): %s%s\n",
+                   ingest.exit_code, ingest.out.c_str(), ingest.err.c_str());
+      return 1;
+    }
+    std::fprintf(stderr, "daemon_matrix_bench: toporrctl ingest of %s took %.2f s\n",
+                 dump_path.c_str(), ingest_s);
+    g->daemon_pid = daemon.pid();
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(-1);
+    g->stub = v1::Topology::NewStub(grpc::CreateCustomChannel(
+        "unix:" + dir + "/toporrd.sock", grpc::InsecureChannelCredentials(), args));
+    args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 64 << 20);
+    args.SetInt(GRPC_ARG_HTTP2_MAX_FRAME_SIZE, (1 << 24) - 1);
+    args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
+    g->wide_stub = v1::Topology::NewStub(grpc::CreateCustomChannel(
+        "unix:" + dir + "/toporrd.sock", grpc::InsecureChannelCredentials(), args));
+    benchmark::RunSpecifiedBenchmarks();
+    std::fprintf(stderr, "daemon_matrix_bench: toporrd peak RSS %.1f MB\n",
+                 DaemonPeakRssMb(daemon.pid()));
+    g->stub.reset();
+    g->wide_stub.reset();
+    rc = daemon.Stop() == 0 ? 0 : 1;
+    if (rc != 0) std::fprintf(stderr, "toporrd log:\n%s\n", daemon.log().c_str());
+  }
+  for (const char* f : {"/toporr.db", "/toporr.db-wal", "/toporr.db-shm", "/toporrd.sock",
+                        "/toporrd.sock.log"}) {
+    std::remove((dir + f).c_str());
+  }
+  rmdir(dir.c_str());
+  return rc;
+}
+
+}  // namespace
+}  // namespace toporr::bench
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (argc != 2 && argc != 3) {
+    std::fprintf(stderr, "usage: %s [--benchmark_...] IBNETDISCOVER_DUMP [HOSTS=1000]\n",
+                 argv[0]);
+    return 2;
+  }
+  toporr::bench::PointRunfilesAtSelf(argv[0]);
+  const int rc = toporr::bench::Run(argv[1], argc == 3 ? std::atoi(argv[2]) : 1000);
+  benchmark::Shutdown();
+  return rc;
+}
