@@ -241,10 +241,17 @@ WGraph BuildWeightedGraph(const RankDistance& d, const CommGraph& graph) {
   std::vector<int32_t> arc_to(start.back());
   std::vector<int64_t> arc_w(start.back());
   {
+    // Weights in whole ns, scaled down when needed so that all of them together stay below
+    // 2^62 (cut and gain sums are int64).
+    double max_ns = 1;
+    for (const CommEdge& e : graph.edges) max_ns = std::max(max_ns, d.TimeNs(0, other, e.bytes));
+    const double cap = std::ldexp(1.0, 62) / (static_cast<double>(start.back()) + 1);
+    const double scale = std::min(1.0, cap / max_ns);
     std::vector<int64_t> pos(start.begin(), start.end() - 1);
     for (const CommEdge& e : graph.edges) {
       if (e.from == e.to) continue;
-      const int64_t w = std::max<int64_t>(1, std::llround(d.TimeNs(0, other, e.bytes)));
+      const int64_t w =
+          std::max<int64_t>(1, std::llround(scale * d.TimeNs(0, other, e.bytes)));
       arc_to[pos[e.from]] = e.to;
       arc_w[pos[e.from]++] = w;
       arc_to[pos[e.to]] = e.from;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 #include <random>
 #include <vector>
@@ -250,6 +251,9 @@ TEST(GraphEmbedTest, BipartitionPropertiesOnAwkwardGraphs) {
       if (a != b && a % 24 == b % 24) islands.edges.push_back({a, b, 4096});
   graphs.push_back(islands);
   graphs.push_back(RandomGeometricGraph(n, 0.12, 3));
+  CommGraph huge = RandomGeometricGraph(n, 0.12, 4);  // weights near int64's end
+  for (CommEdge& e : huge.edges) e.bytes = std::numeric_limits<int64_t>::max() / 2 - e.bytes;
+  graphs.push_back(huge);
   for (size_t i = 0; i < graphs.size(); ++i) {
     SCOPED_TRACE(i);
     ASSERT_OK_AND_ASSIGN(Mapping m, EmbedBipartition(d, graphs[i]));
