@@ -44,7 +44,8 @@ snap, mat, wide, q = (get(f"BM_{n}") for n in ("GetSnapshot", "GetCostMatrix",
                                               "GetQuantizedCostMatrix"))
 print()
 print(f"GetSnapshot (baseline)      p50 {snap['p50_ms']:8.3f} ms  p99 {snap['p99_ms']:8.3f} ms")
-for label, r in (("GetCostMatrix 1000 hosts", mat), ("  same, wide HTTP/2 window", wide),
+for label, r in (("GetCostRow 1 x 1000 hosts", get("BM_GetCostRow")),
+                 ("GetCostMatrix 1000 hosts", mat), ("  same, wide HTTP/2 window", wide),
                  ("GetQuantizedCostMatrix", q)):
     print(f"{label:27s} p50 {r['p50_ms']:8.3f} ms  p99 {r['p99_ms']:8.3f} ms  "
           f"= {r['p50_ms'] / snap['p50_ms']:.0f}x / {r['p99_ms'] / snap['p99_ms']:.0f}x the empty "

@@ -10,7 +10,8 @@
 # 2. Runs bench/scale_bench on it, one process per group of benchmarks so that each group's
 #    peak_rss_MB is its own (inputs it needs included): ibnetdiscover parse; opensm-lfts.dump
 #    parse; dump_fts parse; SQLite store (ingest fabric + LFTs into a fresh file, unchanged
-#    re-ingest, load); LftRoutes::Create and the per-pair route walk. 3 repetitions, medians.
+#    re-ingest, load); LftRoutes::Create and the per-pair route walk; DiffFabrics (topology,
+#    one changed LFT entry, one unplugged host). 3 repetitions, medians.
 # 3. Prints figures as ratios against baselines of the same run: parsers against a memchr
 #    line scan of the same buffer, LFT route walks against graph (shortest-path) route walks.
 #    JSON: CACHE_DIR/scale_bench-<hosts>-<group>.json.
@@ -35,6 +36,7 @@ GROUPS_=(
   "dump_fts:^BM_LineScan/2\$|^BM_ParseLfts/2\$"
   "store:^BM_Store"
   "routes:^BM_LftRoutesCreate|^BM_RouteWalk"
+  "diff:^BM_DiffFabrics"
 )
 STATUS=0
 for HOSTS in "${SIZES[@]}"; do
@@ -103,6 +105,12 @@ graph, r2 = med("BM_RouteWalkGraph", "items_per_second")
 print(f"route walk per host pair (CPU): LFT {1e9/lft:.0f} ns ({r1['links_per_route']:.1f} links), "
       f"graph {1e9/graph:.0f} ns ({r2['links_per_route']:.1f} links): LFT = {graph/lft:.2f}x "
       f"the graph walk's time")
+parse_t, _ = med("BM_ParseIbnetdiscover")
+diffs = [med(f"BM_DiffFabrics/what:{w}")[0] for w in range(3)]
+print(f"DiffFabrics (CPU): topology only {diffs[0]*1e3:.1f} ms, with LFTs + one changed entry "
+      f"{diffs[1]*1e3:.1f} ms, with LFTs + one host unplugged (worst case) {diffs[2]*1e3:.1f} ms "
+      f"= {diffs[0]/parse_t:.2f}x / {diffs[1]/parse_t:.2f}x / {diffs[2]/parse_t:.2f}x the "
+      f"ibnetdiscover parse")
 sys.exit(0 if ok else 1)
 PY
   RC=$?

@@ -19,6 +19,9 @@
 //                             (items = routes);
 //   BM_RouteWalkGraph         baseline: FabricRoutes::Route (widest-shortest paths over the
 //                             graph, no tables) over the same pairs.
+//   BM_DiffFabrics/<what>     DiffFabrics of the fabric against a copy: what=0 topology only,
+//                             1 with LFTs and one changed entry, 2 with LFTs and one host
+//                             unplugged (every LID walked: the worst case).
 // Counters: MB/s (bytes_per_second), items_per_second for routes, input_MB (text held),
 // peak_rss_MB (getrusage, process so far) and rss_MB (resident now; the LFT dump's text is
 // freed once its tables are cached for the store and route benchmarks).
@@ -36,6 +39,7 @@
 #include "bench/measure.h"
 #include "benchmark/benchmark.h"
 #include "collectors/fabric.h"
+#include "collectors/fabric_diff.h"
 #include "collectors/forwarding_tables.h"
 #include "collectors/hosts.h"
 #include "collectors/ibnetdiscover.h"
@@ -332,6 +336,52 @@ void BM_RouteWalkGraph(benchmark::State& state) {
   RouteWalk(state, *routes, static_cast<int>(ParsedFabric().hosts.size()));
 }
 BENCHMARK(BM_RouteWalkGraph)->Unit(benchmark::kMicrosecond);
+
+// DiffFabrics between the dumped fabric (with its LFTs) and a copy: `what` 0 = topology
+// only (no tables) of identical fabrics, 1 = with the LFTs and one changed entry (a core
+// switch sends the first host's LID down another port), 2 = with the LFTs and the first
+// host's cable unplugged (every LID becomes a candidate and is walked from every leaf: the
+// worst case). run_scale_bench.sh reports it against BM_ParseIbnetdiscover of the same run
+// (the cost of reading the same fabric at all).
+void BM_DiffFabrics(benchmark::State& state) {
+  const collectors::Fabric& a = ParsedFabric();
+  const collectors::ForwardingTables& tables_a = ParsedTables();
+  collectors::Fabric b = a;
+  collectors::ForwardingTables tables_b = tables_a;
+  const int what = static_cast<int>(state.range(0));
+  const collectors::Host& first = b.hosts.front();
+  collectors::Node& host_ca = b.nodes[first.cas.front()];
+  collectors::Port& host_port = host_ca.ports.front();
+  if (what == 1) {
+    // A switch that forwards to the host by a port other than its lowest: move it.
+    for (const collectors::SwitchForwardingTable& t : tables_b.switches()) {
+      const uint8_t port = t.OutPort(host_port.lid);
+      if (port != collectors::ForwardingTables::kUnsetPort && port > 1) {
+        if (!tables_b.SetOutPort(t.guid, host_port.lid, port - 1).ok()) {
+          state.SkipWithError("cannot change an LFT entry");
+          return;
+        }
+        break;
+      }
+    }
+  } else if (what == 2) {
+    const collectors::Link& cable = b.links[host_port.link];
+    const collectors::LinkEnd far = cable.a.node == first.cas.front() ? cable.b : cable.a;
+    b.nodes[far.node].FindPort(far.port)->link = -1;
+    host_port.link = -1;
+  }
+  collectors::DiffOptions options;
+  size_t changes = 0;
+  for (auto _ : state) {
+    const collectors::FabricDiff d =
+        what == 0 ? collectors::DiffFabrics(a, nullptr, b, nullptr, options)
+                  : collectors::DiffFabrics(a, &tables_a, b, &tables_b, options);
+    changes = d.route_changes.size() + d.hosts_moved.size();
+  }
+  state.counters["changes"] = static_cast<double>(changes);
+  Finish(state, 0, 0);
+}
+BENCHMARK(BM_DiffFabrics)->ArgName("what")->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace toporr::bench

@@ -1,6 +1,5 @@
 #include "collectors/fabric_diff.h"
 
-#include <chrono>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -477,7 +476,9 @@ BigFabric MakeBigFabric() {
   return big;
 }
 
-TEST(DiffFabrics, LargeFabricTiming) {
+// The time of these diffs on the real 10,240-host dumps is measured by bench/scale_bench
+// (BM_DiffFabrics), not here.
+TEST(DiffFabrics, LargeFabric) {
   const BigFabric a = MakeBigFabric();
   BigFabric b = MakeBigFabric();
   ASSERT_EQ(a.fabric.hosts.size(), 10240u);
@@ -487,19 +488,9 @@ TEST(DiffFabrics, LargeFabricTiming) {
   const uint32_t lid0 = b.fabric.nodes[b.fabric.FindNodeByGuid(0x4000000)].lid;
   ASSERT_OK(b.tables.SetOutPort(0x300000, lid0, 2));
 
-  using Clock = std::chrono::steady_clock;
-  const auto t0 = Clock::now();
   DiffOptions no_routes;
   const FabricDiff same = DiffFabrics(a.fabric, nullptr, b.fabric, nullptr, no_routes);
-  const auto t1 = Clock::now();
   const FabricDiff d = DiffFabrics(a.fabric, &a.tables, b.fabric, &b.tables);
-  const auto t2 = Clock::now();
-  const double topo_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
-  const double all_ms = std::chrono::duration<double, std::milli>(t2 - t1).count();
-  std::printf(
-      "diff of 10,240 hosts / 30,720 links: topology %.1f ms; with 896 x %zu LFTs "
-      "%.1f ms\n",
-      topo_ms, d.lids_compared, all_ms);
   EXPECT_TRUE(same.empty());
   ASSERT_EQ(d.route_changes.size(), 1u);
   EXPECT_EQ(d.route_changes[0].entries_changed, 1u);
@@ -508,7 +499,6 @@ TEST(DiffFabrics, LargeFabricTiming) {
   // Every leaf sends host 0 to its pod's aggregation switch 0, which in pods 1..9 goes up
   // to core 0: the 9 x 1,024 hosts of those pods changed path; pod 0 never reaches a core.
   EXPECT_EQ(d.host_pairs_changed, 9u * 1024u);
-  EXPECT_LT(topo_ms + all_ms, 2000.0);  // generous for unoptimised builds; see header
 
   // Worst case for the route walk: a re-cabled switch port (host 1 unplugged) makes every
   // compared LID a candidate, so all 11,136 LIDs are walked from every leaf.
@@ -519,17 +509,13 @@ TEST(DiffFabrics, LargeFabricTiming) {
   Node& leaf0 = c.fabric.nodes[cable.a.node == host1 ? cable.b.node : cable.a.node];
   leaf0.FindPort(2)->link = -1;
   unplugged->link = -1;
-  const auto t3 = Clock::now();
   const FabricDiff w = DiffFabrics(a.fabric, &a.tables, c.fabric, &c.tables);
-  const double walk_ms = std::chrono::duration<double, std::milli>(Clock::now() - t3).count();
-  std::printf("re-cabled port, every LID walked: %.1f ms\n", walk_ms);
   EXPECT_THAT(w.route_changes, IsEmpty());
   // Host 1 no longer hangs off a switch, so it counts as moved and is no destination of the
   // compared pairs; the routes between all other hosts are untouched.
   EXPECT_EQ(w.hosts_moved.size(), 1u);
   EXPECT_EQ(w.host_pairs_compared, 10239u * 10238u);
   EXPECT_EQ(w.host_pairs_changed, 0u);
-  EXPECT_LT(walk_ms, 2000.0);
 }
 
 }  // namespace
