@@ -165,11 +165,19 @@ TEST(Hwloc2Pack4Numa4L3Smt2, SlitMatrixAsHwlocHoldsIt) {
   EXPECT_EQ(slit.At(1, 3), 21u);
 }
 
+// The defaults the scaling tests start from, pinned (library defaults may change).
+IntraHostModel Pinned() {
+  IntraHostModel m;
+  m.latency_ns = {150, 250, 400, 600, 900};
+  m.gbps = {200, 160, 120, 100, 60};
+  return m;
+}
+
 TEST(Hwloc2Pack4Numa4L3Smt2, SlitScalesPackageLevels) {
   auto t = LoadFile("2pack-4numa-4l3-16core-smt2-slit.xml");
   ASSERT_NE(t, nullptr);
-  IntraHostModel defaults;
-  ASSERT_OK_AND_ASSIGN(IntraHostModel model, IntraHostModelFromHwloc(*t));
+  IntraHostModel defaults = Pinned();
+  ASSERT_OK_AND_ASSIGN(IntraHostModel model, IntraHostModelFromHwloc(*t, defaults));
   // latency_ns[kSameNuma] = 400 by default; SLIT 11/10 inside a package, 21/10 across.
   EXPECT_DOUBLE_EQ(model.LatencyNs(LocalityLevel::kSamePackage), 440);
   EXPECT_DOUBLE_EQ(model.LatencyNs(LocalityLevel::kOtherPackage), 840);
@@ -220,8 +228,8 @@ TEST(Hwloc1Pack2Numa4L3Smt2, UnboundKnowsTheSinglePackage) {
 TEST(Hwloc1Pack2Numa4L3Smt2, SlitScalesOnlyTheSamePackageLevel) {
   auto t = LoadFile("1pack-2numa-4l3-16core-smt2-slit.xml");
   ASSERT_NE(t, nullptr);
-  IntraHostModel defaults;
-  ASSERT_OK_AND_ASSIGN(IntraHostModel model, IntraHostModelFromHwloc(*t));
+  IntraHostModel defaults = Pinned();
+  ASSERT_OK_AND_ASSIGN(IntraHostModel model, IntraHostModelFromHwloc(*t, defaults));
   EXPECT_DOUBLE_EQ(model.LatencyNs(LocalityLevel::kSamePackage), 480);  // 400 * 12/10
   EXPECT_EQ(model.LatencyNs(LocalityLevel::kOtherPackage),
             defaults.LatencyNs(LocalityLevel::kOtherPackage));  // no second package
@@ -241,8 +249,8 @@ TEST(Hwloc2Pack2Numa2L3, UserLatencyAndAsymmetricBandwidth) {
   EXPECT_EQ(bw.At(0, 1), 16000u);  // row = from NUMA 0, column = to NUMA 1
   EXPECT_EQ(bw.At(1, 0), 18000u);
 
-  IntraHostModel defaults;
-  ASSERT_OK_AND_ASSIGN(IntraHostModel model, IntraHostModelFromHwloc(*t));
+  IntraHostModel defaults = Pinned();
+  ASSERT_OK_AND_ASSIGN(IntraHostModel model, IntraHostModelFromHwloc(*t, defaults));
   EXPECT_DOUBLE_EQ(model.LatencyNs(LocalityLevel::kOtherPackage), 400.0 * 150 / 90);
   EXPECT_DOUBLE_EQ(model.gbps[static_cast<int>(LocalityLevel::kOtherPackage)],
                    120.0 * 17000 / 40000);

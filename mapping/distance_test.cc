@@ -21,7 +21,9 @@ TEST(RankDistanceTest, IntraAndInterHostTimesAndClasses) {
   const Placement p = BlockPlacement(2, 16, /*cores_per_l3=*/4, /*l3_per_numa=*/2,
                                      /*numa_per_package=*/1);
   auto hosts = TwoHosts(1500, 0.08);
-  IntraHostModel intra;
+  IntraHostModel intra;  // explicit, not the library defaults
+  intra.latency_ns = {150, 250, 400, 600, 900};
+  intra.gbps = {200, 160, 120, 100, 60};
   ASSERT_OK_AND_ASSIGN(RankDistance d, RankDistance::Create(p, *hosts, intra));
   EXPECT_EQ(d.TimeNs(3, 3, 1 << 20), 0);
   // 0 and 1 share an L3; 0 and 4 a NUMA node; 0 and 8 only the host.

@@ -47,11 +47,14 @@ struct Placement {
 LocalityLevel SharedLevel(const RankLocation& a, const RankLocation& b);
 
 // Point-to-point cost inside a host per level: time(m) = latency_ns + m / (gbps / 8) ns.
-// Defaults are typical of a 2-socket x86 node with shared-memory transport (vader/sm):
-// measured orders of magnitude, overridable from configuration or hwloc distances.
+// Defaults are typical of a 2-socket x86 node with shared-memory transport (vader/sm,
+// single-copy): orders of magnitude, overridable from configuration or hwloc distances
+// (collectors/hwloc_topology.h). They keep every intra-host level at most as dear as a host
+// on the same leaf switch (~1 us, HDR 200 Gb/s; mapping/host_costs.h), as measured on real
+// nodes: crossing sockets is slower than staying on one, never slower than the network.
 struct IntraHostModel {
-  std::array<double, kNumLocalityLevels> latency_ns = {150, 250, 400, 600, 900};
-  std::array<double, kNumLocalityLevels> gbps = {200, 160, 120, 100, 60};
+  std::array<double, kNumLocalityLevels> latency_ns = {150, 250, 350, 450, 600};
+  std::array<double, kNumLocalityLevels> gbps = {200, 160, 140, 120, 100};
 
   double LatencyNs(LocalityLevel l) const { return latency_ns[static_cast<int>(l)]; }
   // ns per byte.
