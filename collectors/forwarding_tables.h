@@ -41,12 +41,11 @@
 // unexpected line. An input with no unicast block at all is an error too.
 //
 // Performance: one pass over a std::string_view; per switch one allocation (the LFT is sized
-// from the header's LID range), none per line; no regular expressions. Measured (-c opt, one
-// core of the 2-core dev machine) at ~2 GB/s on a 172 MB synthetic dump_fts text
-// (forwarding_tables_test.cc, LargeSyntheticDumpThroughput, prints the rate), so the
-// ~157 MB LFT dump of a 10,240-host fabric takes about 0.1 s. OpenSM's real opensm-lfts.dump
-// of the 10,240-host 3-level fat tree of bench/ (896 switches x 11,137 LIDs, 766 MB) parsed
-// in 0.24 s (3.2 GB/s) into 10.2 MB of tables: one byte per (switch, LID).
+// from the header's LID range), none per line; no regular expressions. bench/scale_bench
+// (bench/run_scale_bench.sh) measures it on the real dumps of the 10,240-host 3-level fat
+// tree (896 switches x 11,137 LIDs): OpenSM's 766 MB opensm-lfts.dump at ~3.5 GB/s, 0.65x the
+// time of a bare line scan of the same buffer, into 10.2 MB of tables (one byte per
+// (switch, LID)).
 // Thread-safety: parsing is a pure function; a ForwardingTables value is safe to read from
 // several threads and not thread-safe to mutate.
 #ifndef TOPORR_COLLECTORS_FORWARDING_TABLES_H_
