@@ -265,8 +265,9 @@ TEST(PatternSymbolicTest, EverySizeUpTo300) {
   }
 }
 
-// Schedules with O(p^2) transfers (every ring pass) run up to p = 1024 here; the
-// logarithmic ones up to 4096. Sizes 1..300 above cover every algorithm.
+// Schedules with O(p^2) transfers (every ring pass) run up to p = 1000 here and at 2048 and
+// 4096 in their own test below; the logarithmic ones up to 4096. Sizes 1..300 above cover
+// every algorithm.
 bool Quadratic(const PatternSpec& s) {
   const Algorithm a = EffectiveAlgorithm(s);
   return a == Algorithm::kRing || a == Algorithm::kSegmentedRing ||
@@ -281,6 +282,20 @@ TEST(PatternSymbolicTest, PowersOfTwoTo4096AndNeighbours) {
       CheckSchedule(s);
       if (HasFailure()) return;
     }
+  }
+}
+
+// The O(p^2) schedules at the largest powers of two, one spec each (the cheapest count that
+// keeps the algorithm: every rank still sends p - 1 blocks per pass).
+TEST(PatternSymbolicTest, QuadraticSchedulesAt2048And4096) {
+  for (int p : {2048, 4096}) {
+    std::set<Algorithm> done;
+    for (const PatternSpec& s : Variants(p, /*many=*/false)) {
+      if (!Quadratic(s) || !done.insert(EffectiveAlgorithm(s)).second) continue;
+      CheckSchedule(s);
+      if (HasFailure()) return;
+    }
+    EXPECT_FALSE(done.empty()) << p;
   }
 }
 
