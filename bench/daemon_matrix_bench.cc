@@ -14,6 +14,9 @@
 //                             included);
 //   BM_GetCostMatrixWideWindow  the same on a channel with a 64 MiB HTTP/2 receive window and
 //                             16 MiB frames (client settings; the daemon is unchanged);
+//   BM_GetCostMatrixCompact   GetCostMatrix(HOSTS, compact = true): 2 bytes per pair
+//                             (CompactCosts), decoded by the client into the arrays
+//                             (client/cost_matrix_codec.h) INSIDE the timed lap;
 //   BM_GetQuantizedCostMatrix the uint16 form of the same matrix, for comparison;
 // and the server's steps replayed in this process on the same fabric, so that
 // RPC - (fill + response + serialise + parse) is what the transport adds:
@@ -22,6 +25,10 @@
 //                             same three adds per pair as daemon/grpc_services.cc);
 //   BM_StepSerialize          SerializeToString of that response;
 //   BM_StepParse              ParseFromString of those bytes (what the client does);
+//   BM_StepCompactFill        PairCosts::MatrixCompact(HOSTS) into a fresh response's byte
+//                             fields (the whole server-side work of the compact form);
+//   BM_StepCompactSerialize / BM_StepCompactParse / BM_StepCompactDecode  the same steps
+//                             for the compact response, and DecodeCostMatrix;
 //   BM_StepSocketTransfer     those bytes through a Unix socket between two threads: the
 //                             floor of any transport.
 // RPC benchmarks report p50_ms / p99_ms over their timed laps (one lap = one RPC),
@@ -43,6 +50,7 @@
 
 #include "bench/measure.h"
 #include "benchmark/benchmark.h"
+#include "client/cost_matrix_codec.h"
 #include "collectors/fabric.h"
 #include "collectors/hosts.h"
 #include "collectors/ibnetdiscover.h"
@@ -64,6 +72,7 @@ struct Setup {
   collectors::Fabric fabric;             // the dump parsed in this process
   std::vector<int> host_indices;         // the matrix's hosts, indices into fabric.hosts
   v1::GetCostMatrixRequest matrix_request;
+  v1::GetCostMatrixRequest compact_request;  // the same hosts, compact = true
   v1::GetQuantizedCostMatrixRequest quantized_request;
   pid_t daemon_pid = -1;
 };
@@ -85,13 +94,14 @@ double ProcessCpuMs(pid_t pid) {
 
 // Calls `method` of `stub` with `request` once per lap (30 s deadline) and reports latency
 // percentiles, the response size and the daemon's CPU time per lap (its whole process, gRPC
-// threads included). `check` looks at each response and names what is wrong with it, or
-// returns an empty string.
-template <typename Req, typename Resp, typename Check>
+// threads included). `use` runs on each successful response inside the timed lap (what the
+// client must do before it can use the answer, e.g. decode it) and names what is wrong with
+// it, or returns an empty string.
+template <typename Req, typename Resp, typename Use>
 void RpcLatency(benchmark::State& state, v1::Topology::Stub* stub,
                 grpc::Status (v1::Topology::Stub::*method)(grpc::ClientContext*, const Req&,
                                                            Resp*),
-                const Req& request, Check check) {
+                const Req& request, Use use) {
   std::vector<double> ms;
   size_t bytes = 0;
   const double server_cpu_start = ProcessCpuMs(g->daemon_pid);
@@ -101,10 +111,10 @@ void RpcLatency(benchmark::State& state, v1::Topology::Stub* stub,
     ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
     Resp response;
     const grpc::Status st = (stub->*method)(&ctx, request, &response);
+    const std::string wrong = st.ok() ? use(response) : st.error_message();
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
                                                            start)
                      .count());
-    const std::string wrong = st.ok() ? check(response) : st.error_message();
     if (!wrong.empty()) {
       state.SkipWithError(wrong.c_str());
       break;
@@ -155,6 +165,23 @@ void BM_GetCostMatrix(benchmark::State& state) {
              CheckMatrix);
 }
 BENCHMARK(BM_GetCostMatrix)->Iterations(kMatrixLaps)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The compact form, decoded into the arrays a client uses (inside the lap).
+void BM_GetCostMatrixCompact(benchmark::State& state) {
+  RpcLatency(state, g->stub.get(), &v1::Topology::Stub::GetCostMatrix, g->compact_request,
+             [](const v1::GetCostMatrixResponse& r) {
+               if (!r.has_compact()) return "no compact form: " + r.compact_fallback();
+               absl::StatusOr<client::CostMatrixArrays> m = client::DecodeCostMatrix(r);
+               if (!m.ok()) return std::string(m.status().message());
+               benchmark::DoNotOptimize(m->latency_ns.data());
+               const size_t n = g->matrix_request.hosts_size();
+               return m->hops.size() == n * n ? std::string() : std::string("wrong size");
+             });
+}
+BENCHMARK(BM_GetCostMatrixCompact)
+    ->Iterations(kMatrixLaps)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void BM_GetCostMatrixWideWindow(benchmark::State& state) {
   RpcLatency(state, g->wide_stub.get(), &v1::Topology::Stub::GetCostMatrix, g->matrix_request,
@@ -271,6 +298,76 @@ void BM_StepParse(benchmark::State& state) {
 }
 BENCHMARK(BM_StepParse)->Unit(benchmark::kMillisecond);
 
+// What the daemon does for a compact request, into a fresh response each time.
+v1::GetCostMatrixResponse FillCompactResponse() {
+  v1::GetCostMatrixResponse resp;
+  resp.set_snapshot_id(1);
+  resp.set_route_kind(v1::SHORTEST_PATH);
+  *resp.mutable_hosts() = g->matrix_request.hosts();
+  v1::CompactCosts* c = resp.mutable_compact();
+  std::vector<double> rates;
+  const absl::Status st =
+      LocalCosts().MatrixCompact(g->host_indices, c->mutable_hops(), c->mutable_rate_index(),
+                                 &rates);
+  if (!st.ok()) {
+    std::fprintf(stderr, "daemon_matrix_bench: %s\n", st.ToString().c_str());
+    std::exit(1);
+  }
+  for (double r : rates) c->add_rates_gbps(static_cast<float>(r));
+  const mapping::CostModelOptions& model = LocalCosts().cost_model();
+  c->set_nic_latency_ns(model.nic_latency_ns);
+  c->set_switch_latency_ns(model.switch_latency_ns);
+  c->set_link_latency_ns(model.link_latency_ns);
+  return resp;
+}
+
+void BM_StepCompactFill(benchmark::State& state) {
+  for (auto _ : state) {
+    v1::GetCostMatrixResponse resp = FillCompactResponse();
+    benchmark::DoNotOptimize(resp.compact().hops().data());
+  }
+  state.counters["peak_rss_MB"] = PeakRssMb();
+}
+BENCHMARK(BM_StepCompactFill)->Unit(benchmark::kMillisecond);
+
+void BM_StepCompactSerialize(benchmark::State& state) {
+  const v1::GetCostMatrixResponse resp = FillCompactResponse();
+  std::string bytes;
+  for (auto _ : state) {
+    bytes.clear();
+    resp.SerializeToString(&bytes);
+    benchmark::DoNotOptimize(bytes.data());
+  }
+  state.counters["response_MB"] = static_cast<double>(bytes.size()) / 1e6;
+}
+BENCHMARK(BM_StepCompactSerialize)->Unit(benchmark::kMillisecond);
+
+void BM_StepCompactParse(benchmark::State& state) {
+  const std::string bytes = FillCompactResponse().SerializeAsString();
+  for (auto _ : state) {
+    v1::GetCostMatrixResponse resp;
+    if (!resp.ParseFromString(bytes)) {
+      state.SkipWithError("cannot parse the response");
+      break;
+    }
+    benchmark::DoNotOptimize(resp.compact().hops().data());
+  }
+}
+BENCHMARK(BM_StepCompactParse)->Unit(benchmark::kMillisecond);
+
+void BM_StepCompactDecode(benchmark::State& state) {
+  const v1::GetCostMatrixResponse resp = FillCompactResponse();
+  for (auto _ : state) {
+    absl::StatusOr<client::CostMatrixArrays> m = client::DecodeCostMatrix(resp);
+    if (!m.ok()) {
+      state.SkipWithError(std::string(m.status().message()).c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(m->latency_ns.data());
+  }
+}
+BENCHMARK(BM_StepCompactDecode)->Unit(benchmark::kMillisecond);
+
 // Lower bound of the transfer: the serialised response through a Unix stream socket from a
 // writer thread to a reader (no gRPC framing, HTTP/2 flow control or extra copies).
 void BM_StepSocketTransfer(benchmark::State& state) {
@@ -359,6 +456,8 @@ int Run(const std::string& dump_path, int num_hosts) {
     g->matrix_request.add_hosts(g->fabric.hosts[h].name);
   }
   *g->quantized_request.mutable_hosts() = g->matrix_request.hosts();
+  g->compact_request = g->matrix_request;
+  g->compact_request.set_compact(true);
 
   char tmpl[] = "/tmp/toporr-daemon-bench.XXXXXX";
   if (mkdtemp(tmpl) == nullptr) {

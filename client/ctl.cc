@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "client/cost_matrix_codec.h"
 #include "client/job_costs.h"
 #include "client/plan.h"
 #include "collectors/fabric_input.h"
@@ -448,13 +449,19 @@ int Ctl::Matrix(const std::vector<std::string>& args) {
   Expect(!args.empty(), "matrix takes HOST...");
   v1::GetCostMatrixRequest req;
   for (const auto& a : args) req.add_hosts(a);
+  req.set_compact(true);
   v1::GetCostMatrixResponse resp;
   grpc::ClientContext ctx;
   Context(&ctx, 10);
   grpc::Status s = topo_->GetCostMatrix(&ctx, req, &resp);
   if (!s.ok()) return Fail(s);
-  const int n = resp.hosts_size();
-  const v1::CostArrays& c = resp.costs();
+  absl::StatusOr<CostMatrixArrays> decoded = DecodeCostMatrix(resp);
+  if (!decoded.ok()) {
+    err_ << "toporrctl: " << decoded.status().message() << "\n";
+    return 1;
+  }
+  const int n = decoded->n;
+  const CostMatrixArrays& c = *decoded;
   if (opts_.json) {
     JsonWriter w(&out_);
     w.BeginObject();
@@ -467,9 +474,9 @@ int Ctl::Matrix(const std::vector<std::string>& args) {
       w.Key(field);
       w.BeginArray();
       for (int k = 0; k < n * n; ++k) {
-        if (field[0] == 'h') w.Int(c.hops(k));
-        else if (field[0] == 'b') w.Double(c.bottleneck_gbps(k));
-        else w.Double(c.latency_ns(k));
+        if (field[0] == 'h') w.Int(c.hops[k]);
+        else if (field[0] == 'b') w.Double(c.bottleneck_gbps[k]);
+        else w.Double(c.latency_ns[k]);
       }
       w.EndArray();
     }
@@ -482,7 +489,7 @@ int Ctl::Matrix(const std::vector<std::string>& args) {
   out_ << "\n";
   for (int i = 0; i < n; ++i) {
     out_ << std::left << std::setw(16) << resp.hosts(i);
-    for (int j = 0; j < n; ++j) out_ << std::setw(10) << c.hops(i * n + j);
+    for (int j = 0; j < n; ++j) out_ << std::setw(10) << c.hops[i * n + j];
     out_ << "\n";
   }
   return 0;
@@ -767,15 +774,17 @@ int Ctl::PlanJob(const std::vector<std::string>& args) {
   } else {
     v1::GetCostMatrixRequest mreq;
     for (const auto& h : hosts->names) mreq.add_hosts(h);
+    mreq.set_compact(true);
     v1::GetCostMatrixResponse mresp;
     grpc::ClientContext ctx;
     Context(&ctx, 10);
     grpc::Status s = topo_->GetCostMatrix(&ctx, mreq, &mresp);
     if (!s.ok()) return Fail(s);
-    std::vector<double> lat(mresp.costs().latency_ns().begin(), mresp.costs().latency_ns().end());
-    std::vector<double> gbps(mresp.costs().bottleneck_gbps().begin(),
-                             mresp.costs().bottleneck_gbps().end());
-    costs = JobCostsFromMatrix(hosts->names.size(), lat, gbps);
+    absl::StatusOr<CostMatrixArrays> m = DecodeCostMatrix(mresp);
+    if (!m.ok()) return fail(m.status());
+    costs = JobCostsFromMatrix(
+        m->n, std::vector<double>(m->latency_ns.begin(), m->latency_ns.end()),
+        std::vector<double>(m->bottleneck_gbps.begin(), m->bottleneck_gbps.end()));
     source = "toporrd snapshot " + std::to_string(mresp.snapshot_id()) + " (no routes: contention not modelled)";
   }
   if (!costs.ok()) return fail(costs.status());

@@ -52,6 +52,22 @@ void AppendCost(const mapping::HostPairCost& c, v1::CostArrays* out) {
   out->add_latency_ns(static_cast<float>(c.latency_ns));
 }
 
+// The matrix written straight into the response's byte fields. kOutOfRange when it does
+// not fit the compact form (the caller sends CostArrays instead).
+absl::Status FillCompact(const mapping::PairCosts& costs, const std::vector<int>& hosts,
+                         v1::CompactCosts* out) {
+  std::vector<double> rates;
+  RETURN_IF_ERROR(
+      costs.MatrixCompact(hosts, out->mutable_hops(), out->mutable_rate_index(), &rates));
+  out->mutable_rates_gbps()->Reserve(static_cast<int>(rates.size()));
+  for (double r : rates) out->add_rates_gbps(static_cast<float>(r));
+  const mapping::CostModelOptions& model = costs.cost_model();
+  out->set_nic_latency_ns(model.nic_latency_ns);
+  out->set_switch_latency_ns(model.switch_latency_ns);
+  out->set_link_latency_ns(model.link_latency_ns);
+  return absl::OkStatus();
+}
+
 void ToProto(const mapping::HostPairCost& c, v1::Cost* out) {
   out->set_hops(c.hops);
   out->set_bottleneck_gbps(c.bottleneck_gbps);
@@ -202,11 +218,18 @@ grpc::Status TopologyService::GetCostMatrix(grpc::ServerContext*,
     const Serving& s = *current;
     ASSIGN_OR_RETURN(std::vector<int> hosts,
                      ResolveHosts(s, req->hosts(), /*allow_duplicates=*/false));
-    std::vector<mapping::HostPairCost> matrix;
-    s.costs->Matrix(hosts, &matrix);
     resp->set_snapshot_id(s.info.id);
     resp->set_route_kind(RouteKindOf(s));
     *resp->mutable_hosts() = req->hosts();
+    if (req->compact()) {
+      absl::Status compact = FillCompact(*s.costs, hosts, resp->mutable_compact());
+      if (compact.ok()) return absl::OkStatus();
+      if (compact.code() != absl::StatusCode::kOutOfRange) return compact;
+      resp->clear_compact();
+      resp->set_compact_fallback(std::string(compact.message()));
+    }
+    std::vector<mapping::HostPairCost> matrix;
+    s.costs->Matrix(hosts, &matrix);
     v1::CostArrays* costs = resp->mutable_costs();
     costs->mutable_hops()->Reserve(matrix.size());
     costs->mutable_bottleneck_gbps()->Reserve(matrix.size());

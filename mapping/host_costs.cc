@@ -1,5 +1,6 @@
 #include "mapping/host_costs.h"
 
+#include <cstring>
 #include <limits>
 #include <map>
 #include <string>
@@ -47,36 +48,47 @@ HostPairCost HostCosts::Cost(int a, int b) const {
   return FromChoice(graph_.Choose(a, b, att_hops_.data(), att_wide_.data()));
 }
 
-void HostCosts::Matrix(const std::vector<int>& hosts, std::vector<HostPairCost>* out) const {
-  // Hosts that hang off the same switch ports-wise (same ChoiceKey) share a row: compute one
-  // cost per pair of classes (a job of 1000 hosts on 30 leaves has ~30 classes), then copy.
+HostGraph::PairChoice HostCosts::ChooseRep(int a, int b) const {
+  return a < 0 || b < 0 ? HostGraph::PairChoice{}
+                        : graph_.Choose(a, b, att_hops_.data(), att_wide_.data());
+}
+
+void HostCosts::Classes(const std::vector<int>& hosts, std::vector<int32_t>* cls,
+                        std::vector<int>* rep) const {
+  // Hosts that hang off the same switch ports (same ChoiceKey) have the same cost to every
+  // other host: a job of 1000 hosts on 30 leaves has ~30 classes.
   const size_t n = hosts.size();
   const int num = num_hosts();
   std::map<std::vector<uint32_t>, int32_t> class_of_key;
-  std::vector<int32_t> cls(n);
-  std::vector<int> rep;  // representative host per class, -1 for an invalid index
+  cls->resize(n);
+  rep->clear();
   std::vector<uint32_t> key;
   for (size_t i = 0; i < n; ++i) {
     const int h = hosts[i];
     if (h >= 0 && h < num) graph_.ChoiceKey(h, &key);
     if (h < 0 || h >= num || key.empty()) {
-      cls[i] = static_cast<int32_t>(rep.size());
-      rep.push_back(h >= 0 && h < num ? h : -1);
+      (*cls)[i] = static_cast<int32_t>(rep->size());
+      rep->push_back(h >= 0 && h < num ? h : -1);
       continue;
     }
-    auto [it, added] = class_of_key.emplace(key, static_cast<int32_t>(rep.size()));
-    if (added) rep.push_back(h);
-    cls[i] = it->second;
+    auto [it, added] = class_of_key.emplace(key, static_cast<int32_t>(rep->size()));
+    if (added) rep->push_back(h);
+    (*cls)[i] = it->second;
   }
+}
+
+void HostCosts::Matrix(const std::vector<int>& hosts, std::vector<HostPairCost>* out) const {
+  // One cost per pair of classes, then copied.
+  const size_t n = hosts.size();
+  std::vector<int32_t> cls;
+  std::vector<int> rep;
+  Classes(hosts, &cls, &rep);
   const size_t k = rep.size();
   std::vector<HostPairCost> table(k * k);
   for (size_t x = 0; x < k; ++x) {
     for (size_t y = 0; y < k; ++y) {
       // x == y stands for two distinct hosts of one class (the diagonal is handled below).
-      table[x * k + y] = rep[x] < 0 || rep[y] < 0
-                             ? FromChoice(HostGraph::PairChoice{})
-                             : FromChoice(graph_.Choose(rep[x], rep[y], att_hops_.data(),
-                                                        att_wide_.data()));
+      table[x * k + y] = FromChoice(ChooseRep(rep[x], rep[y]));
     }
   }
   out->resize(n * n);
@@ -87,6 +99,83 @@ void HostCosts::Matrix(const std::vector<int>& hosts, std::vector<HostPairCost>*
       *o++ = hosts[i] == hosts[j] && rep[cls[i]] >= 0 ? HostPairCost{} : row[cls[j]];
     }
   }
+}
+
+absl::Status HostCosts::MatrixCompact(const std::vector<int>& hosts, std::string* hops,
+                                      std::string* rate_index,
+                                      std::vector<double>* rates_gbps) const {
+  const size_t n = hosts.size();
+  std::vector<int32_t> cls;
+  std::vector<int> rep;
+  Classes(hosts, &cls, &rep);
+  const size_t k = rep.size();
+  // Rows per class; a repeated valid host would need a zero cost off the diagonal.
+  std::vector<std::vector<size_t>> rows(k);
+  std::vector<char> seen(static_cast<size_t>(num_hosts()), 0);
+  for (size_t i = 0; i < n; ++i) {
+    rows[cls[i]].push_back(i);
+    if (rep[cls[i]] < 0) continue;
+    if (seen[hosts[i]]++) {
+      return absl::InvalidArgumentError("host index " + std::to_string(hosts[i]) +
+                                        " is listed twice");
+    }
+  }
+  // Class x class table of (hops byte, rate index), the whole square: Choose breaks ties
+  // source-major, so it need not be symmetric.
+  CompactRates palette(rates_gbps);
+  std::vector<uint8_t> table_hops(k * k), table_rate(k * k);
+  for (size_t x = 0; x < k; ++x) {
+    for (size_t y = 0; y < k; ++y) {
+      const HostGraph::PairChoice c = ChooseRep(rep[x], rep[y]);
+      uint8_t h = kCompactUnreachable, r = 0;
+      if (c.hops >= 0) {
+        if (c.hops > kCompactMaxHops) return CompactTooManyHops(c.hops);
+        const int index = palette.Index(graph_.rate(c.rank));
+        if (index < 0) return CompactTooManyRates();
+        h = static_cast<uint8_t>(c.hops);
+        r = static_cast<uint8_t>(index);
+      }
+      table_hops[x * k + y] = h;
+      table_rate[x * k + y] = r;
+    }
+  }
+  hops->resize(n * n);
+  rate_index->resize(n * n);
+  for (size_t x = 0; x < k; ++x) {
+    // The first row of the class by gather, the others by copy.
+    const uint8_t* th = table_hops.data() + x * k;
+    const uint8_t* tr = table_rate.data() + x * k;
+    char* oh = hops->data() + rows[x][0] * n;
+    char* orate = rate_index->data() + rows[x][0] * n;
+    for (size_t j = 0; j < n; ++j) {
+      oh[j] = static_cast<char>(th[cls[j]]);
+      orate[j] = static_cast<char>(tr[cls[j]]);
+    }
+    // A valid host's diagonal is the zero cost; an index out of range stays unreachable.
+    const bool valid = rep[x] >= 0;
+    CopyGroupRows(n, rows[x], valid ? 0 : kCompactUnreachable, hops);
+    CopyGroupRows(n, rows[x], 0, rate_index);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CompactTooManyHops(int32_t hops) {
+  return absl::OutOfRangeError("a path crosses " + std::to_string(hops) +
+                               " switches; the compact matrix holds at most " +
+                               std::to_string(kCompactMaxHops));
+}
+
+absl::Status CompactTooManyRates() {
+  return absl::OutOfRangeError("the pairs have more than " + std::to_string(kCompactMaxRates) +
+                               " distinct bottleneck rates; the compact matrix holds at most " +
+                               std::to_string(kCompactMaxRates));
+}
+
+void CopyGroupRows(size_t n, const std::vector<size_t>& rows, uint8_t diagonal, std::string* m) {
+  if (rows.empty()) return;
+  const char* first = m->data() + rows[0] * n;
+  for (size_t r = 1; r < rows.size(); ++r) std::memcpy(m->data() + rows[r] * n, first, n);
+  for (size_t i : rows) (*m)[i * n + i] = static_cast<char>(diagonal);
 }
 
 absl::StatusOr<HostPath> HostCosts::Path(int a, int b) const {

@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -84,11 +85,76 @@ class PairCosts : public HostCostMatrix {
   // an index out of range; kNotFound when there is no path/route.
   virtual absl::StatusOr<HostPath> Path(int a, int b) const = 0;
   virtual RouteKind route_kind() const = 0;
+  // The latency model every cost is made with (MakePairCost).
+  virtual const CostModelOptions& cost_model() const = 0;
+
+  // The same matrix as Matrix(hosts) in the compact form of toporr.proto's CompactCosts,
+  // written straight into byte buffers (no per-pair HostPairCost): `hops` and `rate_index`
+  // are resized to n*n bytes, row-major, and `rates_gbps` receives the distinct bottleneck
+  // rates in first-seen order. Entry k = i*n+j decodes (DecodeCompactPair) to exactly
+  // Matrix(hosts)[k]:
+  //   hops[k] == kCompactUnreachable (255): hops -1 (unreachable; also every pair with an
+  //     index out of range, the diagonal included); rate_index[k] == 0.
+  //   i == j (a valid host): both bytes 0; the all-zero cost.
+  //   otherwise: hops[k] switches, bottleneck rates_gbps[rate_index[k]], latency from
+  //     cost_model().
+  // Errors (the buffers are then unspecified): kInvalidArgument when a host index appears
+  // twice (Matrix gives such pairs the zero cost, which the form cannot say);
+  // kOutOfRange when a path has more than kCompactMaxHops switches or the pairs have more
+  // than kCompactMaxRates distinct rates: send Matrix() instead.
+  virtual absl::Status MatrixCompact(const std::vector<int>& hosts, std::string* hops,
+                                     std::string* rate_index,
+                                     std::vector<double>* rates_gbps) const = 0;
 };
+
+inline constexpr uint8_t kCompactUnreachable = 255;
+inline constexpr int kCompactMaxHops = 254;
+inline constexpr int kCompactMaxRates = 255;
+
+// Distinct bottleneck rates of a compact matrix in first-seen order, for MatrixCompact
+// implementations. Not thread-safe (one per call).
+class CompactRates {
+ public:
+  // Clears `rates`, which must outlive this object.
+  explicit CompactRates(std::vector<double>* rates) : rates_(rates) { rates_->clear(); }
+  // Index of `gbps` in the palette, added when new; -1 when kCompactMaxRates distinct rates
+  // are already taken.
+  int Index(double gbps) {
+    if (last_ >= 0 && (*rates_)[last_] == gbps) return last_;
+    for (size_t r = 0; r < rates_->size(); ++r) {
+      if ((*rates_)[r] == gbps) return last_ = static_cast<int>(r);
+    }
+    if (static_cast<int>(rates_->size()) >= kCompactMaxRates) return -1;
+    rates_->push_back(gbps);
+    return last_ = static_cast<int>(rates_->size()) - 1;
+  }
+
+ private:
+  std::vector<double>* rates_;
+  int last_ = -1;
+};
+
+// The kOutOfRange MatrixCompact returns for a path of `hops` switches or a full palette.
+absl::Status CompactTooManyHops(int32_t hops);
+absl::Status CompactTooManyRates();
+
+// Copies, for every group of rows (indices into a row-major n x n byte matrix) whose
+// entries are equal except on the diagonal, the first row of the group over the others
+// and then writes `diagonal` at (i, i) of every row of the group. Used by MatrixCompact
+// implementations after filling the first row of each group.
+void CopyGroupRows(size_t n, const std::vector<size_t>& rows, uint8_t diagonal, std::string* m);
 
 // The HostPairCost of a route with `switches` switches and bottleneck `gbps` under `model`
 // (hops < 0: unreachable). The one place the latency model is applied.
 HostPairCost MakePairCost(int32_t switches, double gbps, const CostModelOptions& model);
+
+// The HostPairCost that compact entry (hops_byte, rate) stands for off the diagonal
+// (`gbps_of_rate` = rates_gbps[rate_index]; ignored when unreachable).
+inline HostPairCost DecodeCompactPair(uint8_t hops_byte, double gbps_of_rate,
+                                      const CostModelOptions& model) {
+  return hops_byte == kCompactUnreachable ? MakePairCost(-1, 0, model)
+                                          : MakePairCost(hops_byte, gbps_of_rate, model);
+}
 
 // A HostCostMatrix over ALL hosts of the fabric (num_hosts() == fabric.hosts.size()).
 //
@@ -117,12 +183,25 @@ class HostCosts final : public PairCosts {
   // kInvalidArgument for an index out of range; kNotFound ("no path") when disconnected.
   absl::StatusOr<HostPath> Path(int a, int b) const override;
   RouteKind route_kind() const override { return RouteKind::kShortestPath; }
+  const CostModelOptions& cost_model() const override { return options_; }
+
+  // One Choose per pair of host classes (hosts that hang off the same switch ports), then
+  // a byte gather for one row per class and a copy for the others: for 1,000 hosts on a
+  // few dozen leaves, ~2 MB of writes and no per-pair work.
+  absl::Status MatrixCompact(const std::vector<int>& hosts, std::string* hops,
+                             std::string* rate_index,
+                             std::vector<double>* rates_gbps) const override;
 
   const CostModelOptions& options() const { return options_; }
 
  private:
   HostCosts(HostGraph graph, CostModelOptions options);
   HostPairCost FromChoice(const HostGraph::PairChoice& c) const;
+  // Host classes of Matrix: cls[i] per list entry, rep[c] a representative host per class
+  // (-1 for an index out of range, which is a class of its own).
+  void Classes(const std::vector<int>& hosts, std::vector<int32_t>* cls,
+               std::vector<int>* rep) const;
+  HostGraph::PairChoice ChooseRep(int a, int b) const;
 
   HostGraph graph_;
   CostModelOptions options_;

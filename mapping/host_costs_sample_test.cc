@@ -1,9 +1,11 @@
 // HostCosts and FabricRoutes on real ibnetdiscover output (shared samples), parsed and given
 // hosts by the collectors, as the daemon does it.
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "collectors/forwarding_tables.h"
 #include "collectors/hosts.h"
 #include "collectors/ibnetdiscover.h"
 #include "common/status_matchers.h"
@@ -11,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "mapping/fabric_routes.h"
 #include "mapping/host_costs.h"
+#include "mapping/lft_host_costs.h"
 
 namespace toporr::mapping {
 namespace {
@@ -109,6 +112,117 @@ TEST(HostCostsSampleTest, RealLoopsMixed) {
       if (x != y) EXPECT_GE(costs->Cost(x, y).hops, 0) << x << " " << y;
     }
   }
+}
+
+// MatrixCompact decodes, entry by entry and bit for bit, to Matrix() over `hosts`.
+void ExpectCompactIsMatrix(const PairCosts& costs, const std::vector<int>& hosts) {
+  std::vector<HostPairCost> m;
+  costs.Matrix(hosts, &m);
+  std::string hops, rate_index;
+  std::vector<double> rates;
+  ASSERT_OK(costs.MatrixCompact(hosts, &hops, &rate_index, &rates));
+  const size_t n = hosts.size();
+  ASSERT_EQ(hops.size(), n * n);
+  ASSERT_EQ(rate_index.size(), n * n);
+  ASSERT_LE(rates.size(), static_cast<size_t>(kCompactMaxRates));
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t j = 0; j < n; ++j) {
+      const size_t k = i * n + j;
+      const uint8_t h = static_cast<uint8_t>(hops[k]), r = static_cast<uint8_t>(rate_index[k]);
+      HostPairCost c;
+      if (h != kCompactUnreachable && i == j) {
+        EXPECT_EQ(r, 0);
+      } else {
+        if (h == kCompactUnreachable) {
+          EXPECT_EQ(r, 0);
+        }
+        ASSERT_LT(r, std::max<size_t>(rates.size(), 1)) << i << "," << j;
+        c = DecodeCompactPair(h, rates.empty() ? 0.0 : rates[r], costs.cost_model());
+      }
+      const HostPairCost& want = m[k];
+      EXPECT_EQ(c.hops, want.hops) << i << "," << j;
+      // Exact: the decoder applies the same model to the same inputs.
+      EXPECT_EQ(c.bottleneck_gbps, want.bottleneck_gbps) << i << "," << j;
+      EXPECT_EQ(c.latency_ns, want.latency_ns) << i << "," << j;
+      EXPECT_EQ(c.alpha_ns, want.alpha_ns) << i << "," << j;
+      EXPECT_EQ(c.beta_ns_per_byte, want.beta_ns_per_byte) << i << "," << j;
+    }
+  }
+}
+
+// Every host in order, the reverse, every other one, and a list with indices out of range
+// (unreachable rows and columns, their diagonal too).
+std::vector<std::vector<int>> HostLists(int num) {
+  std::vector<int> all(num);
+  for (int i = 0; i < num; ++i) all[i] = i;
+  std::vector<int> reversed(all.rbegin(), all.rend());
+  std::vector<int> odd, with_bad = {num};
+  for (int i = 1; i < num; i += 2) odd.push_back(i);
+  for (int i = 0; i < num; i += 3) with_bad.push_back(i);
+  with_bad.push_back(-1);
+  return {all, reversed, odd, with_bad, {0}};
+}
+
+collectors::ForwardingTables LoadTables(const std::string& name) {
+  auto t = collectors::ParseForwardingTables(toporr::testing::ReadSharedFabric(name), {name});
+  EXPECT_OK(t);
+  return t.ok() ? *std::move(t) : collectors::ForwardingTables();
+}
+
+TEST(MatrixCompactTest, FatTreeShortestPaths) {
+  const Fabric f = Load("ibnetdiscover_fattree_default.txt");
+  ASSERT_OK_AND_ASSIGN(auto costs, HostCosts::Create(f));
+  for (const auto& hosts : HostLists(costs->num_hosts())) ExpectCompactIsMatrix(*costs, hosts);
+  std::string hops, rate_index;
+  std::vector<double> rates;
+  ASSERT_OK(costs->MatrixCompact({0, 5}, &hops, &rate_index, &rates));
+  EXPECT_EQ(hops, std::string("\x00\x03\x03\x00", 4));  // node01 and node06: leaf-spine-leaf
+  EXPECT_EQ(rates, std::vector<double>{kQdr4x});
+}
+
+TEST(MatrixCompactTest, FatTreeForwardingTables) {
+  const Fabric f = Load("ibnetdiscover_fattree_default.txt");
+  ASSERT_OK_AND_ASSIGN(auto costs, LftHostCosts::Create(f, LoadTables("dump_fts_fattree.txt")));
+  for (const auto& hosts : HostLists(costs->num_hosts())) ExpectCompactIsMatrix(*costs, hosts);
+}
+
+// Mixed rates (1x QDR .. 12x QDR, 4x DDR, 4x EDR) and hostF dual-homed on both switches.
+TEST(MatrixCompactTest, EdgeCasesMixedRatesAndDualHomed) {
+  const Fabric f = Load("ibnetdiscover_edgecases_default.txt");
+  ASSERT_OK_AND_ASSIGN(auto costs, HostCosts::Create(f));
+  for (const auto& hosts : HostLists(costs->num_hosts())) ExpectCompactIsMatrix(*costs, hosts);
+  std::vector<int> all(costs->num_hosts());
+  for (int i = 0; i < costs->num_hosts(); ++i) all[i] = i;
+  std::string hops, rate_index;
+  std::vector<double> rates;
+  ASSERT_OK(costs->MatrixCompact(all, &hops, &rate_index, &rates));
+  EXPECT_GE(rates.size(), 4u);  // 100, 8, 96, 16 Gb/s at least
+  ASSERT_OK_AND_ASSIGN(auto lft, LftHostCosts::Create(f, LoadTables("dump_fts_edgecases.txt")));
+  for (const auto& hosts : HostLists(lft->num_hosts())) ExpectCompactIsMatrix(*lft, hosts);
+}
+
+TEST(MatrixCompactTest, RepeatedHostIsRefused) {
+  const Fabric f = Load("ibnetdiscover_fattree_default.txt");
+  ASSERT_OK_AND_ASSIGN(auto costs, HostCosts::Create(f));
+  ASSERT_OK_AND_ASSIGN(auto lft, LftHostCosts::Create(f, LoadTables("dump_fts_fattree.txt")));
+  std::string hops, rate_index;
+  std::vector<double> rates;
+  for (const PairCosts* c : {static_cast<const PairCosts*>(costs.get()),
+                             static_cast<const PairCosts*>(lft.get())}) {
+    EXPECT_THAT(c->MatrixCompact({3, 1, 3}, &hops, &rate_index, &rates),
+                toporr::testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                          ::testing::HasSubstr("listed twice")));
+  }
+}
+
+TEST(MatrixCompactTest, PaletteHoldsAtMost255Rates) {
+  std::vector<double> rates = {7.0};
+  CompactRates palette(&rates);
+  EXPECT_TRUE(rates.empty());
+  for (int r = 0; r < kCompactMaxRates; ++r) EXPECT_EQ(palette.Index(1.0 + r), r);
+  EXPECT_EQ(palette.Index(3.0), 2);
+  EXPECT_EQ(palette.Index(1000.0), -1);
+  EXPECT_EQ(rates.size(), static_cast<size_t>(kCompactMaxRates));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "mapping/lft_host_costs.h"
 
 #include <algorithm>
+#include <map>
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
@@ -79,6 +80,80 @@ void LftHostCosts::Matrix(const std::vector<int>& hosts, std::vector<HostPairCos
       }
     }
   }
+}
+
+absl::Status LftHostCosts::MatrixCompact(const std::vector<int>& hosts, std::string* hops,
+                                         std::string* rate_index,
+                                         std::vector<double>* rates_gbps) const {
+  const size_t n = hosts.size();
+  const int num = num_hosts();
+  hops->resize(n * n);
+  rate_index->resize(n * n);
+  CompactRates palette(rates_gbps);
+  auto put = [&](size_t k, int32_t switches, double gbps) -> absl::Status {
+    uint8_t h = kCompactUnreachable, r = 0;
+    if (switches >= 0) {
+      if (switches > kCompactMaxHops) return CompactTooManyHops(switches);
+      const int index = palette.Index(gbps);
+      if (index < 0) return CompactTooManyRates();
+      h = static_cast<uint8_t>(switches);
+      r = static_cast<uint8_t>(index);
+    }
+    (*hops)[k] = static_cast<char>(h);
+    (*rate_index)[k] = static_cast<char>(r);
+    return absl::OkStatus();
+  };
+  // As in Matrix, rows grouped by the switch their host hangs off, and here also by the
+  // rate of that cable: rows of one group differ only on the diagonal. Ordered maps keep
+  // the palette order deterministic.
+  std::map<int32_t, std::map<double, std::vector<size_t>>> groups;
+  std::vector<char> seen(static_cast<size_t>(num), 0);
+  for (size_t i = 0; i < n; ++i) {
+    const int a = hosts[i];
+    if (a < 0 || a >= num) {
+      for (size_t j = 0; j < n; ++j) RETURN_IF_ERROR(put(i * n + j, -1, 0));
+      continue;
+    }
+    if (seen[a]++) {
+      return absl::InvalidArgumentError(absl::StrCat("host index ", a, " is listed twice"));
+    }
+    if (attachment_[a].switch_node >= 0) {
+      groups[attachment_[a].switch_node][attachment_[a].gbps].push_back(i);
+      continue;
+    }
+    for (size_t j = 0; j < n; ++j) {
+      if (j == i) {
+        (*hops)[i * n + i] = (*rate_index)[i * n + i] = 0;
+        continue;
+      }
+      const HostPairCost c = Cost(a, hosts[j]);
+      RETURN_IF_ERROR(put(i * n + j, c.hops, c.bottleneck_gbps));
+    }
+  }
+  for (const auto& [sw, by_rate] : groups) {
+    for (size_t j = 0; j < n; ++j) {
+      const int b = hosts[j];
+      const uint32_t dlid = (b >= 0 && b < num) ? routes_->HostLid(b) : 0;
+      absl::StatusOr<LftRoute> from_switch =
+          dlid == 0 ? absl::NotFoundError("no LID") : routes_->RouteToLid({sw, 0}, dlid);
+      // Fills the first row of each group; its own diagonal is written by CopyGroupRows.
+      for (const auto& [att_gbps, rows] : by_rate) {
+        if (!from_switch.ok()) {
+          RETURN_IF_ERROR(put(rows[0] * n + j, -1, 0));
+          continue;
+        }
+        const double gbps = from_switch->switches > 0
+                                ? std::min(att_gbps, from_switch->bottleneck_gbps)
+                                : att_gbps;
+        RETURN_IF_ERROR(put(rows[0] * n + j, from_switch->switches, gbps));
+      }
+    }
+    for (const auto& [att_gbps, rows] : by_rate) {
+      CopyGroupRows(n, rows, 0, hops);
+      CopyGroupRows(n, rows, 0, rate_index);
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<HostPath> LftHostCosts::Path(int a, int b) const {

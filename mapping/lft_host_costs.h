@@ -12,6 +12,7 @@
 #define TOPORR_MAPPING_LFT_HOST_COSTS_H_
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -34,6 +35,12 @@ class LftHostCosts final : public PairCosts {
   void Matrix(const std::vector<int>& hosts, std::vector<HostPairCost>* out) const override;
   absl::StatusOr<HostPath> Path(int a, int b) const override;
   RouteKind route_kind() const override { return RouteKind::kForwardingTables; }
+  const CostModelOptions& cost_model() const override { return model_; }
+  // Rows grouped as Matrix groups them (and further by the rate of the row host's cable):
+  // one walk per (switch, column host), one row of bytes per group, copied to its members.
+  absl::Status MatrixCompact(const std::vector<int>& hosts, std::string* hops,
+                             std::string* rate_index,
+                             std::vector<double>* rates_gbps) const override;
 
   const LftRoutes& routes() const { return *routes_; }
 

@@ -1,0 +1,87 @@
+#include "client/cost_matrix_codec.h"
+
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+
+namespace toporr::client {
+namespace {
+
+constexpr uint8_t kUnreachable = 255;
+
+absl::Status BadSize(const char* field, size_t got, size_t want) {
+  return absl::DataLossError(absl::StrCat("cost matrix reply: ", field, " has ", got,
+                                          " elements, expected ", want));
+}
+
+absl::StatusOr<CostMatrixArrays> FromArrays(const v1::CostArrays& c, size_t nn,
+                                            CostMatrixArrays out) {
+  if (static_cast<size_t>(c.hops_size()) != nn) return BadSize("hops", c.hops_size(), nn);
+  if (static_cast<size_t>(c.bottleneck_gbps_size()) != nn) {
+    return BadSize("bottleneck_gbps", c.bottleneck_gbps_size(), nn);
+  }
+  if (static_cast<size_t>(c.latency_ns_size()) != nn) {
+    return BadSize("latency_ns", c.latency_ns_size(), nn);
+  }
+  out.hops.assign(c.hops().begin(), c.hops().end());
+  out.bottleneck_gbps.assign(c.bottleneck_gbps().begin(), c.bottleneck_gbps().end());
+  out.latency_ns.assign(c.latency_ns().begin(), c.latency_ns().end());
+  return out;
+}
+
+absl::StatusOr<CostMatrixArrays> FromCompact(const v1::CompactCosts& c, size_t n,
+                                             CostMatrixArrays out) {
+  const size_t nn = n * n;
+  if (c.hops().size() != nn) return BadSize("compact hops", c.hops().size(), nn);
+  if (c.rate_index().size() != nn) return BadSize("compact rate_index", c.rate_index().size(), nn);
+  // Latency depends on the hop count alone: one evaluation per value, in the daemon's order.
+  float latency[256];
+  for (int h = 0; h < kUnreachable; ++h) {
+    latency[h] = static_cast<float>(c.nic_latency_ns() + c.switch_latency_ns() * h +
+                                     c.link_latency_ns() * (h + 1));
+  }
+  latency[kUnreachable] = std::numeric_limits<float>::infinity();
+  const auto* hops = reinterpret_cast<const uint8_t*>(c.hops().data());
+  const auto* rate = reinterpret_cast<const uint8_t*>(c.rate_index().data());
+  const int num_rates = c.rates_gbps_size();
+  out.hops.resize(nn);
+  out.bottleneck_gbps.resize(nn);
+  out.latency_ns.resize(nn);
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t j = 0; j < n; ++j) {
+      const size_t k = i * n + j;
+      const uint8_t h = hops[k];
+      if (h == kUnreachable) {
+        out.hops[k] = -1;
+        out.bottleneck_gbps[k] = 0;
+        out.latency_ns[k] = latency[kUnreachable];
+      } else if (i == j) {
+        out.hops[k] = 0;
+        out.bottleneck_gbps[k] = 0;
+        out.latency_ns[k] = 0;
+      } else {
+        if (rate[k] >= num_rates) {
+          return absl::DataLossError(absl::StrCat("cost matrix reply: rate_index ", rate[k],
+                                                  " at (", i, ", ", j, ") but only ",
+                                                  num_rates, " rates"));
+        }
+        out.hops[k] = h;
+        out.bottleneck_gbps[k] = c.rates_gbps(rate[k]);
+        out.latency_ns[k] = latency[h];
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<CostMatrixArrays> DecodeCostMatrix(const v1::GetCostMatrixResponse& response) {
+  CostMatrixArrays out;
+  out.n = response.hosts_size();
+  const size_t n = static_cast<size_t>(out.n);
+  if (response.has_compact()) return FromCompact(response.compact(), n, std::move(out));
+  return FromArrays(response.costs(), n * n, std::move(out));
+}
+
+}  // namespace toporr::client
