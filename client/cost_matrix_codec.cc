@@ -41,34 +41,42 @@ absl::StatusOr<CostMatrixArrays> FromCompact(const v1::CompactCosts& c, size_t n
                                      c.link_latency_ns() * (h + 1));
   }
   latency[kUnreachable] = std::numeric_limits<float>::infinity();
+  // Per rate index: the rate, or NaN for an index outside the palette (checked per row).
+  float gbps[256];
+  for (int r = 0; r < 256; ++r) {
+    gbps[r] = r < c.rates_gbps_size() ? c.rates_gbps(r) : std::numeric_limits<float>::quiet_NaN();
+  }
   const auto* hops = reinterpret_cast<const uint8_t*>(c.hops().data());
   const auto* rate = reinterpret_cast<const uint8_t*>(c.rate_index().data());
-  const int num_rates = c.rates_gbps_size();
   out.hops.resize(nn);
   out.bottleneck_gbps.resize(nn);
   out.latency_ns.resize(nn);
+  // Branch-free rows (the unreachable value is a select), then the diagonal.
   for (size_t i = 0; i < n; ++i) {
+    const uint8_t* hr = hops + i * n;
+    const uint8_t* rr = rate + i * n;
+    int32_t* oh = out.hops.data() + i * n;
+    float* ob = out.bottleneck_gbps.data() + i * n;
+    float* ol = out.latency_ns.data() + i * n;
+    bool bad = false;
     for (size_t j = 0; j < n; ++j) {
-      const size_t k = i * n + j;
-      const uint8_t h = hops[k];
-      if (h == kUnreachable) {
-        out.hops[k] = -1;
-        out.bottleneck_gbps[k] = 0;
-        out.latency_ns[k] = latency[kUnreachable];
-      } else if (i == j) {
-        out.hops[k] = 0;
-        out.bottleneck_gbps[k] = 0;
-        out.latency_ns[k] = 0;
-      } else {
-        if (rate[k] >= num_rates) {
-          return absl::DataLossError(absl::StrCat("cost matrix reply: rate_index ", rate[k],
-                                                  " at (", i, ", ", j, ") but only ",
-                                                  num_rates, " rates"));
-        }
-        out.hops[k] = h;
-        out.bottleneck_gbps[k] = c.rates_gbps(rate[k]);
-        out.latency_ns[k] = latency[h];
-      }
+      const uint8_t h = hr[j];
+      const bool reachable = h != kUnreachable;
+      const float g = gbps[rr[j]];
+      bad |= reachable && j != i && g != g;
+      oh[j] = reachable ? h : -1;
+      ob[j] = reachable ? g : 0.0f;
+      ol[j] = latency[h];
+    }
+    if (bad) {
+      return absl::DataLossError(absl::StrCat("cost matrix reply: row ", i, " has a rate_index "
+                                              "outside the ", c.rates_gbps_size(),
+                                              " rates of the palette"));
+    }
+    if (hr[i] != kUnreachable) {
+      oh[i] = 0;
+      ob[i] = 0;
+      ol[i] = 0;
     }
   }
   return out;

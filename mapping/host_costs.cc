@@ -109,11 +109,9 @@ absl::Status HostCosts::MatrixCompact(const std::vector<int>& hosts, std::string
   std::vector<int> rep;
   Classes(hosts, &cls, &rep);
   const size_t k = rep.size();
-  // Rows per class; a repeated valid host would need a zero cost off the diagonal.
-  std::vector<std::vector<size_t>> rows(k);
+  // A repeated valid host would need a zero cost off the diagonal.
   std::vector<char> seen(static_cast<size_t>(num_hosts()), 0);
   for (size_t i = 0; i < n; ++i) {
-    rows[cls[i]].push_back(i);
     if (rep[cls[i]] < 0) continue;
     if (seen[hosts[i]]++) {
       return absl::InvalidArgumentError("host index " + std::to_string(hosts[i]) +
@@ -121,8 +119,9 @@ absl::Status HostCosts::MatrixCompact(const std::vector<int>& hosts, std::string
     }
   }
   // Class x class table of (hops byte, rate index), the whole square: Choose breaks ties
-  // source-major, so it need not be symmetric.
+  // source-major, so it need not be symmetric. Palette indices are cached per rate rank.
   CompactRates palette(rates_gbps);
+  std::vector<int16_t> index_of_rank;
   std::vector<uint8_t> table_hops(k * k), table_rate(k * k);
   for (size_t x = 0; x < k; ++x) {
     for (size_t y = 0; y < k; ++y) {
@@ -130,31 +129,53 @@ absl::Status HostCosts::MatrixCompact(const std::vector<int>& hosts, std::string
       uint8_t h = kCompactUnreachable, r = 0;
       if (c.hops >= 0) {
         if (c.hops > kCompactMaxHops) return CompactTooManyHops(c.hops);
-        const int index = palette.Index(graph_.rate(c.rank));
-        if (index < 0) return CompactTooManyRates();
+        if (c.rank >= index_of_rank.size()) index_of_rank.resize(c.rank + 1, -1);
+        if (index_of_rank[c.rank] < 0) {
+          const int index = palette.Index(graph_.rate(c.rank));
+          if (index < 0) return CompactTooManyRates();
+          index_of_rank[c.rank] = static_cast<int16_t>(index);
+        }
         h = static_cast<uint8_t>(c.hops);
-        r = static_cast<uint8_t>(index);
+        r = static_cast<uint8_t>(index_of_rank[c.rank]);
       }
       table_hops[x * k + y] = h;
       table_rate[x * k + y] = r;
     }
   }
-  hops->resize(n * n);
-  rate_index->resize(n * n);
-  for (size_t x = 0; x < k; ++x) {
-    // The first row of the class by gather, the others by copy.
-    const uint8_t* th = table_hops.data() + x * k;
-    const uint8_t* tr = table_rate.data() + x * k;
-    char* oh = hops->data() + rows[x][0] * n;
-    char* orate = rate_index->data() + rows[x][0] * n;
-    for (size_t j = 0; j < n; ++j) {
-      oh[j] = static_cast<char>(th[cls[j]]);
-      orate[j] = static_cast<char>(tr[cls[j]]);
-    }
-    // A valid host's diagonal is the zero cost; an index out of range stays unreachable.
+  // Rows appended in order (no zero-fill of n*n bytes first): the first row of a class by
+  // gather, later ones as a copy of it; then the two entries a copy gets wrong: the first
+  // row's own diagonal (a distinct host of the class there) and this row's diagonal.
+  hops->clear();
+  rate_index->clear();
+  hops->reserve(n * n);
+  rate_index->reserve(n * n);
+  std::vector<size_t> first_row(k, n);
+  std::string row_hops(n, '\0'), row_rate(n, '\0');
+  for (size_t i = 0; i < n; ++i) {
+    const size_t x = static_cast<size_t>(cls[i]);
     const bool valid = rep[x] >= 0;
-    CopyGroupRows(n, rows[x], valid ? 0 : kCompactUnreachable, hops);
-    CopyGroupRows(n, rows[x], 0, rate_index);
+    const uint8_t diagonal = valid ? 0 : kCompactUnreachable;
+    if (first_row[x] == n) {
+      first_row[x] = i;
+      const uint8_t* th = table_hops.data() + x * k;
+      const uint8_t* tr = table_rate.data() + x * k;
+      for (size_t j = 0; j < n; ++j) {
+        row_hops[j] = static_cast<char>(th[cls[j]]);
+        row_rate[j] = static_cast<char>(tr[cls[j]]);
+      }
+      row_hops[i] = static_cast<char>(diagonal);
+      row_rate[i] = 0;
+      hops->append(row_hops);
+      rate_index->append(row_rate);
+      continue;
+    }
+    const size_t f = first_row[x];
+    hops->append(*hops, f * n, n);
+    rate_index->append(*rate_index, f * n, n);
+    (*hops)[i * n + f] = static_cast<char>(table_hops[x * k + x]);
+    (*rate_index)[i * n + f] = static_cast<char>(table_rate[x * k + x]);
+    (*hops)[i * n + i] = static_cast<char>(diagonal);
+    (*rate_index)[i * n + i] = 0;
   }
   return absl::OkStatus();
 }
