@@ -14,8 +14,7 @@ absl::Status BadSize(const char* field, size_t got, size_t want) {
                                           " elements, expected ", want));
 }
 
-absl::StatusOr<CostMatrixArrays> FromArrays(const v1::CostArrays& c, size_t nn,
-                                            CostMatrixArrays out) {
+absl::Status FromArrays(const v1::CostArrays& c, size_t nn, CostMatrixArrays& out) {
   if (static_cast<size_t>(c.hops_size()) != nn) return BadSize("hops", c.hops_size(), nn);
   if (static_cast<size_t>(c.bottleneck_gbps_size()) != nn) {
     return BadSize("bottleneck_gbps", c.bottleneck_gbps_size(), nn);
@@ -26,11 +25,10 @@ absl::StatusOr<CostMatrixArrays> FromArrays(const v1::CostArrays& c, size_t nn,
   out.hops.assign(c.hops().begin(), c.hops().end());
   out.bottleneck_gbps.assign(c.bottleneck_gbps().begin(), c.bottleneck_gbps().end());
   out.latency_ns.assign(c.latency_ns().begin(), c.latency_ns().end());
-  return out;
+  return absl::OkStatus();
 }
 
-absl::StatusOr<CostMatrixArrays> FromCompact(const v1::CompactCosts& c, size_t n,
-                                             CostMatrixArrays out) {
+absl::Status FromCompact(const v1::CompactCosts& c, size_t n, CostMatrixArrays& out) {
   const size_t nn = n * n;
   if (c.hops().size() != nn) return BadSize("compact hops", c.hops().size(), nn);
   if (c.rate_index().size() != nn) return BadSize("compact rate_index", c.rate_index().size(), nn);
@@ -79,17 +77,24 @@ absl::StatusOr<CostMatrixArrays> FromCompact(const v1::CompactCosts& c, size_t n
       ol[i] = 0;
     }
   }
-  return out;
+  return absl::OkStatus();
 }
 
 }  // namespace
 
+absl::Status DecodeCostMatrix(const v1::GetCostMatrixResponse& response,
+                              CostMatrixArrays* out) {
+  out->n = response.hosts_size();
+  const size_t n = static_cast<size_t>(out->n);
+  if (response.has_compact()) return FromCompact(response.compact(), n, *out);
+  return FromArrays(response.costs(), n * n, *out);
+}
+
 absl::StatusOr<CostMatrixArrays> DecodeCostMatrix(const v1::GetCostMatrixResponse& response) {
   CostMatrixArrays out;
-  out.n = response.hosts_size();
-  const size_t n = static_cast<size_t>(out.n);
-  if (response.has_compact()) return FromCompact(response.compact(), n, std::move(out));
-  return FromArrays(response.costs(), n * n, std::move(out));
+  absl::Status s = DecodeCostMatrix(response, &out);
+  if (!s.ok()) return s;
+  return out;
 }
 
 }  // namespace toporr::client

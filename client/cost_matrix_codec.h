@@ -29,6 +29,11 @@ struct CostMatrixArrays {
 // index outside the palette), naming what is wrong.
 absl::StatusOr<CostMatrixArrays> DecodeCostMatrix(const v1::GetCostMatrixResponse& response);
 
+// The same into `*out`, reusing its vectors' capacity: a caller that fetches matrices
+// repeatedly (a scheduler, the daemon benchmark) then touches no fresh pages per call.
+// `*out` is unspecified after an error.
+absl::Status DecodeCostMatrix(const v1::GetCostMatrixResponse& response, CostMatrixArrays* out);
+
 }  // namespace toporr::client
 
 #endif  // TOPORR_CLIENT_COST_MATRIX_CODEC_H_

@@ -1,5 +1,7 @@
 #include "mapping/host_costs.h"
 
+#include <algorithm>
+
 #include <cstring>
 #include <limits>
 #include <map>
@@ -123,9 +125,27 @@ absl::Status HostCosts::MatrixCompact(const std::vector<int>& hosts, std::string
   CompactRates palette(rates_gbps);
   std::vector<int16_t> index_of_rank;
   std::vector<uint8_t> table_hops(k * k), table_rate(k * k);
+  // Classes of single-attachment hosts (the usual case) are filled from the attachment
+  // tables directly; the result equals Choose's (see HostGraph::SingleAttachment).
+  const int na = graph_.num_attachment_switches();
+  std::vector<int> att(k, -1);
+  std::vector<uint16_t> att_rank(k, 0);
+  for (size_t x = 0; x < k; ++x) {
+    if (rep[x] < 0 || !graph_.SingleAttachment(rep[x], &att[x], &att_rank[x])) att[x] = -1;
+  }
   for (size_t x = 0; x < k; ++x) {
     for (size_t y = 0; y < k; ++y) {
-      const HostGraph::PairChoice c = ChooseRep(rep[x], rep[y]);
+      HostGraph::PairChoice c;
+      if (att[x] >= 0 && att[y] >= 0) {
+        const size_t cell = static_cast<size_t>(att[x]) * na + att[y];
+        const int32_t links = att_hops_[cell];
+        if (links >= 0) {
+          c.hops = links + 1;
+          c.rank = std::min({att_rank[x], att_rank[y], att_wide_[cell]});
+        }
+      } else {
+        c = ChooseRep(rep[x], rep[y]);
+      }
       uint8_t h = kCompactUnreachable, r = 0;
       if (c.hops >= 0) {
         if (c.hops > kCompactMaxHops) return CompactTooManyHops(c.hops);

@@ -139,6 +139,20 @@ class HostGraph {
   void AttachmentTables(std::vector<int32_t>* hops, std::vector<uint16_t>* wide,
                         std::vector<Toward>* toward) const;
 
+  // True when host h reaches the fabric through exactly one switch port and has no direct
+  // CA-to-CA cable: Choose(h, g) for another such host g is then
+  //   hops = att_hops[att_h][att_g] + 1, rank = min(rank_h, rank_g, att_wide[att_h][att_g])
+  // (unreachable when att_hops < 0), which table fills use without calling Choose.
+  bool SingleAttachment(int h, int* att, uint16_t* rank) const {
+    if (host_direct_begin_[h] != host_direct_begin_[h + 1] ||
+        host_att_begin_[h + 1] - host_att_begin_[h] != 1) {
+      return false;
+    }
+    *att = atts_[host_att_begin_[h]].att;
+    *rank = atts_[host_att_begin_[h]].rank;
+    return true;
+  }
+
   // Rule 1 above, given the AttachmentTables. Host indices must be valid.
   PairChoice Choose(int a, int b, const int32_t* att_hops, const uint16_t* att_wide) const;
 
