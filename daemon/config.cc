@@ -53,7 +53,7 @@ absl::Status ParseConfig(std::string_view text, std::string_view file_name,
       config->keep_snapshots = static_cast<int>(v);
     } else if (key == "max_ingest_bytes") {
       int64_t v;
-      if (auto s = parse_int(1, int64_t{1} << 40, &v); !s.ok()) return s;
+      if (auto s = parse_int(1, (int64_t{1} << 31) - (int64_t{2} << 20), &v); !s.ok()) return s;
       config->max_ingest_bytes = v;
     } else if (key == "discovery_command") {
       config->discovery_command = value;

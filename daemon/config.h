@@ -24,8 +24,9 @@ struct DaemonConfig {
   int keep_snapshots = 20;
   // Optional GUID -> host map file applied to every ingest ("<guid> <host>" lines).
   std::string host_map_path;
-  // Largest accepted ingest payload (bytes).
-  int64_t max_ingest_bytes = 512ll << 20;
+  // Largest accepted ingest payload (bytes). The LFT dump of a 10,240-host fabric is
+  // ~0.8 GB; gRPC caps one message below 2 GiB.
+  int64_t max_ingest_bytes = 1536ll << 20;
   // Live discovery (daemon/discovery.h): seconds between sweeps, 0 = only on request
   // (`toporrctl discover`).
   int discovery_interval_s = 0;

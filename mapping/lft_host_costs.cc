@@ -31,12 +31,31 @@ LftHostCosts::LftHostCosts(std::unique_ptr<LftRoutes> routes, CostModelOptions m
     attachment_[h].switch_node = peer.node;
     attachment_[h].gbps = routes_->link_gbps(2 * p->link + (l.a.node == port.node ? 0 : 1));
   }
+  table_ = routes_->BuildSwitchRouteTable();
+}
+
+bool LftHostCosts::FromSwitch(int32_t sw, int b, int32_t* switches, double* gbps) const {
+  const int32_t row = sw >= 0 ? table_.row_of_node[sw] : -1;
+  if (row < 0 || b < 0 || b >= table_.num_hosts) return false;
+  const size_t cell = static_cast<size_t>(row) * table_.num_hosts + b;
+  if (table_.switches[cell] == LftRoutes::SwitchRouteTable::kNoRoute) return false;
+  *switches = table_.switches[cell];
+  *gbps = table_.rates[table_.rate[cell]];
+  return true;
 }
 
 HostPairCost LftHostCosts::Cost(int a, int b) const {
   const int n = num_hosts();
   if (a < 0 || a >= n || b < 0 || b >= n) return MakePairCost(-1, 0, model_);
   if (a == b) return HostPairCost{};
+  if (attachment_[a].switch_node >= 0) {
+    int32_t switches;
+    double gbps;
+    if (!FromSwitch(attachment_[a].switch_node, b, &switches, &gbps)) {
+      return MakePairCost(-1, 0, model_);
+    }
+    return MakePairCost(switches, std::min(attachment_[a].gbps, gbps), model_);
+  }
   absl::StatusOr<LftRoute> r = routes_->HostRoute(a, b);
   if (!r.ok()) return MakePairCost(-1, 0, model_);
   return MakePairCost(r->switches, r->bottleneck_gbps, model_);
@@ -61,21 +80,18 @@ void LftHostCosts::Matrix(const std::vector<int>& hosts, std::vector<HostPairCos
   for (const auto& [sw, rows] : rows_by_switch) {
     for (size_t j = 0; j < n; ++j) {
       const int b = hosts[j];
-      const uint32_t dlid = (b >= 0 && b < num) ? routes_->HostLid(b) : 0;
-      absl::StatusOr<LftRoute> from_switch =
-          dlid == 0 ? absl::NotFoundError("no LID") : routes_->RouteToLid({sw, 0}, dlid);
+      int32_t switches = -1;
+      double gbps = 0;
+      const bool routed = FromSwitch(sw, b, &switches, &gbps);
       for (size_t i : rows) {
         const int a = hosts[i];
         HostPairCost& c = (*out)[i * n + j];
         if (a == b) {
           c = HostPairCost{};
-        } else if (!from_switch.ok()) {
+        } else if (!routed) {
           c = MakePairCost(-1, 0, model_);
         } else {
-          const double gbps = from_switch->switches > 0
-                                  ? std::min(attachment_[a].gbps, from_switch->bottleneck_gbps)
-                                  : attachment_[a].gbps;
-          c = MakePairCost(from_switch->switches, gbps, model_);
+          c = MakePairCost(switches, std::min(attachment_[a].gbps, gbps), model_);
         }
       }
     }
@@ -133,19 +149,13 @@ absl::Status LftHostCosts::MatrixCompact(const std::vector<int>& hosts, std::str
   for (const auto& [sw, by_rate] : groups) {
     for (size_t j = 0; j < n; ++j) {
       const int b = hosts[j];
-      const uint32_t dlid = (b >= 0 && b < num) ? routes_->HostLid(b) : 0;
-      absl::StatusOr<LftRoute> from_switch =
-          dlid == 0 ? absl::NotFoundError("no LID") : routes_->RouteToLid({sw, 0}, dlid);
+      int32_t switches = -1;
+      double gbps = 0;
+      const bool routed = FromSwitch(sw, b, &switches, &gbps);
       // Fills the first row of each group; its own diagonal is written by CopyGroupRows.
       for (const auto& [att_gbps, rows] : by_rate) {
-        if (!from_switch.ok()) {
-          RETURN_IF_ERROR(put(rows[0] * n + j, -1, 0));
-          continue;
-        }
-        const double gbps = from_switch->switches > 0
-                                ? std::min(att_gbps, from_switch->bottleneck_gbps)
-                                : att_gbps;
-        RETURN_IF_ERROR(put(rows[0] * n + j, from_switch->switches, gbps));
+        RETURN_IF_ERROR(routed ? put(rows[0] * n + j, switches, std::min(att_gbps, gbps))
+                               : put(rows[0] * n + j, -1, 0));
       }
     }
     for (const auto& [att_gbps, rows] : by_rate) {

@@ -3,10 +3,10 @@
 // host_costs.h (hops = switches on the route, bottleneck = slowest link on it, latency from
 // CostModelOptions), route_kind() == kForwardingTables.
 //
-// Nothing is precomputed beyond LftRoutes itself (no N^2 table): Cost walks one route
-// (O(hops)); Matrix walks, for each distinct first switch of the row hosts, the route from
-// that switch to each column host once and reuses it for every row host hanging off that
-// switch, so a 1,000-host matrix over 32 leaf switches costs 32,000 walks, not 1,000,000.
+// No host x host table: Create builds LftRoutes::BuildSwitchRouteTable (attachment switch x
+// host: switches and bottleneck along the LFT route; O(hosts x switches) once, ~3 bytes per
+// cell), so Cost, Matrix and MatrixCompact are lookups plus the source host's own cable.
+// Only hosts cabled straight to another CA (no attachment switch) walk their routes.
 // Immutable after Create; const methods are thread-safe.
 #ifndef TOPORR_MAPPING_LFT_HOST_COSTS_H_
 #define TOPORR_MAPPING_LFT_HOST_COSTS_H_
@@ -53,9 +53,14 @@ class LftHostCosts final : public PairCosts {
     double gbps = 0;
   };
 
+  // The route from switch node `sw` to host b by table lookup: false when `sw` is no
+  // attachment switch or there is no route.
+  bool FromSwitch(int32_t sw, int b, int32_t* switches, double* gbps) const;
+
   std::unique_ptr<LftRoutes> routes_;
   CostModelOptions model_;
   std::vector<Attachment> attachment_;  // per host
+  LftRoutes::SwitchRouteTable table_;   // built once at Create
 };
 
 }  // namespace toporr::mapping

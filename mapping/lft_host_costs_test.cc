@@ -60,6 +60,33 @@ TEST(LftHostCosts, AgreesWithWalksAndMinhopGraphCostsOnTheFatTree) {
   EXPECT_THAT(lft->Path(0, 99), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("99")));
 }
 
+// The switch-to-host table gives exactly the walk's answer for every pair, on fabrics with
+// mixed rates, a dual-homed host, a router, and up/down routing (not minhop).
+TEST(LftHostCosts, TableLookupsEqualRouteWalks) {
+  for (const auto& [topo, lfts] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"ibnetdiscover_fattree_default.txt", "dump_fts_fattree.txt"},
+           {"ibnetdiscover_edgecases_default.txt", "dump_fts_edgecases.txt"}}) {
+    SCOPED_TRACE(topo);
+    Sample s = Load(topo, lfts);
+    ASSERT_OK_AND_ASSIGN(auto lft, LftHostCosts::Create(s.fabric, s.tables));
+    const int n = lft->num_hosts();
+    for (int a = 0; a < n; ++a) {
+      for (int b = 0; b < n; ++b) {
+        if (a == b) continue;
+        absl::StatusOr<LftRoute> walk = lft->routes().HostRoute(a, b);
+        const HostPairCost c = lft->Cost(a, b);
+        if (!walk.ok()) {
+          EXPECT_EQ(c.hops, -1) << a << "->" << b;
+          continue;
+        }
+        EXPECT_EQ(c.hops, walk->switches) << a << "->" << b;
+        EXPECT_DOUBLE_EQ(c.bottleneck_gbps, walk->bottleneck_gbps) << a << "->" << b;
+      }
+    }
+  }
+}
+
 TEST(LftHostCosts, StaleTablesAreRefused) {
   Sample s = Load("ibnetdiscover_fattree_default.txt", "dump_fts_edgecases.txt");
   EXPECT_FALSE(LftHostCosts::Create(s.fabric, s.tables).ok());

@@ -1,5 +1,7 @@
 #include "mapping/lft_routes.h"
 
+#include <map>
+
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -609,6 +611,104 @@ std::vector<std::string> CompareTrace(const LftRoutes& routes, const collectors:
                                " port ", last_port));
   }
   return out;
+}
+
+LftRoutes::SwitchRouteTable LftRoutes::BuildSwitchRouteTable() const {
+  SwitchRouteTable t;
+  const int n = static_cast<int>(fabric_.nodes.size());
+  t.num_hosts = num_hosts();
+  t.row_of_node.assign(n, -1);
+  int rows = 0;
+  for (int a = 0; a < num_hosts(); ++a) {
+    if (host_port_[a].node < 0) continue;
+    const Peer* up = PeerOf(host_port_[a].node, host_port_[a].port);
+    if (up == nullptr || fabric_.nodes[up->node].type != NodeType::kSwitch) continue;
+    if (t.row_of_node[up->node] < 0) t.row_of_node[up->node] = rows++;
+  }
+  const size_t cells = static_cast<size_t>(rows) * t.num_hosts;
+  t.switches.assign(cells, SwitchRouteTable::kNoRoute);
+  t.rate.assign(cells, 0);
+  // Rates are compared as doubles (min) and stored as palette indices.
+  std::map<double, uint16_t> rate_index;
+  std::vector<int> row_nodes(rows);
+  for (int node = 0; node < n; ++node)
+    if (t.row_of_node[node] >= 0) row_nodes[t.row_of_node[node]] = node;
+
+  // Per destination: dist/wide of each switch on some route, memoised by epoch.
+  DestinationScratch sc(n);
+  std::vector<double> wide(n, 0.0);
+  std::vector<int32_t> path;
+  for (int b = 0; b < num_hosts(); ++b) {
+    const uint32_t dlid = HostLid(b);
+    if (dlid == 0) continue;
+    const PortRef owner = LidOwner(dlid);
+    ++sc.now;
+    for (int r = 0; r < rows; ++r) {
+      path.clear();
+      int cur = row_nodes[r];
+      int tail = 0;
+      double tail_wide = 0.0;
+      bool failed = false;
+      for (;;) {
+        sc.Touch(cur);
+        if (sc.state[cur] == 2) {
+          tail = sc.dist[cur];
+          tail_wide = wide[cur];
+          failed = tail < 0;
+          break;
+        }
+        if (sc.state[cur] == 1 || static_cast<int>(path.size()) >= kMaxSwitchHops) {
+          failed = true;
+          break;
+        }
+        sc.state[cur] = 1;
+        path.push_back(cur);
+        Step step;
+        if (!SwitchStep(cur, dlid, owner, &step).ok() || step.link < 0) {
+          failed = true;  // dead end, or a switch owns a host's LID: no host route
+          break;
+        }
+        sc.link[cur] = step.link;
+        if (step.delivered) {
+          // The delivering switch is settled here (1 switch, its cable to b); the walk's
+          // earlier switches are settled below from it.
+          sc.next[cur] = -1;
+          sc.state[cur] = 2;
+          sc.dist[cur] = 1;
+          wide[cur] = link_gbps(step.link);
+          path.pop_back();
+          tail = 1;
+          tail_wide = wide[cur];
+          break;
+        }
+        sc.next[cur] = step.next_node;
+        cur = step.next_node;
+      }
+      // Unwind the walk from its far end, closest switches first.
+      for (size_t i = path.size(); i-- > 0;) {
+        const int node = path[i];
+        sc.state[node] = 2;
+        if (failed) {
+          sc.dist[node] = -1;
+          continue;
+        }
+        const int d = tail + static_cast<int>(path.size() - i);
+        const double w = std::min(link_gbps(sc.link[node]),
+                                  i + 1 < path.size() ? wide[path[i + 1]] : tail_wide);
+        sc.dist[node] = d;
+        wide[node] = w;
+      }
+      const int start = row_nodes[r];
+      const size_t cell = static_cast<size_t>(r) * t.num_hosts + b;
+      if (!failed && sc.dist[start] > 0 && sc.dist[start] < SwitchRouteTable::kNoRoute) {
+        t.switches[cell] = static_cast<uint8_t>(sc.dist[start]);
+        auto [it, added] = rate_index.emplace(wide[start], t.rates.size());
+        if (added) t.rates.push_back(wide[start]);
+        t.rate[cell] = it->second;
+      }
+    }
+  }
+  return t;
 }
 
 }  // namespace toporr::mapping
