@@ -1,29 +1,57 @@
-// Reordering and graph-embedding speed on large fat-tree jobs.
+// Reordering and graph-embedding speed on large fat-tree jobs (issue 3).
 //
 // Jobs: P ranks, 32 per host ("--map-by core" block placement for the collective
 // heuristics, "--map-by node" round robin for graph embedding so identity is poor), hosts
 // on a three-level fat tree with leaf groups of 32 hosts and pods of 16 leaves, held as a
 // HierarchicalCostMatrix. Baselines in the same run: building the identity mapping and a
-// plain permutation copy. Counters: cost_vs_identity = predicted GraphCostNs of the result
-// divided by that of the identity mapping (graph embedding only). Graph embedding:
-// embed/bipartition (ours, EmbedBipartition), embed/greedy_refineN (EmbedGreedy with N swap
-// passes), embed/scotch (EmbedScotch; up to 32,768 ranks). Their CPU column is the whole
-// process's CPU time, since Scotch 7 works in helper threads too; compare CPU, not wall
-// time, when other jobs share the machine.
+// plain permutation copy (identity_and_copy/P).
 //
-//   bazel --output_base=... run -c opt //bench:reorder_bench -- --benchmark_min_time=0.2
+// Collective heuristics against Scotch on the same inputs:
+//   reorder/<heuristic>/P   the heuristic (reorder.h Reorder) at P = 1,024 .. 1,048,576;
+//   scotch/<heuristic>/P    EmbedScotch of the SAME job and of the communication graph of
+//                           the heuristic's collective (pattern.h CommunicationGraph of the
+//                           spec in SpecFor, total bytes per ordered pair); P <= 32,768
+//                           only: beyond that Scotch takes minutes per call (and gigabytes).
+// Counters: pred_vs_identity = PredictCollective time (predict.h) of the mapping divided by
+// that of the identity mapping, for the same spec; below 1 is a predicted speed-up, above 1
+// a slow-down (ReorderOrIdentity would then keep the identity). identity_pred_us is the
+// identity's predicted time. The prediction is contention-free (no RouteSource: the
+// synthetic fat tree has no routes), i.e. per step the slowest alpha + m * beta transfer.
+// It is computed once per (heuristic, P), outside the timed loop, at every size:
+// predict_cpu_ms is what that one PredictCollective call cost. Measured (-c opt, shared
+// 2-core machine): at most 0.2 s at 262,144 ranks and 1.5 s at 1,048,576 (recursive
+// doubling allgather and scatter_allgather, P log2 P transfers; ring 0.16 s), so no size
+// cap was needed. The specs pin algorithms Open MPI would not replace (SpecFor checks
+// HeuristicFor(spec) == heuristic).
+//
+// Graph embedding: embed/bipartition (ours, EmbedBipartition), embed/greedy_refineN
+// (EmbedGreedy with N swap passes), embed/scotch (EmbedScotch; up to 32,768 ranks) on a 3-D
+// torus; cost_vs_identity = predicted GraphCostNs of the result divided by that of the
+// identity mapping.
+//
+// CPU columns: embed/* and scotch/* report the whole process's CPU time, since Scotch 7
+// works in helper threads too; compare CPU, not wall time, when other jobs share the
+// machine.
+//
+//   bazel --output_base=... run -c opt //bench:reorder_bench -- --benchmark_min_time=0.05
 #include <cstdint>
 #include <cstdio>
+#include <ctime>
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "benchmark/benchmark.h"
 #include "mapping/distance.h"
 #include "mapping/graph_embed.h"
 #include "mapping/hierarchical_cost_matrix.h"
+#include "mapping/pattern.h"
 #include "mapping/placement.h"
+#include "mapping/predict.h"
 #include "mapping/reorder.h"
 
 namespace toporr::mapping {
@@ -67,6 +95,10 @@ CommGraph TorusGraph(int p) {
   return CartesianGraph(dims, {true, true, true}, 4 << 10).value();
 }
 
+void Skip(benchmark::State& state, const absl::Status& status) {
+  state.SkipWithError(std::string(status.message()).c_str());
+}
+
 void BM_Identity(benchmark::State& state) {
   const int p = static_cast<int>(state.range(0));
   Mapping source = IdentityMapping(p);
@@ -79,17 +111,180 @@ void BM_Identity(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * p);
 }
 
+// The collective each heuristic is made for, with message sizes where the heuristic's
+// algorithm is what Open MPI runs: ring, Rabenseifner and scatter_allgather need
+// count >= P (2^21 elements cover P = 2^20), recursive doubling and the trees use small or
+// medium messages. Elements are 8 bytes; rooted collectives use the heuristic's root, P / 3.
+struct HeuristicCollective {
+  Heuristic heuristic;
+  Collective collective;
+  Algorithm algorithm;
+  int64_t count;  // PatternSpec::count (per rank for allgather and gather)
+};
+constexpr HeuristicCollective kCollectives[] = {
+    // allreduce ring, 16 MiB
+    {Heuristic::kRing, Collective::kAllreduce, Algorithm::kRing, 1 << 21},
+    // 128 B per rank
+    {Heuristic::kRecursiveDoublingAllgather, Collective::kAllgather, Algorithm::kRecursiveDoubling,
+     16},
+    // 8 KiB
+    {Heuristic::kRecursiveDoublingAllreduce, Collective::kAllreduce, Algorithm::kRecursiveDoubling,
+     1024},
+    // 16 MiB
+    {Heuristic::kRabenseifner, Collective::kAllreduce, Algorithm::kRabenseifner, 1 << 21},
+    // bcasts of 64 KiB; k-nomial with Open MPI's default radix 4
+    {Heuristic::kBinomialBcast, Collective::kBcast, Algorithm::kBinomial, 8192},
+    {Heuristic::kBinaryTreeBcast, Collective::kBcast, Algorithm::kBinaryTree, 8192},
+    {Heuristic::kKnomialBcast, Collective::kBcast, Algorithm::kKnomial, 8192},
+    // 16 MiB
+    {Heuristic::kScatterAllgather, Collective::kBcast, Algorithm::kScatterAllgather, 1 << 21},
+    // 1 KiB per rank
+    {Heuristic::kBinomialGather, Collective::kGather, Algorithm::kBinomial, 128},
+};
+
+// Trees and rings are unsegmented. kInternal when the table above does not lead
+// HeuristicFor back to `h` (e.g. an Open MPI fallback kicked in).
+absl::StatusOr<PatternSpec> SpecFor(Heuristic h, int p) {
+  PatternSpec s;
+  s.num_ranks = p;
+  s.type_size = 8;
+  bool found = false;
+  for (const HeuristicCollective& c : kCollectives) {
+    if (c.heuristic != h) continue;
+    s.collective = c.collective;
+    s.algorithm = c.algorithm;
+    s.count = c.count;
+    found = true;
+  }
+  if (!found) {
+    return absl::InternalError("SpecFor: no collective for heuristic " +
+                               std::string(HeuristicName(h)));
+  }
+  const bool rooted = s.collective == Collective::kBcast || s.collective == Collective::kGather ||
+                      s.collective == Collective::kReduce;
+  s.root = rooted ? p / 3 : 0;
+  absl::StatusOr<Heuristic> check = HeuristicFor(s);
+  if (!check.ok()) return check.status();
+  if (*check != h) {
+    return absl::InternalError("SpecFor(" + std::string(HeuristicName(h)) + ", " +
+                               std::to_string(p) + ") maps to heuristic " +
+                               std::string(HeuristicName(*check)));
+  }
+  return s;
+}
+
+ReorderOptions HeuristicOptions(int p) {
+  ReorderOptions o;
+  o.root = p / 3;  // rootless patterns seed from it and keep it in place too
+  return o;
+}
+
+absl::StatusOr<double> PredictedNs(const Job& job, const PatternSpec& spec,
+                                   const Mapping& mapping) {
+  PredictInputs in;
+  in.placement = &job.placement;
+  in.costs = job.hosts.get();
+  in.intra = job.distance->intra();
+  absl::StatusOr<Prediction> r = PredictCollective(spec, mapping, in);
+  if (!r.ok()) return r.status();
+  return r->time_ns;
+}
+
+// Identity predictions per (heuristic, P), shared by reorder/* and scotch/*.
+absl::StatusOr<double> IdentityPredictedNs(Heuristic h, const Job& job, const PatternSpec& spec) {
+  static auto* cache = new std::map<std::pair<Heuristic, int>, double>();
+  auto it = cache->find({h, spec.num_ranks});
+  if (it != cache->end()) return it->second;
+  absl::StatusOr<double> t = PredictedNs(job, spec, IdentityMapping(spec.num_ranks));
+  if (t.ok()) (*cache)[{h, spec.num_ranks}] = *t;
+  return t;
+}
+
+// Sets pred_vs_identity and identity_pred_us, or fails the benchmark.
+void SetPredictionCounters(benchmark::State& state, Heuristic h, const Job& job,
+                           const PatternSpec& spec, double mapping_ns) {
+  absl::StatusOr<double> identity = IdentityPredictedNs(h, job, spec);
+  if (!identity.ok()) {
+    Skip(state, identity.status());
+    return;
+  }
+  state.counters["pred_vs_identity"] = mapping_ns / *identity;
+  state.counters["identity_pred_us"] = *identity / 1e3;
+}
+
 void BM_Reorder(benchmark::State& state, Heuristic h) {
   const int p = static_cast<int>(state.range(0));
   const Job& job = GetJob(p, /*round_robin=*/false);
-  ReorderOptions o;
-  o.root = p / 3;
+  const ReorderOptions o = HeuristicOptions(p);
+  Mapping m;
   for (auto _ : state) {
-    auto m = Reorder(h, *job.distance, o);
-    if (!m.ok()) state.SkipWithError(std::string(m.status().message()).c_str());
-    benchmark::DoNotOptimize(m->data());
+    auto r = Reorder(h, *job.distance, o);
+    if (!r.ok()) {
+      Skip(state, r.status());
+      return;
+    }
+    benchmark::DoNotOptimize(r->data());
+    m = *std::move(r);
   }
   state.SetItemsProcessed(state.iterations() * p);
+  // The benchmark function runs several times while the library sizes the loop; the
+  // heuristic is deterministic, so its prediction is computed once and cached as
+  // {predicted ns, CPU ms that PredictCollective call took}.
+  static auto* cache = new std::map<std::pair<Heuristic, int>, std::pair<double, double>>();
+  absl::StatusOr<PatternSpec> spec = SpecFor(h, p);
+  if (!spec.ok()) {
+    Skip(state, spec.status());
+    return;
+  }
+  auto it = cache->find({h, p});
+  if (it == cache->end()) {
+    const std::clock_t start = std::clock();
+    absl::StatusOr<double> t = PredictedNs(job, *spec, m);
+    const double cpu_ms = 1e3 * static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+    if (!t.ok()) {
+      Skip(state, t.status());
+      return;
+    }
+    it = cache->emplace(std::make_pair(h, p), std::make_pair(*t, cpu_ms)).first;
+  }
+  state.counters["predict_cpu_ms"] = it->second.second;
+  SetPredictionCounters(state, h, job, *spec, it->second.first);
+}
+
+// Scotch on the communication graph of the heuristic's collective, same job as BM_Reorder.
+void BM_ScotchPattern(benchmark::State& state, Heuristic h) {
+  const int p = static_cast<int>(state.range(0));
+  const Job& job = GetJob(p, /*round_robin=*/false);
+  absl::StatusOr<PatternSpec> spec = SpecFor(h, p);
+  if (!spec.ok()) {
+    Skip(state, spec.status());
+    return;
+  }
+  absl::StatusOr<std::vector<WeightedEdge>> edges = CommunicationGraph(*spec);
+  if (!edges.ok()) {
+    Skip(state, edges.status());
+    return;
+  }
+  CommGraph graph{p, {}};
+  graph.edges.reserve(edges->size());
+  for (const WeightedEdge& e : *edges) graph.edges.push_back({e.src, e.dst, e.bytes});
+  Mapping m;
+  for (auto _ : state) {
+    auto r = EmbedScotch(*job.distance, graph);
+    if (!r.ok()) {
+      Skip(state, r.status());
+      return;
+    }
+    m = *std::move(r);
+  }
+  state.SetItemsProcessed(state.iterations() * p);
+  state.counters["graph_edges"] = static_cast<double>(graph.edges.size());
+  absl::StatusOr<double> t = PredictedNs(job, *spec, m);
+  if (!t.ok()) {
+    Skip(state, t.status());
+    return;
+  }
+  SetPredictionCounters(state, h, job, *spec, *t);
 }
 
 void BM_Embed(benchmark::State& state, EmbedMethod method, int refinement_passes) {
@@ -104,7 +299,7 @@ void BM_Embed(benchmark::State& state, EmbedMethod method, int refinement_passes
              : method == EmbedMethod::kBipartition ? EmbedBipartition(*job.distance, graph, options)
                                                    : EmbedGreedy(*job.distance, graph, options);
     if (!r.ok()) {
-      state.SkipWithError(std::string(r.status().message()).c_str());
+      Skip(state, r.status());
       break;
     }
     m = *std::move(r);
@@ -117,14 +312,9 @@ void BM_Embed(benchmark::State& state, EmbedMethod method, int refinement_passes
   state.SetItemsProcessed(state.iterations() * p);
 }
 
-constexpr Heuristic kHeuristics[] = {
-    Heuristic::kRing,          Heuristic::kRecursiveDoublingAllgather,
-    Heuristic::kRecursiveDoublingAllreduce, Heuristic::kRabenseifner,
-    Heuristic::kBinomialBcast, Heuristic::kBinaryTreeBcast,
-    Heuristic::kKnomialBcast,  Heuristic::kScatterAllgather,
-    Heuristic::kBinomialGather};
 constexpr int kSizes[] = {1024, 32768, 262144, 1048576};
-// Scotch on the 2^18- and 2^20-vertex torus takes minutes and gigabytes; capped here.
+// Scotch on 2^18- and 2^20-vertex graphs (torus or collective patterns) takes minutes and
+// gigabytes per call; capped here.
 constexpr int kMaxScotchSize = 32768;
 constexpr int kMaxGreedyEmbedSize = 262144;
 
@@ -133,12 +323,24 @@ void RegisterAll() {
     benchmark::RegisterBenchmark(("identity_and_copy/" + std::to_string(p)).c_str(), BM_Identity)
         ->Arg(p)
         ->Unit(benchmark::kMillisecond);
-    for (Heuristic h : kHeuristics) {
+    for (const HeuristicCollective& c : kCollectives) {
+      const Heuristic h = c.heuristic;
       benchmark::RegisterBenchmark(
           ("reorder/" + std::string(HeuristicName(h)) + "/" + std::to_string(p)).c_str(),
           BM_Reorder, h)
           ->Arg(p)
           ->Unit(benchmark::kMillisecond);
+    }
+    if (p <= kMaxScotchSize) {
+      for (const HeuristicCollective& c : kCollectives) {
+        const Heuristic h = c.heuristic;
+        benchmark::RegisterBenchmark(
+            ("scotch/" + std::string(HeuristicName(h)) + "/" + std::to_string(p)).c_str(),
+            BM_ScotchPattern, h)
+            ->Arg(p)
+            ->MeasureProcessCPUTime()
+            ->Unit(benchmark::kMillisecond);
+      }
     }
     if (p <= kMaxGreedyEmbedSize) {
       for (int passes : {0, 1, 2}) {
