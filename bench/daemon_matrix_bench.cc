@@ -487,6 +487,20 @@ int Run(const std::string& dump_path, int num_hosts) {
     }
     std::fprintf(stderr, "daemon_matrix_bench: toporrctl ingest of %s took %.2f s\n",
                  dump_path.c_str(), ingest_s);
+    // With $TOPORR_BENCH_LFTS (an LFT dump of the same fabric: dump_fts or opensm-lfts.dump),
+    // the daemon serves costs along forwarding tables instead of shortest paths.
+    if (const char* lfts = std::getenv("TOPORR_BENCH_LFTS"); lfts != nullptr && *lfts) {
+      const auto l0 = std::chrono::steady_clock::now();
+      testing::RunResult r = daemon.Ctl({"--timeout", "600", "ingest", "--format", "lft", lfts});
+      if (r.exit_code != 0) {
+        std::fprintf(stderr, "daemon_matrix_bench: LFT ingest failed (%d): %s%s\n",
+                     r.exit_code, r.out.c_str(), r.err.c_str());
+        return 1;
+      }
+      std::fprintf(stderr, "daemon_matrix_bench: LFT ingest of %s took %.2f s: %s", lfts,
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - l0).count(),
+                   r.out.c_str());
+    }
     g->daemon_pid = daemon.pid();
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(-1);
