@@ -9,6 +9,10 @@
 # database and socket, the dump ingested with toporrctl, GetCostMatrix for 1,000 hosts
 # repeated, and the server's steps replayed in-process. Prints p50/p99 against the same-run
 # GetSnapshot round trip and the time of each step, for the arrays and the compact form.
+# The requests repeat one host list, as the node leaders of one job launch do: after the
+# first, toporrd answers compact requests from its reply cache (daemon/matrix_cache.h).
+# A cold request (a new host list) costs the server fill on top (MatrixCompact, printed
+# below as a step).
 # JSON: CACHE_DIR/daemon_matrix_bench.json.
 # Exit status: 0 when the compact matrix's p99 < 5 ms, 3 when missed, 1 on errors.
 set -u -o pipefail

@@ -218,12 +218,24 @@ grpc::Status TopologyService::GetCostMatrix(grpc::ServerContext*,
     const Serving& s = *current;
     ASSIGN_OR_RETURN(std::vector<int> hosts,
                      ResolveHosts(s, req->hosts(), /*allow_duplicates=*/false));
+    if (req->compact() && cache_ != nullptr) {
+      if (auto hit = cache_->Find(*req, s.info.id)) {
+        *resp = *hit;
+        return absl::OkStatus();
+      }
+    }
     resp->set_snapshot_id(s.info.id);
     resp->set_route_kind(RouteKindOf(s));
     *resp->mutable_hosts() = req->hosts();
     if (req->compact()) {
       absl::Status compact = FillCompact(*s.costs, hosts, resp->mutable_compact());
-      if (compact.ok()) return absl::OkStatus();
+      if (compact.ok()) {
+        if (cache_ != nullptr) {
+          cache_->Insert(*req, s.info.id,
+                         std::make_shared<const v1::GetCostMatrixResponse>(*resp));
+        }
+        return absl::OkStatus();
+      }
       if (compact.code() != absl::StatusCode::kOutOfRange) return compact;
       resp->clear_compact();
       resp->set_compact_fallback(std::string(compact.message()));

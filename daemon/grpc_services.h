@@ -9,13 +9,15 @@
 
 #include "daemon/discovery.h"
 #include "daemon/fabric_state.h"
+#include "daemon/matrix_cache.h"
 #include "toporr/v1/toporr.grpc.pb.h"
 
 namespace toporr::daemon {
 
 class TopologyService final : public toporr::v1::Topology::Service {
  public:
-  explicit TopologyService(FabricState* state) : state_(state) {}
+  // `cache` (may be null) keeps recent compact matrix replies; several services may share it.
+  TopologyService(FabricState* state, MatrixCache* cache) : state_(state), cache_(cache) {}
 
   grpc::Status GetSnapshot(grpc::ServerContext*, const v1::GetSnapshotRequest*,
                            v1::GetSnapshotResponse*) override;
@@ -33,6 +35,7 @@ class TopologyService final : public toporr::v1::Topology::Service {
 
  private:
   FabricState* state_;
+  MatrixCache* cache_;
 };
 
 // `privileged` is decided per connection by the Unix-socket listener (SO_PEERCRED); the

@@ -142,14 +142,16 @@ int Run() {
   DiscoverySweeper sweeper(discovery, state->get());
 
   grpc::EnableDefaultHealthCheckService(true);
-  TopologyService topology(state->get());
+  // Identical compact matrix requests (every leader of a job launch) share one computation.
+  MatrixCache matrix_cache(8);
+  TopologyService topology(state->get(), &matrix_cache);
   const gid_t admin_gid = LookupGroup(config.admin_group);
   AdminService read_admin(state->get(), &sweeper, /*privileged=*/false,
                           "admin RPCs need uid 0 or membership of group '" +
                               config.admin_group + "', over the Unix socket",
                           config.max_ingest_bytes);
   AdminService admin(state->get(), &sweeper, /*privileged=*/true, "", config.max_ingest_bytes);
-  TopologyService admin_topology(state->get());
+  TopologyService admin_topology(state->get(), &matrix_cache);
   std::unique_ptr<grpc::Server> read_server =
       BuildServer(&topology, &read_admin, config, config.listen_address);
   std::unique_ptr<grpc::Server> admin_server =
