@@ -82,10 +82,9 @@ class UsageError {
 
 class Ctl {
  public:
-  Ctl(Options opts, std::ostream& out, std::ostream& err)
+  Ctl(Options opts, std::ostream &out, std::ostream &err)
       : opts_(std::move(opts)), out_(out), err_(err) {
-    std::string target =
-        opts_.target.empty() ? "unix:" + opts_.socket : opts_.target;
+    std::string target = opts_.target.empty() ? "unix:" + opts_.socket : opts_.target;
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(-1);
     args.SetMaxSendMessageSize(-1);
@@ -94,15 +93,24 @@ class Ctl {
     admin_ = v1::Admin::NewStub(channel_);
   }
 
-  int Run(const std::string& cmd, const std::vector<std::string>& args);
+  int Run(const std::string &cmd, const std::vector<std::string> &args);
 
  private:
-  void Context(grpc::ClientContext* ctx, double default_s) {
+  // One RPC with this invocation's deadline (--timeout, else `default_s`).
+  template <typename Stub, typename Req, typename Resp>
+  grpc::Status Call(Stub *stub,
+                    grpc::Status (Stub::*method)(grpc::ClientContext *, const Req &, Resp *),
+                    const Req &req, Resp *resp, double default_s) {
+    grpc::ClientContext ctx;
+    Context(&ctx, default_s);
+    return (stub->*method)(&ctx, req, resp);
+  }
+  void Context(grpc::ClientContext *ctx, double default_s) {
     double s = opts_.timeout_s > 0 ? opts_.timeout_s : default_s;
     ctx->set_deadline(std::chrono::system_clock::now() +
                       std::chrono::milliseconds(static_cast<int64_t>(s * 1000)));
   }
-  int Fail(const grpc::Status& s) {
+  int Fail(const grpc::Status &s) {
     std::string where = opts_.target.empty() ? opts_.socket : opts_.target;
     if (s.error_code() == grpc::StatusCode::UNAVAILABLE) {
       err_ << "toporrctl: cannot reach toporrd at " << where << ": " << s.error_message()
@@ -116,37 +124,38 @@ class Ctl {
     return 1;
   }
 
-  int Ingest(const std::vector<std::string>& args);
+  int Ingest(const std::vector<std::string> &args);
   int Hosts();
-  // `cost` and `path` both answer from one GetPath call between args[0] and args[1].
-  grpc::Status FetchPath(const std::vector<std::string>& args, v1::GetPathResponse* resp);
-  int Cost(const std::vector<std::string>& args);
-  int Row(const std::vector<std::string>& args);
-  int Matrix(const std::vector<std::string>& args);
-  int Path(const std::vector<std::string>& args);
+  // `cost` and `path` both answer from one GetPath call between args[0] and
+  // args[1].
+  grpc::Status FetchPath(const std::vector<std::string> &args, v1::GetPathResponse *resp);
+  int Cost(const std::vector<std::string> &args);
+  int Row(const std::vector<std::string> &args);
+  int Matrix(const std::vector<std::string> &args);
+  int Path(const std::vector<std::string> &args);
   int Snapshot();
   int Snapshots();
   int Health();
-  int Diff(const std::vector<std::string>& args);
+  int Diff(const std::vector<std::string> &args);
   int Discover();
-  int PrintIngest(const v1::IngestResponse& resp, bool traces);
-  int PlanJob(const std::vector<std::string>& args);
-  void PrintSnapshots(const std::vector<const v1::SnapshotInfo*>& list);
-  void SnapshotJson(JsonWriter& w, const v1::SnapshotInfo& s);
+  int PrintIngest(const v1::IngestResponse &resp, bool traces);
+  int PlanJob(const std::vector<std::string> &args);
+  void PrintSnapshots(const std::vector<const v1::SnapshotInfo *> &list);
+  void SnapshotJson(JsonWriter &w, const v1::SnapshotInfo &s);
 
   Options opts_;
-  std::ostream& out_;
-  std::ostream& err_;
+  std::ostream &out_;
+  std::ostream &err_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::Topology::Stub> topo_;
   std::unique_ptr<v1::Admin::Stub> admin_;
 };
 
-void Expect(bool ok, const std::string& what) {
+void Expect(bool ok, const std::string &what) {
   if (!ok) throw UsageError(what);
 }
 
-std::string ReadFileOr(const std::string& path, std::string* error) {
+std::string ReadFileOr(const std::string &path, std::string *error) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     *error = path + ": cannot open";
@@ -157,7 +166,7 @@ std::string ReadFileOr(const std::string& path, std::string* error) {
   return ss.str();
 }
 
-std::string Basename(const std::string& path) {
+std::string Basename(const std::string &path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
@@ -177,7 +186,7 @@ std::string Fixed(double v, int digits) {
   return s.str();
 }
 
-int Ctl::Run(const std::string& cmd, const std::vector<std::string>& args) {
+int Ctl::Run(const std::string &cmd, const std::vector<std::string> &args) {
   if (cmd == "ingest") return Ingest(args);
   if (cmd == "hosts") return Expect(args.empty(), "hosts takes no arguments"), Hosts();
   if (cmd == "cost") return Cost(args);
@@ -193,7 +202,7 @@ int Ctl::Run(const std::string& cmd, const std::vector<std::string>& args) {
   throw UsageError("unknown command '" + cmd + "'");
 }
 
-int Ctl::Ingest(const std::vector<std::string>& args) {
+int Ctl::Ingest(const std::vector<std::string> &args) {
   std::string format, file, host_map_file;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--format" && i + 1 < args.size()) {
@@ -208,14 +217,14 @@ int Ctl::Ingest(const std::vector<std::string>& args) {
     }
   }
   Expect(!file.empty(), "ingest: FILE is required");
-  Expect(!format.empty(), "ingest: --format is required (" +
-                              collectors::SupportedInputFormats() + ")");
+  Expect(!format.empty(),
+         "ingest: --format is required (" + collectors::SupportedInputFormats() + ")");
   v1::IngestRequest req;
   auto known = collectors::ParseInputFormat(format);
   if (!known.ok()) throw UsageError("ingest: " + std::string(known.status().message()));
   // Wire names are the CLI names upper-cased with '_' for '-'.
   std::string wire = format;
-  for (char& c : wire) c = c == '-' ? '_' : static_cast<char>(std::toupper(c));
+  for (char &c : wire) c = c == '-' ? '_' : static_cast<char>(std::toupper(c));
   v1::InputFormat wire_format;
   if (!v1::InputFormat_Parse(wire, &wire_format)) {
     throw UsageError("ingest: format '" + format + "' has no wire name");
@@ -231,22 +240,21 @@ int Ctl::Ingest(const std::vector<std::string>& args) {
   req.set_source_name(Basename(file));
   req.set_content(std::move(content));
   v1::IngestResponse resp;
-  grpc::ClientContext ctx;
-  Context(&ctx, 30);
-  grpc::Status s = admin_->Ingest(&ctx, req, &resp);
+  grpc::Status s = Call(admin_.get(), &v1::Admin::Stub::Ingest, req, &resp, 30);
   if (!s.ok()) return Fail(s);
   return PrintIngest(resp, req.format() == v1::IBTRACERT);
 }
 
-int Ctl::PrintIngest(const v1::IngestResponse& resp, bool traces) {
-  for (const auto& w : resp.warnings()) err_ << "toporrctl: warning: " << w << "\n";
+int Ctl::PrintIngest(const v1::IngestResponse &resp, bool traces) {
+  for (const auto &w : resp.warnings()) err_ << "toporrctl: warning: " << w << "\n";
   if (traces && resp.trace_disagreements() > 0 && !opts_.json) {
-    // Disagreements are findings, not failures of the command; the exit code says so.
+    // Disagreements are findings, not failures of the command; the exit code
+    // says so.
     out_ << resp.trace_disagreements() << " of " << resp.traces_checked()
          << " traces disagree with the forwarding tables (details above)\n";
     return 3;
   }
-  const v1::SnapshotInfo& snap = resp.snapshot();
+  const v1::SnapshotInfo &snap = resp.snapshot();
   if (opts_.json) {
     JsonWriter w(&out_);
     w.BeginObject();
@@ -264,41 +272,39 @@ int Ctl::PrintIngest(const v1::IngestResponse& resp, bool traces) {
          << snap.id() << ": " << resp.trace_disagreements() << " disagree\n";
   } else if (resp.created()) {
     out_ << "snapshot " << snap.id() << " created from " << snap.source_name() << ": "
-         << snap.num_hosts() << " hosts, " << snap.num_switches() << " switches, "
-         << snap.num_cas() << " CAs, " << snap.num_links() << " links";
+         << snap.num_hosts() << " hosts, " << snap.num_switches() << " switches, " << snap.num_cas()
+         << " CAs, " << snap.num_links() << " links";
     if (snap.num_forwarding_tables() > 0) {
       out_ << ", forwarding tables of " << snap.num_forwarding_tables() << " switches";
     }
     out_ << "\n";
   } else {
-    out_ << "unchanged: same content as snapshot " << snap.id() << " (" << snap.source_kind()
-         << " " << snap.source_name() << "); no new snapshot\n";
+    out_ << "unchanged: same content as snapshot " << snap.id() << " (" << snap.source_kind() << " "
+         << snap.source_name() << "); no new snapshot\n";
   }
   return 0;
 }
 
 int Ctl::Discover() {
   v1::IngestResponse resp;
-  grpc::ClientContext ctx;
-  Context(&ctx, 660);
-  grpc::Status s = admin_->Discover(&ctx, v1::DiscoverRequest(), &resp);
+  grpc::Status s =
+      Call(admin_.get(), &v1::Admin::Stub::Discover, v1::DiscoverRequest(), &resp, 660);
   if (!s.ok()) return Fail(s);
   return PrintIngest(resp, false);
 }
 
 int Ctl::Hosts() {
   v1::ListHostsResponse resp;
-  grpc::ClientContext ctx;
-  Context(&ctx, 10);
-  grpc::Status s = topo_->ListHosts(&ctx, v1::ListHostsRequest(), &resp);
+  grpc::Status s =
+      Call(topo_.get(), &v1::Topology::Stub::ListHosts, v1::ListHostsRequest(), &resp, 10);
   if (!s.ok()) return Fail(s);
-  auto hca_json = [](JsonWriter& w, const v1::Hca& h) {
+  auto hca_json = [](JsonWriter &w, const v1::Hca &h) {
     w.BeginObject();
     w.Field("guid", h.guid());
     w.Field("description", h.description());
     w.Key("ports");
     w.BeginArray();
-    for (const auto& p : h.ports()) {
+    for (const auto &p : h.ports()) {
       w.BeginObject();
       w.Field("port", p.number());
       w.Field("lid", static_cast<int64_t>(p.lid()));
@@ -317,32 +323,32 @@ int Ctl::Hosts() {
     w.Field("snapshot_id", resp.snapshot_id());
     w.Key("hosts");
     w.BeginArray();
-    for (const auto& h : resp.hosts()) {
+    for (const auto &h : resp.hosts()) {
       w.BeginObject();
       w.Field("name", h.name());
       w.Key("hcas");
       w.BeginArray();
-      for (const auto& hca : h.hcas()) hca_json(w, hca);
+      for (const auto &hca : h.hcas()) hca_json(w, hca);
       w.EndArray();
       w.EndObject();
     }
     w.EndArray();
     w.Key("anonymous_endpoints");
     w.BeginArray();
-    for (const auto& hca : resp.anonymous_endpoints()) hca_json(w, hca);
+    for (const auto &hca : resp.anonymous_endpoints()) hca_json(w, hca);
     w.EndArray();
     w.EndObject();
     out_ << "\n";
     return 0;
   }
-  out_ << std::left << std::setw(20) << "HOST" << std::setw(20) << "HCA" << std::setw(6)
-       << "PORT" << std::setw(7) << "LID" << std::setw(26) << "SWITCH" << std::setw(6) << "SWP"
+  out_ << std::left << std::setw(20) << "HOST" << std::setw(20) << "HCA" << std::setw(6) << "PORT"
+       << std::setw(7) << "LID" << std::setw(26) << "SWITCH" << std::setw(6) << "SWP"
        << "GB/S\n";
-  for (const auto& h : resp.hosts()) {
+  for (const auto &h : resp.hosts()) {
     bool first = true;
-    for (const auto& hca : h.hcas()) {
+    for (const auto &hca : h.hcas()) {
       std::string hca_name = hca.description().substr(hca.description().find(' ') + 1);
-      for (const auto& p : hca.ports()) {
+      for (const auto &p : hca.ports()) {
         out_ << std::setw(20) << (first ? h.name() : "") << std::setw(20) << hca_name
              << std::setw(6) << p.number() << std::setw(7) << p.lid() << std::setw(26)
              << (p.switch_description().empty() ? p.switch_guid() : p.switch_description())
@@ -360,20 +366,18 @@ int Ctl::Hosts() {
   return 0;
 }
 
-grpc::Status Ctl::FetchPath(const std::vector<std::string>& args, v1::GetPathResponse* resp) {
+grpc::Status Ctl::FetchPath(const std::vector<std::string> &args, v1::GetPathResponse *resp) {
   v1::GetPathRequest req;
   req.set_src_host(args[0]);
   req.set_dst_host(args[1]);
-  grpc::ClientContext ctx;
-  Context(&ctx, 10);
-  return topo_->GetPath(&ctx, req, resp);
+  return Call(topo_.get(), &v1::Topology::Stub::GetPath, req, resp, 10);
 }
 
-int Ctl::Cost(const std::vector<std::string>& args) {
+int Ctl::Cost(const std::vector<std::string> &args) {
   Expect(args.size() == 2, "cost takes HOST_A HOST_B");
   v1::GetPathResponse resp;
   if (grpc::Status s = FetchPath(args, &resp); !s.ok()) return Fail(s);
-  const v1::Cost& c = resp.cost();
+  const v1::Cost &c = resp.cost();
   if (opts_.json) {
     JsonWriter w(&out_);
     w.BeginObject();
@@ -393,16 +397,16 @@ int Ctl::Cost(const std::vector<std::string>& args) {
   out_ << args[0] << " -> " << args[1] << ": " << c.hops() << " switch hops, bottleneck "
        << Fixed(c.bottleneck_gbps(), 1) << " Gb/s, latency " << Fixed(c.latency_ns(), 0)
        << " ns (snapshot " << resp.snapshot_id() << ", "
-       << (resp.route_kind() == v1::SHORTEST_PATH ? "shortest path" : "forwarding tables")
-       << ")\n";
+       << (resp.route_kind() == v1::SHORTEST_PATH ? "shortest path" : "forwarding tables") << ")\n";
   return 0;
 }
 
-int Ctl::Row(const std::vector<std::string>& args) {
+int Ctl::Row(const std::vector<std::string> &args) {
   v1::GetCostRowRequest req;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--hosts" && i + 1 < args.size()) {
-      for (auto h : absl::StrSplit(args[++i], ',', absl::SkipEmpty())) req.add_hosts(std::string(h));
+      for (auto h : absl::StrSplit(args[++i], ',', absl::SkipEmpty()))
+        req.add_hosts(std::string(h));
     } else {
       Expect(req.host().empty() && args[i][0] != '-', "row takes HOST [--hosts H1,H2,...]");
       req.set_host(args[i]);
@@ -410,11 +414,9 @@ int Ctl::Row(const std::vector<std::string>& args) {
   }
   Expect(!req.host().empty(), "row: HOST is required");
   v1::GetCostRowResponse resp;
-  grpc::ClientContext ctx;
-  Context(&ctx, 10);
-  grpc::Status s = topo_->GetCostRow(&ctx, req, &resp);
+  grpc::Status s = Call(topo_.get(), &v1::Topology::Stub::GetCostRow, req, &resp, 10);
   if (!s.ok()) return Fail(s);
-  const v1::CostArrays& c = resp.costs();
+  const v1::CostArrays &c = resp.costs();
   if (opts_.json) {
     JsonWriter w(&out_);
     w.BeginObject();
@@ -436,8 +438,8 @@ int Ctl::Row(const std::vector<std::string>& args) {
     out_ << "\n";
     return 0;
   }
-  out_ << std::left << std::setw(24) << "HOST" << std::setw(6) << "HOPS" << std::setw(10)
-       << "GB/S" << "LATENCY_NS\n";
+  out_ << std::left << std::setw(24) << "HOST" << std::setw(6) << "HOPS" << std::setw(10) << "GB/S"
+       << "LATENCY_NS\n";
   for (int j = 0; j < resp.hosts_size(); ++j) {
     out_ << std::setw(24) << resp.hosts(j) << std::setw(6) << c.hops(j) << std::setw(10)
          << Fixed(c.bottleneck_gbps(j), 1) << Fixed(c.latency_ns(j), 0) << "\n";
@@ -445,15 +447,13 @@ int Ctl::Row(const std::vector<std::string>& args) {
   return 0;
 }
 
-int Ctl::Matrix(const std::vector<std::string>& args) {
+int Ctl::Matrix(const std::vector<std::string> &args) {
   Expect(!args.empty(), "matrix takes HOST...");
   v1::GetCostMatrixRequest req;
-  for (const auto& a : args) req.add_hosts(a);
+  for (const auto &a : args) req.add_hosts(a);
   req.set_compact(true);
   v1::GetCostMatrixResponse resp;
-  grpc::ClientContext ctx;
-  Context(&ctx, 10);
-  grpc::Status s = topo_->GetCostMatrix(&ctx, req, &resp);
+  grpc::Status s = Call(topo_.get(), &v1::Topology::Stub::GetCostMatrix, req, &resp, 10);
   if (!s.ok()) return Fail(s);
   absl::StatusOr<CostMatrixArrays> decoded = DecodeCostMatrix(resp);
   if (!decoded.ok()) {
@@ -461,22 +461,25 @@ int Ctl::Matrix(const std::vector<std::string>& args) {
     return 1;
   }
   const int n = decoded->n;
-  const CostMatrixArrays& c = *decoded;
+  const CostMatrixArrays &c = *decoded;
   if (opts_.json) {
     JsonWriter w(&out_);
     w.BeginObject();
     w.Field("snapshot_id", resp.snapshot_id());
     w.Key("hosts");
     w.BeginArray();
-    for (const auto& h : resp.hosts()) w.String(h);
+    for (const auto &h : resp.hosts()) w.String(h);
     w.EndArray();
-    for (const char* field : {"hops", "bottleneck_gbps", "latency_ns"}) {
+    for (const char *field : {"hops", "bottleneck_gbps", "latency_ns"}) {
       w.Key(field);
       w.BeginArray();
       for (int k = 0; k < n * n; ++k) {
-        if (field[0] == 'h') w.Int(c.hops[k]);
-        else if (field[0] == 'b') w.Double(c.bottleneck_gbps[k]);
-        else w.Double(c.latency_ns[k]);
+        if (field[0] == 'h')
+          w.Int(c.hops[k]);
+        else if (field[0] == 'b')
+          w.Double(c.bottleneck_gbps[k]);
+        else
+          w.Double(c.latency_ns[k]);
       }
       w.EndArray();
     }
@@ -485,7 +488,7 @@ int Ctl::Matrix(const std::vector<std::string>& args) {
     return 0;
   }
   out_ << "switch hops (snapshot " << resp.snapshot_id() << ")\n" << std::setw(16) << "";
-  for (const auto& h : resp.hosts()) out_ << std::setw(10) << h.substr(0, 9);
+  for (const auto &h : resp.hosts()) out_ << std::setw(10) << h.substr(0, 9);
   out_ << "\n";
   for (int i = 0; i < n; ++i) {
     out_ << std::left << std::setw(16) << resp.hosts(i);
@@ -495,7 +498,7 @@ int Ctl::Matrix(const std::vector<std::string>& args) {
   return 0;
 }
 
-int Ctl::Path(const std::vector<std::string>& args) {
+int Ctl::Path(const std::vector<std::string> &args) {
   Expect(args.size() == 2, "path takes HOST_A HOST_B");
   v1::GetPathResponse resp;
   if (grpc::Status s = FetchPath(args, &resp); !s.ok()) return Fail(s);
@@ -511,7 +514,7 @@ int Ctl::Path(const std::vector<std::string>& args) {
     w.Field("latency_ns", resp.cost().latency_ns());
     w.Key("path");
     w.BeginArray();
-    for (const auto& h : resp.hops()) {
+    for (const auto &h : resp.hops()) {
       w.BeginObject();
       w.Field("guid", h.node_guid());
       w.Field("type", h.node_type());
@@ -526,14 +529,16 @@ int Ctl::Path(const std::vector<std::string>& args) {
     out_ << "\n";
     return 0;
   }
-  out_ << "path " << args[0] << " -> " << args[1] << " (snapshot " << resp.snapshot_id()
-       << ", " << resp.cost().hops() << " switch hops, bottleneck "
+  out_ << "path " << args[0] << " -> " << args[1] << " (snapshot " << resp.snapshot_id() << ", "
+       << resp.cost().hops() << " switch hops, bottleneck "
        << Fixed(resp.cost().bottleneck_gbps(), 1) << " Gb/s):\n";
-  for (const auto& h : resp.hops()) {
+  for (const auto &h : resp.hops()) {
     out_ << "  " << std::left << std::setw(7) << h.node_type() << std::setw(20) << h.node_guid()
          << std::setw(34) << ("\"" + h.description() + "\"");
-    if (h.in_port() > 0) out_ << " in " << std::setw(3) << h.in_port();
-    else out_ << "       ";
+    if (h.in_port() > 0)
+      out_ << " in " << std::setw(3) << h.in_port();
+    else
+      out_ << "       ";
     if (h.out_port() > 0) {
       out_ << " out " << std::setw(3) << h.out_port() << " " << Fixed(h.out_rate_gbps(), 1)
            << " Gb/s";
@@ -543,7 +548,7 @@ int Ctl::Path(const std::vector<std::string>& args) {
   return 0;
 }
 
-void Ctl::SnapshotJson(JsonWriter& w, const v1::SnapshotInfo& s) {
+void Ctl::SnapshotJson(JsonWriter &w, const v1::SnapshotInfo &s) {
   w.BeginObject();
   w.Field("id", s.id());
   w.Field("created_unix_ms", s.created_unix_ms());
@@ -562,24 +567,24 @@ void Ctl::SnapshotJson(JsonWriter& w, const v1::SnapshotInfo& s) {
   w.EndObject();
 }
 
-void Ctl::PrintSnapshots(const std::vector<const v1::SnapshotInfo*>& list) {
+void Ctl::PrintSnapshots(const std::vector<const v1::SnapshotInfo *> &list) {
   if (opts_.json) {
     JsonWriter w(&out_);
     w.BeginArray();
-    for (const auto* s : list) SnapshotJson(w, *s);
+    for (const auto *s : list) SnapshotJson(w, *s);
     w.EndArray();
     out_ << "\n";
     return;
   }
   out_ << std::left << std::setw(6) << "ID" << std::setw(22) << "CREATED" << std::setw(16)
        << "SOURCE" << std::setw(34) << "NAME" << std::setw(7) << "HOSTS" << std::setw(9)
-       << "SWITCHES" << std::setw(7) << "LINKS" << std::setw(8) << "ROUTES" << "HASH\n";
-  for (const auto* s : list) {
-    out_ << std::setw(6) << (std::to_string(s->id()) + (s->current() ? "*" : ""))
-         << std::setw(22) << FormatTime(s->created_unix_ms()) << std::setw(16)
-         << s->source_kind() << std::setw(34) << s->source_name() << std::setw(7)
-         << s->num_hosts() << std::setw(9) << s->num_switches() << std::setw(7)
-         << s->num_links() << std::setw(8)
+       << "SWITCHES" << std::setw(7) << "LINKS" << std::setw(8) << "ROUTES"
+       << "HASH\n";
+  for (const auto *s : list) {
+    out_ << std::setw(6) << (std::to_string(s->id()) + (s->current() ? "*" : "")) << std::setw(22)
+         << FormatTime(s->created_unix_ms()) << std::setw(16) << s->source_kind() << std::setw(34)
+         << s->source_name() << std::setw(7) << s->num_hosts() << std::setw(9) << s->num_switches()
+         << std::setw(7) << s->num_links() << std::setw(8)
          << (s->num_forwarding_tables() > 0 ? "lft" : "-") << s->content_hash().substr(0, 12)
          << "\n";
   }
@@ -587,9 +592,8 @@ void Ctl::PrintSnapshots(const std::vector<const v1::SnapshotInfo*>& list) {
 
 int Ctl::Snapshot() {
   v1::GetSnapshotResponse resp;
-  grpc::ClientContext ctx;
-  Context(&ctx, 10);
-  grpc::Status s = topo_->GetSnapshot(&ctx, v1::GetSnapshotRequest(), &resp);
+  grpc::Status s =
+      Call(topo_.get(), &v1::Topology::Stub::GetSnapshot, v1::GetSnapshotRequest(), &resp, 10);
   if (!s.ok()) return Fail(s);
   PrintSnapshots({&resp.snapshot()});
   return 0;
@@ -597,12 +601,11 @@ int Ctl::Snapshot() {
 
 int Ctl::Snapshots() {
   v1::ListSnapshotsResponse resp;
-  grpc::ClientContext ctx;
-  Context(&ctx, 10);
-  grpc::Status s = admin_->ListSnapshots(&ctx, v1::ListSnapshotsRequest(), &resp);
+  grpc::Status s =
+      Call(admin_.get(), &v1::Admin::Stub::ListSnapshots, v1::ListSnapshotsRequest(), &resp, 10);
   if (!s.ok()) return Fail(s);
-  std::vector<const v1::SnapshotInfo*> list;
-  for (const auto& snap : resp.snapshots()) list.push_back(&snap);
+  std::vector<const v1::SnapshotInfo *> list;
+  for (const auto &snap : resp.snapshots()) list.push_back(&snap);
   PrintSnapshots(list);
   return 0;
 }
@@ -610,9 +613,8 @@ int Ctl::Snapshots() {
 int Ctl::Health() {
   auto stub = grpc::health::v1::Health::NewStub(channel_);
   grpc::health::v1::HealthCheckResponse resp;
-  grpc::ClientContext ctx;
-  Context(&ctx, 5);
-  grpc::Status s = stub->Check(&ctx, grpc::health::v1::HealthCheckRequest(), &resp);
+  grpc::Status s = Call(stub.get(), &grpc::health::v1::Health::Stub::Check,
+                        grpc::health::v1::HealthCheckRequest(), &resp, 5);
   if (!s.ok()) return Fail(s);
   const bool serving = resp.status() == grpc::health::v1::HealthCheckResponse::SERVING;
   if (opts_.json) {
@@ -627,11 +629,11 @@ int Ctl::Health() {
   return serving ? 0 : 1;
 }
 
-int Ctl::Diff(const std::vector<std::string>& args) {
+int Ctl::Diff(const std::vector<std::string> &args) {
   Expect(args.size() == 1 || args.size() == 2, "diff takes SNAP_A [SNAP_B]");
   v1::GetDiffRequest req;
-  auto id = [&](const std::string& v) -> int64_t {
-    char* end = nullptr;
+  auto id = [&](const std::string &v) -> int64_t {
+    char *end = nullptr;
     long long n = std::strtoll(v.c_str(), &end, 10);
     Expect(end && *end == '\0' && n > 0, "diff: snapshot ids are positive numbers");
     return n;
@@ -639,9 +641,7 @@ int Ctl::Diff(const std::vector<std::string>& args) {
   req.set_from_snapshot(id(args[0]));
   if (args.size() == 2) req.set_to_snapshot(id(args[1]));
   v1::GetDiffResponse resp;
-  grpc::ClientContext ctx;
-  Context(&ctx, 30);
-  grpc::Status s = admin_->GetDiff(&ctx, req, &resp);
+  grpc::Status s = Call(admin_.get(), &v1::Admin::Stub::GetDiff, req, &resp, 30);
   if (!s.ok()) return Fail(s);
   if (opts_.json) {
     JsonWriter w(&out_);
@@ -670,39 +670,54 @@ int Ctl::Diff(const std::vector<std::string>& args) {
   return 0;
 }
 
-int Ctl::PlanJob(const std::vector<std::string>& args) {
+int Ctl::PlanJob(const std::vector<std::string> &args) {
   std::string hostfile, ranks_file, fabric_file, rankfile_out, hostfile_out, node_xml;
   std::string format = "ibnetdiscover", map_by = "core", collective, algorithm = "auto", size;
   int np = 0;
   PlanRequest req;
   for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
+    const std::string &a = args[i];
     auto value = [&]() -> std::string {
       Expect(i + 1 < args.size(), "plan: " + a + " needs a value");
       return args[++i];
     };
     auto int_value = [&]() -> int {
       std::string v = value();
-      char* end = nullptr;
+      char *end = nullptr;
       long n = std::strtol(v.c_str(), &end, 10);
       Expect(end && *end == '\0' && n >= 0 && n < (1l << 30), "plan: " + a + " needs a number");
       return static_cast<int>(n);
     };
-    if (a == "--hostfile") hostfile = value();
-    else if (a == "--ranks") ranks_file = value();
-    else if (a == "--fabric") fabric_file = value();
-    else if (a == "--format") format = value();
-    else if (a == "--map-by") map_by = value();
-    else if (a == "--collective") collective = value();
-    else if (a == "--algorithm") algorithm = value();
-    else if (a == "--size") size = value();
-    else if (a == "--np") np = int_value();
-    else if (a == "--root") req.root = int_value();
-    else if (a == "--radix") req.radix = int_value();
-    else if (a == "--rankfile") rankfile_out = value();
-    else if (a == "--hostfile-out") hostfile_out = value();
-    else if (a == "--node-topology") node_xml = value();
-    else throw UsageError("plan: unknown argument " + a);
+    if (a == "--hostfile")
+      hostfile = value();
+    else if (a == "--ranks")
+      ranks_file = value();
+    else if (a == "--fabric")
+      fabric_file = value();
+    else if (a == "--format")
+      format = value();
+    else if (a == "--map-by")
+      map_by = value();
+    else if (a == "--collective")
+      collective = value();
+    else if (a == "--algorithm")
+      algorithm = value();
+    else if (a == "--size")
+      size = value();
+    else if (a == "--np")
+      np = int_value();
+    else if (a == "--root")
+      req.root = int_value();
+    else if (a == "--radix")
+      req.radix = int_value();
+    else if (a == "--rankfile")
+      rankfile_out = value();
+    else if (a == "--hostfile-out")
+      hostfile_out = value();
+    else if (a == "--node-topology")
+      node_xml = value();
+    else
+      throw UsageError("plan: unknown argument " + a);
   }
   Expect(!hostfile.empty(), "plan: --hostfile is required");
   Expect(!collective.empty(), "plan: --collective is required");
@@ -710,7 +725,7 @@ int Ctl::PlanJob(const std::vector<std::string>& args) {
   Expect(map_by == "core" || map_by == "node" || map_by == "slot",
          "plan: --map-by must be core or node");
   Expect(req.radix >= 2, "plan: --radix must be >= 2");
-  auto fail = [&](const absl::Status& s) {
+  auto fail = [&](const absl::Status &s) {
     err_ << "toporrctl: " << s.message() << "\n";
     return 1;
   };
@@ -749,8 +764,7 @@ int Ctl::PlanJob(const std::vector<std::string>& args) {
     if (!error.empty()) return err_ << "toporrctl: " << error << "\n", 1;
     placement = ExplicitPlacement(*hosts, ranks_text, ranks_file, shape);
   } else {
-    placement =
-        InitialPlacement(*hosts, map_by == "node" ? MapBy::kNode : MapBy::kCore, np, shape);
+    placement = InitialPlacement(*hosts, map_by == "node" ? MapBy::kNode : MapBy::kCore, np, shape);
   }
   if (!placement.ok()) return fail(placement.status());
 
@@ -773,25 +787,24 @@ int Ctl::PlanJob(const std::vector<std::string>& args) {
     source = "fabric " + Basename(fabric_file) + " (routes modelled)";
   } else {
     v1::GetCostMatrixRequest mreq;
-    for (const auto& h : hosts->names) mreq.add_hosts(h);
+    for (const auto &h : hosts->names) mreq.add_hosts(h);
     mreq.set_compact(true);
     v1::GetCostMatrixResponse mresp;
-    grpc::ClientContext ctx;
-    Context(&ctx, 10);
-    grpc::Status s = topo_->GetCostMatrix(&ctx, mreq, &mresp);
+    grpc::Status s = Call(topo_.get(), &v1::Topology::Stub::GetCostMatrix, mreq, &mresp, 10);
     if (!s.ok()) return Fail(s);
     absl::StatusOr<CostMatrixArrays> m = DecodeCostMatrix(mresp);
     if (!m.ok()) return fail(m.status());
     costs = JobCostsFromMatrix(
         m->n, std::vector<double>(m->latency_ns.begin(), m->latency_ns.end()),
         std::vector<double>(m->bottleneck_gbps.begin(), m->bottleneck_gbps.end()));
-    source = "toporrd snapshot " + std::to_string(mresp.snapshot_id()) + " (no routes: contention not modelled)";
+    source = "toporrd snapshot " + std::to_string(mresp.snapshot_id()) +
+             " (no routes: contention not modelled)";
   }
   if (!costs.ok()) return fail(costs.status());
   auto plan = Plan(req, *placement, *costs->costs, costs->routes.get(), intra);
   if (!plan.ok()) return fail(plan.status());
 
-  auto write = [&](const std::string& path, const std::string& text) {
+  auto write = [&](const std::string &path, const std::string &text) {
     std::ofstream f(path);
     f << text;
     if (!f) {
@@ -807,7 +820,7 @@ int Ctl::PlanJob(const std::vector<std::string>& args) {
   const double speedup = plan->after.time_ns > 0 ? plan->before.time_ns / plan->after.time_ns : 1;
   if (opts_.json) {
     JsonWriter w(&out_);
-    auto cand = [&](const PlanCandidate& c) {
+    auto cand = [&](const PlanCandidate &c) {
       w.BeginObject();
       w.Field("algorithm", c.algorithm);
       w.Field("effective_algorithm", c.effective);
@@ -836,7 +849,7 @@ int Ctl::PlanJob(const std::vector<std::string>& args) {
     w.EndArray();
     w.Key("candidates");
     w.BeginArray();
-    for (const auto& c : plan->candidates) cand(c);
+    for (const auto &c : plan->candidates) cand(c);
     w.EndArray();
     w.EndObject();
     out_ << "\n";
@@ -845,10 +858,12 @@ int Ctl::PlanJob(const std::vector<std::string>& args) {
   out_ << collective << " of " << req.message_bytes << " bytes over " << placement->size()
        << " ranks on " << hosts->names.size() << " hosts; costs from " << source << "\n";
   out_ << "algorithm: " << plan->algorithm
-       << (plan->after.effective != plan->algorithm ? " (Open MPI runs " + plan->after.effective + " at this size)" : "")
+       << (plan->after.effective != plan->algorithm
+               ? " (Open MPI runs " + plan->after.effective + " at this size)"
+               : "")
        << "\n";
   const bool contention = costs->routes != nullptr;
-  auto load = [&](const PlanCandidate& c) {
+  auto load = [&](const PlanCandidate &c) {
     return contention ? " (max link load " + std::to_string(c.max_link_load) + ")" : std::string();
   };
   out_ << "predicted time: before " << Fixed(plan->before.time_ns / 1000, 1) << " us"
@@ -859,36 +874,36 @@ int Ctl::PlanJob(const std::vector<std::string>& args) {
   } else {
     out_ << "new rank order (new rank: old rank@host):\n";
     for (size_t r = 0; r < plan->mapping.size(); ++r) {
-      const auto& loc = placement->ranks[plan->mapping[r]];
+      const auto &loc = placement->ranks[plan->mapping[r]];
       out_ << "  " << r << ": " << plan->mapping[r] << "@" << hosts->names[loc.host]
            << ((r + 1) % 8 == 0 || r + 1 == plan->mapping.size() ? "\n" : "");
     }
   }
   out_ << "candidates:\n";
-  for (const auto& c : plan->candidates) {
+  for (const auto &c : plan->candidates) {
     out_ << "  " << std::left << std::setw(24) << c.algorithm << std::setw(16) << c.mapping
          << std::right << std::setw(12) << Fixed(c.time_ns / 1000, 1) << " us"
          << (contention ? "  load " + std::to_string(c.max_link_load) : std::string()) << "\n";
   }
   if (!rankfile_out.empty()) out_ << "rankfile written to " << rankfile_out << "\n";
   if (!hostfile_out.empty()) {
-    out_ << "reordered hostfile written to " << hostfile_out
-         << " (use: mpirun --hostfile " << hostfile_out << " --map-by seq ...)\n";
+    out_ << "reordered hostfile written to " << hostfile_out << " (use: mpirun --hostfile "
+         << hostfile_out << " --map-by seq ...)\n";
   }
   return 0;
 }
 
 }  // namespace
 
-int RunCtl(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int RunCtl(const std::vector<std::string> &args, std::ostream &out, std::ostream &err) {
   Options opts;
-  const char* env_socket = std::getenv("TOPORR_SOCKET");
+  const char *env_socket = std::getenv("TOPORR_SOCKET");
   opts.socket = env_socket && *env_socket ? env_socket : "/run/toporr/toporrd.sock";
   std::string cmd;
   std::vector<std::string> rest;
   try {
     for (size_t i = 0; i < args.size(); ++i) {
-      const std::string& a = args[i];
+      const std::string &a = args[i];
       auto value = [&]() -> std::string {
         Expect(i + 1 < args.size(), a + " needs a value");
         return args[++i];
@@ -904,7 +919,7 @@ int RunCtl(const std::vector<std::string>& args, std::ostream& out, std::ostream
         opts.json = true;
       } else if (a == "--timeout") {
         std::string v = value();
-        char* end = nullptr;
+        char *end = nullptr;
         opts.timeout_s = std::strtod(v.c_str(), &end);
         Expect(end && *end == '\0' && opts.timeout_s > 0, "--timeout needs seconds > 0");
       } else if (cmd.empty()) {
@@ -917,7 +932,7 @@ int RunCtl(const std::vector<std::string>& args, std::ostream& out, std::ostream
     Expect(!cmd.empty(), "a COMMAND is required");
     Ctl ctl(opts, out, err);
     return ctl.Run(cmd, rest);
-  } catch (const UsageError& e) {
+  } catch (const UsageError &e) {
     err << "toporrctl: " << e.message << "\n\n" << kUsage;
     return 2;
   }
