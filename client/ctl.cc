@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iomanip>
+#include <map>
 #include <memory>
 #include <sstream>
 
@@ -675,6 +676,15 @@ int Ctl::PlanJob(const std::vector<std::string> &args) {
   std::string format = "ibnetdiscover", map_by = "core", collective, algorithm = "auto", size;
   int np = 0;
   PlanRequest req;
+  const std::map<std::string, std::string *> text_options = {
+      {"--hostfile", &hostfile},     {"--ranks", &ranks_file},
+      {"--fabric", &fabric_file},    {"--format", &format},
+      {"--map-by", &map_by},         {"--collective", &collective},
+      {"--algorithm", &algorithm},   {"--size", &size},
+      {"--rankfile", &rankfile_out}, {"--hostfile-out", &hostfile_out},
+      {"--node-topology", &node_xml}};
+  const std::map<std::string, int *> int_options = {
+      {"--np", &np}, {"--root", &req.root}, {"--radix", &req.radix}};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string &a = args[i];
     auto value = [&]() -> std::string {
@@ -688,36 +698,13 @@ int Ctl::PlanJob(const std::vector<std::string> &args) {
       Expect(end && *end == '\0' && n >= 0 && n < (1l << 30), "plan: " + a + " needs a number");
       return static_cast<int>(n);
     };
-    if (a == "--hostfile")
-      hostfile = value();
-    else if (a == "--ranks")
-      ranks_file = value();
-    else if (a == "--fabric")
-      fabric_file = value();
-    else if (a == "--format")
-      format = value();
-    else if (a == "--map-by")
-      map_by = value();
-    else if (a == "--collective")
-      collective = value();
-    else if (a == "--algorithm")
-      algorithm = value();
-    else if (a == "--size")
-      size = value();
-    else if (a == "--np")
-      np = int_value();
-    else if (a == "--root")
-      req.root = int_value();
-    else if (a == "--radix")
-      req.radix = int_value();
-    else if (a == "--rankfile")
-      rankfile_out = value();
-    else if (a == "--hostfile-out")
-      hostfile_out = value();
-    else if (a == "--node-topology")
-      node_xml = value();
-    else
+    if (auto it = text_options.find(a); it != text_options.end()) {
+      *it->second = value();
+    } else if (auto it = int_options.find(a); it != int_options.end()) {
+      *it->second = int_value();
+    } else {
       throw UsageError("plan: unknown argument " + a);
+    }
   }
   Expect(!hostfile.empty(), "plan: --hostfile is required");
   Expect(!collective.empty(), "plan: --collective is required");
