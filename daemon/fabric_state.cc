@@ -51,7 +51,7 @@ std::shared_ptr<const Serving> FabricState::Current() const {
 }
 
 absl::StatusOr<IngestOutcome> FabricState::StoreAndServe(
-    collectors::Fabric fabric, std::optional<collectors::ForwardingTables> tables,
+    collectors::Fabric fabric, std::unique_ptr<mapping::PairCosts> costs,
     const std::string& source_kind, const std::string& source_name,
     std::vector<std::string> warnings) {
   IngestOutcome outcome;
@@ -61,8 +61,6 @@ absl::StatusOr<IngestOutcome> FabricState::StoreAndServe(
                                ": no hosts derived from CA descriptions (all CAs anonymous); "
                                "provide a GUID -> host map");
   }
-  // Costs are built before the commit so that a fabric we cannot serve is never stored.
-  ASSIGN_OR_RETURN(auto costs, BuildPairCosts(fabric, std::move(tables), options_.cost_model));
   const collectors::ForwardingTables* stored_tables = TablesOf(*costs);
   ASSIGN_OR_RETURN(db::IngestResult result,
                    store_->Ingest(fabric, stored_tables, source_kind, source_name));
@@ -98,16 +96,15 @@ absl::StatusOr<IngestOutcome> FabricState::Ingest(InputFormat format,
             source_name + ": forwarding tables need a topology first; ingest an "
                           "ibnetdiscover (or opareport) dump of the same fabric");
       }
-      collectors::Fabric fabric = now->fabric;
-      absl::StatusOr<IngestOutcome> out =
-          StoreAndServe(std::move(fabric), std::move(tables), collectors::InputFormatName(format),
-                        source_name, {});
-      if (!out.ok()) {
-        return absl::Status(out.status().code(),
+      absl::StatusOr<std::unique_ptr<mapping::PairCosts>> costs =
+          BuildPairCosts(now->fabric, std::move(tables), options_.cost_model);
+      if (!costs.ok()) {
+        return absl::Status(costs.status().code(),
                             absl::StrCat(source_name, ": does not fit snapshot ", now->info.id,
-                                         ": ", out.status().message()));
+                                         ": ", costs.status().message()));
       }
-      return out;
+      return StoreAndServe(now->fabric, std::move(*costs), collectors::InputFormatName(format),
+                           source_name, {});
     }
     case collectors::InputKind::kTopology:
       break;
@@ -130,23 +127,27 @@ absl::StatusOr<IngestOutcome> FabricState::IngestFabric(
     const std::string& source_kind, const std::string& source_name) {
   std::lock_guard<std::mutex> l(ingest_mu_);
   std::vector<std::string> warnings;
-  std::optional<collectors::ForwardingTables> routes;
+  std::unique_ptr<mapping::PairCosts> costs;
   if (tables != nullptr) {
-    routes = *tables;
+    ASSIGN_OR_RETURN(costs, BuildPairCosts(fabric, *tables, options_.cost_model));
   } else if (std::shared_ptr<const Serving> now = Current(); now && now->tables) {
     // Keep the current routes when they still describe this fabric (e.g. a re-discovery
     // that found the same LIDs); a changed fabric needs a fresh LFT dump.
-    absl::Status fits = BuildPairCosts(fabric, *now->tables, options_.cost_model).status();
-    if (fits.ok()) {
-      routes = *now->tables;
+    absl::StatusOr<std::unique_ptr<mapping::PairCosts>> kept =
+        BuildPairCosts(fabric, *now->tables, options_.cost_model);
+    if (kept.ok()) {
+      costs = std::move(*kept);
     } else {
       warnings.push_back(absl::StrCat("forwarding tables of snapshot ", now->info.id,
-                                      " do not fit the new fabric (", fits.message(),
+                                      " do not fit the new fabric (", kept.status().message(),
                                       "); costs fall back to shortest paths until a new LFT "
                                       "dump is ingested"));
     }
   }
-  return StoreAndServe(std::move(fabric), std::move(routes), source_kind, source_name,
+  if (costs == nullptr) {
+    ASSIGN_OR_RETURN(costs, BuildPairCosts(fabric, std::nullopt, options_.cost_model));
+  }
+  return StoreAndServe(std::move(fabric), std::move(costs), source_kind, source_name,
                        std::move(warnings));
 }
 

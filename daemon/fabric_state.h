@@ -86,9 +86,11 @@ class FabricState {
 
  private:
   explicit FabricState(FabricStateOptions options) : options_(std::move(options)) {}
-  // Builds the costs for (fabric, tables) and, unless `info` is already stored, stores it.
+  // Stores `fabric` with the routes `costs` walks (if any) unless the content is already
+  // current, and serves it. `costs` is built by the caller (BuildPairCosts) before anything
+  // is stored, so that a fabric we cannot serve is never stored.
   absl::StatusOr<IngestOutcome> StoreAndServe(collectors::Fabric fabric,
-                                              std::optional<collectors::ForwardingTables> tables,
+                                              std::unique_ptr<mapping::PairCosts> costs,
                                               const std::string& source_kind,
                                               const std::string& source_name,
                                               std::vector<std::string> warnings)
