@@ -83,7 +83,7 @@ class UsageError {
 
 class Ctl {
  public:
-  Ctl(Options opts, std::ostream &out, std::ostream &err)
+  Ctl(Options opts, std::ostream& out, std::ostream& err)
       : opts_(std::move(opts)), out_(out), err_(err) {
     std::string target = opts_.target.empty() ? "unix:" + opts_.socket : opts_.target;
     grpc::ChannelArguments args;
@@ -94,24 +94,24 @@ class Ctl {
     admin_ = v1::Admin::NewStub(channel_);
   }
 
-  int Run(const std::string &cmd, const std::vector<std::string> &args);
+  int Run(const std::string& cmd, const std::vector<std::string>& args);
 
  private:
   // One RPC with this invocation's deadline (--timeout, else `default_s`).
   template <typename Stub, typename Req, typename Resp>
-  grpc::Status Call(Stub *stub,
-                    grpc::Status (Stub::*method)(grpc::ClientContext *, const Req &, Resp *),
-                    const Req &req, Resp *resp, double default_s) {
+  grpc::Status Call(Stub* stub,
+                    grpc::Status (Stub::*method)(grpc::ClientContext*, const Req&, Resp*),
+                    const Req& req, Resp* resp, double default_s) {
     grpc::ClientContext ctx;
     Context(&ctx, default_s);
     return (stub->*method)(&ctx, req, resp);
   }
-  void Context(grpc::ClientContext *ctx, double default_s) {
+  void Context(grpc::ClientContext* ctx, double default_s) {
     double s = opts_.timeout_s > 0 ? opts_.timeout_s : default_s;
     ctx->set_deadline(std::chrono::system_clock::now() +
                       std::chrono::milliseconds(static_cast<int64_t>(s * 1000)));
   }
-  int Fail(const grpc::Status &s) {
+  int Fail(const grpc::Status& s) {
     std::string where = opts_.target.empty() ? opts_.socket : opts_.target;
     if (s.error_code() == grpc::StatusCode::UNAVAILABLE) {
       err_ << "toporrctl: cannot reach toporrd at " << where << ": " << s.error_message()
@@ -125,38 +125,38 @@ class Ctl {
     return 1;
   }
 
-  int Ingest(const std::vector<std::string> &args);
+  int Ingest(const std::vector<std::string>& args);
   int Hosts();
   // `cost` and `path` both answer from one GetPath call between args[0] and
   // args[1].
-  grpc::Status FetchPath(const std::vector<std::string> &args, v1::GetPathResponse *resp);
-  int Cost(const std::vector<std::string> &args);
-  int Row(const std::vector<std::string> &args);
-  int Matrix(const std::vector<std::string> &args);
-  int Path(const std::vector<std::string> &args);
+  grpc::Status FetchPath(const std::vector<std::string>& args, v1::GetPathResponse* resp);
+  int Cost(const std::vector<std::string>& args);
+  int Row(const std::vector<std::string>& args);
+  int Matrix(const std::vector<std::string>& args);
+  int Path(const std::vector<std::string>& args);
   int Snapshot();
   int Snapshots();
   int Health();
-  int Diff(const std::vector<std::string> &args);
+  int Diff(const std::vector<std::string>& args);
   int Discover();
-  int PrintIngest(const v1::IngestResponse &resp, bool traces);
-  int PlanJob(const std::vector<std::string> &args);
-  void PrintSnapshots(const std::vector<const v1::SnapshotInfo *> &list);
-  void SnapshotJson(JsonWriter &w, const v1::SnapshotInfo &s);
+  int PrintIngest(const v1::IngestResponse& resp, bool traces);
+  int PlanJob(const std::vector<std::string>& args);
+  void PrintSnapshots(const std::vector<const v1::SnapshotInfo*>& list);
+  void SnapshotJson(JsonWriter& w, const v1::SnapshotInfo& s);
 
   Options opts_;
-  std::ostream &out_;
-  std::ostream &err_;
+  std::ostream& out_;
+  std::ostream& err_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::Topology::Stub> topo_;
   std::unique_ptr<v1::Admin::Stub> admin_;
 };
 
-void Expect(bool ok, const std::string &what) {
+void Expect(bool ok, const std::string& what) {
   if (!ok) throw UsageError(what);
 }
 
-std::string ReadFileOr(const std::string &path, std::string *error) {
+std::string ReadFileOr(const std::string& path, std::string* error) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     *error = path + ": cannot open";
@@ -167,7 +167,7 @@ std::string ReadFileOr(const std::string &path, std::string *error) {
   return ss.str();
 }
 
-std::string Basename(const std::string &path) {
+std::string Basename(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
@@ -187,7 +187,7 @@ std::string Fixed(double v, int digits) {
   return s.str();
 }
 
-int Ctl::Run(const std::string &cmd, const std::vector<std::string> &args) {
+int Ctl::Run(const std::string& cmd, const std::vector<std::string>& args) {
   if (cmd == "ingest") return Ingest(args);
   if (cmd == "hosts") return Expect(args.empty(), "hosts takes no arguments"), Hosts();
   if (cmd == "cost") return Cost(args);
@@ -203,7 +203,7 @@ int Ctl::Run(const std::string &cmd, const std::vector<std::string> &args) {
   throw UsageError("unknown command '" + cmd + "'");
 }
 
-int Ctl::Ingest(const std::vector<std::string> &args) {
+int Ctl::Ingest(const std::vector<std::string>& args) {
   std::string format, file, host_map_file;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--format" && i + 1 < args.size()) {
@@ -225,7 +225,7 @@ int Ctl::Ingest(const std::vector<std::string> &args) {
   if (!known.ok()) throw UsageError("ingest: " + std::string(known.status().message()));
   // Wire names are the CLI names upper-cased with '_' for '-'.
   std::string wire = format;
-  for (char &c : wire) c = c == '-' ? '_' : static_cast<char>(std::toupper(c));
+  for (char& c : wire) c = c == '-' ? '_' : static_cast<char>(std::toupper(c));
   v1::InputFormat wire_format;
   if (!v1::InputFormat_Parse(wire, &wire_format)) {
     throw UsageError("ingest: format '" + format + "' has no wire name");
@@ -246,8 +246,8 @@ int Ctl::Ingest(const std::vector<std::string> &args) {
   return PrintIngest(resp, req.format() == v1::IBTRACERT);
 }
 
-int Ctl::PrintIngest(const v1::IngestResponse &resp, bool traces) {
-  for (const auto &w : resp.warnings()) err_ << "toporrctl: warning: " << w << "\n";
+int Ctl::PrintIngest(const v1::IngestResponse& resp, bool traces) {
+  for (const auto& w : resp.warnings()) err_ << "toporrctl: warning: " << w << "\n";
   if (traces && resp.trace_disagreements() > 0 && !opts_.json) {
     // Disagreements are findings, not failures of the command; the exit code
     // says so.
@@ -255,7 +255,7 @@ int Ctl::PrintIngest(const v1::IngestResponse &resp, bool traces) {
          << " traces disagree with the forwarding tables (details above)\n";
     return 3;
   }
-  const v1::SnapshotInfo &snap = resp.snapshot();
+  const v1::SnapshotInfo& snap = resp.snapshot();
   if (opts_.json) {
     JsonWriter w(&out_);
     w.BeginObject();
@@ -299,13 +299,13 @@ int Ctl::Hosts() {
   grpc::Status s =
       Call(topo_.get(), &v1::Topology::Stub::ListHosts, v1::ListHostsRequest(), &resp, 10);
   if (!s.ok()) return Fail(s);
-  auto hca_json = [](JsonWriter &w, const v1::Hca &h) {
+  auto hca_json = [](JsonWriter& w, const v1::Hca& h) {
     w.BeginObject();
     w.Field("guid", h.guid());
     w.Field("description", h.description());
     w.Key("ports");
     w.BeginArray();
-    for (const auto &p : h.ports()) {
+    for (const auto& p : h.ports()) {
       w.BeginObject();
       w.Field("port", p.number());
       w.Field("lid", static_cast<int64_t>(p.lid()));
@@ -324,19 +324,19 @@ int Ctl::Hosts() {
     w.Field("snapshot_id", resp.snapshot_id());
     w.Key("hosts");
     w.BeginArray();
-    for (const auto &h : resp.hosts()) {
+    for (const auto& h : resp.hosts()) {
       w.BeginObject();
       w.Field("name", h.name());
       w.Key("hcas");
       w.BeginArray();
-      for (const auto &hca : h.hcas()) hca_json(w, hca);
+      for (const auto& hca : h.hcas()) hca_json(w, hca);
       w.EndArray();
       w.EndObject();
     }
     w.EndArray();
     w.Key("anonymous_endpoints");
     w.BeginArray();
-    for (const auto &hca : resp.anonymous_endpoints()) hca_json(w, hca);
+    for (const auto& hca : resp.anonymous_endpoints()) hca_json(w, hca);
     w.EndArray();
     w.EndObject();
     out_ << "\n";
@@ -345,11 +345,11 @@ int Ctl::Hosts() {
   out_ << std::left << std::setw(20) << "HOST" << std::setw(20) << "HCA" << std::setw(6) << "PORT"
        << std::setw(7) << "LID" << std::setw(26) << "SWITCH" << std::setw(6) << "SWP"
        << "GB/S\n";
-  for (const auto &h : resp.hosts()) {
+  for (const auto& h : resp.hosts()) {
     bool first = true;
-    for (const auto &hca : h.hcas()) {
+    for (const auto& hca : h.hcas()) {
       std::string hca_name = hca.description().substr(hca.description().find(' ') + 1);
-      for (const auto &p : hca.ports()) {
+      for (const auto& p : hca.ports()) {
         out_ << std::setw(20) << (first ? h.name() : "") << std::setw(20) << hca_name
              << std::setw(6) << p.number() << std::setw(7) << p.lid() << std::setw(26)
              << (p.switch_description().empty() ? p.switch_guid() : p.switch_description())
@@ -367,18 +367,18 @@ int Ctl::Hosts() {
   return 0;
 }
 
-grpc::Status Ctl::FetchPath(const std::vector<std::string> &args, v1::GetPathResponse *resp) {
+grpc::Status Ctl::FetchPath(const std::vector<std::string>& args, v1::GetPathResponse* resp) {
   v1::GetPathRequest req;
   req.set_src_host(args[0]);
   req.set_dst_host(args[1]);
   return Call(topo_.get(), &v1::Topology::Stub::GetPath, req, resp, 10);
 }
 
-int Ctl::Cost(const std::vector<std::string> &args) {
+int Ctl::Cost(const std::vector<std::string>& args) {
   Expect(args.size() == 2, "cost takes HOST_A HOST_B");
   v1::GetPathResponse resp;
   if (grpc::Status s = FetchPath(args, &resp); !s.ok()) return Fail(s);
-  const v1::Cost &c = resp.cost();
+  const v1::Cost& c = resp.cost();
   if (opts_.json) {
     JsonWriter w(&out_);
     w.BeginObject();
@@ -402,7 +402,7 @@ int Ctl::Cost(const std::vector<std::string> &args) {
   return 0;
 }
 
-int Ctl::Row(const std::vector<std::string> &args) {
+int Ctl::Row(const std::vector<std::string>& args) {
   v1::GetCostRowRequest req;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--hosts" && i + 1 < args.size()) {
@@ -417,7 +417,7 @@ int Ctl::Row(const std::vector<std::string> &args) {
   v1::GetCostRowResponse resp;
   grpc::Status s = Call(topo_.get(), &v1::Topology::Stub::GetCostRow, req, &resp, 10);
   if (!s.ok()) return Fail(s);
-  const v1::CostArrays &c = resp.costs();
+  const v1::CostArrays& c = resp.costs();
   if (opts_.json) {
     JsonWriter w(&out_);
     w.BeginObject();
@@ -448,10 +448,10 @@ int Ctl::Row(const std::vector<std::string> &args) {
   return 0;
 }
 
-int Ctl::Matrix(const std::vector<std::string> &args) {
+int Ctl::Matrix(const std::vector<std::string>& args) {
   Expect(!args.empty(), "matrix takes HOST...");
   v1::GetCostMatrixRequest req;
-  for (const auto &a : args) req.add_hosts(a);
+  for (const auto& a : args) req.add_hosts(a);
   req.set_compact(true);
   v1::GetCostMatrixResponse resp;
   grpc::Status s = Call(topo_.get(), &v1::Topology::Stub::GetCostMatrix, req, &resp, 10);
@@ -462,16 +462,16 @@ int Ctl::Matrix(const std::vector<std::string> &args) {
     return 1;
   }
   const int n = decoded->n;
-  const CostMatrixArrays &c = *decoded;
+  const CostMatrixArrays& c = *decoded;
   if (opts_.json) {
     JsonWriter w(&out_);
     w.BeginObject();
     w.Field("snapshot_id", resp.snapshot_id());
     w.Key("hosts");
     w.BeginArray();
-    for (const auto &h : resp.hosts()) w.String(h);
+    for (const auto& h : resp.hosts()) w.String(h);
     w.EndArray();
-    for (const char *field : {"hops", "bottleneck_gbps", "latency_ns"}) {
+    for (const char* field : {"hops", "bottleneck_gbps", "latency_ns"}) {
       w.Key(field);
       w.BeginArray();
       for (int k = 0; k < n * n; ++k) {
@@ -489,7 +489,7 @@ int Ctl::Matrix(const std::vector<std::string> &args) {
     return 0;
   }
   out_ << "switch hops (snapshot " << resp.snapshot_id() << ")\n" << std::setw(16) << "";
-  for (const auto &h : resp.hosts()) out_ << std::setw(10) << h.substr(0, 9);
+  for (const auto& h : resp.hosts()) out_ << std::setw(10) << h.substr(0, 9);
   out_ << "\n";
   for (int i = 0; i < n; ++i) {
     out_ << std::left << std::setw(16) << resp.hosts(i);
@@ -499,7 +499,7 @@ int Ctl::Matrix(const std::vector<std::string> &args) {
   return 0;
 }
 
-int Ctl::Path(const std::vector<std::string> &args) {
+int Ctl::Path(const std::vector<std::string>& args) {
   Expect(args.size() == 2, "path takes HOST_A HOST_B");
   v1::GetPathResponse resp;
   if (grpc::Status s = FetchPath(args, &resp); !s.ok()) return Fail(s);
@@ -515,7 +515,7 @@ int Ctl::Path(const std::vector<std::string> &args) {
     w.Field("latency_ns", resp.cost().latency_ns());
     w.Key("path");
     w.BeginArray();
-    for (const auto &h : resp.hops()) {
+    for (const auto& h : resp.hops()) {
       w.BeginObject();
       w.Field("guid", h.node_guid());
       w.Field("type", h.node_type());
@@ -533,7 +533,7 @@ int Ctl::Path(const std::vector<std::string> &args) {
   out_ << "path " << args[0] << " -> " << args[1] << " (snapshot " << resp.snapshot_id() << ", "
        << resp.cost().hops() << " switch hops, bottleneck "
        << Fixed(resp.cost().bottleneck_gbps(), 1) << " Gb/s):\n";
-  for (const auto &h : resp.hops()) {
+  for (const auto& h : resp.hops()) {
     out_ << "  " << std::left << std::setw(7) << h.node_type() << std::setw(20) << h.node_guid()
          << std::setw(34) << ("\"" + h.description() + "\"");
     if (h.in_port() > 0)
@@ -549,7 +549,7 @@ int Ctl::Path(const std::vector<std::string> &args) {
   return 0;
 }
 
-void Ctl::SnapshotJson(JsonWriter &w, const v1::SnapshotInfo &s) {
+void Ctl::SnapshotJson(JsonWriter& w, const v1::SnapshotInfo& s) {
   w.BeginObject();
   w.Field("id", s.id());
   w.Field("created_unix_ms", s.created_unix_ms());
@@ -568,11 +568,11 @@ void Ctl::SnapshotJson(JsonWriter &w, const v1::SnapshotInfo &s) {
   w.EndObject();
 }
 
-void Ctl::PrintSnapshots(const std::vector<const v1::SnapshotInfo *> &list) {
+void Ctl::PrintSnapshots(const std::vector<const v1::SnapshotInfo*>& list) {
   if (opts_.json) {
     JsonWriter w(&out_);
     w.BeginArray();
-    for (const auto *s : list) SnapshotJson(w, *s);
+    for (const auto* s : list) SnapshotJson(w, *s);
     w.EndArray();
     out_ << "\n";
     return;
@@ -581,7 +581,7 @@ void Ctl::PrintSnapshots(const std::vector<const v1::SnapshotInfo *> &list) {
        << "SOURCE" << std::setw(34) << "NAME" << std::setw(7) << "HOSTS" << std::setw(9)
        << "SWITCHES" << std::setw(7) << "LINKS" << std::setw(8) << "ROUTES"
        << "HASH\n";
-  for (const auto *s : list) {
+  for (const auto* s : list) {
     out_ << std::setw(6) << (std::to_string(s->id()) + (s->current() ? "*" : "")) << std::setw(22)
          << FormatTime(s->created_unix_ms()) << std::setw(16) << s->source_kind() << std::setw(34)
          << s->source_name() << std::setw(7) << s->num_hosts() << std::setw(9) << s->num_switches()
@@ -605,8 +605,8 @@ int Ctl::Snapshots() {
   grpc::Status s =
       Call(admin_.get(), &v1::Admin::Stub::ListSnapshots, v1::ListSnapshotsRequest(), &resp, 10);
   if (!s.ok()) return Fail(s);
-  std::vector<const v1::SnapshotInfo *> list;
-  for (const auto &snap : resp.snapshots()) list.push_back(&snap);
+  std::vector<const v1::SnapshotInfo*> list;
+  for (const auto& snap : resp.snapshots()) list.push_back(&snap);
   PrintSnapshots(list);
   return 0;
 }
@@ -630,11 +630,11 @@ int Ctl::Health() {
   return serving ? 0 : 1;
 }
 
-int Ctl::Diff(const std::vector<std::string> &args) {
+int Ctl::Diff(const std::vector<std::string>& args) {
   Expect(args.size() == 1 || args.size() == 2, "diff takes SNAP_A [SNAP_B]");
   v1::GetDiffRequest req;
-  auto id = [&](const std::string &v) -> int64_t {
-    char *end = nullptr;
+  auto id = [&](const std::string& v) -> int64_t {
+    char* end = nullptr;
     long long n = std::strtoll(v.c_str(), &end, 10);
     Expect(end && *end == '\0' && n > 0, "diff: snapshot ids are positive numbers");
     return n;
@@ -671,29 +671,29 @@ int Ctl::Diff(const std::vector<std::string> &args) {
   return 0;
 }
 
-int Ctl::PlanJob(const std::vector<std::string> &args) {
+int Ctl::PlanJob(const std::vector<std::string>& args) {
   std::string hostfile, ranks_file, fabric_file, rankfile_out, hostfile_out, node_xml;
   std::string format = "ibnetdiscover", map_by = "core", collective, algorithm = "auto", size;
   int np = 0;
   PlanRequest req;
-  const std::map<std::string, std::string *> text_options = {
+  const std::map<std::string, std::string*> text_options = {
       {"--hostfile", &hostfile},     {"--ranks", &ranks_file},
       {"--fabric", &fabric_file},    {"--format", &format},
       {"--map-by", &map_by},         {"--collective", &collective},
       {"--algorithm", &algorithm},   {"--size", &size},
       {"--rankfile", &rankfile_out}, {"--hostfile-out", &hostfile_out},
       {"--node-topology", &node_xml}};
-  const std::map<std::string, int *> int_options = {
+  const std::map<std::string, int*> int_options = {
       {"--np", &np}, {"--root", &req.root}, {"--radix", &req.radix}};
   for (size_t i = 0; i < args.size(); ++i) {
-    const std::string &a = args[i];
+    const std::string& a = args[i];
     auto value = [&]() -> std::string {
       Expect(i + 1 < args.size(), "plan: " + a + " needs a value");
       return args[++i];
     };
     auto int_value = [&]() -> int {
       std::string v = value();
-      char *end = nullptr;
+      char* end = nullptr;
       long n = std::strtol(v.c_str(), &end, 10);
       Expect(end && *end == '\0' && n >= 0 && n < (1l << 30), "plan: " + a + " needs a number");
       return static_cast<int>(n);
@@ -712,7 +712,7 @@ int Ctl::PlanJob(const std::vector<std::string> &args) {
   Expect(map_by == "core" || map_by == "node" || map_by == "slot",
          "plan: --map-by must be core or node");
   Expect(req.radix >= 2, "plan: --radix must be >= 2");
-  auto fail = [&](const absl::Status &s) {
+  auto fail = [&](const absl::Status& s) {
     err_ << "toporrctl: " << s.message() << "\n";
     return 1;
   };
@@ -774,7 +774,7 @@ int Ctl::PlanJob(const std::vector<std::string> &args) {
     source = "fabric " + Basename(fabric_file) + " (routes modelled)";
   } else {
     v1::GetCostMatrixRequest mreq;
-    for (const auto &h : hosts->names) mreq.add_hosts(h);
+    for (const auto& h : hosts->names) mreq.add_hosts(h);
     mreq.set_compact(true);
     v1::GetCostMatrixResponse mresp;
     grpc::Status s = Call(topo_.get(), &v1::Topology::Stub::GetCostMatrix, mreq, &mresp, 10);
@@ -791,7 +791,7 @@ int Ctl::PlanJob(const std::vector<std::string> &args) {
   auto plan = Plan(req, *placement, *costs->costs, costs->routes.get(), intra);
   if (!plan.ok()) return fail(plan.status());
 
-  auto write = [&](const std::string &path, const std::string &text) {
+  auto write = [&](const std::string& path, const std::string& text) {
     std::ofstream f(path);
     f << text;
     if (!f) {
@@ -807,7 +807,7 @@ int Ctl::PlanJob(const std::vector<std::string> &args) {
   const double speedup = plan->after.time_ns > 0 ? plan->before.time_ns / plan->after.time_ns : 1;
   if (opts_.json) {
     JsonWriter w(&out_);
-    auto cand = [&](const PlanCandidate &c) {
+    auto cand = [&](const PlanCandidate& c) {
       w.BeginObject();
       w.Field("algorithm", c.algorithm);
       w.Field("effective_algorithm", c.effective);
@@ -836,7 +836,7 @@ int Ctl::PlanJob(const std::vector<std::string> &args) {
     w.EndArray();
     w.Key("candidates");
     w.BeginArray();
-    for (const auto &c : plan->candidates) cand(c);
+    for (const auto& c : plan->candidates) cand(c);
     w.EndArray();
     w.EndObject();
     out_ << "\n";
@@ -850,7 +850,7 @@ int Ctl::PlanJob(const std::vector<std::string> &args) {
                : "")
        << "\n";
   const bool contention = costs->routes != nullptr;
-  auto load = [&](const PlanCandidate &c) {
+  auto load = [&](const PlanCandidate& c) {
     return contention ? " (max link load " + std::to_string(c.max_link_load) + ")" : std::string();
   };
   out_ << "predicted time: before " << Fixed(plan->before.time_ns / 1000, 1) << " us"
@@ -861,13 +861,13 @@ int Ctl::PlanJob(const std::vector<std::string> &args) {
   } else {
     out_ << "new rank order (new rank: old rank@host):\n";
     for (size_t r = 0; r < plan->mapping.size(); ++r) {
-      const auto &loc = placement->ranks[plan->mapping[r]];
+      const auto& loc = placement->ranks[plan->mapping[r]];
       out_ << "  " << r << ": " << plan->mapping[r] << "@" << hosts->names[loc.host]
            << ((r + 1) % 8 == 0 || r + 1 == plan->mapping.size() ? "\n" : "");
     }
   }
   out_ << "candidates:\n";
-  for (const auto &c : plan->candidates) {
+  for (const auto& c : plan->candidates) {
     out_ << "  " << std::left << std::setw(24) << c.algorithm << std::setw(16) << c.mapping
          << std::right << std::setw(12) << Fixed(c.time_ns / 1000, 1) << " us"
          << (contention ? "  load " + std::to_string(c.max_link_load) : std::string()) << "\n";
@@ -882,15 +882,15 @@ int Ctl::PlanJob(const std::vector<std::string> &args) {
 
 }  // namespace
 
-int RunCtl(const std::vector<std::string> &args, std::ostream &out, std::ostream &err) {
+int RunCtl(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   Options opts;
-  const char *env_socket = std::getenv("TOPORR_SOCKET");
+  const char* env_socket = std::getenv("TOPORR_SOCKET");
   opts.socket = env_socket && *env_socket ? env_socket : "/run/toporr/toporrd.sock";
   std::string cmd;
   std::vector<std::string> rest;
   try {
     for (size_t i = 0; i < args.size(); ++i) {
-      const std::string &a = args[i];
+      const std::string& a = args[i];
       auto value = [&]() -> std::string {
         Expect(i + 1 < args.size(), a + " needs a value");
         return args[++i];
@@ -906,7 +906,7 @@ int RunCtl(const std::vector<std::string> &args, std::ostream &out, std::ostream
         opts.json = true;
       } else if (a == "--timeout") {
         std::string v = value();
-        char *end = nullptr;
+        char* end = nullptr;
         opts.timeout_s = std::strtod(v.c_str(), &end);
         Expect(end && *end == '\0' && opts.timeout_s > 0, "--timeout needs seconds > 0");
       } else if (cmd.empty()) {
@@ -919,7 +919,7 @@ int RunCtl(const std::vector<std::string> &args, std::ostream &out, std::ostream
     Expect(!cmd.empty(), "a COMMAND is required");
     Ctl ctl(opts, out, err);
     return ctl.Run(cmd, rest);
-  } catch (const UsageError &e) {
+  } catch (const UsageError& e) {
     err << "toporrctl: " << e.message << "\n\n" << kUsage;
     return 2;
   }
