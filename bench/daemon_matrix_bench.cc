@@ -32,8 +32,9 @@
 //   BM_StepSocketTransfer     those bytes through a Unix socket between two threads: the
 //                             floor of any transport.
 // RPC benchmarks report p50_ms / p99_ms over their timed laps (one lap = one RPC),
-// response_MB and server_cpu_ms (the daemon's CPU time per RPC, from /proc/<pid>/stat); every benchmark reports peak_rss_MB of THIS process (the daemon's peak RSS is
-// printed at exit from /proc/<pid>/status VmHWM).
+// response_MB and server_cpu_ms (the daemon's CPU time per RPC, from /proc/<pid>/stat); every
+// benchmark reports peak_rss_MB of THIS process (the daemon's peak RSS is printed at exit from
+// /proc/<pid>/status VmHWM).
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -69,8 +70,8 @@ struct Setup {
   // A second channel whose HTTP/2 receive window and frame size are large (client-side
   // settings only), to show how much of the matrix RPC is flow control.
   std::unique_ptr<v1::Topology::Stub> wide_stub;
-  collectors::Fabric fabric;             // the dump parsed in this process
-  std::vector<int> host_indices;         // the matrix's hosts, indices into fabric.hosts
+  collectors::Fabric fabric;      // the dump parsed in this process
+  std::vector<int> host_indices;  // the matrix's hosts, indices into fabric.hosts
   v1::GetCostMatrixRequest matrix_request;
   v1::GetCostMatrixRequest compact_request;  // the same hosts, compact = true
   v1::GetQuantizedCostMatrixRequest quantized_request;
@@ -99,8 +100,7 @@ double ProcessCpuMs(pid_t pid) {
 // it, or returns an empty string.
 template <typename Req, typename Resp, typename Use>
 void RpcLatency(benchmark::State& state, v1::Topology::Stub* stub,
-                grpc::Status (v1::Topology::Stub::*method)(grpc::ClientContext*, const Req&,
-                                                           Resp*),
+                grpc::Status (v1::Topology::Stub::*method)(grpc::ClientContext*, const Req&, Resp*),
                 const Req& request, Use use) {
   std::vector<double> ms;
   size_t bytes = 0;
@@ -112,8 +112,7 @@ void RpcLatency(benchmark::State& state, v1::Topology::Stub* stub,
     Resp response;
     const grpc::Status st = (stub->*method)(&ctx, request, &response);
     const std::string wrong = st.ok() ? use(response) : st.error_message();
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                           start)
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                      .count());
     if (!wrong.empty()) {
       state.SkipWithError(wrong.c_str());
@@ -308,9 +307,8 @@ v1::GetCostMatrixResponse FillCompactResponse() {
   *resp.mutable_hosts() = g->matrix_request.hosts();
   v1::CompactCosts* c = resp.mutable_compact();
   std::vector<double> rates;
-  const absl::Status st =
-      LocalCosts().MatrixCompact(g->host_indices, c->mutable_hops(), c->mutable_rate_index(),
-                                 &rates);
+  const absl::Status st = LocalCosts().MatrixCompact(g->host_indices, c->mutable_hops(),
+                                                     c->mutable_rate_index(), &rates);
   if (!st.ok()) {
     std::fprintf(stderr, "daemon_matrix_bench: %s\n", st.ToString().c_str());
     std::exit(1);
@@ -493,8 +491,8 @@ int Run(const std::string& dump_path, int num_hosts) {
       const auto l0 = std::chrono::steady_clock::now();
       testing::RunResult r = daemon.Ctl({"--timeout", "600", "ingest", "--format", "lft", lfts});
       if (r.exit_code != 0) {
-        std::fprintf(stderr, "daemon_matrix_bench: LFT ingest failed (%d): %s%s\n",
-                     r.exit_code, r.out.c_str(), r.err.c_str());
+        std::fprintf(stderr, "daemon_matrix_bench: LFT ingest failed (%d): %s%s\n", r.exit_code,
+                     r.out.c_str(), r.err.c_str());
         return 1;
       }
       std::fprintf(stderr, "daemon_matrix_bench: LFT ingest of %s took %.2f s: %s", lfts,
@@ -519,8 +517,8 @@ int Run(const std::string& dump_path, int num_hosts) {
     rc = daemon.Stop() == 0 ? 0 : 1;
     if (rc != 0) std::fprintf(stderr, "toporrd log:\n%s\n", daemon.log().c_str());
   }
-  for (const char* f : {"/toporr.db", "/toporr.db-wal", "/toporr.db-shm", "/toporrd.sock",
-                        "/toporrd.sock.log"}) {
+  for (const char* f :
+       {"/toporr.db", "/toporr.db-wal", "/toporr.db-shm", "/toporrd.sock", "/toporrd.sock.log"}) {
     std::remove((dir + f).c_str());
   }
   rmdir(dir.c_str());
@@ -533,8 +531,7 @@ int Run(const std::string& dump_path, int num_hosts) {
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (argc != 2 && argc != 3) {
-    std::fprintf(stderr, "usage: %s [--benchmark_...] IBNETDISCOVER_DUMP [HOSTS=1000]\n",
-                 argv[0]);
+    std::fprintf(stderr, "usage: %s [--benchmark_...] IBNETDISCOVER_DUMP [HOSTS=1000]\n", argv[0]);
     return 2;
   }
   toporr::bench::PointRunfilesAtSelf(argv[0]);

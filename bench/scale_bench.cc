@@ -82,8 +82,8 @@ const collectors::Fabric& ParsedFabric() {
     opts.file_name = "ibnetdiscover.txt";
     absl::StatusOr<collectors::Fabric> f =
         collectors::ParseIbnetdiscover(Input("ibnetdiscover.txt"), opts);
-    absl::Status st = f.ok() ? collectors::AssignHosts(collectors::HostRule{}, {}, &*f)
-                             : f.status();
+    absl::Status st =
+        f.ok() ? collectors::AssignHosts(collectors::HostRule{}, {}, &*f) : f.status();
     if (!st.ok()) {
       std::fprintf(stderr, "scale_bench: %s\n", st.ToString().c_str());
       std::exit(1);
@@ -145,8 +145,8 @@ void BM_ParseIbnetdiscover(benchmark::State& state) {
   opts.file_name = "ibnetdiscover.txt";
   absl::StatusOr<collectors::Fabric> last = TimeEachLap(state, [&] {
     absl::StatusOr<collectors::Fabric> f = collectors::ParseIbnetdiscover(text, opts);
-    absl::Status st = f.ok() ? collectors::AssignHosts(collectors::HostRule{}, {}, &*f)
-                             : f.status();
+    absl::Status st =
+        f.ok() ? collectors::AssignHosts(collectors::HostRule{}, {}, &*f) : f.status();
     if (!st.ok()) return absl::StatusOr<collectors::Fabric>(st);
     return f;
   });

@@ -10,8 +10,8 @@ namespace {
 constexpr uint8_t kUnreachable = 255;
 
 absl::Status BadSize(const char* field, size_t got, size_t want) {
-  return absl::DataLossError(absl::StrCat("cost matrix reply: ", field, " has ", got,
-                                          " elements, expected ", want));
+  return absl::DataLossError(
+      absl::StrCat("cost matrix reply: ", field, " has ", got, " elements, expected ", want));
 }
 
 absl::Status FromArrays(const v1::CostArrays& c, size_t nn, CostMatrixArrays& out) {
@@ -36,7 +36,7 @@ absl::Status FromCompact(const v1::CompactCosts& c, size_t n, CostMatrixArrays& 
   float latency[256];
   for (int h = 0; h < kUnreachable; ++h) {
     latency[h] = static_cast<float>(c.nic_latency_ns() + c.switch_latency_ns() * h +
-                                     c.link_latency_ns() * (h + 1));
+                                    c.link_latency_ns() * (h + 1));
   }
   latency[kUnreachable] = std::numeric_limits<float>::infinity();
   // Per rate index: the rate, or NaN for an index outside the palette (checked per row).
@@ -67,9 +67,10 @@ absl::Status FromCompact(const v1::CompactCosts& c, size_t n, CostMatrixArrays& 
       ol[j] = latency[h];
     }
     if (bad) {
-      return absl::DataLossError(absl::StrCat("cost matrix reply: row ", i, " has a rate_index "
-                                              "outside the ", c.rates_gbps_size(),
-                                              " rates of the palette"));
+      return absl::DataLossError(absl::StrCat("cost matrix reply: row ", i,
+                                              " has a rate_index "
+                                              "outside the ",
+                                              c.rates_gbps_size(), " rates of the palette"));
     }
     if (hr[i] != kUnreachable) {
       oh[i] = 0;
@@ -82,8 +83,7 @@ absl::Status FromCompact(const v1::CompactCosts& c, size_t n, CostMatrixArrays& 
 
 }  // namespace
 
-absl::Status DecodeCostMatrix(const v1::GetCostMatrixResponse& response,
-                              CostMatrixArrays* out) {
+absl::Status DecodeCostMatrix(const v1::GetCostMatrixResponse& response, CostMatrixArrays* out) {
   out->n = response.hosts_size();
   const size_t n = static_cast<size_t>(out->n);
   if (response.has_compact()) return FromCompact(response.compact(), n, *out);

@@ -104,13 +104,16 @@ TEST(CostMatrixCodecTest, InconsistentRepliesAreDataLoss) {
   r.add_hosts("b");
   r.mutable_compact()->set_hops(std::string(3, '\1'));
   r.mutable_compact()->set_rate_index(std::string(4, '\0'));
-  EXPECT_THAT(DecodeCostMatrix(r), StatusIs(absl::StatusCode::kDataLoss, HasSubstr("cost matrix reply")));
+  EXPECT_THAT(DecodeCostMatrix(r),
+              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("cost matrix reply")));
   r.mutable_compact()->set_hops(std::string("\x00\x01\x01\x00", 4));
-  EXPECT_THAT(DecodeCostMatrix(r), StatusIs(absl::StatusCode::kDataLoss, HasSubstr("cost matrix reply")));  // no palette
+  EXPECT_THAT(DecodeCostMatrix(r),
+              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("cost matrix reply")));  // no palette
   v1::GetCostMatrixResponse arrays;
   arrays.add_hosts("a");
   arrays.mutable_costs()->add_hops(0);
-  EXPECT_THAT(DecodeCostMatrix(arrays), StatusIs(absl::StatusCode::kDataLoss, HasSubstr("cost matrix reply")));
+  EXPECT_THAT(DecodeCostMatrix(arrays),
+              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("cost matrix reply")));
 }
 
 }  // namespace

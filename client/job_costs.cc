@@ -29,7 +29,8 @@ absl::StatusOr<JobCosts> JobCostsFromFabric(const collectors::Fabric& fabric,
     beta[k] = matrix[k].beta_ns_per_byte;
   }
   JobCosts out;
-  ASSIGN_OR_RETURN(out.costs, mapping::DenseCostMatrix::Create(n, std::move(alpha), std::move(beta)));
+  ASSIGN_OR_RETURN(out.costs,
+                   mapping::DenseCostMatrix::Create(n, std::move(alpha), std::move(beta)));
   ASSIGN_OR_RETURN(out.fabric_routes, mapping::FabricRoutes::Create(fabric));
   ASSIGN_OR_RETURN(out.routes, out.fabric_routes->ForJob(ids));
   return out;
@@ -39,8 +40,8 @@ absl::StatusOr<JobCosts> JobCostsFromMatrix(int n, const std::vector<double>& la
                                             const std::vector<double>& bottleneck_gbps) {
   const size_t nn = static_cast<size_t>(n) * n;
   if (latency_ns.size() != nn || bottleneck_gbps.size() != nn) {
-    return absl::InvalidArgumentError(absl::StrCat("cost matrix has ", latency_ns.size(),
-                                                   " entries, expected ", nn));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cost matrix has ", latency_ns.size(), " entries, expected ", nn));
   }
   std::vector<double> beta(nn, 0.0);
   for (size_t k = 0; k < nn; ++k) {

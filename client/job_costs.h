@@ -18,8 +18,8 @@ namespace toporr::client {
 
 struct JobCosts {
   std::unique_ptr<mapping::FabricRoutes> fabric_routes;  // owns what `routes` views
-  std::unique_ptr<mapping::HostCostMatrix> costs;  // indexed like the job's host list
-  std::unique_ptr<mapping::RouteSource> routes;    // null when unknown
+  std::unique_ptr<mapping::HostCostMatrix> costs;        // indexed like the job's host list
+  std::unique_ptr<mapping::RouteSource> routes;          // null when unknown
 };
 
 // kNotFound naming the first job host that is not a fabric host.

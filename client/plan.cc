@@ -38,9 +38,7 @@ bool ParsePositive(std::string_view s, int* out) {
   return true;
 }
 
-std::string ShortName(std::string_view host) {
-  return std::string(host.substr(0, host.find('.')));
-}
+std::string ShortName(std::string_view host) { return std::string(host.substr(0, host.find('.'))); }
 
 mapping::RankLocation Slot(int host, int local, const NodeShape& shape) {
   mapping::RankLocation loc;
@@ -88,8 +86,8 @@ absl::StatusOr<JobHosts> ParseHostfile(std::string_view text, std::string_view f
     bool explicit_slots = false;
     if (size_t colon = name.find(':'); colon != std::string_view::npos) {
       if (!ParsePositive(name.substr(colon + 1), &slots)) {
-        return absl::InvalidArgumentError(absl::StrCat(where(), "bad slot count in `",
-                                                       std::string(name), "`"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(where(), "bad slot count in `", std::string(name), "`"));
       }
       name = name.substr(0, colon);
       explicit_slots = true;
@@ -107,8 +105,8 @@ absl::StatusOr<JobHosts> ParseHostfile(std::string_view text, std::string_view f
       } else if (word.rfind("max_slots=", 0) == 0 || word.rfind("max-slots=", 0) == 0) {
         continue;  // an upper bound for oversubscription; the plan uses `slots`
       } else {
-        return absl::InvalidArgumentError(absl::StrCat(
-            where(), "unexpected `", std::string(word), "` (expected slots=N or max_slots=N)"));
+        return absl::InvalidArgumentError(absl::StrCat(where(), "unexpected `", std::string(word),
+                                                       "` (expected slots=N or max_slots=N)"));
       }
     }
     if (name.empty()) return absl::InvalidArgumentError(where() + "missing host name");
@@ -135,8 +133,8 @@ absl::StatusOr<mapping::Placement> InitialPlacement(const JobHosts& hosts, MapBy
   const int total = hosts.total_slots();
   if (num_ranks <= 0) num_ranks = total;
   if (num_ranks > total) {
-    return absl::InvalidArgumentError(absl::StrCat(num_ranks, " ranks requested but the hostfile has ",
-                                                   total, " slots"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(num_ranks, " ranks requested but the hostfile has ", total, " slots"));
   }
   mapping::Placement p;
   p.num_hosts = static_cast<int32_t>(hosts.names.size());
@@ -148,14 +146,14 @@ absl::StatusOr<mapping::Placement> InitialPlacement(const JobHosts& hosts, MapBy
   } else {
     while (p.size() < num_ranks) {
       for (size_t h = 0; h < hosts.names.size() && p.size() < num_ranks; ++h)
-        if (used[h] < hosts.slots[h]) p.ranks.push_back(Slot(static_cast<int>(h), used[h]++, shape));
+        if (used[h] < hosts.slots[h])
+          p.ranks.push_back(Slot(static_cast<int>(h), used[h]++, shape));
     }
   }
   return p;
 }
 
-absl::StatusOr<mapping::Placement> ExplicitPlacement(const JobHosts& hosts,
-                                                     std::string_view text,
+absl::StatusOr<mapping::Placement> ExplicitPlacement(const JobHosts& hosts, std::string_view text,
                                                      std::string_view file_name,
                                                      const NodeShape& shape) {
   std::unordered_map<std::string, int> index;
@@ -260,17 +258,27 @@ absl::StatusOr<int64_t> ParseBytes(std::string_view text) {
   std::string_view digits = text;
   if (!digits.empty()) {
     switch (digits.back()) {
-      case 'k': case 'K': mult = int64_t{1} << 10; break;
-      case 'm': case 'M': mult = int64_t{1} << 20; break;
-      case 'g': case 'G': mult = int64_t{1} << 30; break;
-      default: break;
+      case 'k':
+      case 'K':
+        mult = int64_t{1} << 10;
+        break;
+      case 'm':
+      case 'M':
+        mult = int64_t{1} << 20;
+        break;
+      case 'g':
+      case 'G':
+        mult = int64_t{1} << 30;
+        break;
+      default:
+        break;
     }
     if (mult != 1) digits.remove_suffix(1);
   }
   int64_t v = 0;
   if (!ParseInt(digits, &v) || v <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat("bad size `", std::string(text),
-                                                   "` (bytes, or with K/M/G suffix)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad size `", std::string(text), "` (bytes, or with K/M/G suffix)"));
   }
   return v * mult;
 }

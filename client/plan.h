@@ -55,34 +55,34 @@ absl::StatusOr<mapping::Placement> InitialPlacement(const JobHosts& hosts, MapBy
                                                     int num_ranks, const NodeShape& shape = {});
 
 // Explicit rank -> host list (one host per line, rank order; names must be in `hosts`).
-absl::StatusOr<mapping::Placement> ExplicitPlacement(const JobHosts& hosts,
-                                                     std::string_view text,
+absl::StatusOr<mapping::Placement> ExplicitPlacement(const JobHosts& hosts, std::string_view text,
                                                      std::string_view file_name,
                                                      const NodeShape& shape = {});
 
 struct PlanRequest {
   mapping::Collective collective = mapping::Collective::kAllreduce;
   std::optional<mapping::Algorithm> algorithm;  // nullopt = auto (best predicted)
-  int64_t message_bytes = 1 << 20;  // allreduce/bcast/reduce: whole buffer; allgather/gather: per rank
+  int64_t message_bytes =
+      1 << 20;  // allreduce/bcast/reduce: whole buffer; allgather/gather: per rank
   int root = 0;
   int radix = 4;
 };
 
 struct PlanCandidate {
-  std::string algorithm;   // as requested
-  std::string effective;   // what Open MPI would run for this size (fallbacks)
-  std::string mapping;     // "identity" or the heuristic's name
+  std::string algorithm;  // as requested
+  std::string effective;  // what Open MPI would run for this size (fallbacks)
+  std::string mapping;    // "identity" or the heuristic's name
   double time_ns = 0;
   int32_t max_link_load = 0;
   double hop_bytes = 0;
 };
 
 struct PlanResult {
-  std::string algorithm;           // chosen algorithm
-  std::vector<int32_t> mapping;    // mapping[new_rank] = old rank (slot)
+  std::string algorithm;         // chosen algorithm
+  std::vector<int32_t> mapping;  // mapping[new_rank] = old rank (slot)
   bool reordered = false;
-  PlanCandidate before;            // identity with the chosen algorithm
-  PlanCandidate after;             // the chosen (algorithm, mapping)
+  PlanCandidate before;  // identity with the chosen algorithm
+  PlanCandidate after;   // the chosen (algorithm, mapping)
   std::vector<PlanCandidate> candidates;
 };
 

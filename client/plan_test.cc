@@ -26,8 +26,8 @@ TEST(ParseHostfile, OpenMpiSlurmAndRepeatedLines) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("hf:1: bad `slots=x`")));
   EXPECT_THAT(ParseHostfile("\nnode01 cpus=3\n", "hf"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("hf:2: unexpected `cpus=3`")));
-  EXPECT_THAT(ParseHostfile("# nothing\n", "hf"), StatusIs(absl::StatusCode::kInvalidArgument,
-                                                           HasSubstr("no hosts")));
+  EXPECT_THAT(ParseHostfile("# nothing\n", "hf"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no hosts")));
 }
 
 TEST(InitialPlacement, MapByCoreAndNode) {
@@ -86,8 +86,7 @@ TEST_F(FattreePlan, RingReorderGroupsHostsAndIsPredictedFaster) {
   req.collective = mapping::Collective::kAllreduce;
   req.algorithm = mapping::Algorithm::kRing;
   req.message_bytes = 1 << 20;
-  ASSERT_OK_AND_ASSIGN(PlanResult plan,
-                       Plan(req, placement_, *costs_.costs, costs_.routes.get()));
+  ASSERT_OK_AND_ASSIGN(PlanResult plan, Plan(req, placement_, *costs_.costs, costs_.routes.get()));
   EXPECT_TRUE(plan.reordered);
   EXPECT_EQ(plan.algorithm, "ring");
   EXPECT_LT(plan.after.time_ns, plan.before.time_ns / 2);
@@ -116,8 +115,7 @@ TEST_F(FattreePlan, AutoPicksTheBestCandidateAndNeverWorseThanIdentity) {
   req.collective = mapping::Collective::kBcast;
   req.message_bytes = 4 << 20;
   req.root = 3;
-  ASSERT_OK_AND_ASSIGN(PlanResult plan,
-                       Plan(req, placement_, *costs_.costs, costs_.routes.get()));
+  ASSERT_OK_AND_ASSIGN(PlanResult plan, Plan(req, placement_, *costs_.costs, costs_.routes.get()));
   ASSERT_FALSE(plan.candidates.empty());
   for (const auto& c : plan.candidates) EXPECT_GE(c.time_ns, plan.after.time_ns) << c.algorithm;
   EXPECT_LE(plan.after.time_ns, plan.before.time_ns);

@@ -152,8 +152,8 @@ int Main(int argc, char** argv) {
     std::cerr << "toporr-discover: " << discovered.status().message() << "\n";
     return 1;
   }
-  const std::string text = args.format == "summary" ? Summary(*discovered)
-                                                     : FormatIbnetdiscover(discovered->fabric);
+  const std::string text =
+      args.format == "summary" ? Summary(*discovered) : FormatIbnetdiscover(discovered->fabric);
   if (!WriteText(args.output, text)) return 1;
   if (!args.lfts.empty() &&
       !WriteText(args.lfts, FormatDumpFts(discovered->forwarding_tables, discovered->fabric))) {

@@ -7,10 +7,14 @@ namespace toporr::collectors {
 
 const char* NodeTypeName(NodeType t) {
   switch (t) {
-    case NodeType::kSwitch: return "switch";
-    case NodeType::kCa: return "ca";
-    case NodeType::kRouter: return "router";
-    case NodeType::kAggregation: return "aggregation";
+    case NodeType::kSwitch:
+      return "switch";
+    case NodeType::kCa:
+      return "ca";
+    case NodeType::kRouter:
+      return "router";
+    case NodeType::kAggregation:
+      return "aggregation";
   }
   return "?";
 }
@@ -22,11 +26,15 @@ struct SpeedInfo {
   double lane_gbps;
 };
 constexpr SpeedInfo kSpeeds[] = {
-    {LinkSpeed::kSDR, "SDR", 2.0},        {LinkSpeed::kDDR, "DDR", 4.0},
-    {LinkSpeed::kQDR, "QDR", 8.0},        {LinkSpeed::kFDR10, "FDR10", 10.0},
+    {LinkSpeed::kSDR, "SDR", 2.0},
+    {LinkSpeed::kDDR, "DDR", 4.0},
+    {LinkSpeed::kQDR, "QDR", 8.0},
+    {LinkSpeed::kFDR10, "FDR10", 10.0},
     {LinkSpeed::kFDR, "FDR", 14.0625 * 64.0 / 66.0},
-    {LinkSpeed::kEDR, "EDR", 25.0},       {LinkSpeed::kHDR, "HDR", 50.0},
-    {LinkSpeed::kNDR, "NDR", 100.0},      {LinkSpeed::kXDR, "XDR", 200.0},
+    {LinkSpeed::kEDR, "EDR", 25.0},
+    {LinkSpeed::kHDR, "HDR", 50.0},
+    {LinkSpeed::kNDR, "NDR", 100.0},
+    {LinkSpeed::kXDR, "XDR", 200.0},
 };
 }  // namespace
 
@@ -100,8 +108,7 @@ absl::Status Fabric::Connect(LinkEnd x, LinkEnd y, int width_lanes, LinkSpeed sp
   if (y.node < x.node || (y.node == x.node && y.port < x.port)) std::swap(x, y);
   if (x == y) {
     return absl::InvalidArgumentError("port " + std::to_string(x.port) + " of " +
-                                      FormatGuid(nodes[x.node].guid) +
-                                      " is cabled to itself");
+                                      FormatGuid(nodes[x.node].guid) + " is cabled to itself");
   }
   Port& px = EnsurePort(nodes[x.node], x.port);
   int existing = px.link;
@@ -115,8 +122,8 @@ absl::Status Fabric::Connect(LinkEnd x, LinkEnd y, int width_lanes, LinkSpeed sp
     }
     const LinkEnd& busy = existing >= 0 ? x : y;
     return absl::InvalidArgumentError(
-        "port " + std::to_string(busy.port) + " of " + FormatGuid(nodes[busy.node].guid) +
-        " (\"" + nodes[busy.node].description + "\") is already cabled elsewhere");
+        "port " + std::to_string(busy.port) + " of " + FormatGuid(nodes[busy.node].guid) + " (\"" +
+        nodes[busy.node].description + "\") is already cabled elsewhere");
   }
   Link l;
   l.a = x;
@@ -149,8 +156,7 @@ const LinkEnd& Fabric::Peer(int link, const LinkEnd& end) const {
 }
 
 size_t Fabric::CountNodes(NodeType t) const {
-  return std::count_if(nodes.begin(), nodes.end(),
-                       [t](const Node& n) { return n.type == t; });
+  return std::count_if(nodes.begin(), nodes.end(), [t](const Node& n) { return n.type == t; });
 }
 
 void Fabric::RebuildIndex() {

@@ -23,7 +23,7 @@ namespace toporr::collectors {
 
 enum class NodeType : uint8_t {
   kSwitch = 1,
-  kCa = 2,           // channel adapter (HCA / Omni-Path HFI)
+  kCa = 2,  // channel adapter (HCA / Omni-Path HFI)
   kRouter = 3,
   kAggregation = 4,  // SHARP aggregation node: a 1-port CA that is never a host
 };
@@ -57,12 +57,12 @@ double LaneDataRateGbps(LinkSpeed s);
 double LinkDataRateGbps(int width_lanes, LinkSpeed s);
 
 struct Port {
-  int number = 0;         // physical port number; 0 is a switch's management port
-  int ext_number = 0;     // external (faceplate) number from `[ext N]`, 0 if none
-  uint64_t guid = 0;      // port GUID (all ports of a switch report the switch GUID)
-  uint32_t lid = 0;       // base LID (a switch port carries its port-0 LID)
-  uint8_t lmc = 0;        // the port owns LIDs lid .. lid + 2^lmc - 1
-  int link = -1;          // index into Fabric::links, -1 when unconnected
+  int number = 0;      // physical port number; 0 is a switch's management port
+  int ext_number = 0;  // external (faceplate) number from `[ext N]`, 0 if none
+  uint64_t guid = 0;   // port GUID (all ports of a switch report the switch GUID)
+  uint32_t lid = 0;    // base LID (a switch port carries its port-0 LID)
+  uint8_t lmc = 0;     // the port owns LIDs lid .. lid + 2^lmc - 1
+  int link = -1;       // index into Fabric::links, -1 when unconnected
 };
 
 struct Node {
@@ -71,13 +71,13 @@ struct Node {
   uint64_t system_image_guid = 0;  // 0 when not reported
   uint32_t vendor_id = 0;
   uint32_t device_id = 0;
-  int num_ports = 0;               // as declared by the node (ports may be unconnected)
-  std::string description;         // NodeDescription, verbatim ("node017 mlx5_0")
-  uint32_t lid = 0;                // switches: port-0 LID; CAs/routers: LID of first port
+  int num_ports = 0;        // as declared by the node (ports may be unconnected)
+  std::string description;  // NodeDescription, verbatim ("node017 mlx5_0")
+  uint32_t lid = 0;         // switches: port-0 LID; CAs/routers: LID of first port
   uint8_t lmc = 0;
-  bool enhanced_port0 = false;     // switches only
-  int host = -1;                   // index into Fabric::hosts, -1 if none
-  std::vector<Port> ports;         // ports toporr knows about, ascending by number
+  bool enhanced_port0 = false;  // switches only
+  int host = -1;                // index into Fabric::hosts, -1 if none
+  std::vector<Port> ports;      // ports toporr knows about, ascending by number
 
   const Port* FindPort(int number) const;
   Port* FindPort(int number);
@@ -94,9 +94,9 @@ struct LinkEnd {
 struct Link {
   LinkEnd a;
   LinkEnd b;
-  int width_lanes = 0;           // 1, 2, 4, 8, 12; 0 when unknown
+  int width_lanes = 0;  // 1, 2, 4, 8, 12; 0 when unknown
   LinkSpeed speed = LinkSpeed::kUnknown;
-  double data_rate_gbps = 0.0;   // LinkDataRateGbps(width_lanes, speed)
+  double data_rate_gbps = 0.0;  // LinkDataRateGbps(width_lanes, speed)
 };
 
 // A compute node as MPI sees it (its short hostname). Multi-rail hosts have several CAs.
@@ -109,8 +109,8 @@ class Fabric {
  public:
   std::vector<Node> nodes;
   std::vector<Link> links;
-  std::vector<Host> hosts;                   // sorted by name
-  std::vector<int> anonymous_endpoints;      // CAs with a vendor-default description
+  std::vector<Host> hosts;               // sorted by name
+  std::vector<int> anonymous_endpoints;  // CAs with a vendor-default description
 
   // Adds a node; fails with kInvalidArgument if its GUID is already present.
   absl::Status AddNode(Node node, int* index);

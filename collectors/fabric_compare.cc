@@ -58,9 +58,9 @@ std::multiset<Cable> Cables(const Fabric& f) {
 
 std::string Describe(const Cable& c) {
   std::ostringstream s;
-  s << FormatGuid(std::get<0>(c)) << "[" << std::get<1>(c) << "] - "
-    << FormatGuid(std::get<2>(c)) << "[" << std::get<3>(c) << "] " << std::get<4>(c) << "x"
-    << LinkSpeedName(std::get<5>(c)) << " " << std::get<6>(c) << " Gb/s";
+  s << FormatGuid(std::get<0>(c)) << "[" << std::get<1>(c) << "] - " << FormatGuid(std::get<2>(c))
+    << "[" << std::get<3>(c) << "] " << std::get<4>(c) << "x" << LinkSpeedName(std::get<5>(c))
+    << " " << std::get<6>(c) << " Gb/s";
   return s.str();
 }
 
@@ -80,16 +80,16 @@ void ComparePorts(const Node& w, const Node& g, Differences* d) {
       continue;
     }
     const Port& q = *it->second;
-    if (p->guid != q.guid || p->lid != q.lid || p->lmc != q.lmc ||
-        p->ext_number != q.ext_number) {
-      TOPORR_DIFF(*d, id << " port " << number << ": want guid " << FormatGuid(p->guid)
-                         << " lid " << p->lid << " lmc " << int{p->lmc} << " ext "
-                         << p->ext_number << ", got guid " << FormatGuid(q.guid) << " lid "
-                         << q.lid << " lmc " << int{q.lmc} << " ext " << q.ext_number);
+    if (p->guid != q.guid || p->lid != q.lid || p->lmc != q.lmc || p->ext_number != q.ext_number) {
+      TOPORR_DIFF(*d, id << " port " << number << ": want guid " << FormatGuid(p->guid) << " lid "
+                         << p->lid << " lmc " << int{p->lmc} << " ext " << p->ext_number
+                         << ", got guid " << FormatGuid(q.guid) << " lid " << q.lid << " lmc "
+                         << int{q.lmc} << " ext " << q.ext_number);
     }
   }
   for (const auto& [number, p] : gp) {
-    if (wp.count(number) == 0) TOPORR_DIFF(*d, id << " port " << number << " is cabled only in got");
+    if (wp.count(number) == 0)
+      TOPORR_DIFF(*d, id << " port " << number << " is cabled only in got");
   }
 }
 
@@ -104,8 +104,8 @@ std::vector<std::string> FabricDifferences(const Fabric& want, const Fabric& got
   for (const auto& [guid, w] : wn) {
     auto it = gn.find(guid);
     if (it == gn.end()) {
-      TOPORR_DIFF(d, "node " << FormatGuid(guid) << " (\"" << w->description
-                             << "\") is only in want");
+      TOPORR_DIFF(d,
+                  "node " << FormatGuid(guid) << " (\"" << w->description << "\") is only in want");
       continue;
     }
     const Node& g = *it->second;
@@ -119,8 +119,8 @@ std::vector<std::string> FabricDifferences(const Fabric& want, const Fabric& got
     if (w->vendor_id != g.vendor_id || w->device_id != g.device_id ||
         w->system_image_guid != g.system_image_guid || w->num_ports != g.num_ports) {
       TOPORR_DIFF(d, id << ": vendor/device/sysimg/ports " << w->vendor_id << "/" << w->device_id
-                        << "/" << FormatGuid(w->system_image_guid) << "/" << w->num_ports
-                        << " vs " << g.vendor_id << "/" << g.device_id << "/"
+                        << "/" << FormatGuid(w->system_image_guid) << "/" << w->num_ports << " vs "
+                        << g.vendor_id << "/" << g.device_id << "/"
                         << FormatGuid(g.system_image_guid) << "/" << g.num_ports);
     }
     if (w->lid != g.lid || w->lmc != g.lmc || w->enhanced_port0 != g.enhanced_port0) {
@@ -132,8 +132,8 @@ std::vector<std::string> FabricDifferences(const Fabric& want, const Fabric& got
   }
   for (const auto& [guid, g] : gn) {
     if (wn.count(guid) == 0) {
-      TOPORR_DIFF(d, "node " << FormatGuid(guid) << " (\"" << g->description
-                             << "\") is only in got");
+      TOPORR_DIFF(d,
+                  "node " << FormatGuid(guid) << " (\"" << g->description << "\") is only in got");
     }
   }
   const std::multiset<Cable> wc = Cables(want), gc = Cables(got);
@@ -180,8 +180,8 @@ std::vector<std::string> ForwardingTablesDifferences(const ForwardingTables& wan
       const uint8_t b = g->OutPort(static_cast<uint32_t>(lid));
       if (a != ForwardingTables::kUnsetPort) routed[lid] = true;
       if (a != b) {
-        TOPORR_DIFF(d, "switch " << id << " LID " << lid << ": port " << int{a} << " vs "
-                                 << int{b} << " (255 = unassigned)");
+        TOPORR_DIFF(d, "switch " << id << " LID " << lid << ": port " << int{a} << " vs " << int{b}
+                                 << " (255 = unassigned)");
       }
     }
   }
@@ -196,8 +196,8 @@ std::vector<std::string> ForwardingTablesDifferences(const ForwardingTables& wan
     if (!routed[lid] || wo[lid] == 0) continue;
     const uint64_t g = lid < go.size() ? go[lid] : 0;
     if (g != wo[lid]) {
-      TOPORR_DIFF(d, "owner of LID " << lid << ": " << FormatGuid(wo[lid]) << " vs "
-                                     << FormatGuid(g));
+      TOPORR_DIFF(d,
+                  "owner of LID " << lid << ": " << FormatGuid(wo[lid]) << " vs " << FormatGuid(g));
     }
   }
   return d.Take();

@@ -109,9 +109,9 @@ struct RouteEntryChange {
 // LFT changes of one switch present (with a table) in both snapshots.
 struct SwitchRouteChange {
   uint64_t switch_guid = 0;
-  std::string description;  // from B
-  size_t lids_compared = 0;    // LIDs owned by the same port GUID in both snapshots
-  size_t entries_changed = 0;  // of those, entries whose out port differs
+  std::string description;                 // from B
+  size_t lids_compared = 0;                // LIDs owned by the same port GUID in both snapshots
+  size_t entries_changed = 0;              // of those, entries whose out port differs
   std::vector<RouteEntryChange> examples;  // the first changed entries by LID, capped
 };
 
@@ -182,7 +182,8 @@ struct DiffFormatOptions {
 // Human-readable report: a heading, then one section per non-empty kind of change with its
 // count and one line per change (capped), e.g.
 //   Links degraded (1):
-//     0x0002c90200500100 "MF0;leaf02" port 1 <-> 0x0002c903000e0b50 "node05 HCA-1" port 1: 4xQDR 32 Gb/s -> 1xQDR 8 Gb/s
+//     0x0002c90200500100 "MF0;leaf02" port 1 <-> 0x0002c903000e0b50 "node05 HCA-1" port 1: 4xQDR 32
+//     Gb/s -> 1xQDR 8 Gb/s
 // (one line per change), then a "Routes:" summary line with the per-switch and destination
 // sections, or "Routes: not compared ..." without tables on both sides. An empty diff reads
 // "No differences between A and B." plus the routes line.

@@ -39,7 +39,7 @@ std::string SupportedInputFormats();
 
 struct FabricInput {
   InputFormat format = InputFormat::kIbnetdiscover;
-  std::string source_name;   // file name used in errors ("fabric.txt:12: ...")
+  std::string source_name;  // file name used in errors ("fabric.txt:12: ...")
   std::string_view content;
   HostRule host_rule;
   std::string_view host_map;  // GUID -> host map file content; empty = none

@@ -95,8 +95,9 @@ class Parser {
     if (in_multicast_) return Error(block_line_, "multicast table never ends ('mlids dumped')");
     if (tables_.switches().empty()) {
       return absl::InvalidArgumentError(
-          file_ + ": no unicast forwarding table found (expected ibroute, dump_fts, "
-                  "dump_lfts.sh or opensm-lfts.dump output)");
+          file_ +
+          ": no unicast forwarding table found (expected ibroute, dump_fts, "
+          "dump_lfts.sh or opensm-lfts.dump output)");
     }
     return std::move(tables_);
   }
@@ -135,13 +136,14 @@ class Parser {
       uint64_t n;
       string_view s = t;
       if (ConsumeDecimal(s, &n)) return Trailer(n, s);
-      return Error(line_, absl::StrCat("unexpected line in the table of switch 0x",
-                                       absl::Hex(guid_, absl::kZeroPad16), ": '",
-                                       std::string(t), "'"));
+      return Error(line_,
+                   absl::StrCat("unexpected line in the table of switch 0x",
+                                absl::Hex(guid_, absl::kZeroPad16), ": '", std::string(t), "'"));
     }
     if (Consume(t, "*** WARNING ***")) return absl::OkStatus();  // dump_lfts.sh trailer
     if (t.substr(0, 2) == "0x") return Error(line_, "table entry before any 'Unicast lids' header");
-    return Error(line_, absl::StrCat("unexpected line outside a forwarding table: '", std::string(t), "'"));
+    return Error(
+        line_, absl::StrCat("unexpected line outside a forwarding table: '", std::string(t), "'"));
   }
 
   // "<first>-<last>] of switch <address> guid 0x<guid> (<desc>):"
@@ -198,8 +200,8 @@ class Parser {
     while (!s.empty() && s[0] == ' ') s.remove_prefix(1);
     if (!ConsumeDecimal(s, &port)) return Error(line_, "malformed out port in table entry");
     if (lid < first_ || lid > last_) {
-      return Error(line_, absl::StrCat("LID ", lid, " is outside the header's range [", first_,
-                                       "-", last_, "]"));
+      return Error(line_, absl::StrCat("LID ", lid, " is outside the header's range [", first_, "-",
+                                       last_, "]"));
     }
     ++entries_;
     bool illegal = port == ForwardingTables::kUnsetPort;
@@ -226,8 +228,8 @@ class Parser {
     uint8_t& e = lft_[lid];
     if (e != ForwardingTables::kUnsetPort && e != port) {
       return Error(line_, absl::StrCat("LID ", lid, " of switch 0x",
-                                       absl::Hex(guid_, absl::kZeroPad16), " is given port ",
-                                       port, " here and port ", e, " in an earlier block"));
+                                       absl::Hex(guid_, absl::kZeroPad16), " is given port ", port,
+                                       " here and port ", e, " in an earlier block"));
     }
     e = static_cast<uint8_t>(port);
     if (port == 0 && sw_->lid == 0) sw_->lid = static_cast<uint32_t>(lid);
@@ -253,8 +255,10 @@ class Parser {
     // OpenSM prints its top LID here, not a count; ibroute counts its entry lines.
     if (opensm_ && !valid) {
       if (n != last_) {
-        return Error(line_, absl::StrCat("'", n, " lids dumped' does not match the header's top "
-                                         "LID ", last_));
+        return Error(line_, absl::StrCat("'", n,
+                                         " lids dumped' does not match the header's top "
+                                         "LID ",
+                                         last_));
       }
     } else if (n != entries_) {
       return Error(line_, absl::StrCat("the block says ", n, " lids dumped but has ", entries_,

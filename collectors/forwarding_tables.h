@@ -66,7 +66,7 @@ namespace toporr::collectors {
 inline constexpr uint32_t kMaxUnicastLid = 0xBFFF;
 
 struct SwitchForwardingTable {
-  uint64_t guid = 0;        // switch node GUID
+  uint64_t guid = 0;  // switch node GUID
   // Switch LID: from the header's `Lid N` address (ibroute by LID, opensm-lfts.dump), else
   // the first LID the table delivers to port 0 (the switch itself), else 0.
   uint32_t lid = 0;
@@ -120,8 +120,8 @@ struct ForwardingTablesOptions {
 
 // Parses any of the dumps described above (the `#@` provenance lines of the shared samples
 // must already be stripped). Line numbers in errors are 1-based lines of `text`.
-absl::StatusOr<ForwardingTables> ParseForwardingTables(
-    std::string_view text, const ForwardingTablesOptions& options = {});
+absl::StatusOr<ForwardingTables> ParseForwardingTables(std::string_view text,
+                                                       const ForwardingTablesOptions& options = {});
 
 }  // namespace toporr::collectors
 

@@ -103,9 +103,8 @@ TEST(ForwardingTablesTest, IbrouteLmcPathLines) {
   const SwitchForwardingTable& s = t.switches().at(0);
   EXPECT_EQ(s.lid, 9u);
   // node16 port 1 owns 0x10..0x13 and is spread over ports 12, 9, 10, 12.
-  EXPECT_EQ(Entries(s, 0x13), (std::vector<uint8_t>{
-                                  kUnset, kUnset, kUnset, 1, 1, 1, 1, 10, 0, 11, 10, 10, 10,
-                                  kUnset, kUnset, 12, 9, 10, 12}));
+  EXPECT_EQ(Entries(s, 0x13), (std::vector<uint8_t>{kUnset, kUnset, kUnset, 1, 1, 1, 1, 10, 0, 11,
+                                                    10, 10, 10, kUnset, kUnset, 12, 9, 10, 12}));
   EXPECT_EQ(s.OutPort(0x4f), 9);
   // "(path #2 out of 4: portguid G)" names the owner of the extra LIDs.
   EXPECT_EQ(t.lid_port_guid()[0x11], 0x0002c903000e0c01u);
@@ -128,9 +127,9 @@ TEST(ForwardingTablesTest, EdgecasesRouterDestinations) {
 
 TEST(ForwardingTablesTest, OpenSmLftsDumpMatchesDumpFts) {
   ASSERT_OK_AND_ASSIGN(ForwardingTables fts, ParseShared("dump_fts_fattree.txt"));
-  ASSERT_OK_AND_ASSIGN(ForwardingTables osm,
-                       ParseForwardingTables(ReadTestdata("opensm-lfts_fattree-2l-16h.dump"),
-                                             {"opensm-lfts.dump"}));
+  ASSERT_OK_AND_ASSIGN(
+      ForwardingTables osm,
+      ParseForwardingTables(ReadTestdata("opensm-lfts_fattree-2l-16h.dump"), {"opensm-lfts.dump"}));
   ASSERT_EQ(osm.switches().size(), 6u);
   EXPECT_EQ(osm.switches()[0].guid, kSpine01);
   EXPECT_EQ(osm.switches()[0].description, "MF0;spine01:MSX6036/U1");  // quotes removed
@@ -211,8 +210,8 @@ TEST(ForwardingTablesTest, ErrorsNameFileAndLine) {
                                  "0x0002c90200500000 has no 'lids dumped' line")));
   // An entry line lost: the count no longer matches.
   std::string lost = absl::StrReplaceAll(
-      sample, {{"0x0005 009 : (Switch portguid 0x0002c90200500100: 'MF0;leaf02:MSX6036/U1')\n",
-                ""}});
+      sample,
+      {{"0x0005 009 : (Switch portguid 0x0002c90200500100: 'MF0;leaf02:MSX6036/U1')\n", ""}});
   EXPECT_THAT(ParseForwardingTables(lost, o),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr(":26: the block says 23 lids dumped but has 22 entry lines")));
@@ -234,24 +233,26 @@ TEST(ForwardingTablesTest, ErrorsNameFileAndLine) {
   EXPECT_THAT(ParseForwardingTables("Unicast lids [0x0-0x3] of switch Lid 1 (s):\n"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no ' guid 0x'")));
   // Two blocks of one switch that disagree.
-  EXPECT_THAT(ParseForwardingTables(
-                  "Unicast lids [0x1-0x1] of switch Lid 2 guid 0x2 (sw):\n0x0001 001 \n"
-                  "1 valid lids dumped \n"
-                  "Unicast lids [0x1-0x1] of switch Lid 2 guid 0x2 (sw):\n0x0001 002 \n"
-                  "1 valid lids dumped \n"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr(":5: LID 1 of switch 0x0000000000000002 is given port 2 here "
-                                 "and port 1 in an earlier block")));
+  EXPECT_THAT(
+      ParseForwardingTables("Unicast lids [0x1-0x1] of switch Lid 2 guid 0x2 (sw):\n0x0001 001 \n"
+                            "1 valid lids dumped \n"
+                            "Unicast lids [0x1-0x1] of switch Lid 2 guid 0x2 (sw):\n0x0001 002 \n"
+                            "1 valid lids dumped \n"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr(":5: LID 1 of switch 0x0000000000000002 is given port 2 here "
+                         "and port 1 in an earlier block")));
 }
 
 TEST(ForwardingTablesTest, SetOutPortAndMemory) {
   ForwardingTables t;
-  EXPECT_THAT(t.SetOutPort(5, 1, 1), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no forwarding table")));
+  EXPECT_THAT(t.SetOutPort(5, 1, 1),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no forwarding table")));
   t.Add(5);
   EXPECT_OK(t.SetOutPort(5, 100, 3));
   EXPECT_EQ(t.FindTable(5)->OutPort(100), 3);
   EXPECT_EQ(t.FindTable(5)->OutPort(99), kUnset);
-  EXPECT_THAT(t.SetOutPort(5, 0xC000, 1), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not a unicast LID")));
+  EXPECT_THAT(t.SetOutPort(5, 0xC000, 1),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not a unicast LID")));
   EXPECT_GE(t.MemoryBytes(), 101u);
 }
 
@@ -276,8 +277,9 @@ TEST(ForwardingTablesTest, LargeSyntheticDump) {
     for (int lid = 1; lid <= kLids; ++lid) {
       int port = lid == s + 1 ? 0 : 1 + (lid * 7 + s) % 36;
       snprintf(buf, sizeof buf,
-               "0x%04x %03d : (Channel Adapter portguid 0x%016llx: 'node%05d HCA-1')\n", lid,
-               port, static_cast<unsigned long long>(0x0002c903000e0000ULL + static_cast<uint64_t>(lid)), lid);
+               "0x%04x %03d : (Channel Adapter portguid 0x%016llx: 'node%05d HCA-1')\n", lid, port,
+               static_cast<unsigned long long>(0x0002c903000e0000ULL + static_cast<uint64_t>(lid)),
+               lid);
       text += buf;
     }
     snprintf(buf, sizeof buf, "%d valid lids dumped \n", kLids);

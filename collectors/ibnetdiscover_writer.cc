@@ -31,12 +31,18 @@ char TypeLetter(NodeType t) {
 
 const char* WidthText(int lanes) {
   switch (lanes) {
-    case 1: return "1x";
-    case 2: return "2x";
-    case 4: return "4x";
-    case 8: return "8x";
-    case 12: return "12x";
-    default: return "??";
+    case 1:
+      return "1x";
+    case 2:
+      return "2x";
+    case 4:
+      return "4x";
+    case 8:
+      return "8x";
+    case 12:
+      return "12x";
+    default:
+      return "??";
   }
 }
 
@@ -67,8 +73,7 @@ void AppendNode(const Fabric& fabric, const Node& node, std::string* out) {
     Appendf(out, "\" %s port 0 lid %u lmc %u\n", node.enhanced_port0 ? "enhanced" : "base",
             node.lid, static_cast<unsigned>(node.lmc));
   } else {
-    Appendf(out, "%sguid=0x%" PRIx64 "\n", node.type == NodeType::kRouter ? "rt" : "ca",
-            node.guid);
+    Appendf(out, "%sguid=0x%" PRIx64 "\n", node.type == NodeType::kRouter ? "rt" : "ca", node.guid);
     Appendf(out, "%s\t%d \"%c-%016" PRIx64 "\"\t\t# \"", keyword, node.num_ports,
             TypeLetter(node.type), node.guid);
     out->append(node.description);
@@ -106,9 +111,12 @@ struct LidOwner {
 
 const char* DumpFtsTypeName(NodeType t) {
   switch (t) {
-    case NodeType::kSwitch: return "Switch";
-    case NodeType::kRouter: return "Router";
-    default: return "Channel Adapter";
+    case NodeType::kSwitch:
+      return "Switch";
+    case NodeType::kRouter:
+      return "Router";
+    default:
+      return "Channel Adapter";
   }
 }
 
@@ -147,8 +155,8 @@ std::string FormatDumpFts(const ForwardingTables& tables, const Fabric& fabric) 
   std::string out;
   for (const SwitchForwardingTable& sw : tables.switches()) {
     const size_t top = sw.out_port.empty() ? 0 : sw.out_port.size() - 1;
-    Appendf(&out, "Unicast lids [0x0-0x%zx] of switch Lid %u guid 0x%016" PRIx64 " ('", top,
-            sw.lid, sw.guid);
+    Appendf(&out, "Unicast lids [0x0-0x%zx] of switch Lid %u guid 0x%016" PRIx64 " ('", top, sw.lid,
+            sw.guid);
     out.append(sw.description);
     out.append("'):\n  Lid  Out   Destination\n       Port     Info \n");
     int entries = 0;
@@ -171,8 +179,7 @@ std::string FormatDumpFts(const ForwardingTables& tables, const Fabric& fabric) 
         Appendf(&out, "portguid 0x%016" PRIx64 ")\n", owner.port_guid);
       } else {
         const Node& n = fabric.nodes[owner.node];
-        Appendf(&out, "%s portguid 0x%016" PRIx64 ": '", DumpFtsTypeName(n.type),
-                owner.port_guid);
+        Appendf(&out, "%s portguid 0x%016" PRIx64 ": '", DumpFtsTypeName(n.type), owner.port_guid);
         out.append(n.description);
         out.append("')\n");
       }

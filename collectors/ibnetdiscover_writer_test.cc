@@ -50,12 +50,9 @@ INSTANTIATE_TEST_SUITE_P(
     SharedSamples, IbnetdiscoverRoundTrip,
     ::testing::Values("ibnetdiscover_fattree_default.txt", "ibnetdiscover_fattree_full_f.txt",
                       "ibnetdiscover_fattree_grouping_g.txt", "ibnetdiscover_fattree_lmc2.txt",
-                      "ibnetdiscover_fattree_maxhops_m.txt",
-                      "ibnetdiscover_edgecases_default.txt",
-                      "ibnetdiscover_edgecases_grouping_g.txt",
-                      "ibnetdiscover_chassis_default.txt",
-                      "ibnetdiscover_chassis_grouping_g.txt",
-                      "ibnetdiscover_real_ibm_small.txt",
+                      "ibnetdiscover_fattree_maxhops_m.txt", "ibnetdiscover_edgecases_default.txt",
+                      "ibnetdiscover_edgecases_grouping_g.txt", "ibnetdiscover_chassis_default.txt",
+                      "ibnetdiscover_chassis_grouping_g.txt", "ibnetdiscover_real_ibm_small.txt",
                       "ibnetdiscover_real_manpage_voltaire_g.txt",
                       "ibnetdiscover_real_nvidia_loops_mixed.txt"),
     [](const ::testing::TestParamInfo<std::string>& info) {
@@ -113,16 +110,16 @@ TEST(FormatIbnetdiscover, LeavesOutCasWithoutCabledPorts) {
 // LFT dumps: parse, write as dump_fts, parse again.
 struct LftCase {
   std::string name;
-  std::string path;         // shared sample name, or a path under collectors/testdata
-  std::string topology;     // shared ibnetdiscover sample of the same fabric, or empty
+  std::string path;      // shared sample name, or a path under collectors/testdata
+  std::string topology;  // shared ibnetdiscover sample of the same fabric, or empty
 };
 
 class DumpFtsRoundTrip : public ::testing::TestWithParam<LftCase> {};
 
 TEST_P(DumpFtsRoundTrip, ParseWriteParseGivesTheSameTables) {
   const LftCase& c = GetParam();
-  const std::string input = c.path.rfind("collectors/", 0) == 0 ? ReadFileOrDie(c.path)
-                                                                 : ReadSharedFabric(c.path);
+  const std::string input =
+      c.path.rfind("collectors/", 0) == 0 ? ReadFileOrDie(c.path) : ReadSharedFabric(c.path);
   ASSERT_OK_AND_ASSIGN(ForwardingTables original, ParseForwardingTables(input));
   Fabric fabric;
   if (!c.topology.empty()) {
@@ -146,8 +143,7 @@ INSTANTIATE_TEST_SUITE_P(
         LftCase{"DumpLftsFattree", "dump_lfts_fattree.txt", ""},
         LftCase{"IbrouteLmc2", "ibroute_fattree_lmc2_leaf01.txt", ""},
         LftCase{"IbrouteAllSpine", "ibroute_fattree_spine01_all_1_8.txt", ""},
-        LftCase{"OpensmFattree2l16h", "collectors/testdata/opensm-lfts_fattree-2l-16h.dump",
-                ""}),
+        LftCase{"OpensmFattree2l16h", "collectors/testdata/opensm-lfts_fattree-2l-16h.dump", ""}),
     [](const ::testing::TestParamInfo<LftCase>& info) { return info.param.name; });
 
 TEST(FormatDumpFts, NamesOwnersFromTheFabricWhenTheTablesDoNot) {

@@ -32,10 +32,14 @@ bool ParseBracedGuid(string_view& s, uint64_t* guid) {
 }
 
 bool ParseType(string_view& s, NodeType* t) {
-  if (Consume(s, "ca ")) *t = NodeType::kCa;
-  else if (Consume(s, "switch ")) *t = NodeType::kSwitch;
-  else if (Consume(s, "router ")) *t = NodeType::kRouter;
-  else return false;
+  if (Consume(s, "ca "))
+    *t = NodeType::kCa;
+  else if (Consume(s, "switch "))
+    *t = NodeType::kSwitch;
+  else if (Consume(s, "router "))
+    *t = NodeType::kRouter;
+  else
+    return false;
   return true;
 }
 
@@ -55,7 +59,8 @@ bool ParseLidsAndDesc(string_view& s, uint32_t* first, uint32_t* last, std::stri
 
 class Parser {
  public:
-  Parser(string_view text, const IbtracertOptions& options) : text_(text), file_(options.file_name) {}
+  Parser(string_view text, const IbtracertOptions& options)
+      : text_(text), file_(options.file_name) {}
 
   absl::StatusOr<std::vector<Trace>> Run() {
     LineScanner lines(text_);

@@ -41,10 +41,10 @@ namespace toporr::collectors {
 struct TraceEndpoint {
   NodeType type = NodeType::kCa;  // meaningful only when Trace::detailed
   uint64_t node_guid = 0;
-  int port = 0;                   // 0 for a switch
-  uint32_t lid_first = 0;         // LID range; 0-0 when not detailed
+  int port = 0;            // 0 for a switch
+  uint32_t lid_first = 0;  // LID range; 0-0 when not detailed
   uint32_t lid_last = 0;
-  std::string description;        // empty when not detailed
+  std::string description;  // empty when not detailed
 };
 
 // One `[out] -> ... [in]` line: the trace leaves the previous node by `out_port` and enters

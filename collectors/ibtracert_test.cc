@@ -128,9 +128,9 @@ TEST(IbtracertTest, Errors) {
   EXPECT_THAT(ParseIbtracert(stopped + t, o),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("trace.txt:1: trace has no 'To' line before line 5")));
-  EXPECT_THAT(ParseIbtracert(absl::StrReplaceAll(t, {{"[11] -> switch", "[11] -> hub"}}), o),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("trace.txt:3: malformed hop")));
+  EXPECT_THAT(
+      ParseIbtracert(absl::StrReplaceAll(t, {{"[11] -> switch", "[11] -> hub"}}), o),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("trace.txt:3: malformed hop")));
   EXPECT_THAT(ParseIbtracert(t.substr(t.find("[1] ->")), o),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("trace.txt:1: hop line outside a trace")));

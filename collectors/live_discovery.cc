@@ -51,21 +51,31 @@ std::string CleanDescription(const char* raw) {
 // PortInfo:LinkWidthActive bits: 1 = 1x, 2 = 4x, 4 = 8x, 8 = 12x, 16 = 2x.
 int WidthLanes(uint32_t bits) {
   switch (bits) {
-    case 1: return 1;
-    case 2: return 4;
-    case 4: return 8;
-    case 8: return 12;
-    case 16: return 2;
-    default: return 0;
+    case 1:
+      return 1;
+    case 2:
+      return 4;
+    case 4:
+      return 8;
+    case 8:
+      return 12;
+    case 16:
+      return 2;
+    default:
+      return 0;
   }
 }
 
 LinkSpeed BasicSpeed(uint32_t bits) {
   switch (bits) {
-    case 1: return LinkSpeed::kSDR;
-    case 2: return LinkSpeed::kDDR;
-    case 4: return LinkSpeed::kQDR;
-    default: return LinkSpeed::kUnknown;
+    case 1:
+      return LinkSpeed::kSDR;
+    case 2:
+      return LinkSpeed::kDDR;
+    case 4:
+      return LinkSpeed::kQDR;
+    default:
+      return LinkSpeed::kUnknown;
   }
 }
 
@@ -90,11 +100,16 @@ LinkSpeed EndSpeed(ibnd_port_t* port) {
       const uint32_t mlnx = mad_get_field(port->ext_info, 0, IB_MLNX_EXT_PORT_LINK_SPEED_ACTIVE_F);
       return (mlnx & kMlnxLinkSpeedFdr10) ? LinkSpeed::kFDR10 : BasicSpeed(speed);
     }
-    case 1: return LinkSpeed::kFDR;
-    case 2: return LinkSpeed::kEDR;
-    case 4: return LinkSpeed::kHDR;
-    case 8: return LinkSpeed::kNDR;
-    default: return LinkSpeed::kUnknown;
+    case 1:
+      return LinkSpeed::kFDR;
+    case 2:
+      return LinkSpeed::kEDR;
+    case 4:
+      return LinkSpeed::kHDR;
+    case 8:
+      return LinkSpeed::kNDR;
+    default:
+      return LinkSpeed::kUnknown;
   }
 }
 
@@ -108,9 +123,12 @@ void MergeEnds(int w1, LinkSpeed s1, int w2, LinkSpeed s2, int* w, LinkSpeed* s)
 
 NodeType TypeOf(const ibnd_node_t* n) {
   switch (n->type) {
-    case IB_NODE_SWITCH: return NodeType::kSwitch;
-    case IB_NODE_ROUTER: return NodeType::kRouter;
-    default: return NodeType::kCa;
+    case IB_NODE_SWITCH:
+      return NodeType::kSwitch;
+    case IB_NODE_ROUTER:
+      return NodeType::kRouter;
+    default:
+      return NodeType::kCa;
   }
 }
 
@@ -168,8 +186,8 @@ absl::StatusOr<Fabric> ConvertFabric(ibnd_fabric_t* in, std::vector<ibnd_node_t*
   for (ibnd_node_t* n : *sorted) {
     absl::Status added = fabric.AddNode(ConvertNode(n), nullptr);
     if (!added.ok()) {
-      return absl::InternalError(absl::StrCat("libibnetdisc returned the node GUID ",
-                                              FormatGuid(n->guid), " twice"));
+      return absl::InternalError(
+          absl::StrCat("libibnetdisc returned the node GUID ", FormatGuid(n->guid), " twice"));
     }
   }
   for (size_t i = 0; i < sorted->size(); ++i) {
@@ -189,8 +207,8 @@ absl::StatusOr<Fabric> ConvertFabric(ibnd_fabric_t* in, std::vector<ibnd_node_t*
                 EndSpeed(port),
                 WidthLanes(mad_get_field(remote->info, 0, IB_PORT_LINK_WIDTH_ACTIVE_F)),
                 EndSpeed(remote), &width, &speed);
-      RETURN_IF_ERROR(fabric.Connect(LinkEnd{static_cast<int>(i), p},
-                                     LinkEnd{rn, remote->portnum}, width, speed));
+      RETURN_IF_ERROR(fabric.Connect(LinkEnd{static_cast<int>(i), p}, LinkEnd{rn, remote->portnum},
+                                     width, speed));
     }
   }
   return fabric;
@@ -208,10 +226,10 @@ bool HasCa(const char* name) {
 
 absl::Status CheckDevices(const std::string& ca_name) {
   if (umad_init() < 0 || !HasCa(nullptr)) {
-    return absl::UnavailableError(absl::StrCat(
-        "no InfiniBand device found: libibumad finds no CA with an active port under "
-        "/sys/class/infiniband ",
-        kNoDeviceHint));
+    return absl::UnavailableError(
+        absl::StrCat("no InfiniBand device found: libibumad finds no CA with an active port under "
+                     "/sys/class/infiniband ",
+                     kNoDeviceHint));
   }
   if (ca_name.empty() || HasCa(ca_name.c_str())) return absl::OkStatus();
   char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
@@ -259,8 +277,8 @@ absl::Status ReadForwardingTable(ibnd_node_t* n, ibmad_port* port, const LiveDis
       return absl::UnavailableError(absl::StrCat(
           "reading LFT block ", block, " (LIDs ", block * kLftBlockEntries, "-",
           block * kLftBlockEntries + kLftBlockEntries - 1, ") of switch ", FormatGuid(n->guid),
-          " ('", table->description, "', DR path ", portid2str(&path), ") failed after ",
-          o.retries, " retries of ", o.timeout_ms, " ms"));
+          " ('", table->description, "', DR path ", portid2str(&path), ") failed after ", o.retries,
+          " retries of ", o.timeout_ms, " ms"));
     }
     const uint32_t first = block * kLftBlockEntries;
     for (uint32_t lid = first; lid < first + kLftBlockEntries && lid <= top; ++lid) {
@@ -297,10 +315,9 @@ absl::StatusOr<DiscoveredFabric> DiscoverFabric(const LiveDiscoveryOptions& opti
   RETURN_IF_ERROR(CheckDevices(options.ca_name));
   std::string ca = options.ca_name;  // the C APIs take char*
   char* ca_arg = ca.empty() ? nullptr : ca.data();
-  const std::string where =
-      absl::StrCat("CA '", ca.empty() ? "(first active)" : ca, "' port ",
-                   options.ca_port == 0 ? std::string("(first active)")
-                                        : std::to_string(options.ca_port));
+  const std::string where = absl::StrCat(
+      "CA '", ca.empty() ? "(first active)" : ca, "' port ",
+      options.ca_port == 0 ? std::string("(first active)") : std::to_string(options.ca_port));
 
   ibnd_config_t config;
   std::memset(&config, 0, sizeof(config));

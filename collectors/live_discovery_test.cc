@@ -48,7 +48,7 @@ int RunShell(const std::string& cmd, const std::string& log) {
 
 struct LiveCase {
   std::string name;
-  std::string gen_args;     // gen_fattree.py arguments, or empty for a shared .net file
+  std::string gen_args;  // gen_fattree.py arguments, or empty for a shared .net file
   std::string shared_file;
   std::string run_args;     // run_ibsim.sh options
   std::string second_host;  // node the second discovery attaches at (SIM_HOST)
@@ -63,10 +63,10 @@ TEST_P(LiveDiscoveryTest, EqualsIbnetdiscoverAndDumpFts) {
   const std::string discover = Runfile("collectors/toporr-discover");
   const std::string net = c.shared_file.empty() ? dir + "/fabric.net" : SharedFabric(c.shared_file);
   if (!c.gen_args.empty()) {
-    ASSERT_EQ(RunShell("/usr/bin/python3 " + scripts + "/gen_fattree.py " + c.gen_args +
-                           " --out " + net,
-                       dir + "/gen.log"),
-              0)
+    ASSERT_EQ(
+        RunShell("/usr/bin/python3 " + scripts + "/gen_fattree.py " + c.gen_args + " --out " + net,
+                 dir + "/gen.log"),
+        0)
         << ReadFileOrDie(dir + "/gen.log");
   }
   // Run 1 attaches where opensm does; run 2 at another node, with SIM_HOST overridden for
@@ -92,12 +92,12 @@ TEST_P(LiveDiscoveryTest, EqualsIbnetdiscoverAndDumpFts) {
   EXPECT_EQ(live.nodes.size(), tool.nodes.size());
   EXPECT_EQ(live.links.size(), tool.links.size());
 
-  ASSERT_OK_AND_ASSIGN(ForwardingTables tool_lfts,
-                       ParseForwardingTables(ReadFileOrDie(out + "/dump_fts.txt"),
-                                             {out + "/dump_fts.txt"}));
-  ASSERT_OK_AND_ASSIGN(ForwardingTables live_lfts,
-                       ParseForwardingTables(ReadFileOrDie(out + "/live_lfts.txt"),
-                                             {out + "/live_lfts.txt"}));
+  ASSERT_OK_AND_ASSIGN(
+      ForwardingTables tool_lfts,
+      ParseForwardingTables(ReadFileOrDie(out + "/dump_fts.txt"), {out + "/dump_fts.txt"}));
+  ASSERT_OK_AND_ASSIGN(
+      ForwardingTables live_lfts,
+      ParseForwardingTables(ReadFileOrDie(out + "/live_lfts.txt"), {out + "/live_lfts.txt"}));
   EXPECT_THAT(ForwardingTablesDifferences(tool_lfts, live_lfts), IsEmpty());
   EXPECT_EQ(live_lfts.switches().size(), tool.CountNodes(NodeType::kSwitch));
 
@@ -119,24 +119,25 @@ TEST_P(LiveDiscoveryTest, EqualsIbnetdiscoverAndDumpFts) {
 
 INSTANTIATE_TEST_SUITE_P(
     Fabrics, LiveDiscoveryTest,
-    ::testing::Values(
-        LiveCase{"SharedFattree2lvl", "", "ibsim_fattree_2lvl.net", "", "node09"},
-        // Dual-homed host, router, SHARP aggregation node, host links 4xHDR/4xEDR/1xFDR/
-        // 12xQDR/4xDDR, EDR between switches, up/down routing.
-        LiveCase{"Fattree2l8hDualhomedRouterSharpMixedSpeeds",
-                 "--hosts 8 --hosts-per-leaf 4 --leaf-uplinks 2 --spines 2 --dual-homed 1 "
-                 "--routers 1 --sharp-nodes 1 --host-speeds HDR,EDR,FDR,QDR,DDR "
-                 "--host-widths 4x,4x,1x,12x --uplink-speed EDR --hca-ports 2",
-                 "", "--routing-engine updn", "node00006"},
-        LiveCase{"SharedFattree2lvlLmc2Updn", "", "ibsim_fattree_2lvl.net",
-                 "--lmc 2 --routing-engine updn", "node16"},
-        LiveCase{"SharedEdgecases", "", "ibsim_edgecases.net", "", "hostE"}),
+    ::testing::Values(LiveCase{"SharedFattree2lvl", "", "ibsim_fattree_2lvl.net", "", "node09"},
+                      // Dual-homed host, router, SHARP aggregation node, host links
+                      // 4xHDR/4xEDR/1xFDR/ 12xQDR/4xDDR, EDR between switches, up/down routing.
+                      LiveCase{
+                          "Fattree2l8hDualhomedRouterSharpMixedSpeeds",
+                          "--hosts 8 --hosts-per-leaf 4 --leaf-uplinks 2 --spines 2 --dual-homed 1 "
+                          "--routers 1 --sharp-nodes 1 --host-speeds HDR,EDR,FDR,QDR,DDR "
+                          "--host-widths 4x,4x,1x,12x --uplink-speed EDR --hca-ports 2",
+                          "", "--routing-engine updn", "node00006"},
+                      LiveCase{"SharedFattree2lvlLmc2Updn", "", "ibsim_fattree_2lvl.net",
+                               "--lmc 2 --routing-engine updn", "node16"},
+                      LiveCase{"SharedEdgecases", "", "ibsim_edgecases.net", "", "hostE"}),
     [](const ::testing::TestParamInfo<LiveCase>& info) { return info.param.name; });
 
 TEST(DiscoverFabric, RefusesBadOptions) {
   LiveDiscoveryOptions o;
   o.max_hops = 64;
-  EXPECT_THAT(DiscoverFabric(o), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("max_hops")));
+  EXPECT_THAT(DiscoverFabric(o),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("max_hops")));
   o = LiveDiscoveryOptions();
   o.timeout_ms = 0;
   EXPECT_THAT(DiscoverFabric(o), StatusIs(absl::StatusCode::kInvalidArgument, ::testing::_));
@@ -148,8 +149,8 @@ TEST(DiscoverFabric, RefusesBadOptions) {
 TEST(DiscoverFabric, SaysWhenThereIsNoInfinibandDevice) {
   struct stat st;
   if (stat("/sys/class/infiniband", &st) == 0) GTEST_SKIP() << "this machine has IB devices";
-  EXPECT_THAT(DiscoverFabric({}), StatusIs(absl::StatusCode::kUnavailable,
-                                           HasSubstr("no InfiniBand device found")));
+  EXPECT_THAT(DiscoverFabric({}),
+              StatusIs(absl::StatusCode::kUnavailable, HasSubstr("no InfiniBand device found")));
 }
 
 }  // namespace

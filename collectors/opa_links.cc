@@ -139,8 +139,8 @@ absl::StatusOr<LinkEnd> LinksParser::End(const PortLine& p, long line) {
   }
   Node& n = fabric_.nodes[index];
   if (n.type != *type || n.description != name) {
-    return Error(line, absl::StrCat("node ", FormatGuid(p.guid), " is ", std::string(p.type),
-                                    " \"", name, "\" here but ", NodeTypeName(n.type), " \"",
+    return Error(line, absl::StrCat("node ", FormatGuid(p.guid), " is ", std::string(p.type), " \"",
+                                    name, "\" here but ", NodeTypeName(n.type), " \"",
                                     n.description, "\" at line ", first_line_[index]));
   }
   n.num_ports = std::max(n.num_ports, p.port);

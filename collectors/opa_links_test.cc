@@ -125,21 +125,21 @@ TEST(OpaLinksTest, OtherReportsAroundAndVariants) {
   EXPECT_EQ(rates.links[1].width_lanes, 3);
   EXPECT_EQ(rates.nodes[0].description, "");
   // An empty fabric.
-  ASSERT_OK_AND_ASSIGN(Fabric empty, Parse("Link Summary\n\n0 Links in Fabric\n" +
-                                           std::string(79, '-') + "\n"));
+  ASSERT_OK_AND_ASSIGN(Fabric empty,
+                       Parse("Link Summary\n\n0 Links in Fabric\n" + std::string(79, '-') + "\n"));
   EXPECT_TRUE(empty.nodes.empty());
 }
 
 void ExpectError(const std::string& text, const std::string& where, const std::string& what) {
   auto r = Parse(text);
-  EXPECT_THAT(r.status(), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(where)))
-      << text;
+  EXPECT_THAT(r.status(), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(where))) << text;
   EXPECT_THAT(r.status().message(), HasSubstr(what)) << text;
 }
 
 TEST(OpaLinksTest, RefusesMalformedReports) {
   const std::string plain = Sample("2sw-4fi-2isl.links.txt");
-  const std::string head = "Link Summary\n\n1 Links in Fabric:\nRate NodeGUID          Port Type Name\n";
+  const std::string head =
+      "Link Summary\n\n1 Links in Fabric:\nRate NodeGUID          Port Type Name\n";
   const std::string dashes = std::string(79, '-') + "\n";
   ExpectError("opareport: no fabric\n", "links.txt:1:", "no \"Link Summary\" heading");
   ExpectError("Link Summary\n\n6 Links in Fabric\n" + dashes, "links.txt:3:", "-d 1 or higher");
@@ -149,29 +149,29 @@ TEST(OpaLinksTest, RefusesMalformedReports) {
   ExpectError(plain.substr(0, cut), "links.txt:11:", "without its \"<->\"");
   ExpectError(plain.substr(0, plain.find("-----")), "links.txt:16:", "dashed line");
   // Count mismatch.
-  ExpectError(absl::StrReplaceAll(plain, {{"6 Links", "7 Links"}}), "links.txt:3:",
-              "announces 7 links but lists 6");
-  ExpectError(head + "100g 0x0000000000000001   1 FI   a hfi1_0\n" + dashes, "links.txt:5:",
-              "without its");
-  ExpectError(head + "<->  0x0000000000000001   1 FI   a hfi1_0\n" + dashes, "links.txt:5:",
-              "without a port line");
-  ExpectError(head + "100g 0x0000000000000001   1 FI   a\n100g 0x0000000000000002   1 SW   s\n" +
-                  dashes,
-              "links.txt:6:", "neighbour of line 5");
-  ExpectError(head + "???? 0x0000000000000001   1 FI   a\n<->  0x0000000000000002   1 SW   s\n" +
-                  dashes,
-              "links.txt:5:", "unknown link rate \"????\"");
-  ExpectError(head + " 42g 0x0000000000000001   1 FI   a\n<->  0x0000000000000002   1 SW   s\n" +
-                  dashes,
-              "links.txt:5:", "unknown link rate \"42g\"");
-  ExpectError(head + "100g 0x0000000000000001   1 ??   a\n<->  0x0000000000000002   1 SW   s\n" +
-                  dashes,
-              "links.txt:5:", "expected FI or SW");
+  ExpectError(absl::StrReplaceAll(plain, {{"6 Links", "7 Links"}}),
+              "links.txt:3:", "announces 7 links but lists 6");
+  ExpectError(head + "100g 0x0000000000000001   1 FI   a hfi1_0\n" + dashes,
+              "links.txt:5:", "without its");
+  ExpectError(head + "<->  0x0000000000000001   1 FI   a hfi1_0\n" + dashes,
+              "links.txt:5:", "without a port line");
+  ExpectError(
+      head + "100g 0x0000000000000001   1 FI   a\n100g 0x0000000000000002   1 SW   s\n" + dashes,
+      "links.txt:6:", "neighbour of line 5");
+  ExpectError(
+      head + "???? 0x0000000000000001   1 FI   a\n<->  0x0000000000000002   1 SW   s\n" + dashes,
+      "links.txt:5:", "unknown link rate \"????\"");
+  ExpectError(
+      head + " 42g 0x0000000000000001   1 FI   a\n<->  0x0000000000000002   1 SW   s\n" + dashes,
+      "links.txt:5:", "unknown link rate \"42g\"");
+  ExpectError(
+      head + "100g 0x0000000000000001   1 ??   a\n<->  0x0000000000000002   1 SW   s\n" + dashes,
+      "links.txt:5:", "expected FI or SW");
   ExpectError(head + "100g 0x00000001   1 FI   a\n<->  0x0000000000000002   1 SW   s\n" + dashes,
               "links.txt:5:", "16 hex digits");
-  ExpectError(head + "100g 0x0000000000000001 300 FI   a\n<->  0x0000000000000002   1 SW   s\n" +
-                  dashes,
-              "links.txt:5:", "0..254");
+  ExpectError(
+      head + "100g 0x0000000000000001 300 FI   a\n<->  0x0000000000000002   1 SW   s\n" + dashes,
+      "links.txt:5:", "0..254");
   // Same GUID, two descriptions; a port cabled twice; a link listed twice.
   const std::string two =
       "Link Summary\n\n2 Links in Fabric:\nRate NodeGUID          Port Type Name\n";

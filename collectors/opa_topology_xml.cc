@@ -247,10 +247,10 @@ absl::Status Parser::Read(const xmlNode* root) {
   for (const xmlNode* c = root->children; c; c = c->next) {
     if (IsElement(c, "LinkSummary") || IsElement(c, "ExternalLinkSummary")) {
       if (link_section) {
-        return Error(LineOf(c), absl::StrCat("second link section <", NameOf(c), "> (first <",
-                                             NameOf(link_section), "> at line ",
-                                             LineOf(link_section),
-                                             "); a topology file has exactly one"));
+        return Error(
+            LineOf(c),
+            absl::StrCat("second link section <", NameOf(c), "> (first <", NameOf(link_section),
+                         "> at line ", LineOf(link_section), "); a topology file has exactly one"));
       }
       link_section = c;
       RETURN_IF_ERROR(ReadLinkSection(c));
@@ -315,7 +315,8 @@ absl::Status Parser::ReadLink(const xmlNode* link) {
       }
     } else if (IsElement(f, "Internal")) {
       std::optional<uint64_t> v = ParseDecimal(text, UINT32_MAX);
-      if (!v) return Error(LineOf(f), absl::StrCat("<Internal> is \"", text, "\", expected 0 or 1"));
+      if (!v)
+        return Error(LineOf(f), absl::StrCat("<Internal> is \"", text, "\", expected 0 or 1"));
       rec.internal = *v != 0;
     }
   }
@@ -378,8 +379,8 @@ absl::Status Parser::ReadNodeSection(const xmlNode* section, NodeType type) {
         PortRecord p;
         RETURN_IF_ERROR(ReadPort(f, &p));
         e.ports.push_back(p);
-      } else if (IsElement(f, "NodeGUID") || IsElement(f, "NodeDesc") ||
-                 IsElement(f, "NodeType") || IsElement(f, "NodeType_Int")) {
+      } else if (IsElement(f, "NodeGUID") || IsElement(f, "NodeDesc") || IsElement(f, "NodeType") ||
+                 IsElement(f, "NodeType_Int")) {
         RETURN_IF_ERROR(ReadSelectorField(f, &e.id));
       }
     }
@@ -462,9 +463,9 @@ absl::StatusOr<int> Parser::ProtoByDesc(const Selector& s) {
   if (inserted) {
     const uint64_t guid = SynthesizedOpaNodeGuid(s.desc);
     if (by_guid_.count(guid)) {
-      return Error(s.line, absl::StrCat("the GUID synthesised for NodeDesc ", Quote(s.desc),
-                                        ", ", FormatGuid(guid),
-                                        ", is already taken; give this node a NodeGUID"));
+      return Error(s.line,
+                   absl::StrCat("the GUID synthesised for NodeDesc ", Quote(s.desc), ", ",
+                                FormatGuid(guid), ", is already taken; give this node a NodeGUID"));
     }
     Proto p;
     p.guid = guid;
@@ -496,10 +497,9 @@ absl::Status Parser::MergeInto(int index, const Selector& s) {
       p.type = s.type;
       p.type_line = s.type_line;
     } else if (*p.type != *s.type) {
-      return Error(s.type_line,
-                   absl::StrCat("node ", Quote(p.desc), " (", FormatGuid(p.guid), ") is a ",
-                                NodeTypeName(*s.type), " here but a ", NodeTypeName(*p.type),
-                                " at line ", p.type_line));
+      return Error(s.type_line, absl::StrCat("node ", Quote(p.desc), " (", FormatGuid(p.guid),
+                                             ") is a ", NodeTypeName(*s.type), " here but a ",
+                                             NodeTypeName(*p.type), " at line ", p.type_line));
     }
   }
   if (s.port_num >= 0) p.max_port = std::max(p.max_port, s.port_num);

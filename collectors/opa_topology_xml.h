@@ -36,9 +36,10 @@
 //
 // What the result holds:
 //   * nodes in document order of first mention (opareport prints <Nodes> before the links,
-//     opaxlattopology after them), so a file always gives the same Fabric; Node::num_ports is the highest port number mentioned (a lower bound: files only
-//     name cabled ports); Node::lid is a switch's port-0 LID or an HFI's first port's LID when
-//     <Nodes> has them (opareport -o topology prints them at -d 3 and higher), else 0;
+//     opaxlattopology after them), so a file always gives the same Fabric; Node::num_ports is the
+//     highest port number mentioned (a lower bound: files only name cabled ports); Node::lid is a
+//     switch's port-0 LID or an HFI's first port's LID when <Nodes> has them (opareport -o topology
+//     prints them at -d 3 and higher), else 0;
 //   * CA ports carry their PortGUID, LID and LMC where the file gives them (switch ports carry
 //     the switch GUID and port-0 LID, the model's convention);
 //   * every <Link> as one Link, director-internal ones (<Internal>1</Internal>, e.g.

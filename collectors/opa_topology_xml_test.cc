@@ -79,8 +79,8 @@ std::vector<std::string> HostNames(const Fabric& f) {
 
 TEST(OpaTopologyXmlTest, OpaxlattopologyDetailedSample) {
   OpaParseStats stats;
-  ASSERT_OK_AND_ASSIGN(Fabric f, Parse(ReadSharedFabric("opa_topology_opaxlattopology_detailed.xml"),
-                                       &stats));
+  ASSERT_OK_AND_ASSIGN(
+      Fabric f, Parse(ReadSharedFabric("opa_topology_opaxlattopology_detailed.xml"), &stats));
   EXPECT_EQ(f.links.size(), 753u);
   EXPECT_EQ(stats.links, 753);
   EXPECT_EQ(stats.internal_links, 728);
@@ -105,7 +105,8 @@ TEST(OpaTopologyXmlTest, OpaxlattopologyDetailedSample) {
   EXPECT_EQ(leaf.guid, SynthesizedOpaNodeGuid("core1 L101A"));
   EXPECT_TRUE(IsSynthesizedOpaNodeGuid(leaf.guid));
   // Stable across runs: a second parse gives the same GUIDs in the same order.
-  ASSERT_OK_AND_ASSIGN(Fabric g, Parse(ReadSharedFabric("opa_topology_opaxlattopology_detailed.xml")));
+  ASSERT_OK_AND_ASSIGN(Fabric g,
+                       Parse(ReadSharedFabric("opa_topology_opaxlattopology_detailed.xml")));
   ASSERT_EQ(g.nodes.size(), f.nodes.size());
   for (size_t i = 0; i < f.nodes.size(); ++i) EXPECT_EQ(g.nodes[i].guid, f.nodes[i].guid);
   // The first link's ends come first (file order).
@@ -125,8 +126,8 @@ TEST(OpaTopologyXmlTest, OpaxlattopologyDetailedSample) {
 
 TEST(OpaTopologyXmlTest, OpagentopologySample) {
   OpaParseStats stats;
-  ASSERT_OK_AND_ASSIGN(Fabric f, Parse(ReadSharedFabric("opa_topology_opagentopology.xml"),
-                                       &stats));
+  ASSERT_OK_AND_ASSIGN(Fabric f,
+                       Parse(ReadSharedFabric("opa_topology_opagentopology.xml"), &stats));
   ASSERT_EQ(f.links.size(), 2u);
   EXPECT_EQ(stats.internal_links, 0);
   EXPECT_EQ(stats.synthesized_guids, 0);
@@ -303,8 +304,8 @@ TEST(OpaTopologyXmlTest, OpareportTopologyLayoutWithLids) {
 // --- resolution rules ----------------------------------------------------------------------
 
 std::string Doc(const std::string& links, const std::string& nodes = "") {
-  return "<?xml version=\"1.0\"?>\n<Topology>\n<LinkSummary>\n" + links +
-         "</LinkSummary>\n" + nodes + "</Topology>\n";
+  return "<?xml version=\"1.0\"?>\n<Topology>\n<LinkSummary>\n" + links + "</LinkSummary>\n" +
+         nodes + "</Topology>\n";
 }
 
 std::string PortSel(const std::string& fields) { return "<Port>" + fields + "</Port>\n"; }
@@ -320,8 +321,7 @@ TEST(OpaTopologyXmlTest, DescOnlySelectorJoinsTheGuidNodeWithThatDesc) {
                       "<NodeDesc>a hfi1_0</NodeDesc><NodeType>FI</NodeType>"),
               PortSel("<NodeDesc>sw</NodeDesc><PortNum>1</PortNum><NodeType>SW</NodeType>")) +
       LinkXml(PortSel("<NodeDesc>a hfi1_0</NodeDesc><PortNum>2</PortNum>"),
-              PortSel("<NodeDesc>sw</NodeDesc><PortNum>02</PortNum>"),
-              "<Rate_Int>11</Rate_Int>"));
+              PortSel("<NodeDesc>sw</NodeDesc><PortNum>02</PortNum>"), "<Rate_Int>11</Rate_Int>"));
   OpaParseStats stats;
   ASSERT_OK_AND_ASSIGN(Fabric f, Parse(text, &stats));
   ASSERT_EQ(f.nodes.size(), 2u);
@@ -337,14 +337,14 @@ TEST(OpaTopologyXmlTest, DescOnlySelectorJoinsTheGuidNodeWithThatDesc) {
 
 TEST(OpaTopologyXmlTest, PortGuidSelectorsAndMissingRate) {
   // PortGUID only (no PortNum): the port the <Nodes> section gives that GUID.
-  const std::string text = Doc(
-      LinkXml(PortSel("<PortGUID>0x00117501017a0009</PortGUID>"),
-              PortSel("<NodeGUID>0x0011750102000001</NodeGUID><PortNum>3</PortNum>"
-                      "<NodeType>SW</NodeType>"),
-              ""),
-      "<Nodes><FIs><Node><NodeGUID>0x00117501017a0008</NodeGUID><NodeDesc>b hfi1_0</NodeDesc>"
-      "<Port><PortNum>1</PortNum><LID>0x20</LID><PortGUID>0x00117501017a0009</PortGUID></Port>"
-      "</Node></FIs></Nodes>\n");
+  const std::string text =
+      Doc(LinkXml(PortSel("<PortGUID>0x00117501017a0009</PortGUID>"),
+                  PortSel("<NodeGUID>0x0011750102000001</NodeGUID><PortNum>3</PortNum>"
+                          "<NodeType>SW</NodeType>"),
+                  ""),
+          "<Nodes><FIs><Node><NodeGUID>0x00117501017a0008</NodeGUID><NodeDesc>b hfi1_0</NodeDesc>"
+          "<Port><PortNum>1</PortNum><LID>0x20</LID><PortGUID>0x00117501017a0009</PortGUID></Port>"
+          "</Node></FIs></Nodes>\n");
   OpaParseStats stats;
   ASSERT_OK_AND_ASSIGN(Fabric f, Parse(text, &stats));
   EXPECT_EQ(stats.links_without_rate, 1);
@@ -362,15 +362,15 @@ TEST(OpaTopologyXmlTest, PortGuidSelectorsAndMissingRate) {
 
 void ExpectError(const std::string& text, const std::string& where, const std::string& what) {
   auto r = Parse(text);
-  EXPECT_THAT(r.status(), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(where)))
-      << text;
+  EXPECT_THAT(r.status(), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(where))) << text;
   EXPECT_THAT(r.status().message(), HasSubstr(what)) << text;
 }
 
 const std::string kFi = PortSel(
     "<NodeGUID>0x0011750101000001</NodeGUID><PortNum>1</PortNum><NodeType>FI</NodeType>"
     "<NodeDesc>a hfi1_0</NodeDesc>");
-const std::string kSw = PortSel("<NodeDesc>sw</NodeDesc><PortNum>1</PortNum><NodeType>SW</NodeType>");
+const std::string kSw =
+    PortSel("<NodeDesc>sw</NodeDesc><PortNum>1</PortNum><NodeType>SW</NodeType>");
 
 TEST(OpaTopologyXmlTest, RefusesLinkWithOnePort) {
   // The <Link> starts on line 4.
@@ -379,28 +379,30 @@ TEST(OpaTopologyXmlTest, RefusesLinkWithOnePort) {
 }
 
 TEST(OpaTopologyXmlTest, RefusesUnresolvableSelectors) {
-  ExpectError(Doc(LinkXml(kFi, PortSel("<PortGUID>0x1234</PortGUID>"))), "t.xml:6:",
-              "belongs to no port named elsewhere");
+  ExpectError(Doc(LinkXml(kFi, PortSel("<PortGUID>0x1234</PortGUID>"))),
+              "t.xml:6:", "belongs to no port named elsewhere");
   ExpectError(Doc(LinkXml(kFi, PortSel("<NodeGUID>0x1234</NodeGUID><NodeType>SW</NodeType>"))),
               "t.xml:6:", "no <PortNum>");
-  ExpectError(Doc(LinkXml(kFi, PortSel("<PortNum>3</PortNum>"))), "t.xml:6:",
-              "none of NodeGUID, NodeDesc, PortGUID");
+  ExpectError(Doc(LinkXml(kFi, PortSel("<PortNum>3</PortNum>"))),
+              "t.xml:6:", "none of NodeGUID, NodeDesc, PortGUID");
   ExpectError(Doc(LinkXml(kFi, PortSel("<NodeDesc>sw</NodeDesc><PortNum>1</PortNum>"))),
               "t.xml:", "no <NodeType>");
   // Two GUID nodes share a description; a desc-only selector cannot choose.
-  ExpectError(
-      Doc(LinkXml(kFi, PortSel("<NodeGUID>0x99</NodeGUID><PortNum>1</PortNum>"
-                               "<NodeDesc>a hfi1_0</NodeDesc><NodeType>FI</NodeType>")) +
-          LinkXml(PortSel("<NodeDesc>a hfi1_0</NodeDesc><PortNum>2</PortNum>"), kSw)),
-      "t.xml:9:", "ambiguous");
+  ExpectError(Doc(LinkXml(kFi, PortSel("<NodeGUID>0x99</NodeGUID><PortNum>1</PortNum>"
+                                       "<NodeDesc>a hfi1_0</NodeDesc><NodeType>FI</NodeType>")) +
+                  LinkXml(PortSel("<NodeDesc>a hfi1_0</NodeDesc><PortNum>2</PortNum>"), kSw)),
+              "t.xml:9:", "ambiguous");
 }
 
 TEST(OpaTopologyXmlTest, RefusesBadValues) {
   ExpectError(Doc(LinkXml(kFi, kSw, "<Rate>42g</Rate>")), "t.xml:4:", "unknown link rate \"42g\"");
-  ExpectError(Doc(LinkXml(kFi, kSw, "<Rate>??" "?</Rate>")), "t.xml:4:", "unknown link rate");
+  ExpectError(Doc(LinkXml(kFi, kSw,
+                          "<Rate>??"
+                          "?</Rate>")),
+              "t.xml:4:", "unknown link rate");
   ExpectError(Doc(LinkXml(kFi, kSw, "<Rate_Int>99</Rate_Int>")), "t.xml:4:", "<Rate_Int>");
-  ExpectError(Doc(LinkXml(kFi, kSw, "<Rate>100g</Rate><Rate_Int>15</Rate_Int>")), "t.xml:4:",
-              "disagree");
+  ExpectError(Doc(LinkXml(kFi, kSw, "<Rate>100g</Rate><Rate_Int>15</Rate_Int>")),
+              "t.xml:4:", "disagree");
   ExpectError(Doc(LinkXml(kFi, PortSel("<NodeDesc>sw</NodeDesc><PortNum>255</PortNum>"))),
               "t.xml:6:", "0..254");
   ExpectError(Doc(LinkXml(kFi, PortSel("<NodeDesc>sw</NodeDesc><PortNum>0x1</PortNum>"))),
@@ -418,16 +420,15 @@ TEST(OpaTopologyXmlTest, RefusesContradictions) {
                                   "<NodeDesc>b hfi1_0</NodeDesc>"),
                           PortSel("<NodeDesc>sw</NodeDesc><PortNum>2</PortNum>"))),
               "t.xml:", "is named \"b hfi1_0\" here but \"a hfi1_0\"");
-  ExpectError(Doc(LinkXml(kFi, kSw) +
-                  LinkXml(PortSel("<NodeDesc>sw</NodeDesc><PortNum>3</PortNum>"
-                                  "<NodeType>FI</NodeType>"),
-                          PortSel("<NodeDesc>x</NodeDesc><PortNum>1</PortNum>"
-                                  "<NodeType>SW</NodeType>"))),
+  ExpectError(Doc(LinkXml(kFi, kSw) + LinkXml(PortSel("<NodeDesc>sw</NodeDesc><PortNum>3</PortNum>"
+                                                      "<NodeType>FI</NodeType>"),
+                                              PortSel("<NodeDesc>x</NodeDesc><PortNum>1</PortNum>"
+                                                      "<NodeType>SW</NodeType>"))),
               "t.xml:", "is a ca here but a switch");
   // Port cabled twice, link listed twice, port cabled to itself: reported at the second <Link>.
-  ExpectError(Doc(LinkXml(kFi, kSw) +
-                  LinkXml(kFi, PortSel("<NodeDesc>sw</NodeDesc><PortNum>2</PortNum>"))),
-              "t.xml:8:", "already cabled elsewhere");
+  ExpectError(
+      Doc(LinkXml(kFi, kSw) + LinkXml(kFi, PortSel("<NodeDesc>sw</NodeDesc><PortNum>2</PortNum>"))),
+      "t.xml:8:", "already cabled elsewhere");
   ExpectError(Doc(LinkXml(kFi, kSw) + LinkXml(kSw, kFi)), "t.xml:8:", "listed twice");
   ExpectError(Doc(LinkXml(kSw, kSw)), "t.xml:4:", "cabled to itself");
   ExpectError(Doc(LinkXml(kFi, kSw),
@@ -444,11 +445,11 @@ TEST(OpaTopologyXmlTest, RefusesMalformedDocuments) {
   ExpectError(truncated, absl::StrCat("t.xml:", lines, ":"), "malformed XML");
   ExpectError("", "t.xml:1:", "malformed XML");
   ExpectError("<Report>\n<LinkSummary>\n</Report>\n", "t.xml:3:", "mismatch");
-  ExpectError("<?xml version=\"1.0\"?>\n<Fabric>\n</Fabric>\n", "t.xml:2:",
-              "expected <Topology> or <Report>");
+  ExpectError("<?xml version=\"1.0\"?>\n<Fabric>\n</Fabric>\n",
+              "t.xml:2:", "expected <Topology> or <Report>");
   ExpectError("<Report>\n<Nodes/>\n</Report>\n", "t.xml:1:", "no <LinkSummary>");
-  ExpectError("<Report>\n<LinkSummary/>\n<ExternalLinkSummary/>\n</Report>\n", "t.xml:3:",
-              "second link section");
+  ExpectError("<Report>\n<LinkSummary/>\n<ExternalLinkSummary/>\n</Report>\n",
+              "t.xml:3:", "second link section");
   ExpectError("<!DOCTYPE Report [<!ENTITY x \"y\">]>\n<Report><LinkSummary/></Report>\n",
               "t.xml:1:", "DOCTYPE");
 }
@@ -459,15 +460,17 @@ TEST(OpaTopologyXmlTest, LineNumbersBeyond65535) {
   for (int i = 0; i < 7000; ++i) {
     links += absl::StrCat("<Link>\n<Rate>100g</Rate>\n<Port>\n<NodeDesc>h", i,
                           " hfi1_0</NodeDesc>\n<PortNum>1</PortNum>\n<NodeType>FI</NodeType>\n"
-                          "</Port>\n<Port>\n<NodeDesc>sw", i / 40, "</NodeDesc>\n<PortNum>",
-                          i % 40 + 1, "</PortNum>\n<NodeType>SW</NodeType>\n</Port>\n</Link>\n");
+                          "</Port>\n<Port>\n<NodeDesc>sw",
+                          i / 40, "</NodeDesc>\n<PortNum>", i % 40 + 1,
+                          "</PortNum>\n<NodeType>SW</NodeType>\n</Port>\n</Link>\n");
   }
   const std::string ok = Doc(links);
   ASSERT_OK_AND_ASSIGN(Fabric f, Parse(ok));
   EXPECT_EQ(f.links.size(), 7000u);
   const std::string bad =
-      Doc(links + "<Link>\n<Port>\n<NodeDesc>x</NodeDesc>\n<PortNum>1</PortNum>\n</Port>\n"
-                  "</Link>\n");
+      Doc(links +
+          "<Link>\n<Port>\n<NodeDesc>x</NodeDesc>\n<PortNum>1</PortNum>\n</Port>\n"
+          "</Link>\n");
   // 3 header lines, 7000 * 13 link lines, then the bad <Link>.
   ExpectError(bad, absl::StrCat("t.xml:", 3 + 7000 * 13 + 1, ":"), "exactly two");
 }
@@ -480,8 +483,8 @@ class GeneratedInputsTest : public ::testing::Test {
     struct stat st;
     if (stat("/usr/sbin/opaxlattopology", &st) != 0) return;
     const char* srcdir = std::getenv("TEST_SRCDIR");
-    const std::string script = absl::StrCat(srcdir ? srcdir : ".",
-                                            "/toporr/collectors/sim/opa/gen_opa_inputs.sh");
+    const std::string script =
+        absl::StrCat(srcdir ? srcdir : ".", "/toporr/collectors/sim/opa/gen_opa_inputs.sh");
     dir_ = new std::string(::toporr::testing::MakeTempDir("opa_gen"));
     const std::string cmd = absl::StrCat(script, " ", *dir_, " 4 8 2 > ", *dir_, "/files.txt");
     ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;

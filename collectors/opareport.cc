@@ -14,8 +14,8 @@ struct RateRow {
   OpaRate rate;
 };
 constexpr RateRow kRates[] = {
-    {"12.5g", 11, {1, 12.5}}, {"25g", 15, {1, 25.0}},  {"37.5g", 7, {3, 37.5}},
-    {"50g", 12, {2, 50.0}},   {"75g", 9, {3, 75.0}},   {"100g", 16, {4, 100.0}},
+    {"12.5g", 11, {1, 12.5}}, {"25g", 15, {1, 25.0}}, {"37.5g", 7, {3, 37.5}},
+    {"50g", 12, {2, 50.0}},   {"75g", 9, {3, 75.0}},  {"100g", 16, {4, 100.0}},
     {"200g", 17, {4, 200.0}},
 };
 
@@ -23,8 +23,7 @@ constexpr uint64_t kSynthesizedTopByte = 0x02;
 
 std::string DescribeEnd(const Fabric& f, const LinkEnd& e) {
   const Node& n = f.nodes[e.node];
-  return absl::StrCat("port ", e.port, " of \"", n.description, "\" (", FormatGuid(n.guid),
-                      ")");
+  return absl::StrCat("port ", e.port, " of \"", n.description, "\" (", FormatGuid(n.guid), ")");
 }
 
 }  // namespace
@@ -71,9 +70,8 @@ absl::Status ConnectOpaLink(LinkEnd x, LinkEnd y, const std::optional<OpaRate>& 
   const int width = rate ? rate->width_lanes : 0;
   absl::Status s = fabric->Connect(x, y, width, LinkSpeed::kUnknown, &index);
   if (!s.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("cannot cable ", DescribeEnd(*fabric, x),
-                                                   " to ", DescribeEnd(*fabric, y), ": ",
-                                                   s.message()));
+    return absl::InvalidArgumentError(absl::StrCat("cannot cable ", DescribeEnd(*fabric, x), " to ",
+                                                   DescribeEnd(*fabric, y), ": ", s.message()));
   }
   if (fabric->links.size() == before) {
     return absl::InvalidArgumentError(absl::StrCat("the link between ", DescribeEnd(*fabric, x),

@@ -16,8 +16,8 @@ TEST(OpaRateTest, TextAndCodesAgree) {
     int code;
     int width;
     double gbps;
-  } kCases[] = {{"12.5g", 11, 1, 12.5}, {"25g", 15, 1, 25.0},  {"37.5g", 7, 3, 37.5},
-                {"50g", 12, 2, 50.0},   {"75g", 9, 3, 75.0},   {"100g", 16, 4, 100.0},
+  } kCases[] = {{"12.5g", 11, 1, 12.5}, {"25g", 15, 1, 25.0}, {"37.5g", 7, 3, 37.5},
+                {"50g", 12, 2, 50.0},   {"75g", 9, 3, 75.0},  {"100g", 16, 4, 100.0},
                 {"200g", 17, 4, 200.0}};
   for (const auto& c : kCases) {
     auto by_text = ParseOpaRateText(c.text);
@@ -74,8 +74,7 @@ TEST(ConnectOpaLinkTest, SetsRateAndRefusesRepeats) {
   EXPECT_THAT(ConnectOpaLink({0, 5}, {1, 1}, std::nullopt, &f),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("listed twice")));
   EXPECT_THAT(ConnectOpaLink({0, 6}, {1, 1}, std::nullopt, &f),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("port 1 of \"n1 hfi1_0\"")));
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("port 1 of \"n1 hfi1_0\"")));
   ASSERT_OK(ConnectOpaLink({0, 6}, {0, 7}, std::nullopt, &f));
   EXPECT_EQ(f.links[1].width_lanes, 0);
   EXPECT_EQ(f.links[1].data_rate_gbps, 0.0);

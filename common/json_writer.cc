@@ -54,11 +54,21 @@ void JsonWriter::WriteEscaped(std::string_view s) {
   *out_ << '"';
   for (unsigned char c : s) {
     switch (c) {
-      case '"': *out_ << "\\\""; break;
-      case '\\': *out_ << "\\\\"; break;
-      case '\n': *out_ << "\\n"; break;
-      case '\r': *out_ << "\\r"; break;
-      case '\t': *out_ << "\\t"; break;
+      case '"':
+        *out_ << "\\\"";
+        break;
+      case '\\':
+        *out_ << "\\\\";
+        break;
+      case '\n':
+        *out_ << "\\n";
+        break;
+      case '\r':
+        *out_ << "\\r";
+        break;
+      case '\t':
+        *out_ << "\\t";
+        break;
       default:
         if (c < 0x20) {
           char buf[8];

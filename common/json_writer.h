@@ -30,12 +30,30 @@ class JsonWriter {
   void Null();
 
   // Shorthands for "key": value inside an object.
-  void Field(std::string_view key, std::string_view v) { Key(key); String(v); }
-  void Field(std::string_view key, const char* v) { Key(key); String(v); }
-  void Field(std::string_view key, int64_t v) { Key(key); Int(v); }
-  void Field(std::string_view key, int v) { Key(key); Int(v); }
-  void Field(std::string_view key, double v) { Key(key); Double(v); }
-  void Field(std::string_view key, bool v) { Key(key); Bool(v); }
+  void Field(std::string_view key, std::string_view v) {
+    Key(key);
+    String(v);
+  }
+  void Field(std::string_view key, const char* v) {
+    Key(key);
+    String(v);
+  }
+  void Field(std::string_view key, int64_t v) {
+    Key(key);
+    Int(v);
+  }
+  void Field(std::string_view key, int v) {
+    Key(key);
+    Int(v);
+  }
+  void Field(std::string_view key, double v) {
+    Key(key);
+    Double(v);
+  }
+  void Field(std::string_view key, bool v) {
+    Key(key);
+    Bool(v);
+  }
 
  private:
   void BeforeValue();

@@ -24,8 +24,7 @@ void SetMinLogSeverity(LogSeverity min) { g_min = min; }
 
 namespace logging_internal {
 
-LogMessage::LogMessage(LogSeverity severity, const char* file, int line)
-    : severity_(severity) {
+LogMessage::LogMessage(LogSeverity severity, const char* file, int line) : severity_(severity) {
   timeval tv;
   gettimeofday(&tv, nullptr);
   tm t;
@@ -33,8 +32,8 @@ LogMessage::LogMessage(LogSeverity severity, const char* file, int line)
   const char* base = std::strrchr(file, '/');
   char prefix[64];
   std::snprintf(prefix, sizeof(prefix), "%c%02d%02d %02d:%02d:%02d.%06ld ",
-                "IWEF"[static_cast<int>(severity)], t.tm_mon + 1, t.tm_mday, t.tm_hour,
-                t.tm_min, t.tm_sec, static_cast<long>(tv.tv_usec));
+                "IWEF"[static_cast<int>(severity)], t.tm_mon + 1, t.tm_mday, t.tm_hour, t.tm_min,
+                t.tm_sec, static_cast<long>(tv.tv_usec));
   stream_ << prefix << (base ? base + 1 : file) << ":" << line << "] ";
 }
 

@@ -38,9 +38,8 @@ class LogMessage {
 }  // namespace logging_internal
 }  // namespace toporr
 
-#define TOPORR_LOG(severity)                                                      \
-  ::toporr::logging_internal::LogMessage(::toporr::LogSeverity::k##severity,     \
-                                         __FILE__, __LINE__)                     \
+#define TOPORR_LOG(severity)                                                                     \
+  ::toporr::logging_internal::LogMessage(::toporr::LogSeverity::k##severity, __FILE__, __LINE__) \
       .stream()
 
 #endif  // TOPORR_COMMON_LOGGING_H_

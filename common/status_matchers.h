@@ -21,12 +21,10 @@ const absl::Status& GetStatus(const absl::StatusOr<T>& s) {
   return s.status();
 }
 
-MATCHER_P2(StatusIs, code, message_matcher,
-           "has code " + ::testing::PrintToString(code)) {
+MATCHER_P2(StatusIs, code, message_matcher, "has code " + ::testing::PrintToString(code)) {
   const absl::Status& s = ::toporr::testing::GetStatus(arg);
   *result_listener << "status is " << s;
-  return s.code() == code &&
-         ::testing::Matches(message_matcher)(std::string(s.message()));
+  return s.code() == code && ::testing::Matches(message_matcher)(std::string(s.message()));
 }
 
 }  // namespace toporr::testing
@@ -36,9 +34,9 @@ MATCHER_P2(StatusIs, code, message_matcher,
 #define ASSERT_OK(expr) \
   ASSERT_TRUE(::toporr::testing::GetStatus(expr).ok()) << ::toporr::testing::GetStatus(expr)
 
-#define ASSERT_OK_AND_ASSIGN(lhs, rexpr)                                            \
-  TOPORR_ASSERT_OK_AND_ASSIGN_IMPL_(                                                \
-      TOPORR_STATUS_CONCAT_(toporr_statusor_test_, __LINE__), lhs, rexpr)
+#define ASSERT_OK_AND_ASSIGN(lhs, rexpr)                                                         \
+  TOPORR_ASSERT_OK_AND_ASSIGN_IMPL_(TOPORR_STATUS_CONCAT_(toporr_statusor_test_, __LINE__), lhs, \
+                                    rexpr)
 #define TOPORR_ASSERT_OK_AND_ASSIGN_IMPL_(statusor, lhs, rexpr) \
   auto statusor = (rexpr);                                      \
   ASSERT_TRUE(statusor.ok()) << statusor.status();              \

@@ -12,8 +12,7 @@
 
 namespace toporr::daemon {
 
-absl::Status ParseConfig(std::string_view text, std::string_view file_name,
-                         DaemonConfig* config) {
+absl::Status ParseConfig(std::string_view text, std::string_view file_name, DaemonConfig* config) {
   LineScanner lines(text);
   for (std::string_view line; lines.Next(&line);) {
     const int line_no = lines.number();
@@ -32,8 +31,8 @@ absl::Status ParseConfig(std::string_view text, std::string_view file_name,
       value = value.substr(1, value.size() - 2);
     auto parse_int = [&](int64_t lo, int64_t hi, int64_t* out) -> absl::Status {
       if (!absl::SimpleAtoi(value, out) || *out < lo || *out > hi) {
-        return absl::InvalidArgumentError(absl::StrCat(where(), key, " must be an integer in [",
-                                                       lo, ", ", hi, "], got `", value, "`"));
+        return absl::InvalidArgumentError(absl::StrCat(where(), key, " must be an integer in [", lo,
+                                                       ", ", hi, "], got `", value, "`"));
       }
       return absl::OkStatus();
     };

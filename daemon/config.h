@@ -41,8 +41,7 @@ struct DaemonConfig {
 // Parses `key = value` lines; `#` starts a comment; blank lines ignored. Unknown keys and
 // malformed values are kInvalidArgument "<file>:<line>: ...". Keys are the field names
 // above. Fields not mentioned keep the values already in `*config`.
-absl::Status ParseConfig(std::string_view text, std::string_view file_name,
-                         DaemonConfig* config);
+absl::Status ParseConfig(std::string_view text, std::string_view file_name, DaemonConfig* config);
 
 // Reads and parses a config file (kNotFound if it does not exist).
 absl::Status LoadConfigFile(const std::string& path, DaemonConfig* config);

@@ -12,10 +12,11 @@ using ::toporr::testing::StatusIs;
 
 TEST(ParseConfig, ReadsKnownKeysCommentsAndQuotes) {
   DaemonConfig c;
-  ASSERT_OK(ParseConfig("# toporrd\n\ndb_path = /srv/t.db  # trailing comment\n"
-                        "socket_path=\"/tmp/x.sock\"\nkeep_snapshots = 5\n"
-                        "listen_address = 127.0.0.1:7070\n",
-                        "toporrd.conf", &c));
+  ASSERT_OK(
+      ParseConfig("# toporrd\n\ndb_path = /srv/t.db  # trailing comment\n"
+                  "socket_path=\"/tmp/x.sock\"\nkeep_snapshots = 5\n"
+                  "listen_address = 127.0.0.1:7070\n",
+                  "toporrd.conf", &c));
   EXPECT_EQ(c.db_path, "/srv/t.db");
   EXPECT_EQ(c.socket_path, "/tmp/x.sock");
   EXPECT_EQ(c.keep_snapshots, 5);

@@ -128,9 +128,8 @@ absl::StatusOr<IngestOutcome> DiscoverySweeper::SweepNow() {
   const std::string fabric_path = dir + "/fabric.ibnetdiscover";
   const std::string lft_path = dir + "/fabric.dump_fts";
   std::vector<std::string> argv = command_;
-  argv.insert(argv.end(), {"--format", "ibnetdiscover", "--output", fabric_path, "--lfts",
-                           lft_path, "--probe-pause-us",
-                           std::to_string(options_.probe_pause_us)});
+  argv.insert(argv.end(), {"--format", "ibnetdiscover", "--output", fabric_path, "--lfts", lft_path,
+                           "--probe-pause-us", std::to_string(options_.probe_pause_us)});
   std::string err;
   absl::StatusOr<int> rc = RunCommand(argv, options_.timeout_s, &err, &cancel_);
   auto cleanup = [&] {
@@ -140,8 +139,8 @@ absl::StatusOr<IngestOutcome> DiscoverySweeper::SweepNow() {
   };
   if (!rc.ok() || *rc != 0) {
     cleanup();
-    const std::string what = rc.ok() ? absl::StrCat("exited with ", *rc)
-                                     : std::string(rc.status().message());
+    const std::string what =
+        rc.ok() ? absl::StrCat("exited with ", *rc) : std::string(rc.status().message());
     return absl::UnavailableError(absl::StrCat("fabric sweep failed: ", absl::StrJoin(argv, " "),
                                                " ", what, err.empty() ? "" : ": " + err));
   }

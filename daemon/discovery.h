@@ -58,7 +58,7 @@ class DiscoverySweeper {
   std::mutex sweep_mu_;
   std::mutex loop_mu_;
   std::condition_variable loop_cv_;
-  bool stopping_ = false;  // guarded by loop_mu_
+  bool stopping_ = false;            // guarded by loop_mu_
   std::atomic<bool> cancel_{false};  // set at destruction: kills a running collector
   std::thread thread_;
 };
@@ -67,8 +67,7 @@ class DiscoverySweeper {
 // too long, kCancelled when `*cancel` became true (the child is killed either way),
 // kUnavailable when it cannot be started.
 absl::StatusOr<int> RunCommand(const std::vector<std::string>& argv, int timeout_s,
-                               std::string* stderr_tail,
-                               const std::atomic<bool>* cancel = nullptr);
+                               std::string* stderr_tail, const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace toporr::daemon
 

@@ -50,10 +50,11 @@ std::shared_ptr<const Serving> FabricState::Current() const {
   return current_;
 }
 
-absl::StatusOr<IngestOutcome> FabricState::StoreAndServe(
-    collectors::Fabric fabric, std::unique_ptr<mapping::PairCosts> costs,
-    const std::string& source_kind, const std::string& source_name,
-    std::vector<std::string> warnings) {
+absl::StatusOr<IngestOutcome> FabricState::StoreAndServe(collectors::Fabric fabric,
+                                                         std::unique_ptr<mapping::PairCosts> costs,
+                                                         const std::string& source_kind,
+                                                         const std::string& source_name,
+                                                         std::vector<std::string> warnings) {
   IngestOutcome outcome;
   outcome.warnings = std::move(warnings);
   if (fabric.hosts.empty()) {
@@ -93,8 +94,9 @@ absl::StatusOr<IngestOutcome> FabricState::Ingest(InputFormat format,
       std::shared_ptr<const Serving> now = Current();
       if (now == nullptr) {
         return absl::FailedPreconditionError(
-            source_name + ": forwarding tables need a topology first; ingest an "
-                          "ibnetdiscover (or opareport) dump of the same fabric");
+            source_name +
+            ": forwarding tables need a topology first; ingest an "
+            "ibnetdiscover (or opareport) dump of the same fabric");
       }
       absl::StatusOr<std::unique_ptr<mapping::PairCosts>> costs =
           BuildPairCosts(now->fabric, std::move(tables), options_.cost_model);
@@ -118,13 +120,13 @@ absl::StatusOr<IngestOutcome> FabricState::Ingest(InputFormat format,
   input.host_map = own_map ? host_map : options_.default_host_map;
   input.host_map_name = own_map ? "request host map" : options_.default_host_map_name;
   ASSIGN_OR_RETURN(collectors::Fabric fabric, collectors::ParseFabricInput(input));
-  return IngestFabric(std::move(fabric), nullptr, collectors::InputFormatName(format),
-                      source_name);
+  return IngestFabric(std::move(fabric), nullptr, collectors::InputFormatName(format), source_name);
 }
 
-absl::StatusOr<IngestOutcome> FabricState::IngestFabric(
-    collectors::Fabric fabric, const collectors::ForwardingTables* tables,
-    const std::string& source_kind, const std::string& source_name) {
+absl::StatusOr<IngestOutcome> FabricState::IngestFabric(collectors::Fabric fabric,
+                                                        const collectors::ForwardingTables* tables,
+                                                        const std::string& source_kind,
+                                                        const std::string& source_name) {
   std::lock_guard<std::mutex> l(ingest_mu_);
   std::vector<std::string> warnings;
   std::unique_ptr<mapping::PairCosts> costs;
@@ -158,8 +160,9 @@ absl::StatusOr<IngestOutcome> FabricState::CheckTraces(const std::string& source
   std::shared_ptr<const Serving> now = Current();
   if (now == nullptr || now->tables == nullptr) {
     return absl::FailedPreconditionError(
-        source_name + ": traces are checked against forwarding tables; ingest an LFT dump "
-                      "(--format lft or opensm-lfts) first");
+        source_name +
+        ": traces are checked against forwarding tables; ingest an LFT dump "
+        "(--format lft or opensm-lfts) first");
   }
   const auto& lft = static_cast<const mapping::LftHostCosts&>(*now->costs);
   IngestOutcome outcome;

@@ -69,8 +69,7 @@ class FabricState {
   std::shared_ptr<const Serving> Current() const;
 
   absl::StatusOr<IngestOutcome> Ingest(InputFormat format, const std::string& source_name,
-                                       const std::string& content,
-                                       const std::string& host_map);
+                                       const std::string& content, const std::string& host_map);
 
   // A fabric (and optional routes) obtained elsewhere, e.g. by live discovery.
   absl::StatusOr<IngestOutcome> IngestFabric(collectors::Fabric fabric,

@@ -72,9 +72,9 @@ TEST_F(FabricStateTest, NewTopologyDropsRoutesThatNoLongerFitAndRestartServesThe
   EXPECT_EQ(state_->Current()->tables, nullptr);
 
   // A bad file changes nothing.
-  EXPECT_THAT(Ingest(InputFormat::kIbnetdiscover,
-                     "ibnetdiscover_real_nvidia_topograph_truncated_bad.txt"),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("truncated_bad.txt:")));
+  EXPECT_THAT(
+      Ingest(InputFormat::kIbnetdiscover, "ibnetdiscover_real_nvidia_topograph_truncated_bad.txt"),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("truncated_bad.txt:")));
   EXPECT_EQ(state_->Current()->info.id, edge.snapshot.id);
 
   state_.reset();

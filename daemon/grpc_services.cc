@@ -4,8 +4,8 @@
 #include <unordered_set>
 
 #include "absl/strings/str_cat.h"
-#include "common/status_macros.h"
 #include "collectors/fabric_diff.h"
+#include "common/status_macros.h"
 #include "daemon/grpc_status.h"
 #include "mapping/quantized_costs.h"
 
@@ -25,17 +25,17 @@ absl::StatusOr<std::shared_ptr<const Serving>> RequireCurrent(const FabricState&
 }
 
 // Resolves host names against the snapshot; kNotFound names the first unknown host.
-absl::StatusOr<std::vector<int>> ResolveHosts(const Serving& s,
-                                              const google::protobuf::RepeatedPtrField<std::string>& names,
-                                              bool allow_duplicates) {
+absl::StatusOr<std::vector<int>> ResolveHosts(
+    const Serving& s, const google::protobuf::RepeatedPtrField<std::string>& names,
+    bool allow_duplicates) {
   std::vector<int> out;
   out.reserve(names.size());
   std::unordered_set<int> seen;
   for (const std::string& name : names) {
     int h = s.fabric.FindHost(name);
     if (h < 0) {
-      return absl::NotFoundError(absl::StrCat("host '", name, "' is not in snapshot ",
-                                              s.info.id, " (", s.fabric.hosts.size(),
+      return absl::NotFoundError(absl::StrCat("host '", name, "' is not in snapshot ", s.info.id,
+                                              " (", s.fabric.hosts.size(),
                                               " hosts; see `toporrctl hosts`)"));
     }
     if (!allow_duplicates && !seen.insert(h).second) {
@@ -178,8 +178,8 @@ grpc::Status TopologyService::GetCostRow(grpc::ServerContext*, const v1::GetCost
     const Serving& s = *current;
     int self = s.fabric.FindHost(req->host());
     if (self < 0) {
-      return absl::NotFoundError(absl::StrCat("host '", req->host(), "' is not in snapshot ",
-                                              s.info.id));
+      return absl::NotFoundError(
+          absl::StrCat("host '", req->host(), "' is not in snapshot ", s.info.id));
     }
     std::vector<int> cols;
     if (req->hosts().empty()) {
@@ -210,9 +210,9 @@ grpc::Status TopologyService::GetCostMatrix(grpc::ServerContext*,
   auto run = [&]() -> absl::Status {
     if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
     if (req->hosts_size() > kMaxMatrixHosts) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          req->hosts_size(), " hosts requested; at most ", kMaxMatrixHosts,
-          " per matrix (ask for rows with GetCostRow instead)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(req->hosts_size(), " hosts requested; at most ", kMaxMatrixHosts,
+                       " per matrix (ask for rows with GetCostRow instead)"));
     }
     ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
     const Serving& s = *current;
@@ -231,8 +231,7 @@ grpc::Status TopologyService::GetCostMatrix(grpc::ServerContext*,
       absl::Status compact = FillCompact(*s.costs, hosts, resp->mutable_compact());
       if (compact.ok()) {
         if (cache_ != nullptr) {
-          cache_->Insert(*req, s.info.id,
-                         std::make_shared<const v1::GetCostMatrixResponse>(*resp));
+          cache_->Insert(*req, s.info.id, std::make_shared<const v1::GetCostMatrixResponse>(*resp));
         }
         return absl::OkStatus();
       }
@@ -252,9 +251,9 @@ grpc::Status TopologyService::GetCostMatrix(grpc::ServerContext*,
   return ToGrpcStatus(run());
 }
 
-grpc::Status TopologyService::GetQuantizedCostMatrix(
-    grpc::ServerContext*, const v1::GetQuantizedCostMatrixRequest* req,
-    v1::GetQuantizedCostMatrixResponse* resp) {
+grpc::Status TopologyService::GetQuantizedCostMatrix(grpc::ServerContext*,
+                                                     const v1::GetQuantizedCostMatrixRequest* req,
+                                                     v1::GetQuantizedCostMatrixResponse* resp) {
   auto run = [&]() -> absl::Status {
     if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
     if (req->hosts_size() > kMaxMatrixHosts * 4) {
@@ -334,9 +333,9 @@ grpc::Status AdminService::Ingest(grpc::ServerContext*, const v1::IngestRequest*
     const auto* known = std::find_if(std::begin(kFormats), std::end(kFormats),
                                      [&](const auto& f) { return f.first == req->format(); });
     if (known == std::end(kFormats)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unsupported input format ", v1::InputFormat_Name(req->format()), " (supported: ",
-          collectors::SupportedInputFormats(), ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("unsupported input format ", v1::InputFormat_Name(req->format()),
+                       " (supported: ", collectors::SupportedInputFormats(), ")"));
     }
     const InputFormat format = known->second;
     if (req->source_name().empty()) return absl::InvalidArgumentError("source_name is required");
@@ -344,10 +343,9 @@ grpc::Status AdminService::Ingest(grpc::ServerContext*, const v1::IngestRequest*
       return absl::InvalidArgumentError(req->source_name() + ": file is empty");
     }
     if (static_cast<int64_t>(req->content().size()) > max_ingest_bytes_) {
-      return absl::InvalidArgumentError(absl::StrCat(req->source_name(), ": ",
-                                                     req->content().size(),
-                                                     " bytes exceeds max_ingest_bytes ",
-                                                     max_ingest_bytes_));
+      return absl::InvalidArgumentError(
+          absl::StrCat(req->source_name(), ": ", req->content().size(),
+                       " bytes exceeds max_ingest_bytes ", max_ingest_bytes_));
     }
     ASSIGN_OR_RETURN(IngestOutcome outcome,
                      state_->Ingest(format, req->source_name(), req->content(), req->host_map()));
@@ -384,9 +382,8 @@ grpc::Status AdminService::GetDiff(grpc::ServerContext*, const v1::GetDiffReques
     }
     ASSIGN_OR_RETURN(auto a, state_->LoadSnapshot(req->from_snapshot()));
     ASSIGN_OR_RETURN(auto b, state_->LoadSnapshot(to));
-    const collectors::FabricDiff diff =
-        collectors::DiffFabrics(a.first, a.second ? &*a.second : nullptr, b.first,
-                                b.second ? &*b.second : nullptr);
+    const collectors::FabricDiff diff = collectors::DiffFabrics(
+        a.first, a.second ? &*a.second : nullptr, b.first, b.second ? &*b.second : nullptr);
     collectors::DiffFormatOptions fmt;
     fmt.label_a = absl::StrCat("snapshot ", req->from_snapshot());
     fmt.label_b = absl::StrCat("snapshot ", to);

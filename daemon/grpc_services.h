@@ -51,8 +51,7 @@ class AdminService final : public toporr::v1::Admin::Service {
         denial_reason_(std::move(denial_reason)),
         max_ingest_bytes_(max_ingest_bytes) {}
 
-  grpc::Status Ingest(grpc::ServerContext*, const v1::IngestRequest*,
-                      v1::IngestResponse*) override;
+  grpc::Status Ingest(grpc::ServerContext*, const v1::IngestRequest*, v1::IngestResponse*) override;
   grpc::Status ListSnapshots(grpc::ServerContext*, const v1::ListSnapshotsRequest*,
                              v1::ListSnapshotsResponse*) override;
   grpc::Status GetDiff(grpc::ServerContext*, const v1::GetDiffRequest*,

@@ -10,8 +10,8 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
-#include "common/logging.h"
 #include "absl/strings/str_split.h"
+#include "common/logging.h"
 #include "daemon/config.h"
 #include "daemon/discovery.h"
 #include "daemon/fabric_state.h"
@@ -25,8 +25,9 @@
 ABSL_FLAG(std::string, config, "/etc/toporr/toporrd.conf",
           "Configuration file (`key = value`); the default path is skipped if absent, an "
           "empty value skips it always. Flags below override it.");
-ABSL_FLAG(std::string, db, "", "SQLite database path (default from config: "
-                               "/var/lib/toporr/toporr.db)");
+ABSL_FLAG(std::string, db, "",
+          "SQLite database path (default from config: "
+          "/var/lib/toporr/toporr.db)");
 ABSL_FLAG(std::string, socket, "", "Unix socket path (default /run/toporr/toporrd.sock)");
 ABSL_FLAG(std::string, listen, "", "Optional HOST:PORT TCP listener for read RPCs");
 ABSL_FLAG(std::string, admin_group, "", "Group allowed to call admin RPCs (default toporr-admin)");
@@ -65,8 +66,7 @@ absl::Status Configure(DaemonConfig* config) {
     config->admin_group = absl::GetFlag(FLAGS_admin_group);
   if (absl::GetFlag(FLAGS_keep_snapshots) > 0)
     config->keep_snapshots = absl::GetFlag(FLAGS_keep_snapshots);
-  if (!absl::GetFlag(FLAGS_host_map).empty())
-    config->host_map_path = absl::GetFlag(FLAGS_host_map);
+  if (!absl::GetFlag(FLAGS_host_map).empty()) config->host_map_path = absl::GetFlag(FLAGS_host_map);
   if (absl::GetFlag(FLAGS_discovery_interval_s) >= 0)
     config->discovery_interval_s = absl::GetFlag(FLAGS_discovery_interval_s);
   if (!absl::GetFlag(FLAGS_discovery_command).empty())
@@ -80,8 +80,8 @@ std::unique_ptr<grpc::Server> BuildServer(grpc::Service* topology, grpc::Service
   grpc::ServerBuilder builder;
   builder.RegisterService(topology);
   builder.RegisterService(admin);
-  builder.SetMaxReceiveMessageSize(static_cast<int>(
-      std::min<int64_t>(config.max_ingest_bytes + (1 << 20), INT32_MAX)));
+  builder.SetMaxReceiveMessageSize(
+      static_cast<int>(std::min<int64_t>(config.max_ingest_bytes + (1 << 20), INT32_MAX)));
   builder.SetMaxSendMessageSize(-1);
   if (!tcp_address.empty()) {
     builder.AddListeningPort(tcp_address, grpc::InsecureServerCredentials());
@@ -124,9 +124,9 @@ int Run() {
     return 1;
   }
   if (auto current = (*state)->Current()) {
-    TOPORR_LOG(INFO) << "serving snapshot " << current->info.id << " ("
-                     << current->info.source_kind << " " << current->info.source_name << ", "
-                     << current->fabric.hosts.size() << " hosts)";
+    TOPORR_LOG(INFO) << "serving snapshot " << current->info.id << " (" << current->info.source_kind
+                     << " " << current->info.source_name << ", " << current->fabric.hosts.size()
+                     << " hosts)";
   } else {
     TOPORR_LOG(INFO) << "database " << config.db_path
                      << " has no snapshot yet; waiting for `toporrctl ingest`";
@@ -147,28 +147,27 @@ int Run() {
   TopologyService topology(state->get(), &matrix_cache);
   const gid_t admin_gid = LookupGroup(config.admin_group);
   AdminService read_admin(state->get(), &sweeper, /*privileged=*/false,
-                          "admin RPCs need uid 0 or membership of group '" +
-                              config.admin_group + "', over the Unix socket",
+                          "admin RPCs need uid 0 or membership of group '" + config.admin_group +
+                              "', over the Unix socket",
                           config.max_ingest_bytes);
   AdminService admin(state->get(), &sweeper, /*privileged=*/true, "", config.max_ingest_bytes);
   TopologyService admin_topology(state->get(), &matrix_cache);
   std::unique_ptr<grpc::Server> read_server =
       BuildServer(&topology, &read_admin, config, config.listen_address);
-  std::unique_ptr<grpc::Server> admin_server =
-      BuildServer(&admin_topology, &admin, config, "");
+  std::unique_ptr<grpc::Server> admin_server = BuildServer(&admin_topology, &admin, config, "");
   if (!read_server || !admin_server) {
     TOPORR_LOG(ERROR) << "cannot start gRPC server"
-                      << (config.listen_address.empty() ? ""
-                                                        : " (listen " + config.listen_address + ")");
+                      << (config.listen_address.empty()
+                              ? ""
+                              : " (listen " + config.listen_address + ")");
     return 1;
   }
 
   const uid_t self = geteuid();
-  auto listener = PeerListener::Start(
-      config.socket_path, [&](int fd, const PeerCredentials& peer) {
-        grpc::AddInsecureChannelFromFd(
-            IsAdminPeer(peer, self, admin_gid) ? admin_server.get() : read_server.get(), fd);
-      });
+  auto listener = PeerListener::Start(config.socket_path, [&](int fd, const PeerCredentials& peer) {
+    grpc::AddInsecureChannelFromFd(
+        IsAdminPeer(peer, self, admin_gid) ? admin_server.get() : read_server.get(), fd);
+  });
   if (!listener.ok()) {
     TOPORR_LOG(ERROR) << listener.status().message();
     return 1;

@@ -62,9 +62,8 @@ absl::StatusOr<std::unique_ptr<PeerListener>> PeerListener::Start(const std::str
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   if (path.size() >= sizeof(addr.sun_path)) {
-    return absl::InvalidArgumentError(absl::StrCat("socket path too long (", path.size(),
-                                                   " > ", sizeof(addr.sun_path) - 1,
-                                                   " bytes): ", path));
+    return absl::InvalidArgumentError(absl::StrCat("socket path too long (", path.size(), " > ",
+                                                   sizeof(addr.sun_path) - 1, " bytes): ", path));
   }
   std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
   struct stat st;
@@ -75,8 +74,7 @@ absl::StatusOr<std::unique_ptr<PeerListener>> PeerListener::Start(const std::str
     }
     // A live daemon would still accept; a stale file from a crash is removed.
     int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    bool live = probe >= 0 &&
-                connect(probe, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+    bool live = probe >= 0 && connect(probe, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
     if (probe >= 0) close(probe);
     if (live) {
       return absl::FailedPreconditionError(

@@ -280,27 +280,25 @@ TEST_F(ToporrdTest, PlanFromDaemonCostsAndOfflineFromDump) {
   FILE* f = fopen(hostfile.c_str(), "w");
   fputs("node01 slots=4\nnode05 slots=4\nnode09 slots=4\nnode13 slots=4\n", f);
   fclose(f);
-  RunResult r = d.Ctl({"--json", "plan", "--hostfile", hostfile, "--map-by", "node",
-                       "--collective", "allreduce", "--algorithm", "rabenseifner", "--size",
-                       "1M"});
+  RunResult r = d.Ctl({"--json", "plan", "--hostfile", hostfile, "--map-by", "node", "--collective",
+                       "allreduce", "--algorithm", "rabenseifner", "--size", "1M"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("\"cost_source\":\"toporrd snapshot 1"));
   EXPECT_THAT(r.out, HasSubstr("\"reordered\":true"));
 
   const std::string rankfile = dir_ + "/rankfile";
-  r = RunProcess({toporr::testing::RunfilePath("client/toporrctl"), "plan", "--hostfile",
-                  hostfile, "--map-by", "node", "--collective", "allreduce", "--algorithm",
-                  "ring", "--size", "1M", "--fabric", fattree_, "--rankfile", rankfile});
+  r = RunProcess({toporr::testing::RunfilePath("client/toporrctl"), "plan", "--hostfile", hostfile,
+                  "--map-by", "node", "--collective", "allreduce", "--algorithm", "ring", "--size",
+                  "1M", "--fabric", fattree_, "--rankfile", rankfile});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("routes modelled"));
   EXPECT_THAT(r.out, HasSubstr("speedup"));
   EXPECT_THAT(toporr::testing::ReadFileOrDie(rankfile), HasSubstr("rank 15=node13 slot=3"));
 
   // Node-local topology from an hwloc XML (2 packages, 4 NUMA nodes with a SLIT matrix).
-  r = RunProcess({toporr::testing::RunfilePath("client/toporrctl"), "--json", "plan",
-                  "--hostfile", hostfile, "--map-by", "node", "--collective", "allreduce",
-                  "--algorithm", "rabenseifner", "--size", "1M", "--fabric", fattree_,
-                  "--node-topology",
+  r = RunProcess({toporr::testing::RunfilePath("client/toporrctl"), "--json", "plan", "--hostfile",
+                  hostfile, "--map-by", "node", "--collective", "allreduce", "--algorithm",
+                  "rabenseifner", "--size", "1M", "--fabric", fattree_, "--node-topology",
                   toporr::testing::RunfilePath(
                       "collectors/testdata/hwloc/2pack-4numa-4l3-16core-smt2-slit.xml")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -322,10 +320,13 @@ TEST_F(ToporrdTest, AdminRpcsNeedPrivilegeReadsDoNot) {
   ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
   chmod(edge_.c_str(), 0644);
   auto as_nobody = [&](std::vector<std::string> args) {
-    std::vector<std::string> argv = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+    std::vector<std::string> argv = {"/usr/bin/setpriv",
+                                     "--reuid=65534",
+                                     "--regid=65534",
                                      "--clear-groups",
                                      toporr::testing::RunfilePath("client/toporrctl"),
-                                     "--socket", sock_};
+                                     "--socket",
+                                     sock_};
     argv.insert(argv.end(), args.begin(), args.end());
     return RunProcess(argv);
   };

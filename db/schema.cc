@@ -9,7 +9,7 @@ namespace {
 
 // Migration i (1-based) takes the schema from version i-1 to version i. Append
 // only: never edit a migration that has shipped; add a new one instead.
-constexpr const char *kMigrations[] = {
+constexpr const char* kMigrations[] = {
     // 1: the initial layout (see schema.h).
     R"sql(
 CREATE TABLE snapshots (
@@ -136,11 +136,11 @@ CREATE TABLE forwarding_lid_owners (
 
 constexpr int kNumMigrations = sizeof(kMigrations) / sizeof(kMigrations[0]);
 
-} // namespace
+}  // namespace
 
 int LatestSchemaVersion() { return kNumMigrations; }
 
-absl::Status MigrateToLatest(Connection &db) {
+absl::Status MigrateToLatest(Connection& db) {
   // BEGIN IMMEDIATE takes the write lock before reading user_version, so two
   // processes opening a fresh file at once cannot both apply migration 1.
   RETURN_IF_ERROR(db.Exec("BEGIN IMMEDIATE"));
@@ -149,8 +149,7 @@ absl::Status MigrateToLatest(Connection &db) {
     if (version > kNumMigrations) {
       return absl::FailedPreconditionError(
           db.path() + ": schema version " + std::to_string(version) +
-          " is newer than this toporr build supports (" +
-          std::to_string(kNumMigrations) +
+          " is newer than this toporr build supports (" + std::to_string(kNumMigrations) +
           "); upgrade toporr or point it at another database file");
     }
     if (version < 0) {
@@ -160,14 +159,12 @@ absl::Status MigrateToLatest(Connection &db) {
     for (int64_t v = version; v < kNumMigrations; ++v) {
       absl::Status s = db.Exec(kMigrations[v]);
       if (!s.ok()) {
-        return absl::Status(
-            s.code(), "migration to schema version " + std::to_string(v + 1) +
-                          " failed: " + std::string(s.message()));
+        return absl::Status(s.code(), "migration to schema version " + std::to_string(v + 1) +
+                                          " failed: " + std::string(s.message()));
       }
     }
     if (version != kNumMigrations) {
-      RETURN_IF_ERROR(
-          db.Exec("PRAGMA user_version = " + std::to_string(kNumMigrations)));
+      RETURN_IF_ERROR(db.Exec("PRAGMA user_version = " + std::to_string(kNumMigrations)));
     }
     return absl::OkStatus();
   };
@@ -179,4 +176,4 @@ absl::Status MigrateToLatest(Connection &db) {
   return db.Exec("COMMIT");
 }
 
-} // namespace toporr::db
+}  // namespace toporr::db

@@ -54,8 +54,8 @@ int LatestSchemaVersion();
 // Errors: kFailedPrecondition when the file's version is newer than
 // LatestSchemaVersion(); SQLite failures as mapped in db/sqlite.h. Must be
 // called outside any transaction.
-absl::Status MigrateToLatest(Connection &db);
+absl::Status MigrateToLatest(Connection& db);
 
-} // namespace toporr::db
+}  // namespace toporr::db
 
-#endif // TOPORR_DB_SCHEMA_H_
+#endif  // TOPORR_DB_SCHEMA_H_

@@ -30,18 +30,18 @@ class Connection;
 // A prepared statement, reusable through Reset(). Column and parameter indices
 // follow SQLite: Bind* is 1-based, Column* is 0-based.
 class Statement {
-public:
-  Statement(Statement &&other) noexcept;
-  Statement &operator=(Statement &&other) noexcept;
-  Statement(const Statement &) = delete;
-  Statement &operator=(const Statement &) = delete;
+ public:
+  Statement(Statement&& other) noexcept;
+  Statement& operator=(Statement&& other) noexcept;
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
   ~Statement();
 
-  Statement &BindInt(int index, int64_t value);
-  Statement &BindDouble(int index, double value);
-  Statement &BindText(int index, std::string_view value);
-  Statement &BindBlob(int index, const void* data, size_t size);
-  Statement &BindNull(int index);
+  Statement& BindInt(int index, int64_t value);
+  Statement& BindDouble(int index, double value);
+  Statement& BindText(int index, std::string_view value);
+  Statement& BindBlob(int index, const void* data, size_t size);
+  Statement& BindNull(int index);
 
   // Runs one step: true when a row is available, false when the statement is
   // done.
@@ -59,28 +59,26 @@ public:
   // The column's bytes (BLOB or TEXT) as a string.
   std::string ColumnBlob(int column) const;
 
-private:
+ private:
   friend class Connection;
-  Statement(Connection *connection, sqlite3_stmt *stmt)
-      : connection_(connection), stmt_(stmt) {}
+  Statement(Connection* connection, sqlite3_stmt* stmt) : connection_(connection), stmt_(stmt) {}
 
-  Connection *connection_ = nullptr;
-  sqlite3_stmt *stmt_ = nullptr;
-  absl::Status bind_error_; // first binding failure, reported by Step()
+  Connection* connection_ = nullptr;
+  sqlite3_stmt* stmt_ = nullptr;
+  absl::Status bind_error_;  // first binding failure, reported by Step()
 };
 
 class Connection {
-public:
+ public:
   // Opens (creating if absent) the database at `path` (a file path or
   // ":memory:").
-  static absl::StatusOr<std::unique_ptr<Connection>>
-  Open(const std::string &path);
+  static absl::StatusOr<std::unique_ptr<Connection>> Open(const std::string& path);
   ~Connection();
-  Connection(const Connection &) = delete;
-  Connection &operator=(const Connection &) = delete;
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
 
   // Runs one or more statements that return no rows.
-  absl::Status Exec(const std::string &sql);
+  absl::Status Exec(const std::string& sql);
   absl::StatusOr<Statement> Prepare(std::string_view sql);
   // Runs a query returning exactly one integer (e.g. `PRAGMA user_version`).
   absl::StatusOr<int64_t> QueryInt(std::string_view sql);
@@ -93,19 +91,19 @@ public:
   // "<path>: <sqlite message> (<context>)".
   absl::Status Error(int rc, std::string_view context) const;
 
-  const std::string &path() const { return path_; }
-  sqlite3 *raw() const { return db_; }
+  const std::string& path() const { return path_; }
+  sqlite3* raw() const { return db_; }
 
-private:
-  Connection(sqlite3 *db, std::string path) : db_(db), path_(std::move(path)) {}
+ private:
+  Connection(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
 
-  sqlite3 *db_;
+  sqlite3* db_;
   std::string path_;
 };
 
 // The absl code for a SQLite primary result code (see the table at the top).
 absl::StatusCode SqliteStatusCode(int rc);
 
-} // namespace toporr::db
+}  // namespace toporr::db
 
-#endif // TOPORR_DB_SQLITE_H_
+#endif  // TOPORR_DB_SQLITE_H_

@@ -22,101 +22,89 @@ using collectors::Node;
 using collectors::NodeType;
 using collectors::Port;
 
-const std::vector<std::string> &IngestCrashPoints() {
-  static const std::vector<std::string> *points = new std::vector<std::string>{
-      "after_begin",   "after_snapshot", "after_nodes",   "after_ports",
-      "after_links",   "after_hosts",    "after_current", "after_retention",
-      "before_commit", "after_commit"};
+const std::vector<std::string>& IngestCrashPoints() {
+  static const std::vector<std::string>* points = new std::vector<std::string>{
+      "after_begin", "after_snapshot", "after_nodes",     "after_ports",   "after_links",
+      "after_hosts", "after_current",  "after_retention", "before_commit", "after_commit"};
   return *points;
 }
 
 // The statements an ingest runs per row, prepared once per Store.
 struct IngestStatements {
-  Statement snapshot, node, port, link, host, host_ca, anonymous, current,
-      forwarding_table, lid_owners;
+  Statement snapshot, node, port, link, host, host_ca, anonymous, current, forwarding_table,
+      lid_owners;
 };
 
 namespace {
 
-constexpr NodeType kNodeTypes[] = {NodeType::kSwitch, NodeType::kCa,
-                                   NodeType::kRouter, NodeType::kAggregation};
+constexpr NodeType kNodeTypes[] = {NodeType::kSwitch, NodeType::kCa, NodeType::kRouter,
+                                   NodeType::kAggregation};
 
-std::string NodeLabel(const Fabric &f, int node) {
-  return "node " + std::to_string(node) + " (" +
-         FormatGuid(f.nodes[node].guid) + ")";
+std::string NodeLabel(const Fabric& f, int node) {
+  return "node " + std::to_string(node) + " (" + FormatGuid(f.nodes[node].guid) + ")";
 }
 
-absl::Status Invalid(const std::string &what) {
+absl::Status Invalid(const std::string& what) {
   return absl::InvalidArgumentError("fabric not stored: " + what);
 }
 
 // The invariants LoadFabric() relies on to rebuild exactly what was ingested:
 // derived fields (Port::link, Node::host) must agree with the tables they are
 // derived from.
-absl::Status ValidateFabric(const Fabric &f) {
+absl::Status ValidateFabric(const Fabric& f) {
   const int n = static_cast<int>(f.nodes.size());
   const int num_links = static_cast<int>(f.links.size());
   const int num_hosts = static_cast<int>(f.hosts.size());
   std::unordered_map<uint64_t, int> guids;
   for (int i = 0; i < n; ++i) {
-    const Node &node = f.nodes[i];
+    const Node& node = f.nodes[i];
     if (std::find(std::begin(kNodeTypes), std::end(kNodeTypes), node.type) ==
         std::end(kNodeTypes)) {
       return Invalid(NodeLabel(f, i) + " has an unknown type");
     }
     auto [it, inserted] = guids.emplace(node.guid, i);
     if (!inserted) {
-      return Invalid("nodes " + std::to_string(it->second) + " and " +
-                     std::to_string(i) + " share GUID " +
-                     FormatGuid(node.guid));
+      return Invalid("nodes " + std::to_string(it->second) + " and " + std::to_string(i) +
+                     " share GUID " + FormatGuid(node.guid));
     }
     for (size_t p = 0; p < node.ports.size(); ++p) {
-      const Port &port = node.ports[p];
+      const Port& port = node.ports[p];
       if (p > 0 && node.ports[p - 1].number >= port.number) {
-        return Invalid(NodeLabel(f, i) +
-                       ": ports are not in strictly ascending order at port " +
+        return Invalid(NodeLabel(f, i) + ": ports are not in strictly ascending order at port " +
                        std::to_string(port.number));
       }
-      if (port.link == -1)
-        continue;
+      if (port.link == -1) continue;
       const collectors::LinkEnd end{i, port.number};
       if (port.link < 0 || port.link >= num_links ||
           !(f.links[port.link].a == end || f.links[port.link].b == end)) {
-        return Invalid(NodeLabel(f, i) + " port " +
-                       std::to_string(port.number) + " names link " +
-                       std::to_string(port.link) +
-                       ", which does not end at that port");
+        return Invalid(NodeLabel(f, i) + " port " + std::to_string(port.number) + " names link " +
+                       std::to_string(port.link) + ", which does not end at that port");
       }
     }
     if (node.host != -1) {
       if (node.host < 0 || node.host >= num_hosts ||
-          std::find(f.hosts[node.host].cas.begin(),
-                    f.hosts[node.host].cas.end(),
-                    i) == f.hosts[node.host].cas.end()) {
-        return Invalid(NodeLabel(f, i) + " names host " +
-                       std::to_string(node.host) +
+          std::find(f.hosts[node.host].cas.begin(), f.hosts[node.host].cas.end(), i) ==
+              f.hosts[node.host].cas.end()) {
+        return Invalid(NodeLabel(f, i) + " names host " + std::to_string(node.host) +
                        ", which does not list it among its CAs");
       }
     }
   }
   for (int l = 0; l < num_links; ++l) {
-    for (const collectors::LinkEnd *end : {&f.links[l].a, &f.links[l].b}) {
+    for (const collectors::LinkEnd* end : {&f.links[l].a, &f.links[l].b}) {
       if (end->node < 0 || end->node >= n) {
         return Invalid("link " + std::to_string(l) + " refers to node " +
                        std::to_string(end->node) + ", out of range");
       }
-      const Port *port = f.nodes[end->node].FindPort(end->port);
+      const Port* port = f.nodes[end->node].FindPort(end->port);
       if (port == nullptr || port->link != l) {
-        return Invalid(
-            "link " + std::to_string(l) + " ends at port " +
-            std::to_string(end->port) + " of " + NodeLabel(f, end->node) +
-            ", but that port " +
-            (port == nullptr ? "is not listed" : "does not name the link"));
+        return Invalid("link " + std::to_string(l) + " ends at port " + std::to_string(end->port) +
+                       " of " + NodeLabel(f, end->node) + ", but that port " +
+                       (port == nullptr ? "is not listed" : "does not name the link"));
       }
     }
     if (f.links[l].a == f.links[l].b) {
-      return Invalid("link " + std::to_string(l) +
-                     " connects a port to itself");
+      return Invalid("link " + std::to_string(l) + " connects a port to itself");
     }
   }
   std::unordered_set<std::string> host_names;
@@ -126,8 +114,8 @@ absl::Status ValidateFabric(const Fabric &f) {
     }
     for (int ca : f.hosts[h].cas) {
       if (ca < 0 || ca >= n || f.nodes[ca].host != h) {
-        return Invalid("host \"" + f.hosts[h].name + "\" lists CA node " +
-                       std::to_string(ca) + ", which does not name that host");
+        return Invalid("host \"" + f.hosts[h].name + "\" lists CA node " + std::to_string(ca) +
+                       ", which does not name that host");
       }
     }
   }
@@ -141,30 +129,26 @@ absl::Status ValidateFabric(const Fabric &f) {
   return absl::OkStatus();
 }
 
-bool ParseGuid(const std::string &text, uint64_t *guid) {
-  if (text.size() != 18 || text[0] != '0' || text[1] != 'x')
-    return false;
+bool ParseGuid(const std::string& text, uint64_t* guid) {
+  if (text.size() != 18 || text[0] != '0' || text[1] != 'x') return false;
   uint64_t v = 0;
   for (size_t i = 2; i < text.size(); ++i) {
     char c = text[i];
-    int d = c >= '0' && c <= '9'   ? c - '0'
-            : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                                   : -1;
-    if (d < 0)
-      return false;
+    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (d < 0) return false;
     v = (v << 4) | static_cast<uint64_t>(d);
   }
   *guid = v;
   return true;
 }
 
-constexpr const char *kSnapshotColumns =
+constexpr const char* kSnapshotColumns =
     "id, created_unix_ms, source_kind, source_name, content_hash, "
     "num_switches, num_cas, "
     "num_routers, num_aggregation, num_links, num_hosts, num_anonymous, "
     "num_forwarding_tables";
 
-SnapshotInfo ReadSnapshotRow(const Statement &s) {
+SnapshotInfo ReadSnapshotRow(const Statement& s) {
   SnapshotInfo info;
   info.id = s.ColumnInt(0);
   info.created_unix_ms = s.ColumnInt(1);
@@ -191,7 +175,7 @@ int64_t SystemNowUnixMs() {
 // Runs `body` inside a transaction opened with `begin`; rolls back on any
 // error.
 template <typename Body>
-absl::Status InTransaction(Connection &db, const char *begin, Body body) {
+absl::Status InTransaction(Connection& db, const char* begin, Body body) {
   RETURN_IF_ERROR(db.Exec(begin));
   absl::Status s = body();
   if (!s.ok()) {
@@ -199,141 +183,109 @@ absl::Status InTransaction(Connection &db, const char *begin, Body body) {
     return s;
   }
   s = db.Exec("COMMIT");
-  if (!s.ok())
-    db.Exec("ROLLBACK").IgnoreError();
+  if (!s.ok()) db.Exec("ROLLBACK").IgnoreError();
   return s;
 }
 
-absl::StatusOr<std::unique_ptr<IngestStatements>>
-PrepareIngestStatements(Connection &db) {
-  ASSIGN_OR_RETURN(
-      Statement snapshot,
-      db.Prepare(
-          "INSERT INTO snapshots (created_unix_ms, source_kind, source_name, "
-          "content_hash, num_switches, num_cas, num_routers, num_aggregation, "
-          "num_links, num_hosts, num_anonymous, num_forwarding_tables) VALUES "
-          "(?,?,?,?,?,?,?,?,?,?,?,?)"));
-  ASSIGN_OR_RETURN(Statement node,
-                   db.Prepare("INSERT INTO nodes (snapshot_id, node_index, "
-                              "type, guid, system_image_guid, "
-                              "vendor_id, device_id, num_ports, description, "
-                              "lid, lmc, enhanced_port0) "
-                              "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"));
-  ASSIGN_OR_RETURN(
-      Statement port,
-      db.Prepare(
-          "INSERT INTO ports (snapshot_id, node_index, number, ext_number, "
-          "guid, lid, lmc) VALUES (?,?,?,?,?,?,?)"));
-  ASSIGN_OR_RETURN(
-      Statement link,
-      db.Prepare(
-          "INSERT INTO links (snapshot_id, link_index, a_node, a_port, b_node, "
-          "b_port, "
-          "width_lanes, speed, data_rate_gbps) VALUES (?,?,?,?,?,?,?,?,?)"));
-  ASSIGN_OR_RETURN(
-      Statement host,
-      db.Prepare(
-          "INSERT INTO hosts (snapshot_id, host_index, name) VALUES (?,?,?)"));
-  ASSIGN_OR_RETURN(
-      Statement host_ca,
-      db.Prepare("INSERT INTO host_cas (snapshot_id, host_index, position, "
-                 "node_index) VALUES (?,?,?,?)"));
-  ASSIGN_OR_RETURN(
-      Statement anonymous,
-      db.Prepare("INSERT INTO anonymous_endpoints (snapshot_id, position, "
-                 "node_index) VALUES (?,?,?)"));
-  ASSIGN_OR_RETURN(
-      Statement current,
-      db.Prepare(
-          "INSERT INTO current (singleton, snapshot_id) VALUES (0, ?) ON "
-          "CONFLICT "
-          "(singleton) DO UPDATE SET snapshot_id = excluded.snapshot_id"));
-  ASSIGN_OR_RETURN(
-      Statement forwarding_table,
-      db.Prepare("INSERT INTO forwarding_tables (snapshot_id, position, "
-                 "switch_guid, lid, description, out_ports) "
-                 "VALUES (?,?,?,?,?,?)"));
+absl::StatusOr<std::unique_ptr<IngestStatements>> PrepareIngestStatements(Connection& db) {
+  ASSIGN_OR_RETURN(Statement snapshot,
+                   db.Prepare("INSERT INTO snapshots (created_unix_ms, source_kind, source_name, "
+                              "content_hash, num_switches, num_cas, num_routers, num_aggregation, "
+                              "num_links, num_hosts, num_anonymous, num_forwarding_tables) VALUES "
+                              "(?,?,?,?,?,?,?,?,?,?,?,?)"));
+  ASSIGN_OR_RETURN(Statement node, db.Prepare("INSERT INTO nodes (snapshot_id, node_index, "
+                                              "type, guid, system_image_guid, "
+                                              "vendor_id, device_id, num_ports, description, "
+                                              "lid, lmc, enhanced_port0) "
+                                              "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"));
+  ASSIGN_OR_RETURN(Statement port,
+                   db.Prepare("INSERT INTO ports (snapshot_id, node_index, number, ext_number, "
+                              "guid, lid, lmc) VALUES (?,?,?,?,?,?,?)"));
+  ASSIGN_OR_RETURN(Statement link,
+                   db.Prepare("INSERT INTO links (snapshot_id, link_index, a_node, a_port, b_node, "
+                              "b_port, "
+                              "width_lanes, speed, data_rate_gbps) VALUES (?,?,?,?,?,?,?,?,?)"));
+  ASSIGN_OR_RETURN(Statement host,
+                   db.Prepare("INSERT INTO hosts (snapshot_id, host_index, name) VALUES (?,?,?)"));
+  ASSIGN_OR_RETURN(Statement host_ca,
+                   db.Prepare("INSERT INTO host_cas (snapshot_id, host_index, position, "
+                              "node_index) VALUES (?,?,?,?)"));
+  ASSIGN_OR_RETURN(Statement anonymous,
+                   db.Prepare("INSERT INTO anonymous_endpoints (snapshot_id, position, "
+                              "node_index) VALUES (?,?,?)"));
+  ASSIGN_OR_RETURN(Statement current,
+                   db.Prepare("INSERT INTO current (singleton, snapshot_id) VALUES (0, ?) ON "
+                              "CONFLICT "
+                              "(singleton) DO UPDATE SET snapshot_id = excluded.snapshot_id"));
+  ASSIGN_OR_RETURN(Statement forwarding_table,
+                   db.Prepare("INSERT INTO forwarding_tables (snapshot_id, position, "
+                              "switch_guid, lid, description, out_ports) "
+                              "VALUES (?,?,?,?,?,?)"));
   ASSIGN_OR_RETURN(Statement lid_owners,
                    db.Prepare("INSERT INTO forwarding_lid_owners (snapshot_id, "
                               "owners) VALUES (?,?)"));
-  return std::unique_ptr<IngestStatements>(new IngestStatements{
-      std::move(snapshot), std::move(node), std::move(port), std::move(link),
-      std::move(host), std::move(host_ca), std::move(anonymous),
-      std::move(current), std::move(forwarding_table), std::move(lid_owners)});
+  return std::unique_ptr<IngestStatements>(
+      new IngestStatements{std::move(snapshot), std::move(node), std::move(port), std::move(link),
+                           std::move(host), std::move(host_ca), std::move(anonymous),
+                           std::move(current), std::move(forwarding_table), std::move(lid_owners)});
 }
 
-} // namespace
+}  // namespace
 
 Store::Store(StoreOptions options, std::unique_ptr<Connection> db)
     : options_(std::move(options)), db_(std::move(db)) {}
 
 Store::~Store() {
   absl::MutexLock lock(&mu_);
-  ingest_.reset(); // statements must be finalised before the connection closes
+  ingest_.reset();  // statements must be finalised before the connection closes
   db_.reset();
 }
 
 absl::StatusOr<std::unique_ptr<Store>> Store::Open(StoreOptions options) {
-  if (options.path.empty())
-    return absl::InvalidArgumentError("StoreOptions.path is empty");
+  if (options.path.empty()) return absl::InvalidArgumentError("StoreOptions.path is empty");
   if (options.keep_snapshots < 1) {
-    return absl::InvalidArgumentError(
-        "StoreOptions.keep_snapshots must be >= 1, got " +
-        std::to_string(options.keep_snapshots));
+    return absl::InvalidArgumentError("StoreOptions.keep_snapshots must be >= 1, got " +
+                                      std::to_string(options.keep_snapshots));
   }
   if (!options.crash_point.empty()) {
-    const auto &points = IngestCrashPoints();
-    if (std::find(points.begin(), points.end(), options.crash_point) ==
-        points.end()) {
-      return absl::InvalidArgumentError("unknown crash point \"" +
-                                        options.crash_point +
+    const auto& points = IngestCrashPoints();
+    if (std::find(points.begin(), points.end(), options.crash_point) == points.end()) {
+      return absl::InvalidArgumentError("unknown crash point \"" + options.crash_point +
                                         "\"; see db::IngestCrashPoints()");
     }
   }
-  if (!options.now_unix_ms)
-    options.now_unix_ms = SystemNowUnixMs;
+  if (!options.now_unix_ms) options.now_unix_ms = SystemNowUnixMs;
 
-  ASSIGN_OR_RETURN(std::unique_ptr<Connection> db,
-                   Connection::Open(options.path));
-  RETURN_IF_ERROR(db->Exec("PRAGMA busy_timeout = " +
-                           std::to_string(options.busy_timeout_ms)));
-  ASSIGN_OR_RETURN(std::string mode,
-                   db->QueryText("PRAGMA journal_mode = WAL"));
+  ASSIGN_OR_RETURN(std::unique_ptr<Connection> db, Connection::Open(options.path));
+  RETURN_IF_ERROR(db->Exec("PRAGMA busy_timeout = " + std::to_string(options.busy_timeout_ms)));
+  ASSIGN_OR_RETURN(std::string mode, db->QueryText("PRAGMA journal_mode = WAL"));
   // An in-memory database reports "memory"; it has no file to protect.
   if (mode != "wal" && options.path != ":memory:") {
-    return absl::UnavailableError(
-        options.path + ": cannot switch to WAL journal mode (got \"" + mode +
-        "\")");
+    return absl::UnavailableError(options.path + ": cannot switch to WAL journal mode (got \"" +
+                                  mode + "\")");
   }
-  RETURN_IF_ERROR(
-      db->Exec("PRAGMA synchronous = FULL")); // why FULL: see store.h
+  RETURN_IF_ERROR(db->Exec("PRAGMA synchronous = FULL"));  // why FULL: see store.h
   // One snapshot of a 10k-CA fabric is many MB of pages; with SQLite's default
   // 2 MB cache an ingest spills dirty pages to the WAL mid-transaction and
   // re-reads them for the indexes.
-  RETURN_IF_ERROR(db->Exec("PRAGMA cache_size = -32768")); // KiB, i.e. 32 MiB
+  RETURN_IF_ERROR(db->Exec("PRAGMA cache_size = -32768"));  // KiB, i.e. 32 MiB
   RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys = ON"));
   ASSIGN_OR_RETURN(int64_t fk, db->QueryInt("PRAGMA foreign_keys"));
-  if (fk != 1)
-    return absl::InternalError(options.path +
-                               ": SQLite refused foreign_keys=ON");
+  if (fk != 1) return absl::InternalError(options.path + ": SQLite refused foreign_keys=ON");
   RETURN_IF_ERROR(MigrateToLatest(*db));
   return std::unique_ptr<Store>(new Store(std::move(options), std::move(db)));
 }
 
-void Store::MaybeCrash(const char *point) const {
-  if (options_.crash_point == point)
-    raise(SIGKILL);
+void Store::MaybeCrash(const char* point) const {
+  if (options_.crash_point == point) raise(SIGKILL);
 }
 
 absl::StatusOr<std::optional<SnapshotInfo>> Store::CurrentLocked() {
-  ASSIGN_OR_RETURN(
-      Statement s,
-      db_->Prepare(
-          std::string("SELECT ") + kSnapshotColumns +
-          " FROM snapshots WHERE id = (SELECT snapshot_id FROM current)"));
+  ASSIGN_OR_RETURN(Statement s,
+                   db_->Prepare(std::string("SELECT ") + kSnapshotColumns +
+                                " FROM snapshots WHERE id = (SELECT snapshot_id FROM current)"));
   ASSIGN_OR_RETURN(bool row, s.Step());
-  if (!row)
-    return std::optional<SnapshotInfo>();
+  if (!row) return std::optional<SnapshotInfo>();
   return std::optional<SnapshotInfo>(ReadSnapshotRow(s));
 }
 
@@ -344,31 +296,28 @@ absl::StatusOr<std::optional<SnapshotInfo>> Store::Current() {
 
 absl::StatusOr<std::vector<SnapshotInfo>> Store::ListSnapshots() {
   absl::MutexLock lock(&mu_);
-  ASSIGN_OR_RETURN(Statement s,
-                   db_->Prepare(std::string("SELECT ") + kSnapshotColumns +
-                                " FROM snapshots ORDER BY id DESC"));
+  ASSIGN_OR_RETURN(Statement s, db_->Prepare(std::string("SELECT ") + kSnapshotColumns +
+                                             " FROM snapshots ORDER BY id DESC"));
   std::vector<SnapshotInfo> out;
   while (true) {
     ASSIGN_OR_RETURN(bool row, s.Step());
-    if (!row)
-      break;
+    if (!row) break;
     out.push_back(ReadSnapshotRow(s));
   }
   return out;
 }
 
-absl::StatusOr<IngestResult> Store::Ingest(const Fabric &fabric,
-                                           const std::string &source_kind,
-                                           const std::string &source_name) {
+absl::StatusOr<IngestResult> Store::Ingest(const Fabric& fabric, const std::string& source_kind,
+                                           const std::string& source_name) {
   return Ingest(fabric, nullptr, source_kind, source_name);
 }
 
-absl::StatusOr<IngestResult>
-Store::Ingest(const Fabric &fabric, const collectors::ForwardingTables *tables,
-              const std::string &source_kind, const std::string &source_name) {
+absl::StatusOr<IngestResult> Store::Ingest(const Fabric& fabric,
+                                           const collectors::ForwardingTables* tables,
+                                           const std::string& source_kind,
+                                           const std::string& source_name) {
   RETURN_IF_ERROR(ValidateFabric(fabric));
-  if (tables != nullptr && tables->switches().empty())
-    tables = nullptr;
+  if (tables != nullptr && tables->switches().empty()) tables = nullptr;
   SnapshotInfo info;
   info.source_kind = source_kind;
   info.source_name = source_name;
@@ -384,43 +333,39 @@ Store::Ingest(const Fabric &fabric, const collectors::ForwardingTables *tables,
 
   absl::MutexLock lock(&mu_);
   IngestResult result;
-  absl::Status s =
-      InTransaction(*db_, "BEGIN IMMEDIATE", [&]() -> absl::Status {
-        MaybeCrash("after_begin");
-        // Compared inside the write transaction so another writer cannot slip
-        // in between.
-        ASSIGN_OR_RETURN(std::optional<SnapshotInfo> current, CurrentLocked());
-        if (current && current->content_hash == info.content_hash) {
-          result.snapshot = *current;
-          return absl::OkStatus();
-        }
-        info.created_unix_ms = options_.now_unix_ms();
-        ASSIGN_OR_RETURN(result.snapshot, WriteSnapshot(fabric, tables, info));
-        result.created = true;
-        // `current` moves first: its foreign key then guards the new snapshot
-        // from retention.
-        RETURN_IF_ERROR(ingest_->current.BindInt(1, result.snapshot.id).Run());
-        MaybeCrash("after_current");
-        RETURN_IF_ERROR(ApplyRetention(result.snapshot.id));
-        MaybeCrash("after_retention");
-        MaybeCrash("before_commit");
-        return absl::OkStatus();
-      });
-  if (!s.ok())
-    return s;
-  if (result.created)
-    MaybeCrash("after_commit");
+  absl::Status s = InTransaction(*db_, "BEGIN IMMEDIATE", [&]() -> absl::Status {
+    MaybeCrash("after_begin");
+    // Compared inside the write transaction so another writer cannot slip
+    // in between.
+    ASSIGN_OR_RETURN(std::optional<SnapshotInfo> current, CurrentLocked());
+    if (current && current->content_hash == info.content_hash) {
+      result.snapshot = *current;
+      return absl::OkStatus();
+    }
+    info.created_unix_ms = options_.now_unix_ms();
+    ASSIGN_OR_RETURN(result.snapshot, WriteSnapshot(fabric, tables, info));
+    result.created = true;
+    // `current` moves first: its foreign key then guards the new snapshot
+    // from retention.
+    RETURN_IF_ERROR(ingest_->current.BindInt(1, result.snapshot.id).Run());
+    MaybeCrash("after_current");
+    RETURN_IF_ERROR(ApplyRetention(result.snapshot.id));
+    MaybeCrash("after_retention");
+    MaybeCrash("before_commit");
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  if (result.created) MaybeCrash("after_commit");
   return result;
 }
 
-absl::StatusOr<SnapshotInfo>
-Store::WriteSnapshot(const Fabric &fabric,
-                     const collectors::ForwardingTables *tables,
-                     SnapshotInfo info) {
+absl::StatusOr<SnapshotInfo> Store::WriteSnapshot(const Fabric& fabric,
+                                                  const collectors::ForwardingTables* tables,
+                                                  SnapshotInfo info) {
   if (!ingest_) {
     ASSIGN_OR_RETURN(ingest_, PrepareIngestStatements(*db_));
   }
-  IngestStatements &st = *ingest_;
+  IngestStatements& st = *ingest_;
 
   RETURN_IF_ERROR(st.snapshot.BindInt(1, info.created_unix_ms)
                       .BindText(2, info.source_kind)
@@ -440,7 +385,7 @@ Store::WriteSnapshot(const Fabric &fabric,
   MaybeCrash("after_snapshot");
 
   for (size_t i = 0; i < fabric.nodes.size(); ++i) {
-    const Node &n = fabric.nodes[i];
+    const Node& n = fabric.nodes[i];
     st.node.BindInt(1, id)
         .BindInt(2, i)
         .BindText(3, collectors::NodeTypeName(n.type))
@@ -462,7 +407,7 @@ Store::WriteSnapshot(const Fabric &fabric,
   MaybeCrash("after_nodes");
 
   for (size_t i = 0; i < fabric.nodes.size(); ++i) {
-    for (const Port &p : fabric.nodes[i].ports) {
+    for (const Port& p : fabric.nodes[i].ports) {
       RETURN_IF_ERROR(st.port.BindInt(1, id)
                           .BindInt(2, i)
                           .BindInt(3, p.number)
@@ -476,7 +421,7 @@ Store::WriteSnapshot(const Fabric &fabric,
   MaybeCrash("after_ports");
 
   for (size_t i = 0; i < fabric.links.size(); ++i) {
-    const Link &l = fabric.links[i];
+    const Link& l = fabric.links[i];
     st.link.BindInt(1, id)
         .BindInt(2, i)
         .BindInt(3, l.a.node)
@@ -499,31 +444,23 @@ Store::WriteSnapshot(const Fabric &fabric,
   MaybeCrash("after_links");
 
   for (size_t h = 0; h < fabric.hosts.size(); ++h) {
-    RETURN_IF_ERROR(st.host.BindInt(1, id)
-                        .BindInt(2, h)
-                        .BindText(3, fabric.hosts[h].name)
-                        .Run());
-    const std::vector<int> &cas = fabric.hosts[h].cas;
+    RETURN_IF_ERROR(st.host.BindInt(1, id).BindInt(2, h).BindText(3, fabric.hosts[h].name).Run());
+    const std::vector<int>& cas = fabric.hosts[h].cas;
     for (size_t k = 0; k < cas.size(); ++k) {
-      RETURN_IF_ERROR(st.host_ca.BindInt(1, id)
-                          .BindInt(2, h)
-                          .BindInt(3, k)
-                          .BindInt(4, cas[k])
-                          .Run());
+      RETURN_IF_ERROR(
+          st.host_ca.BindInt(1, id).BindInt(2, h).BindInt(3, k).BindInt(4, cas[k]).Run());
     }
   }
   for (size_t k = 0; k < fabric.anonymous_endpoints.size(); ++k) {
-    RETURN_IF_ERROR(st.anonymous.BindInt(1, id)
-                        .BindInt(2, k)
-                        .BindInt(3, fabric.anonymous_endpoints[k])
-                        .Run());
+    RETURN_IF_ERROR(
+        st.anonymous.BindInt(1, id).BindInt(2, k).BindInt(3, fabric.anonymous_endpoints[k]).Run());
   }
   MaybeCrash("after_hosts");
 
   if (tables != nullptr) {
-    const auto &switches = tables->switches();
+    const auto& switches = tables->switches();
     for (size_t k = 0; k < switches.size(); ++k) {
-      const auto &t = switches[k];
+      const auto& t = switches[k];
       RETURN_IF_ERROR(st.forwarding_table.BindInt(1, id)
                           .BindInt(2, k)
                           .BindText(3, FormatGuid(t.guid))
@@ -535,31 +472,26 @@ Store::WriteSnapshot(const Fabric &fabric,
     std::string owners;
     owners.reserve(tables->lid_port_guid().size() * 8);
     for (uint64_t g : tables->lid_port_guid())
-      for (int b = 0; b < 8; ++b)
-        owners.push_back(static_cast<char>((g >> (8 * b)) & 0xff));
-    RETURN_IF_ERROR(st.lid_owners.BindInt(1, id)
-                        .BindBlob(2, owners.data(), owners.size())
-                        .Run());
+      for (int b = 0; b < 8; ++b) owners.push_back(static_cast<char>((g >> (8 * b)) & 0xff));
+    RETURN_IF_ERROR(st.lid_owners.BindInt(1, id).BindBlob(2, owners.data(), owners.size()).Run());
   }
   return info;
 }
 
 absl::Status Store::ApplyRetention(int64_t current_id) {
-  ASSIGN_OR_RETURN(
-      Statement old,
-      db_->Prepare("SELECT id FROM snapshots WHERE id != ?1 ORDER BY id DESC "
-                   "LIMIT -1 OFFSET ?2"));
+  ASSIGN_OR_RETURN(Statement old,
+                   db_->Prepare("SELECT id FROM snapshots WHERE id != ?1 ORDER BY id DESC "
+                                "LIMIT -1 OFFSET ?2"));
   old.BindInt(1, current_id).BindInt(2, options_.keep_snapshots - 1);
   std::vector<int64_t> doomed;
   while (true) {
     ASSIGN_OR_RETURN(bool row, old.Step());
-    if (!row)
-      break;
+    if (!row) break;
     doomed.push_back(old.ColumnInt(0));
   }
   // Children first, so every foreign-key check on a parent row finds nothing to
   // cascade.
-  static constexpr const char *kTables[] = {"forwarding_tables",
+  static constexpr const char* kTables[] = {"forwarding_tables",
                                             "forwarding_lid_owners",
                                             "anonymous_endpoints",
                                             "host_cas",
@@ -568,14 +500,11 @@ absl::Status Store::ApplyRetention(int64_t current_id) {
                                             "nodes",
                                             "hosts",
                                             "snapshots"};
-  for (const char *table : kTables) {
-    const std::string column =
-        std::string(table) == "snapshots" ? "id" : "snapshot_id";
-    ASSIGN_OR_RETURN(Statement del,
-                     db_->Prepare(std::string("DELETE FROM ") + table +
-                                  " WHERE " + column + " = ?"));
-    for (int64_t id : doomed)
-      RETURN_IF_ERROR(del.BindInt(1, id).Run());
+  for (const char* table : kTables) {
+    const std::string column = std::string(table) == "snapshots" ? "id" : "snapshot_id";
+    ASSIGN_OR_RETURN(Statement del, db_->Prepare(std::string("DELETE FROM ") + table + " WHERE " +
+                                                 column + " = ?"));
+    for (int64_t id : doomed) RETURN_IF_ERROR(del.BindInt(1, id).Run());
   }
   return absl::OkStatus();
 }
@@ -592,8 +521,8 @@ absl::StatusOr<Fabric> Store::LoadFabric(int64_t snapshot_id) {
   return fabric;
 }
 
-absl::StatusOr<std::optional<collectors::ForwardingTables>>
-Store::LoadForwardingTables(int64_t snapshot_id) {
+absl::StatusOr<std::optional<collectors::ForwardingTables>> Store::LoadForwardingTables(
+    int64_t snapshot_id) {
   absl::MutexLock lock(&mu_);
   std::optional<collectors::ForwardingTables> out;
   RETURN_IF_ERROR(InTransaction(*db_, "BEGIN", [&]() -> absl::Status {
@@ -601,50 +530,41 @@ Store::LoadForwardingTables(int64_t snapshot_id) {
     ASSIGN_OR_RETURN(int64_t exists,
                      db_->QueryInt("SELECT count(*) FROM snapshots WHERE id = " + id));
     if (exists == 0) {
-      return absl::NotFoundError("snapshot " + id + " not found in " +
-                                 db_->path());
+      return absl::NotFoundError("snapshot " + id + " not found in " + db_->path());
     }
-    auto corrupt = [&](const std::string &what) {
-      return absl::DataLossError(db_->path() + ": snapshot " + id +
-                                 " forwarding tables: " + what);
+    auto corrupt = [&](const std::string& what) {
+      return absl::DataLossError(db_->path() + ": snapshot " + id + " forwarding tables: " + what);
     };
-    ASSIGN_OR_RETURN(Statement s,
-                     db_->Prepare("SELECT switch_guid, lid, description, "
-                                  "out_ports FROM forwarding_tables WHERE "
-                                  "snapshot_id = " +
-                                  id + " ORDER BY position"));
+    ASSIGN_OR_RETURN(Statement s, db_->Prepare("SELECT switch_guid, lid, description, "
+                                               "out_ports FROM forwarding_tables WHERE "
+                                               "snapshot_id = " +
+                                               id + " ORDER BY position"));
     collectors::ForwardingTables tables;
     bool any = false;
     while (true) {
       ASSIGN_OR_RETURN(bool row, s.Step());
-      if (!row)
-        break;
+      if (!row) break;
       uint64_t guid = 0;
-      if (!ParseGuid(s.ColumnText(0), &guid))
-        return corrupt("malformed switch GUID");
-      collectors::SwitchForwardingTable *t = tables.Add(guid);
+      if (!ParseGuid(s.ColumnText(0), &guid)) return corrupt("malformed switch GUID");
+      collectors::SwitchForwardingTable* t = tables.Add(guid);
       t->lid = static_cast<uint32_t>(s.ColumnInt(1));
       t->description = s.ColumnText(2);
       std::string ports = s.ColumnBlob(3);
       t->out_port.assign(ports.begin(), ports.end());
       any = true;
     }
-    if (!any)
-      return absl::OkStatus();
-    ASSIGN_OR_RETURN(Statement o,
-                     db_->Prepare("SELECT owners FROM forwarding_lid_owners "
-                                  "WHERE snapshot_id = " + id));
+    if (!any) return absl::OkStatus();
+    ASSIGN_OR_RETURN(Statement o, db_->Prepare("SELECT owners FROM forwarding_lid_owners "
+                                               "WHERE snapshot_id = " +
+                                               id));
     ASSIGN_OR_RETURN(bool row, o.Step());
     if (row) {
       std::string owners = o.ColumnBlob(0);
-      if (owners.size() % 8 != 0)
-        return corrupt("LID owner list is not a multiple of 8 bytes");
+      if (owners.size() % 8 != 0) return corrupt("LID owner list is not a multiple of 8 bytes");
       for (size_t lid = 0; lid * 8 < owners.size(); ++lid) {
         uint64_t g = 0;
-        for (int b = 7; b >= 0; --b)
-          g = (g << 8) | static_cast<unsigned char>(owners[lid * 8 + b]);
-        if (g != 0)
-          tables.NoteLidOwner(static_cast<uint32_t>(lid), g);
+        for (int b = 7; b >= 0; --b) g = (g << 8) | static_cast<unsigned char>(owners[lid * 8 + b]);
+        if (g != 0) tables.NoteLidOwner(static_cast<uint32_t>(lid), g);
       }
     }
     out = std::move(tables);
@@ -654,30 +574,26 @@ Store::LoadForwardingTables(int64_t snapshot_id) {
 }
 
 absl::StatusOr<Fabric> Store::ReadFabric(int64_t snapshot_id) {
-  const std::string where =
-      " WHERE snapshot_id = " + std::to_string(snapshot_id) + " ";
-  auto corrupt = [&](const std::string &what) {
-    return absl::DataLossError(db_->path() + ": snapshot " +
-                               std::to_string(snapshot_id) + ": " + what);
+  const std::string where = " WHERE snapshot_id = " + std::to_string(snapshot_id) + " ";
+  auto corrupt = [&](const std::string& what) {
+    return absl::DataLossError(db_->path() + ": snapshot " + std::to_string(snapshot_id) + ": " +
+                               what);
   };
-  auto for_each_row =
-      [&](const std::string &sql,
-          const std::function<absl::Status(const Statement &)> &fn) {
-        ASSIGN_OR_RETURN(Statement s, db_->Prepare(sql));
-        while (true) {
-          ASSIGN_OR_RETURN(bool row, s.Step());
-          if (!row)
-            return absl::OkStatus();
-          RETURN_IF_ERROR(fn(s));
-        }
-      };
+  auto for_each_row = [&](const std::string& sql,
+                          const std::function<absl::Status(const Statement&)>& fn) {
+    ASSIGN_OR_RETURN(Statement s, db_->Prepare(sql));
+    while (true) {
+      ASSIGN_OR_RETURN(bool row, s.Step());
+      if (!row) return absl::OkStatus();
+      RETURN_IF_ERROR(fn(s));
+    }
+  };
 
-  ASSIGN_OR_RETURN(int64_t exists,
-                   db_->QueryInt("SELECT count(*) FROM snapshots WHERE id = " +
-                                 std::to_string(snapshot_id)));
+  ASSIGN_OR_RETURN(int64_t exists, db_->QueryInt("SELECT count(*) FROM snapshots WHERE id = " +
+                                                 std::to_string(snapshot_id)));
   if (exists == 0) {
-    return absl::NotFoundError("snapshot " + std::to_string(snapshot_id) +
-                               " not found in " + db_->path());
+    return absl::NotFoundError("snapshot " + std::to_string(snapshot_id) + " not found in " +
+                               db_->path());
   }
 
   Fabric f;
@@ -686,23 +602,19 @@ absl::StatusOr<Fabric> Store::ReadFabric(int64_t snapshot_id) {
       "num_ports, "
       "description, lid, lmc, enhanced_port0 FROM nodes" +
           where + "ORDER BY node_index",
-      [&](const Statement &s) -> absl::Status {
+      [&](const Statement& s) -> absl::Status {
         if (s.ColumnInt(0) != static_cast<int64_t>(f.nodes.size())) {
           return corrupt("node indices are not 0..n-1");
         }
         Node n;
         const std::string type = s.ColumnText(1);
-        auto t = std::find_if(
-            std::begin(kNodeTypes), std::end(kNodeTypes),
-            [&](NodeType k) { return type == collectors::NodeTypeName(k); });
-        if (t == std::end(kNodeTypes))
-          return corrupt("unknown node type \"" + type + "\"");
+        auto t = std::find_if(std::begin(kNodeTypes), std::end(kNodeTypes),
+                              [&](NodeType k) { return type == collectors::NodeTypeName(k); });
+        if (t == std::end(kNodeTypes)) return corrupt("unknown node type \"" + type + "\"");
         n.type = *t;
         if (!ParseGuid(s.ColumnText(2), &n.guid) ||
-            (!s.IsNull(3) &&
-             !ParseGuid(s.ColumnText(3), &n.system_image_guid))) {
-          return corrupt("malformed GUID at node " +
-                         std::to_string(f.nodes.size()));
+            (!s.IsNull(3) && !ParseGuid(s.ColumnText(3), &n.system_image_guid))) {
+          return corrupt("malformed GUID at node " + std::to_string(f.nodes.size()));
         }
         n.vendor_id = static_cast<uint32_t>(s.ColumnInt(4));
         n.device_id = static_cast<uint32_t>(s.ColumnInt(5));
@@ -716,38 +628,34 @@ absl::StatusOr<Fabric> Store::ReadFabric(int64_t snapshot_id) {
       }));
   const int64_t num_nodes = f.nodes.size();
 
-  RETURN_IF_ERROR(for_each_row(
-      "SELECT node_index, number, ext_number, guid, lid, lmc FROM ports" +
-          where + "ORDER BY node_index, number",
-      [&](const Statement &s) -> absl::Status {
-        const int64_t node = s.ColumnInt(0);
-        if (node < 0 || node >= num_nodes)
-          return corrupt("port of a missing node");
-        Port p;
-        p.number = static_cast<int>(s.ColumnInt(1));
-        p.ext_number = static_cast<int>(s.ColumnInt(2));
-        if (!ParseGuid(s.ColumnText(3), &p.guid))
-          return corrupt("malformed port GUID");
-        p.lid = static_cast<uint32_t>(s.ColumnInt(4));
-        p.lmc = static_cast<uint8_t>(s.ColumnInt(5));
-        f.nodes[node].ports.push_back(p);
-        return absl::OkStatus();
-      }));
+  RETURN_IF_ERROR(for_each_row("SELECT node_index, number, ext_number, guid, lid, lmc FROM ports" +
+                                   where + "ORDER BY node_index, number",
+                               [&](const Statement& s) -> absl::Status {
+                                 const int64_t node = s.ColumnInt(0);
+                                 if (node < 0 || node >= num_nodes)
+                                   return corrupt("port of a missing node");
+                                 Port p;
+                                 p.number = static_cast<int>(s.ColumnInt(1));
+                                 p.ext_number = static_cast<int>(s.ColumnInt(2));
+                                 if (!ParseGuid(s.ColumnText(3), &p.guid))
+                                   return corrupt("malformed port GUID");
+                                 p.lid = static_cast<uint32_t>(s.ColumnInt(4));
+                                 p.lmc = static_cast<uint8_t>(s.ColumnInt(5));
+                                 f.nodes[node].ports.push_back(p);
+                                 return absl::OkStatus();
+                               }));
 
   RETURN_IF_ERROR(for_each_row(
       "SELECT link_index, a_node, a_port, b_node, b_port, width_lanes, speed, "
       "data_rate_gbps "
       "FROM links" +
           where + "ORDER BY link_index",
-      [&](const Statement &s) -> absl::Status {
+      [&](const Statement& s) -> absl::Status {
         const int index = static_cast<int>(f.links.size());
-        if (s.ColumnInt(0) != index)
-          return corrupt("link indices are not 0..n-1");
+        if (s.ColumnInt(0) != index) return corrupt("link indices are not 0..n-1");
         Link l;
-        l.a = {static_cast<int>(s.ColumnInt(1)),
-               static_cast<int>(s.ColumnInt(2))};
-        l.b = {static_cast<int>(s.ColumnInt(3)),
-               static_cast<int>(s.ColumnInt(4))};
+        l.a = {static_cast<int>(s.ColumnInt(1)), static_cast<int>(s.ColumnInt(2))};
+        l.b = {static_cast<int>(s.ColumnInt(3)), static_cast<int>(s.ColumnInt(4))};
         l.width_lanes = s.IsNull(5) ? 0 : static_cast<int>(s.ColumnInt(5));
         if (!s.IsNull(6)) {
           l.speed = collectors::ParseLinkSpeed(s.ColumnText(6));
@@ -756,38 +664,34 @@ absl::StatusOr<Fabric> Store::ReadFabric(int64_t snapshot_id) {
           }
         }
         l.data_rate_gbps = s.ColumnDouble(7);
-        for (const collectors::LinkEnd &end : {l.a, l.b}) {
-          Port *p = end.node >= 0 && end.node < num_nodes
-                        ? f.nodes[end.node].FindPort(end.port)
-                        : nullptr;
-          if (p == nullptr)
-            return corrupt("link " + std::to_string(index) + " ends nowhere");
+        for (const collectors::LinkEnd& end : {l.a, l.b}) {
+          Port* p = end.node >= 0 && end.node < num_nodes ? f.nodes[end.node].FindPort(end.port)
+                                                          : nullptr;
+          if (p == nullptr) return corrupt("link " + std::to_string(index) + " ends nowhere");
           p->link = index;
         }
         f.links.push_back(l);
         return absl::OkStatus();
       }));
 
-  RETURN_IF_ERROR(for_each_row(
-      "SELECT host_index, name FROM hosts" + where + "ORDER BY host_index",
-      [&](const Statement &s) -> absl::Status {
-        if (s.ColumnInt(0) != static_cast<int64_t>(f.hosts.size())) {
-          return corrupt("host indices are not 0..n-1");
-        }
-        collectors::Host h;
-        h.name = s.ColumnText(1);
-        f.hosts.push_back(std::move(h));
-        return absl::OkStatus();
-      }));
+  RETURN_IF_ERROR(for_each_row("SELECT host_index, name FROM hosts" + where + "ORDER BY host_index",
+                               [&](const Statement& s) -> absl::Status {
+                                 if (s.ColumnInt(0) != static_cast<int64_t>(f.hosts.size())) {
+                                   return corrupt("host indices are not 0..n-1");
+                                 }
+                                 collectors::Host h;
+                                 h.name = s.ColumnText(1);
+                                 f.hosts.push_back(std::move(h));
+                                 return absl::OkStatus();
+                               }));
 
   RETURN_IF_ERROR(for_each_row(
-      "SELECT host_index, node_index FROM host_cas" + where +
-          "ORDER BY host_index, position",
-      [&](const Statement &s) -> absl::Status {
+      "SELECT host_index, node_index FROM host_cas" + where + "ORDER BY host_index, position",
+      [&](const Statement& s) -> absl::Status {
         const int64_t host = s.ColumnInt(0);
         const int64_t node = s.ColumnInt(1);
-        if (host < 0 || host >= static_cast<int64_t>(f.hosts.size()) ||
-            node < 0 || node >= num_nodes) {
+        if (host < 0 || host >= static_cast<int64_t>(f.hosts.size()) || node < 0 ||
+            node >= num_nodes) {
           return corrupt("host membership refers to a missing host or node");
         }
         f.hosts[host].cas.push_back(static_cast<int>(node));
@@ -796,9 +700,8 @@ absl::StatusOr<Fabric> Store::ReadFabric(int64_t snapshot_id) {
       }));
 
   RETURN_IF_ERROR(
-      for_each_row("SELECT node_index FROM anonymous_endpoints" + where +
-                       "ORDER BY position",
-                   [&](const Statement &s) -> absl::Status {
+      for_each_row("SELECT node_index FROM anonymous_endpoints" + where + "ORDER BY position",
+                   [&](const Statement& s) -> absl::Status {
                      const int64_t node = s.ColumnInt(0);
                      if (node < 0 || node >= num_nodes)
                        return corrupt("anonymous endpoint out of range");
@@ -810,4 +713,4 @@ absl::StatusOr<Fabric> Store::ReadFabric(int64_t snapshot_id) {
   return f;
 }
 
-} // namespace toporr::db
+}  // namespace toporr::db

@@ -67,14 +67,12 @@ struct IngestStatements;
 
 struct SnapshotInfo {
   int64_t id = 0;
-  int64_t created_unix_ms =
-      0; // milliseconds since the Unix epoch, from StoreOptions clock
-  std::string
-      source_kind; // what produced it, e.g. "ibnetdiscover", "libibnetdisc"
-  std::string source_name;  // e.g. the input file name
-  std::string content_hash; // FabricContentHash(), 64 hex digits
-  int64_t num_switches = 0, num_cas = 0, num_routers = 0, num_aggregation = 0,
-          num_links = 0, num_hosts = 0, num_anonymous = 0;
+  int64_t created_unix_ms = 0;  // milliseconds since the Unix epoch, from StoreOptions clock
+  std::string source_kind;      // what produced it, e.g. "ibnetdiscover", "libibnetdisc"
+  std::string source_name;      // e.g. the input file name
+  std::string content_hash;     // FabricContentHash(), 64 hex digits
+  int64_t num_switches = 0, num_cas = 0, num_routers = 0, num_aggregation = 0, num_links = 0,
+          num_hosts = 0, num_anonymous = 0;
   // Switches with a linear forwarding table; 0 when the snapshot has no routes.
   int64_t num_forwarding_tables = 0;
 };
@@ -91,13 +89,13 @@ struct SnapshotInfo {
 //   "after_retention"  old snapshots deleted
 //   "before_commit"    everything written, COMMIT not yet issued
 //   "after_commit"     committed (the new snapshot is current and durable)
-const std::vector<std::string> &IngestCrashPoints();
+const std::vector<std::string>& IngestCrashPoints();
 
 struct StoreOptions {
-  std::string path;                     // file path, or ":memory:"
-  int keep_snapshots = 20;              // >= 1
-  std::function<int64_t()> now_unix_ms; // default (empty): the system clock
-  int busy_timeout_ms = 5000; // how long to wait for another process's lock
+  std::string path;                      // file path, or ":memory:"
+  int keep_snapshots = 20;               // >= 1
+  std::function<int64_t()> now_unix_ms;  // default (empty): the system clock
+  int busy_timeout_ms = 5000;            // how long to wait for another process's lock
   // Tests only (the daemon sets it from $TOPORR_TEST_CRASH_POINT): one of
   // IngestCrashPoints(); Ingest() then calls raise(SIGKILL) at that point.
   // Empty: never. An unknown name makes Open() fail with kInvalidArgument, so a
@@ -106,13 +104,12 @@ struct StoreOptions {
 };
 
 struct IngestResult {
-  SnapshotInfo snapshot; // the current snapshot after the call
-  bool created =
-      false; // false: content equalled the current snapshot, nothing written
+  SnapshotInfo snapshot;  // the current snapshot after the call
+  bool created = false;   // false: content equalled the current snapshot, nothing written
 };
 
 class Store {
-public:
+ public:
   // Opens or creates the database, sets WAL/synchronous/foreign keys and
   // migrates the schema (see db/schema.h). kFailedPrecondition when the file's
   // schema is newer than this binary's.
@@ -124,17 +121,17 @@ public:
   // disagrees with `hosts[].cas`, duplicate GUIDs, unsorted ports) and stores
   // it as the new current snapshot unless its content equals the current one.
   // See the contract above.
-  absl::StatusOr<IngestResult> Ingest(const collectors::Fabric &fabric,
-                                      const std::string &source_kind,
-                                      const std::string &source_name);
+  absl::StatusOr<IngestResult> Ingest(const collectors::Fabric& fabric,
+                                      const std::string& source_kind,
+                                      const std::string& source_name);
   // The same, with the switches' forwarding tables (routes) stored alongside;
   // `tables` may be null (no routes). They enter the content hash
   // (SnapshotContentHash), so new routes over an unchanged fabric make a new
   // snapshot.
-  absl::StatusOr<IngestResult> Ingest(const collectors::Fabric &fabric,
-                                      const collectors::ForwardingTables *tables,
-                                      const std::string &source_kind,
-                                      const std::string &source_name);
+  absl::StatusOr<IngestResult> Ingest(const collectors::Fabric& fabric,
+                                      const collectors::ForwardingTables* tables,
+                                      const std::string& source_kind,
+                                      const std::string& source_name);
 
   // The current snapshot, or nullopt for an empty store.
   absl::StatusOr<std::optional<SnapshotInfo>> Current();
@@ -148,23 +145,20 @@ public:
 
   // The forwarding tables stored with a snapshot, or nullopt when it has none.
   // kNotFound if no such snapshot.
-  absl::StatusOr<std::optional<collectors::ForwardingTables>>
-  LoadForwardingTables(int64_t snapshot_id);
+  absl::StatusOr<std::optional<collectors::ForwardingTables>> LoadForwardingTables(
+      int64_t snapshot_id);
 
-private:
+ private:
   Store(StoreOptions options, std::unique_ptr<Connection> db);
 
-  absl::StatusOr<std::optional<SnapshotInfo>> CurrentLocked()
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::StatusOr<SnapshotInfo> WriteSnapshot(const collectors::Fabric &fabric,
-                                             const collectors::ForwardingTables *tables,
-                                             SnapshotInfo info)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::Status ApplyRetention(int64_t current_id)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<std::optional<SnapshotInfo>> CurrentLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<SnapshotInfo> WriteSnapshot(const collectors::Fabric& fabric,
+                                             const collectors::ForwardingTables* tables,
+                                             SnapshotInfo info) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status ApplyRetention(int64_t current_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<collectors::Fabric> ReadFabric(int64_t snapshot_id)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void MaybeCrash(const char *point) const;
+  void MaybeCrash(const char* point) const;
 
   const StoreOptions options_;
   absl::Mutex mu_;
@@ -173,6 +167,6 @@ private:
   std::unique_ptr<IngestStatements> ingest_ ABSL_GUARDED_BY(mu_);
 };
 
-} // namespace toporr::db
+}  // namespace toporr::db
 
-#endif // TOPORR_DB_STORE_H_
+#endif  // TOPORR_DB_STORE_H_

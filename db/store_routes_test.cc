@@ -16,9 +16,9 @@ class StoreRoutesTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_OK_AND_ASSIGN(
-        fabric_, collectors::ParseIbnetdiscover(
-                     toporr::testing::ReadSharedFabric("ibnetdiscover_fattree_default.txt"),
-                     {"fattree"}));
+        fabric_,
+        collectors::ParseIbnetdiscover(
+            toporr::testing::ReadSharedFabric("ibnetdiscover_fattree_default.txt"), {"fattree"}));
     ASSERT_OK_AND_ASSIGN(
         tables_, collectors::ParseForwardingTables(
                      toporr::testing::ReadSharedFabric("dump_fts_fattree.txt"), {"dump_fts"}));

@@ -15,16 +15,14 @@ using collectors::Node;
 using collectors::NodeType;
 using collectors::Port;
 
-void Check(const absl::Status &s) {
+void Check(const absl::Status& s) {
   if (!s.ok()) {
-    std::fprintf(stderr, "test_fabrics: %s\n",
-                 std::string(s.message()).c_str());
+    std::fprintf(stderr, "test_fabrics: %s\n", std::string(s.message()).c_str());
     std::abort();
   }
 }
 
-int AddSwitch(Fabric &f, uint64_t guid, const std::string &desc, uint32_t lid,
-              int num_ports) {
+int AddSwitch(Fabric& f, uint64_t guid, const std::string& desc, uint32_t lid, int num_ports) {
   Node n;
   n.type = NodeType::kSwitch;
   n.guid = guid;
@@ -47,9 +45,8 @@ int AddSwitch(Fabric &f, uint64_t guid, const std::string &desc, uint32_t lid,
 // A channel-adapter-like node (CA, router or aggregation node) with
 // ports 1..num_ports listed up front; port p gets GUID guid + p and LID lid +
 // (p - 1) * 2^lmc.
-int AddEndpoint(Fabric &f, NodeType type, uint64_t guid,
-                const std::string &desc, uint32_t lid, int num_ports,
-                uint8_t lmc = 0) {
+int AddEndpoint(Fabric& f, NodeType type, uint64_t guid, const std::string& desc, uint32_t lid,
+                int num_ports, uint8_t lmc = 0) {
   Node n;
   n.type = type;
   n.guid = guid;
@@ -72,18 +69,17 @@ int AddEndpoint(Fabric &f, NodeType type, uint64_t guid,
   return index;
 }
 
-void Cable(Fabric &f, int x, int xp, int y, int yp, int width = 4,
+void Cable(Fabric& f, int x, int xp, int y, int yp, int width = 4,
            LinkSpeed speed = LinkSpeed::kHDR) {
   Check(f.Connect({x, xp}, {y, yp}, width, speed));
 }
 
-void AddHost(Fabric &f, const std::string &name, std::vector<int> cas) {
-  for (int ca : cas)
-    f.nodes[ca].host = static_cast<int>(f.hosts.size());
+void AddHost(Fabric& f, const std::string& name, std::vector<int> cas) {
+  for (int ca : cas) f.nodes[ca].host = static_cast<int>(f.hosts.size());
   f.hosts.push_back({name, std::move(cas)});
 }
 
-} // namespace
+}  // namespace
 
 Fabric MakeSmallFabric() {
   Fabric f;
@@ -94,35 +90,26 @@ Fabric MakeSmallFabric() {
   f.nodes[leaf1].enhanced_port0 = true;
   f.nodes[leaf2].system_image_guid = 0x0002c90300a0ffff;
 
-  const int n1a = AddEndpoint(f, NodeType::kCa, 0x0002c90300b00100,
-                              "node001 mlx5_0", 16, 2, 2);
-  const int n1b = AddEndpoint(f, NodeType::kCa, 0x0002c90300b00200,
-                              "node001 mlx5_1", 24, 1);
-  const int n2 = AddEndpoint(f, NodeType::kCa, 0x0002c90300b00300,
-                             "node002 mlx5_0", 25, 1);
-  const int n3 = AddEndpoint(f, NodeType::kCa, 0x0002c90300b00400,
-                             "node003 mlx5_0", 26, 2);
-  const int n4 = AddEndpoint(f, NodeType::kCa, 0x0011750000790000,
-                             "node004 hfi1_0", 28, 1);
-  const int anon =
-      AddEndpoint(f, NodeType::kCa, 0x0002c90300b00500,
-                  "MT4129 ConnectX7   Mellanox Technologies", 29, 1);
-  const int router =
-      AddEndpoint(f, NodeType::kRouter, 0x0002c90300c00001, "router-a", 30, 2);
-  const int sharp =
-      AddEndpoint(f, NodeType::kAggregation, 0x0002c90300d00001,
-                  "Mellanox Technologies Aggregation Node", 31, 1);
-  const int n5 = AddEndpoint(f, NodeType::kCa, 0x0002c90300b00600,
-                             "node005 mlx5_0", 32, 1);
+  const int n1a = AddEndpoint(f, NodeType::kCa, 0x0002c90300b00100, "node001 mlx5_0", 16, 2, 2);
+  const int n1b = AddEndpoint(f, NodeType::kCa, 0x0002c90300b00200, "node001 mlx5_1", 24, 1);
+  const int n2 = AddEndpoint(f, NodeType::kCa, 0x0002c90300b00300, "node002 mlx5_0", 25, 1);
+  const int n3 = AddEndpoint(f, NodeType::kCa, 0x0002c90300b00400, "node003 mlx5_0", 26, 2);
+  const int n4 = AddEndpoint(f, NodeType::kCa, 0x0011750000790000, "node004 hfi1_0", 28, 1);
+  const int anon = AddEndpoint(f, NodeType::kCa, 0x0002c90300b00500,
+                               "MT4129 ConnectX7   Mellanox Technologies", 29, 1);
+  const int router = AddEndpoint(f, NodeType::kRouter, 0x0002c90300c00001, "router-a", 30, 2);
+  const int sharp = AddEndpoint(f, NodeType::kAggregation, 0x0002c90300d00001,
+                                "Mellanox Technologies Aggregation Node", 31, 1);
+  const int n5 = AddEndpoint(f, NodeType::kCa, 0x0002c90300b00600, "node005 mlx5_0", 32, 1);
   f.nodes[n4].vendor_id = 0x1175;
   f.nodes[n4].device_id = 0x24f0;
   f.nodes[n4].system_image_guid = 0x0011750000790000;
 
   Cable(f, n1a, 1, leaf1, 1);
-  Cable(f, leaf2, 1, n1a, 2); // given in reverse order: Connect orients it
+  Cable(f, leaf2, 1, n1a, 2);  // given in reverse order: Connect orients it
   Cable(f, n1b, 1, leaf1, 2);
   Cable(f, n2, 1, leaf1, 3, 4, LinkSpeed::kEDR);
-  Cable(f, n3, 1, leaf2, 2); // n3 port 2 stays unconnected
+  Cable(f, n3, 1, leaf2, 2);  // n3 port 2 stays unconnected
   Cable(f, n4, 1, leaf2, 3, 4, LinkSpeed::kEDR);
   Cable(f, anon, 1, leaf2, 4, 1, LinkSpeed::kSDR);
   Cable(f, sharp, 1, leaf2, 5);
@@ -134,7 +121,7 @@ Fabric MakeSmallFabric() {
   Cable(f, leaf2, 21, spine2, 2, 8, LinkSpeed::kXDR);
   Cable(f, leaf2, 22, spine2, 3, 0, LinkSpeed::kUnknown);
   Cable(f, leaf1, 30, leaf1, 31, 4,
-        LinkSpeed::kQDR); // loopback cable on one switch
+        LinkSpeed::kQDR);  // loopback cable on one switch
   Cable(f, router, 2, spine2, 10, 1, LinkSpeed::kDDR);
   f.nodes[leaf1].FindPort(20)->ext_number = 10;
   f.nodes[leaf1].FindPort(21)->ext_number = 11;
@@ -148,8 +135,7 @@ Fabric MakeSmallFabric() {
   return f;
 }
 
-Fabric MakeFatTree(int leaves, int cas_per_leaf, int uplinks, int spines,
-                   int variant) {
+Fabric MakeFatTree(int leaves, int cas_per_leaf, int uplinks, int spines, int variant) {
   Fabric f;
   std::vector<int> spine(spines), leaf(leaves);
   const int spine_ports = leaves * uplinks / spines;
@@ -157,14 +143,12 @@ Fabric MakeFatTree(int leaves, int cas_per_leaf, int uplinks, int spines,
   for (int s = 0; s < spines; ++s) {
     char name[32];
     std::snprintf(name, sizeof(name), "spine%04d", s);
-    spine[s] =
-        AddSwitch(f, 0x0002c90300000000ull + s, name, lid++, spine_ports);
+    spine[s] = AddSwitch(f, 0x0002c90300000000ull + s, name, lid++, spine_ports);
   }
   for (int l = 0; l < leaves; ++l) {
     char name[32];
     std::snprintf(name, sizeof(name), "leaf%04d", l);
-    leaf[l] = AddSwitch(f, 0x0002c90300100000ull + l, name, lid++,
-                        cas_per_leaf + uplinks);
+    leaf[l] = AddSwitch(f, 0x0002c90300100000ull + l, name, lid++, cas_per_leaf + uplinks);
   }
   std::vector<std::pair<std::string, int>> hosts;
   for (int l = 0; l < leaves; ++l) {
@@ -172,9 +156,8 @@ Fabric MakeFatTree(int leaves, int cas_per_leaf, int uplinks, int spines,
       const int k = l * cas_per_leaf + c;
       char name[32];
       std::snprintf(name, sizeof(name), "node%05d", k);
-      const int ca =
-          AddEndpoint(f, NodeType::kCa, 0x0002c90301000000ull + 16ull * k,
-                      std::string(name) + " mlx5_0", lid++, 1);
+      const int ca = AddEndpoint(f, NodeType::kCa, 0x0002c90301000000ull + 16ull * k,
+                                 std::string(name) + " mlx5_0", lid++, 1);
       Cable(f, ca, 1, leaf[l], c + 1);
       hosts.push_back({name, ca});
     }
@@ -182,27 +165,22 @@ Fabric MakeFatTree(int leaves, int cas_per_leaf, int uplinks, int spines,
   for (int l = 0; l < leaves; ++l) {
     for (int u = 0; u < uplinks; ++u) {
       const int k = l * uplinks + u;
-      const LinkSpeed speed =
-          (variant != 0 && k == 0) ? LinkSpeed::kEDR : LinkSpeed::kHDR;
-      Cable(f, leaf[l], cas_per_leaf + 1 + u, spine[k % spines], k / spines + 1,
-            4, speed);
+      const LinkSpeed speed = (variant != 0 && k == 0) ? LinkSpeed::kEDR : LinkSpeed::kHDR;
+      Cable(f, leaf[l], cas_per_leaf + 1 + u, spine[k % spines], k / spines + 1, 4, speed);
     }
   }
-  for (auto &[name, ca] : hosts)
-    AddHost(f, name, {ca}); // already in name order
+  for (auto& [name, ca] : hosts) AddHost(f, name, {ca});  // already in name order
   return f;
 }
 
-Fabric MakeLargeFatTree(int variant) {
-  return MakeFatTree(640, 16, 32, 320, variant);
-}
+Fabric MakeLargeFatTree(int variant) { return MakeFatTree(640, 16, 32, 320, variant); }
 
-void ExpectFabricsEqual(const Fabric &a, const Fabric &b) {
+void ExpectFabricsEqual(const Fabric& a, const Fabric& b) {
   ASSERT_EQ(a.nodes.size(), b.nodes.size());
   for (size_t i = 0; i < a.nodes.size(); ++i) {
     SCOPED_TRACE("node " + std::to_string(i));
-    const Node &x = a.nodes[i];
-    const Node &y = b.nodes[i];
+    const Node& x = a.nodes[i];
+    const Node& y = b.nodes[i];
     EXPECT_EQ(x.type, y.type);
     EXPECT_EQ(x.guid, y.guid);
     EXPECT_EQ(x.system_image_guid, y.system_image_guid);
@@ -234,7 +212,7 @@ void ExpectFabricsEqual(const Fabric &a, const Fabric &b) {
     EXPECT_EQ(a.links[i].width_lanes, b.links[i].width_lanes);
     EXPECT_EQ(a.links[i].speed, b.links[i].speed);
     EXPECT_EQ(a.links[i].data_rate_gbps,
-              b.links[i].data_rate_gbps); // bit-exact REAL
+              b.links[i].data_rate_gbps);  // bit-exact REAL
   }
   ASSERT_EQ(a.hosts.size(), b.hosts.size());
   for (size_t i = 0; i < a.hosts.size(); ++i) {
@@ -244,4 +222,4 @@ void ExpectFabricsEqual(const Fabric &a, const Fabric &b) {
   EXPECT_EQ(a.anonymous_endpoints, b.anonymous_endpoints);
 }
 
-} // namespace toporr::db::testing
+}  // namespace toporr::db::testing

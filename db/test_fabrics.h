@@ -20,8 +20,8 @@ collectors::Fabric MakeSmallFabric();
 // spread round-robin over `spines` spine switches. leaves * uplinks must be
 // divisible by spines. `variant` changes one leaf-to-spine link's speed, giving
 // different content with the same shape.
-collectors::Fabric MakeFatTree(int leaves, int cas_per_leaf, int uplinks,
-                               int spines, int variant = 0);
+collectors::Fabric MakeFatTree(int leaves, int cas_per_leaf, int uplinks, int spines,
+                               int variant = 0);
 
 // The fabric the speed requirement names: 10,240 CAs, 960 switches, 30,720
 // links.
@@ -29,9 +29,8 @@ collectors::Fabric MakeLargeFatTree(int variant = 0);
 
 // gtest expectations that every field of `a` and `b` is equal (with the first
 // difference named), plus FindNodeByGuid agreeing on every node.
-void ExpectFabricsEqual(const collectors::Fabric &a,
-                        const collectors::Fabric &b);
+void ExpectFabricsEqual(const collectors::Fabric& a, const collectors::Fabric& b);
 
-} // namespace toporr::db::testing
+}  // namespace toporr::db::testing
 
-#endif // TOPORR_DB_TEST_FABRICS_H_
+#endif  // TOPORR_DB_TEST_FABRICS_H_

@@ -15,16 +15,15 @@ absl::StatusOr<RankDistance> RankDistance::Create(const Placement& placement,
   for (int r = 0; r < placement.size(); ++r) {
     const int h = placement.ranks[r].host;
     if (h < 0 || h >= n) {
-      return absl::InvalidArgumentError(absl::StrCat("rank ", r, " runs on host ", h,
-                                                     " but the host cost matrix covers 0..",
-                                                     n - 1));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "rank ", r, " runs on host ", h, " but the host cost matrix covers 0..", n - 1));
     }
   }
   for (int l = 0; l < kNumLocalityLevels; ++l) {
     if (!(intra.latency_ns[l] >= 0) || !(intra.gbps[l] > 0)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "intra-host model level ", l, ": latency ", intra.latency_ns[l], " ns, ",
-          intra.gbps[l], " Gb/s; need latency >= 0 and bandwidth > 0"));
+      return absl::InvalidArgumentError(absl::StrCat("intra-host model level ", l, ": latency ",
+                                                     intra.latency_ns[l], " ns, ", intra.gbps[l],
+                                                     " Gb/s; need latency >= 0 and bandwidth > 0"));
     }
   }
   return RankDistance(placement, hosts, intra);

@@ -5,8 +5,8 @@
 
 namespace toporr::mapping {
 
-absl::StatusOr<std::unique_ptr<FabricRoutes>> FabricRoutes::Create(
-    const collectors::Fabric& fabric, FabricRoutesOptions options) {
+absl::StatusOr<std::unique_ptr<FabricRoutes>> FabricRoutes::Create(const collectors::Fabric& fabric,
+                                                                   FabricRoutesOptions options) {
   absl::StatusOr<HostGraph> graph = HostGraph::Build(fabric);
   if (!graph.ok()) return graph.status();
   std::unique_ptr<FabricRoutes> routes(new FabricRoutes(*std::move(graph), options));
@@ -34,8 +34,7 @@ void FabricRoutes::Route(int a, int b, std::vector<int32_t>* directed_links) con
   if (a < 0 || a >= n || b < 0 || b >= n || a == b) return;
   const HostGraph::PairChoice c = graph_.Choose(a, b, att_hops_.data(), att_wide_.data());
   if (c.hops < 0) return;
-  const HostGraph::Toward* toward =
-      c.direct < 0 ? &toward_[graph_.attachment(c.dst).att] : nullptr;
+  const HostGraph::Toward* toward = c.direct < 0 ? &toward_[graph_.attachment(c.dst).att] : nullptr;
   graph_.Walk(c, toward, /*hops=*/nullptr, directed_links);
 }
 
@@ -46,8 +45,8 @@ absl::StatusOr<std::unique_ptr<RouteSource>> FabricRoutes::ForJob(
   for (int h : fabric_hosts) {
     if (h < 0 || h >= n) {
       return absl::InvalidArgumentError("job host " + std::to_string(h) +
-                                        " is not a fabric host index (0.." +
-                                        std::to_string(n - 1) + ")");
+                                        " is not a fabric host index (0.." + std::to_string(n - 1) +
+                                        ")");
     }
     if (seen[h]) {
       return absl::InvalidArgumentError("fabric host " + std::to_string(h) +
@@ -58,9 +57,9 @@ absl::StatusOr<std::unique_ptr<RouteSource>> FabricRoutes::ForJob(
   for (size_t i = 0; i < fabric_hosts.size(); ++i) {
     for (size_t j = i + 1; j < fabric_hosts.size(); ++j) {
       if (!Connected(fabric_hosts[i], fabric_hosts[j])) {
-        return absl::FailedPreconditionError(
-            "fabric hosts " + std::to_string(fabric_hosts[i]) + " and " +
-            std::to_string(fabric_hosts[j]) + " are not connected by the fabric");
+        return absl::FailedPreconditionError("fabric hosts " + std::to_string(fabric_hosts[i]) +
+                                             " and " + std::to_string(fabric_hosts[j]) +
+                                             " are not connected by the fabric");
       }
     }
   }

@@ -4,8 +4,8 @@
 //
 // The route of a pair is exactly the path HostCosts::Path reports (host_graph.h: best port
 // pair, then destination-based widest-shortest next hops, ties spread by destination port
-// like D-mod-k), as directed links. Directed link id = 2 * link_index + (traversed from Link::a to Link::b ? 0 : 1),
-// link_index into Fabric::links.
+// like D-mod-k), as directed links. Directed link id = 2 * link_index + (traversed from Link::a to
+// Link::b ? 0 : 1), link_index into Fabric::links.
 //
 // FabricRoutes indexes hosts over ALL fabric hosts (Fabric::hosts). A job's view, indexed over
 // its explicit host list as routes.h requires, comes from ForJob.

@@ -14,9 +14,9 @@ namespace {
 
 using collectors::Fabric;
 using collectors::LinkSpeed;
+using ::testing::ElementsAre;
 using testing::FabricBuilder;
 using toporr::testing::StatusIs;
-using ::testing::ElementsAre;
 
 // The directed links a HostPath crosses, read off the Fabric's ports.
 std::vector<int32_t> LinksOfPath(const Fabric& f, const HostPath& p) {
@@ -124,10 +124,13 @@ TEST(FabricRoutesTest, DualHomedDirectAndDisconnected) {
   EXPECT_EQ(r, direct_view);
   EXPECT_EQ(r.size(), 3u);  // a -> leaf1 -> leaf2 -> c
   EXPECT_EQ(job->num_directed_links(), (*routes)->num_directed_links());
-  EXPECT_THAT((*routes)->ForJob({f.FindHost("a"), f.FindHost("z")}),
-              StatusIs(absl::StatusCode::kFailedPrecondition, ::testing::HasSubstr("not connected")));
-  EXPECT_THAT((*routes)->ForJob({0, 0}), StatusIs(absl::StatusCode::kInvalidArgument, ::testing::_));
-  EXPECT_THAT((*routes)->ForJob({0, 77}), StatusIs(absl::StatusCode::kInvalidArgument, ::testing::_));
+  EXPECT_THAT(
+      (*routes)->ForJob({f.FindHost("a"), f.FindHost("z")}),
+      StatusIs(absl::StatusCode::kFailedPrecondition, ::testing::HasSubstr("not connected")));
+  EXPECT_THAT((*routes)->ForJob({0, 0}),
+              StatusIs(absl::StatusCode::kInvalidArgument, ::testing::_));
+  EXPECT_THAT((*routes)->ForJob({0, 77}),
+              StatusIs(absl::StatusCode::kInvalidArgument, ::testing::_));
 }
 
 TEST(FabricRoutesTest, NoKnownRateUsesTheFallback) {

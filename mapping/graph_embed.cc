@@ -92,10 +92,11 @@ SymmetricCsr Symmetrise(const CommGraph& g) {
   csr.load.resize(csr.vert.back());
   std::vector<SCOTCH_Num> pos(csr.vert.begin(), csr.vert.end() - 1);
   for (const auto& m : merged) {
-    const SCOTCH_Num w = max_bytes == 0
-                             ? 1
-                             : std::max<SCOTCH_Num>(1, static_cast<SCOTCH_Num>(std::llround(
-                                                           kMaxLoad * m.second / max_bytes)));
+    const SCOTCH_Num w =
+        max_bytes == 0
+            ? 1
+            : std::max<SCOTCH_Num>(
+                  1, static_cast<SCOTCH_Num>(std::llround(kMaxLoad * m.second / max_bytes)));
     const auto [a, b] = m.first;
     csr.edge[pos[a]] = b;
     csr.load[pos[a]++] = w;
@@ -138,8 +139,8 @@ absl::StatusOr<TleafTarget> BuildTarget(const RankDistance& d) {
   }
   const int64_t total = static_cast<int64_t>(used_groups.size()) * hmax * smax;
   if (total > std::numeric_limits<SCOTCH_Num>::max()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "graph embed: Scotch tree-leaf target would need ", total, " terminals"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("graph embed: Scotch tree-leaf target would need ", total, " terminals"));
   }
   // Link costs in whole ns, non-increasing from the top level down.
   double inter = 0;
@@ -250,8 +251,7 @@ WGraph BuildWeightedGraph(const RankDistance& d, const CommGraph& graph) {
     std::vector<int64_t> pos(start.begin(), start.end() - 1);
     for (const CommEdge& e : graph.edges) {
       if (e.from == e.to) continue;
-      const int64_t w =
-          std::max<int64_t>(1, std::llround(scale * d.TimeNs(0, other, e.bytes)));
+      const int64_t w = std::max<int64_t>(1, std::llround(scale * d.TimeNs(0, other, e.bytes)));
       arc_to[pos[e.from]] = e.to;
       arc_w[pos[e.from]++] = w;
       arc_to[pos[e.to]] = e.from;
@@ -521,8 +521,8 @@ struct Grown {
   int64_t cut = 0;
   int64_t w0 = 0;  // weight of side 0
 };
-Grown GrowBisection(const WGraph& g, const std::vector<int64_t>& degree, int64_t target0,
-                    int seed, FmScratch& scratch) {
+Grown GrowBisection(const WGraph& g, const std::vector<int64_t>& degree, int64_t target0, int seed,
+                    FmScratch& scratch) {
   const int n = g.n();
   Grown out;
   std::vector<uint8_t>& side = out.side;
@@ -670,12 +670,18 @@ class HierarchicalEmbedder {
   int64_t Key(int slot, int level) const {
     const RankLocation& l = d_.placement().ranks[slot];
     switch (level) {
-      case 1: return l.host;
-      case 2: return l.package;
-      case 3: return l.numa;
-      case 4: return l.l3;
-      case 5: return l.core;
-      default: return slot;
+      case 1:
+        return l.host;
+      case 2:
+        return l.package;
+      case 3:
+        return l.numa;
+      case 4:
+        return l.l3;
+      case 5:
+        return l.core;
+      default:
+        return slot;
     }
   }
 
@@ -731,7 +737,9 @@ class HierarchicalEmbedder {
   // `slots` (which spans more than one unit of it).
   double CrossingNs(const std::vector<int32_t>& slots, int level, size_t cut) const {
     const IntraHostModel& intra = d_.intra();
-    auto local = [&](LocalityLevel l) { return intra.LatencyNs(l) + typical_bytes_ * intra.BetaNs(l); };
+    auto local = [&](LocalityLevel l) {
+      return intra.LatencyNs(l) + typical_bytes_ * intra.BetaNs(l);
+    };
     switch (level) {
       case 0:  // the first group and the nearest group across the cut
         return d_.hosts().TimeNs(group_rep_[group_[d_.host(slots[0])]],
@@ -743,10 +751,14 @@ class HierarchicalEmbedder {
           }
         }
         return 0;
-      case 2: return local(LocalityLevel::kOtherPackage);
-      case 3: return local(LocalityLevel::kSamePackage);
-      case 4: return local(LocalityLevel::kSameNuma);
-      default: return local(LocalityLevel::kSameL3);
+      case 2:
+        return local(LocalityLevel::kOtherPackage);
+      case 3:
+        return local(LocalityLevel::kSamePackage);
+      case 4:
+        return local(LocalityLevel::kSameNuma);
+      default:
+        return local(LocalityLevel::kSameL3);
     }
   }
 
@@ -816,7 +828,7 @@ class HierarchicalEmbedder {
     }
     const WGraph sub = Induced(verts);
     const std::vector<uint8_t> side = Bisect(sub, static_cast<int64_t>(cut), scratch_);
-      std::vector<int32_t> va, vb;
+    std::vector<int32_t> va, vb;
     va.reserve(cut);
     vb.reserve(verts.size() - cut);
     for (size_t i = 0; i < verts.size(); ++i) (side[i] == 0 ? va : vb).push_back(verts[i]);
@@ -864,10 +876,14 @@ class HierarchicalEmbedder {
 
 std::string_view EmbedMethodName(EmbedMethod m) {
   switch (m) {
-    case EmbedMethod::kIdentity: return "identity";
-    case EmbedMethod::kBipartition: return "bipartition";
-    case EmbedMethod::kGreedy: return "greedy";
-    case EmbedMethod::kScotch: return "scotch";
+    case EmbedMethod::kIdentity:
+      return "identity";
+    case EmbedMethod::kBipartition:
+      return "bipartition";
+    case EmbedMethod::kGreedy:
+      return "greedy";
+    case EmbedMethod::kScotch:
+      return "scotch";
   }
   return "unknown";
 }
@@ -904,8 +920,8 @@ absl::StatusOr<Mapping> EmbedScotch(const RankDistance& d, const CommGraph& grap
   if (p == 1) return IdentityMapping(1);
   const SymmetricCsr csr = Symmetrise(graph);
   ScotchGraph g;
-  int rc = SCOTCH_graphBuild(&g.g, 0, p, csr.vert.data(), csr.vert.data() + 1, nullptr,
-                             nullptr, static_cast<SCOTCH_Num>(csr.edge.size()),
+  int rc = SCOTCH_graphBuild(&g.g, 0, p, csr.vert.data(), csr.vert.data() + 1, nullptr, nullptr,
+                             static_cast<SCOTCH_Num>(csr.edge.size()),
                              const_cast<SCOTCH_Num*>(csr.edge.data()),
                              const_cast<SCOTCH_Num*>(csr.load.data()));
   if (rc != 0) return ScotchError("SCOTCH_graphBuild", rc);
@@ -993,11 +1009,10 @@ absl::StatusOr<Embedding> EmbedGraph(const RankDistance& d, const CommGraph& gra
 }
 
 absl::StatusOr<CommGraph> CartesianGraph(const std::vector<int>& dims,
-                                         const std::vector<bool>& periods,
-                                         int64_t bytes_per_edge) {
+                                         const std::vector<bool>& periods, int64_t bytes_per_edge) {
   if (dims.size() != periods.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("cartesian graph: ", dims.size(),
-                                                   " dims but ", periods.size(), " periods"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cartesian graph: ", dims.size(), " dims but ", periods.size(), " periods"));
   }
   int64_t n = 1;
   for (size_t i = 0; i < dims.size(); ++i) {
@@ -1014,7 +1029,8 @@ absl::StatusOr<CommGraph> CartesianGraph(const std::vector<int>& dims,
   g.num_ranks = static_cast<int32_t>(n);
   // stride[i]: rank distance between neighbours along dimension i (row-major).
   std::vector<int64_t> stride(dims.size(), 1);
-  for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) stride[i] = stride[i + 1] * dims[i + 1];
+  for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i)
+    stride[i] = stride[i + 1] * dims[i + 1];
   for (int64_t r = 0; r < n; ++r) {
     for (size_t i = 0; i < dims.size(); ++i) {
       const int64_t c = (r / stride[i]) % dims[i];

@@ -52,7 +52,7 @@
 namespace toporr::mapping {
 
 struct EmbedOptions {
-  int32_t refinement_passes = 2;    // greedy: swap passes after the growth
+  int32_t refinement_passes = 2;     // greedy: swap passes after the growth
   int32_t max_swap_candidates = 32;  // greedy: swap partners tried per rank and pass
   bool run_greedy = false;           // EmbedGraph: also try the greedy embedder
   bool run_scotch = true;            // EmbedGraph: also try Scotch and keep the better
@@ -92,8 +92,7 @@ absl::StatusOr<Embedding> EmbedGraph(const RankDistance& d, const CommGraph& gra
 // 2 has one neighbour pair (not two). kInvalidArgument when dims and periods differ in
 // length, a dimension is < 1, or the product exceeds 2^31-1.
 absl::StatusOr<CommGraph> CartesianGraph(const std::vector<int>& dims,
-                                         const std::vector<bool>& periods,
-                                         int64_t bytes_per_edge);
+                                         const std::vector<bool>& periods, int64_t bytes_per_edge);
 
 }  // namespace toporr::mapping
 

@@ -210,8 +210,8 @@ std::vector<VersusScotchCase> VersusScotchCases() {
                    CartesianGraph({8, 8, 8}, {true, true, true}, 4 << 10).value()});
   cases.push_back({"3d_torus_16x8x8_4k", RoundRobinJob(32, 32, 8),
                    CartesianGraph({16, 8, 8}, {true, true, true}, 4 << 10).value()});
-  cases.push_back({"random_geometric_320", RoundRobinJob(20, 16, 4),
-                   RandomGeometricGraph(320, 0.1, 7)});
+  cases.push_back(
+      {"random_geometric_320", RoundRobinJob(20, 16, 4), RandomGeometricGraph(320, 0.1, 7)});
   cases.push_back({"2d_torus_on_host_ring", RingJob(16, 16),
                    CartesianGraph({16, 16}, {true, true}, 16 << 10).value()});
   cases.push_back({"3d_torus_16x8x8_cheap_sockets", RoundRobinJob(32, 32, 8),
@@ -253,7 +253,8 @@ TEST(GraphEmbedTest, BipartitionPropertiesOnAwkwardGraphs) {
   graphs.push_back({n, {}});  // no edges at all
   CommGraph multi{n, {}};     // parallel edges, self-loops, zero bytes, one direction only
   std::uniform_int_distribution<int> pick(0, n - 1);
-  for (int e = 0; e < 4 * n; ++e) multi.edges.push_back({pick(rng), pick(rng), pick(rng) % 3 * 1000});
+  for (int e = 0; e < 4 * n; ++e)
+    multi.edges.push_back({pick(rng), pick(rng), pick(rng) % 3 * 1000});
   graphs.push_back(multi);
   CommGraph islands{n, {}};  // 24 disconnected 8-rank cliques, ranks interleaved
   for (int a = 0; a < n; ++a)

@@ -12,9 +12,8 @@ namespace {
 
 absl::Status CheckCost(const char* what, int i, int j, double v) {
   if (!std::isfinite(v) || v < 0) {
-    return absl::InvalidArgumentError(absl::StrCat("hierarchical cost matrix: ", what, "(", i,
-                                                   ",", j, ") = ", v,
-                                                   " is negative or not finite"));
+    return absl::InvalidArgumentError(absl::StrCat("hierarchical cost matrix: ", what, "(", i, ",",
+                                                   j, ") = ", v, " is negative or not finite"));
   }
   return absl::OkStatus();
 }
@@ -39,8 +38,7 @@ absl::StatusOr<std::unique_ptr<HierarchicalCostMatrix>> HierarchicalCostMatrix::
   if (options.group_alpha_ns.size() != cells || options.group_beta_ns.size() != cells) {
     return absl::InvalidArgumentError(absl::StrCat(
         "hierarchical cost matrix: expected ", cells, " group alpha and beta values for ", g,
-        " groups, got ", options.group_alpha_ns.size(), " and ",
-        options.group_beta_ns.size()));
+        " groups, got ", options.group_alpha_ns.size(), " and ", options.group_beta_ns.size()));
   }
   for (int i = 0; i < g; ++i) {
     for (int j = 0; j < g; ++j) {
@@ -49,17 +47,16 @@ absl::StatusOr<std::unique_ptr<HierarchicalCostMatrix>> HierarchicalCostMatrix::
       if (s.ok()) s = CheckCost("group beta", i, j, options.group_beta_ns[k]);
       if (!s.ok()) return s;
       if (i == j && (options.group_alpha_ns[k] != 0 || options.group_beta_ns[k] != 0)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "hierarchical cost matrix: group (", i, ",", i,
-            ") is non-zero; put same-group costs in intra_group_alpha_ns/beta_ns"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("hierarchical cost matrix: group (", i, ",", i,
+                         ") is non-zero; put same-group costs in intra_group_alpha_ns/beta_ns"));
       }
     }
   }
   absl::Status s = CheckCost("intra-group alpha", -1, -1, options.intra_group_alpha_ns);
   if (s.ok()) s = CheckCost("intra-group beta", -1, -1, options.intra_group_beta_ns);
   if (!s.ok()) return s;
-  return std::unique_ptr<HierarchicalCostMatrix>(
-      new HierarchicalCostMatrix(std::move(options)));
+  return std::unique_ptr<HierarchicalCostMatrix>(new HierarchicalCostMatrix(std::move(options)));
 }
 
 size_t HierarchicalCostMatrix::size_bytes() const {
@@ -71,8 +68,8 @@ absl::StatusOr<std::unique_ptr<HierarchicalCostMatrix>> CompressToHierarchical(
     const HostCostMatrix& matrix, const std::vector<int32_t>& host_group) {
   const int n = matrix.num_hosts();
   if (static_cast<int>(host_group.size()) != n) {
-    return absl::InvalidArgumentError(absl::StrCat("compress: ", host_group.size(),
-                                                   " group ids for ", n, " hosts"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("compress: ", host_group.size(), " group ids for ", n, " hosts"));
   }
   int32_t g = 0;
   for (int h = 0; h < n; ++h) {
@@ -125,15 +122,14 @@ absl::StatusOr<std::unique_ptr<HierarchicalCostMatrix>> CompressToHierarchical(
   return HierarchicalCostMatrix::Create(std::move(o));
 }
 
-absl::StatusOr<std::unique_ptr<HierarchicalCostMatrix>> FatTreeCostMatrix(
-    const FatTreeShape& s) {
+absl::StatusOr<std::unique_ptr<HierarchicalCostMatrix>> FatTreeCostMatrix(const FatTreeShape& s) {
   if (s.num_hosts < 0 || s.hosts_per_leaf <= 0 || s.leaves_per_pod <= 0 || !(s.gbps > 0) ||
       !(s.core_gbps > 0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "fat tree: need num_hosts >= 0, positive hosts_per_leaf, leaves_per_pod and "
-        "bandwidths; got ",
-        s.num_hosts, " hosts, ", s.hosts_per_leaf, " per leaf, ", s.leaves_per_pod,
-        " leaves per pod, ", s.gbps, "/", s.core_gbps, " Gb/s"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("fat tree: need num_hosts >= 0, positive hosts_per_leaf, leaves_per_pod and "
+                     "bandwidths; got ",
+                     s.num_hosts, " hosts, ", s.hosts_per_leaf, " per leaf, ", s.leaves_per_pod,
+                     " leaves per pod, ", s.gbps, "/", s.core_gbps, " Gb/s"));
   }
   HierarchicalCostMatrix::Options o;
   o.num_groups = (s.num_hosts + s.hosts_per_leaf - 1) / s.hosts_per_leaf;

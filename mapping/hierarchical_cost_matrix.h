@@ -25,7 +25,7 @@ namespace toporr::mapping {
 class HierarchicalCostMatrix final : public HostCostMatrix {
  public:
   struct Options {
-    std::vector<int32_t> host_group;     // index = host, value in 0..num_groups-1
+    std::vector<int32_t> host_group;  // index = host, value in 0..num_groups-1
     int32_t num_groups = 0;
     std::vector<double> group_alpha_ns;  // num_groups^2, row-major; diagonal must be 0
     std::vector<double> group_beta_ns;   // num_groups^2, row-major; diagonal must be 0

@@ -1,7 +1,6 @@
 #include "mapping/host_costs.h"
 
 #include <algorithm>
-
 #include <cstring>
 #include <limits>
 #include <map>
@@ -223,8 +222,8 @@ absl::StatusOr<HostPath> HostCosts::Path(int a, int b) const {
   const int n = num_hosts();
   if (a < 0 || a >= n || b < 0 || b >= n) {
     return absl::InvalidArgumentError("host index out of range: (" + std::to_string(a) + ", " +
-                                      std::to_string(b) + "); the fabric has " +
-                                      std::to_string(n) + " hosts");
+                                      std::to_string(b) + "); the fabric has " + std::to_string(n) +
+                                      " hosts");
   }
   HostPath path;
   path.src_host = a;

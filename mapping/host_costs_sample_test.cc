@@ -207,8 +207,8 @@ TEST(MatrixCompactTest, RepeatedHostIsRefused) {
   ASSERT_OK_AND_ASSIGN(auto lft, LftHostCosts::Create(f, LoadTables("dump_fts_fattree.txt")));
   std::string hops, rate_index;
   std::vector<double> rates;
-  for (const PairCosts* c : {static_cast<const PairCosts*>(costs.get()),
-                             static_cast<const PairCosts*>(lft.get())}) {
+  for (const PairCosts* c :
+       {static_cast<const PairCosts*>(costs.get()), static_cast<const PairCosts*>(lft.get())}) {
     EXPECT_THAT(c->MatrixCompact({3, 1, 3}, &hops, &rate_index, &rates),
                 toporr::testing::StatusIs(absl::StatusCode::kInvalidArgument,
                                           ::testing::HasSubstr("listed twice")));

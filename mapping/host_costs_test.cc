@@ -15,8 +15,8 @@ using collectors::Fabric;
 using collectors::LinkSpeed;
 using collectors::NodeType;
 using testing::FabricBuilder;
-using toporr::testing::StatusIs;
 using ::testing::HasSubstr;
+using toporr::testing::StatusIs;
 
 constexpr double kHdr4x = 200.0;
 constexpr double kEdr4x = 100.0;
@@ -192,11 +192,8 @@ TEST(HostCostsTest, PathListsNodesAndPorts) {
   EXPECT_EQ(p.src_host, a);
   EXPECT_EQ(p.dst_host, c);
   ASSERT_EQ(p.hops.size(), 5u);
-  const int expect[5][3] = {{t.a, -1, 1},
-                            {t.leaf1, 1, 10},
-                            {t.spine, 1, 2},
-                            {t.leaf2, 10, 1},
-                            {t.c, 1, -1}};
+  const int expect[5][3] = {
+      {t.a, -1, 1}, {t.leaf1, 1, 10}, {t.spine, 1, 2}, {t.leaf2, 10, 1}, {t.c, 1, -1}};
   for (int i = 0; i < 5; ++i) {
     EXPECT_EQ(p.hops[i].node, expect[i][0]) << i;
     EXPECT_EQ(p.hops[i].in_port, expect[i][1]) << i;
@@ -338,8 +335,8 @@ TEST(HostCostsTest, MatrixEqualsCostWithRailsDirectLinksRepeatsAndBadIndices) {
   auto costs = MustCreate(f);
   std::vector<int> hosts;
   for (int i = 0; i < costs->num_hosts(); ++i) hosts.push_back(i);
-  hosts.push_back(0);    // a repeated host
-  hosts.push_back(42);   // out of range
+  hosts.push_back(0);   // a repeated host
+  hosts.push_back(42);  // out of range
   hosts.push_back(f.FindHost("lonely"));
   std::vector<HostPairCost> m;
   costs->Matrix(hosts, &m);

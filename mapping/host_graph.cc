@@ -122,8 +122,8 @@ absl::StatusOr<HostGraph> HostGraph::Build(const Fabric& fabric) {
         } else if (fabric.nodes[peer.node].type == NodeType::kCa &&
                    fabric.nodes[peer.node].host >= 0 &&
                    fabric.nodes[peer.node].host != static_cast<int>(h)) {
-          g.directs_.push_back(DirectLink{ca, p.number, fabric.nodes[peer.node].host,
-                                          peer.node, peer.port, up, rank});
+          g.directs_.push_back(DirectLink{ca, p.number, fabric.nodes[peer.node].host, peer.node,
+                                          peer.port, up, rank});
         }
       }
     }

@@ -63,21 +63,21 @@ class HostGraph {
 
   // One direction of a switch-to-switch cable, stored with its source switch.
   struct Edge {
-    int32_t to = -1;          // switch index (not node index)
-    int32_t port = 0;         // port on the source switch
-    int32_t peer_port = 0;    // port on `to`
+    int32_t to = -1;             // switch index (not node index)
+    int32_t port = 0;            // port on the source switch
+    int32_t peer_port = 0;       // port on `to`
     int32_t directed_link = -1;  // 2 * link + (source switch is Link::a ? 0 : 1)
-    uint16_t rank = 0;        // effective rate rank
+    uint16_t rank = 0;           // effective rate rank
   };
 
   // A host port cabled to a switch.
   struct Attachment {
     int32_t ca_node = -1;
     int32_t ca_port = 0;
-    int32_t sw = -1;          // switch index
+    int32_t sw = -1;  // switch index
     int32_t sw_port = 0;
-    int32_t att = -1;         // index into the attachment switches
-    int32_t up_link = -1;     // directed link CA -> switch
+    int32_t att = -1;      // index into the attachment switches
+    int32_t up_link = -1;  // directed link CA -> switch
     uint16_t rank = 0;
   };
 
@@ -94,10 +94,10 @@ class HostGraph {
 
   // How hosts a and b are best connected; hops < 0 when they are not.
   struct PairChoice {
-    int32_t hops = -1;               // switches on the path
-    uint16_t rank = 0;               // bottleneck rank
-    int32_t src = -1, dst = -1;      // attachment indices (global), when switched
-    int32_t direct = -1;             // direct-link index (global), when hops == 0
+    int32_t hops = -1;           // switches on the path
+    uint16_t rank = 0;           // bottleneck rank
+    int32_t src = -1, dst = -1;  // attachment indices (global), when switched
+    int32_t direct = -1;         // direct-link index (global), when hops == 0
   };
 
   // Copies what it needs; `fabric` may be freed afterwards. kInvalidArgument when the fabric
@@ -178,13 +178,13 @@ class HostGraph {
            std::min(e.rank, toward.wide[e.to]) == toward.wide[u];
   }
 
-  std::vector<double> rates_;           // distinct effective rates, ascending
-  std::vector<uint16_t> link_rank_;     // per Fabric link
-  std::vector<int32_t> switch_node_;    // switch index -> node index
-  std::vector<int32_t> edge_begin_;     // CSR over switches, edges ascending by port
+  std::vector<double> rates_;         // distinct effective rates, ascending
+  std::vector<uint16_t> link_rank_;   // per Fabric link
+  std::vector<int32_t> switch_node_;  // switch index -> node index
+  std::vector<int32_t> edge_begin_;   // CSR over switches, edges ascending by port
   std::vector<Edge> edges_;
-  std::vector<int32_t> att_switch_;     // attachment switch -> switch index
-  std::vector<int32_t> host_att_begin_; // per host, into atts_
+  std::vector<int32_t> att_switch_;      // attachment switch -> switch index
+  std::vector<int32_t> host_att_begin_;  // per host, into atts_
   std::vector<Attachment> atts_;
   std::vector<int32_t> host_direct_begin_;  // per host, into directs_
   std::vector<DirectLink> directs_;

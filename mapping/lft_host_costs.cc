@@ -10,8 +10,8 @@
 namespace toporr::mapping {
 
 absl::StatusOr<std::unique_ptr<LftHostCosts>> LftHostCosts::Create(
-    const collectors::Fabric& fabric, collectors::ForwardingTables tables,
-    CostModelOptions model, LftRoutesOptions options) {
+    const collectors::Fabric& fabric, collectors::ForwardingTables tables, CostModelOptions model,
+    LftRoutesOptions options) {
   ASSIGN_OR_RETURN(auto routes, LftRoutes::Create(fabric, std::move(tables), options));
   return std::unique_ptr<LftHostCosts>(new LftHostCosts(std::move(routes), model));
 }
@@ -169,8 +169,8 @@ absl::Status LftHostCosts::MatrixCompact(const std::vector<int>& hosts, std::str
 absl::StatusOr<HostPath> LftHostCosts::Path(int a, int b) const {
   const int n = num_hosts();
   if (a < 0 || a >= n || b < 0 || b >= n) {
-    return absl::InvalidArgumentError(absl::StrCat("host index out of range: ", a, ", ", b,
-                                                   " (", n, " hosts)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("host index out of range: ", a, ", ", b, " (", n, " hosts)"));
   }
   HostPath path;
   path.src_host = a;

@@ -26,9 +26,10 @@ namespace toporr::mapping {
 class LftHostCosts final : public PairCosts {
  public:
   // Errors as LftRoutes::Create (stale dumps, loops, dead ends of host routes).
-  static absl::StatusOr<std::unique_ptr<LftHostCosts>> Create(
-      const collectors::Fabric& fabric, collectors::ForwardingTables tables,
-      CostModelOptions model = {}, LftRoutesOptions options = {});
+  static absl::StatusOr<std::unique_ptr<LftHostCosts>> Create(const collectors::Fabric& fabric,
+                                                              collectors::ForwardingTables tables,
+                                                              CostModelOptions model = {},
+                                                              LftRoutesOptions options = {});
 
   int num_hosts() const override { return routes_->num_hosts(); }
   HostPairCost Cost(int a, int b) const override;

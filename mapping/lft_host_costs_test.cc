@@ -53,8 +53,8 @@ TEST(LftHostCosts, AgreesWithWalksAndMinhopGraphCostsOnTheFatTree) {
       EXPECT_DOUBLE_EQ(c.bottleneck_gbps, graph->Cost(a, b).bottleneck_gbps);
     }
   }
-  ASSERT_OK_AND_ASSIGN(HostPath p, lft->Path(s.fabric.FindHost("node01"),
-                                             s.fabric.FindHost("node09")));
+  ASSERT_OK_AND_ASSIGN(HostPath p,
+                       lft->Path(s.fabric.FindHost("node01"), s.fabric.FindHost("node09")));
   ASSERT_EQ(p.hops.size(), 5u);  // CA, leaf, spine, leaf, CA
   EXPECT_EQ(p.cost.hops, 3);
   EXPECT_THAT(lft->Path(0, 99), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("99")));
@@ -63,8 +63,7 @@ TEST(LftHostCosts, AgreesWithWalksAndMinhopGraphCostsOnTheFatTree) {
 // The switch-to-host table gives exactly the walk's answer for every pair, on fabrics with
 // mixed rates, a dual-homed host, a router, and up/down routing (not minhop).
 TEST(LftHostCosts, TableLookupsEqualRouteWalks) {
-  for (const auto& [topo, lfts] :
-       std::vector<std::pair<std::string, std::string>>{
+  for (const auto& [topo, lfts] : std::vector<std::pair<std::string, std::string>>{
            {"ibnetdiscover_fattree_default.txt", "dump_fts_fattree.txt"},
            {"ibnetdiscover_edgecases_default.txt", "dump_fts_edgecases.txt"}}) {
     SCOPED_TRACE(topo);

@@ -1,8 +1,7 @@
 #include "mapping/lft_routes.h"
 
-#include <map>
-
 #include <algorithm>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -65,14 +64,15 @@ absl::Status LftRoutes::Init() {
     const collectors::Link& link = fabric_.links[l];
     peers_[peer_begin_[link.a.node] + link.a.port] = {2 * static_cast<int32_t>(l), link.b.node,
                                                       link.b.port};
-    peers_[peer_begin_[link.b.node] + link.b.port] = {2 * static_cast<int32_t>(l) + 1,
-                                                      link.a.node, link.a.port};
+    peers_[peer_begin_[link.b.node] + link.b.port] = {2 * static_cast<int32_t>(l) + 1, link.a.node,
+                                                      link.a.port};
   }
 
   // Switch -> table.
   node_table_.assign(n, -1);
   for (int i = 0; i < n; ++i) {
-    if (fabric_.nodes[i].type == NodeType::kSwitch) node_table_[i] = tables_.Find(fabric_.nodes[i].guid);
+    if (fabric_.nodes[i].type == NodeType::kSwitch)
+      node_table_[i] = tables_.Find(fabric_.nodes[i].guid);
   }
 
   // LID -> owning port. Switch ports share the port-0 LID.
@@ -80,9 +80,9 @@ absl::Status LftRoutes::Init() {
     if (base == 0) return absl::OkStatus();
     const uint32_t end = base + (1u << lmc);
     if (end - 1 > collectors::kMaxUnicastLid) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          NodeName(owner.node), " port ", owner.port, " has LIDs ", base, "-", end - 1,
-          ", beyond the unicast range"));
+      return absl::InvalidArgumentError(absl::StrCat(NodeName(owner.node), " port ", owner.port,
+                                                     " has LIDs ", base, "-", end - 1,
+                                                     ", beyond the unicast range"));
     }
     if (lid_owner_.size() < end) lid_owner_.resize(end);
     for (uint32_t lid = base; lid < end; ++lid) {
@@ -140,10 +140,10 @@ absl::Status LftRoutes::Init() {
     if (hp.node < 0) continue;
     const collectors::Port* p = fabric_.nodes[hp.node].FindPort(hp.port);
     if (options_.path_index < 0 || options_.path_index >= (1 << p->lmc)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "path_index ", options_.path_index, " is outside the LMC range of host '",
-          fabric_.hosts[h].name, "' (", NodeName(hp.node), " port ", hp.port, " owns ",
-          1 << p->lmc, " LIDs)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("path_index ", options_.path_index, " is outside the LMC range of host '",
+                       fabric_.hosts[h].name, "' (", NodeName(hp.node), " port ", hp.port, " owns ",
+                       1 << p->lmc, " LIDs)"));
     }
   }
   return absl::OkStatus();
@@ -172,14 +172,14 @@ uint32_t LftRoutes::HostLid(int host) const {
 absl::Status LftRoutes::SwitchStep(int sw, uint32_t dlid, PortRef owner, Step* step) const {
   const int t = node_table_[sw];
   if (t < 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "dead end: the route to LID ", dlid, " enters switch ", NodeName(sw),
-        ", which has no forwarding table in the dump"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("dead end: the route to LID ", dlid, " enters switch ", NodeName(sw),
+                     ", which has no forwarding table in the dump"));
   }
   const uint8_t out = tables_.switches()[t].OutPort(dlid);
   if (out == ForwardingTables::kUnsetPort) {
-    return absl::FailedPreconditionError(absl::StrCat("dead end: switch ", NodeName(sw),
-                                                      " has no forwarding entry for LID ", dlid));
+    return absl::FailedPreconditionError(
+        absl::StrCat("dead end: switch ", NodeName(sw), " has no forwarding entry for LID ", dlid));
   }
   if (out == 0) {
     if (owner.node != sw) {
@@ -193,9 +193,9 @@ absl::Status LftRoutes::SwitchStep(int sw, uint32_t dlid, PortRef owner, Step* s
   }
   const Peer* p = PeerOf(sw, out);
   if (p == nullptr) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("dead end: switch ", NodeName(sw), " forwards LID ", dlid, " to port ",
-                     out, ", which is not connected"));
+    return absl::FailedPreconditionError(absl::StrCat("dead end: switch ", NodeName(sw),
+                                                      " forwards LID ", dlid, " to port ", out,
+                                                      ", which is not connected"));
   }
   step->out_port = out;
   step->next_node = p->node;
@@ -213,8 +213,7 @@ absl::Status LftRoutes::SwitchStep(int sw, uint32_t dlid, PortRef owner, Step* s
   return absl::OkStatus();
 }
 
-absl::Status LftRoutes::Walk(PortRef src, uint32_t dlid, bool links_only,
-                             LftRoute* route) const {
+absl::Status LftRoutes::Walk(PortRef src, uint32_t dlid, bool links_only, LftRoute* route) const {
   route->dlid = dlid;
   route->hops.clear();
   route->directed_links.clear();
@@ -257,9 +256,9 @@ absl::Status LftRoutes::Walk(PortRef src, uint32_t dlid, bool links_only,
     cross(p->link);
     if (fabric_.nodes[p->node].type != NodeType::kSwitch) {
       if (!(owner == PortRef{p->node, p->port})) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            NodeName(cur), " port ", src.port, " is cabled to ", NodeName(p->node), " port ",
-            p->port, ", which does not own LID ", dlid));
+        return absl::FailedPreconditionError(
+            absl::StrCat(NodeName(cur), " port ", src.port, " is cabled to ", NodeName(p->node),
+                         " port ", p->port, ", which does not own LID ", dlid));
       }
       push(p->node, p->port, -1);
       return absl::OkStatus();
@@ -273,9 +272,9 @@ absl::Status LftRoutes::Walk(PortRef src, uint32_t dlid, bool links_only,
 
   for (int n = 1;; ++n) {
     if (n > kMaxSwitchHops) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "routing loop: LID ", dlid, " is not delivered after ", kMaxSwitchHops,
-          " switches; the walk was at switch ", NodeName(cur)));
+      return absl::FailedPreconditionError(
+          absl::StrCat("routing loop: LID ", dlid, " is not delivered after ", kMaxSwitchHops,
+                       " switches; the walk was at switch ", NodeName(cur)));
     }
     ++route->switches;
     Step step;
@@ -318,8 +317,7 @@ absl::StatusOr<LftRoute> LftRoutes::PortRoute(PortRef src, PortRef dst, int path
     lmc = p->lmc;
   }
   if (base == 0) {
-    return absl::NotFoundError(
-        absl::StrCat(NodeName(dst.node), " port ", dst.port, " has no LID"));
+    return absl::NotFoundError(absl::StrCat(NodeName(dst.node), " port ", dst.port, " has no LID"));
   }
   if (path_index < 0 || path_index >= (1 << lmc)) {
     return absl::InvalidArgumentError(absl::StrCat("path index ", path_index, " is outside the ",
@@ -335,8 +333,8 @@ absl::StatusOr<LftRoute> LftRoutes::HostRoute(int a, int b) const {
   if (a == b) return LftRoute{};
   for (int h : {a, b}) {
     if (host_port_[h].node < 0) {
-      return absl::NotFoundError(absl::StrCat("host '", fabric_.hosts[h].name,
-                                              "' has no cabled port with a LID"));
+      return absl::NotFoundError(
+          absl::StrCat("host '", fabric_.hosts[h].name, "' has no cabled port with a LID"));
     }
   }
   return RouteToLid(host_port_[a], HostLid(b));
@@ -392,10 +390,10 @@ namespace {
 // Per-destination scratch over all nodes, reset in O(touched) by an epoch stamp.
 struct DestinationScratch {
   std::vector<uint32_t> epoch;
-  std::vector<int8_t> state;   // 1 = on the current walk, 2 = done
-  std::vector<int32_t> dist;   // switches still to cross, this one included
-  std::vector<int32_t> next;   // next switch node, -1 when this switch delivers
-  std::vector<int32_t> link;   // directed link out (-1 when the switch itself is the owner)
+  std::vector<int8_t> state;  // 1 = on the current walk, 2 = done
+  std::vector<int32_t> dist;  // switches still to cross, this one included
+  std::vector<int32_t> next;  // next switch node, -1 when this switch delivers
+  std::vector<int32_t> link;  // directed link out (-1 when the switch itself is the owner)
   uint32_t now = 0;
   explicit DestinationScratch(size_t n)
       : epoch(n, 0), state(n, 0), dist(n, 0), next(n, -1), link(n, -1) {}
@@ -425,8 +423,8 @@ absl::StatusOr<std::vector<int64_t>> LftRoutes::LinkSharing(
     if (a == b) continue;
     for (int h : {a, b}) {
       if (host_port_[h].node < 0) {
-        return absl::NotFoundError(absl::StrCat("host '", fabric_.hosts[h].name,
-                                                "' has no cabled port with a LID"));
+        return absl::NotFoundError(
+            absl::StrCat("host '", fabric_.hosts[h].name, "' has no cabled port with a LID"));
       }
     }
     absl::Status s = Walk(host_port_[a], HostLid(b), /*links_only=*/true, &r);
@@ -498,9 +496,8 @@ absl::StatusOr<std::vector<int64_t>> LftRoutes::AllPairsLinkSharing() const {
       if (failed || tail + static_cast<int>(path.size()) > kMaxSwitchHops) {
         absl::Status s = Walk(host_port_[a], dlid, /*links_only=*/true, &r);
         if (s.ok()) {
-          s = absl::FailedPreconditionError(
-              absl::StrCat("routing loop: the route to LID ", dlid, " exceeds ",
-                           kMaxSwitchHops, " switches"));
+          s = absl::FailedPreconditionError(absl::StrCat("routing loop: the route to LID ", dlid,
+                                                         " exceeds ", kMaxSwitchHops, " switches"));
         }
         return s;
       }
@@ -585,9 +582,9 @@ std::vector<std::string> CompareTrace(const LftRoutes& routes, const collectors:
     const PathHop& to = w[i + 1];
     const std::string step = absl::StrCat(where, "hop ", i + 1, ": ");
     if (th.out_port != from.out_port) {
-      out.push_back(absl::StrCat(step, "ibtracert leaves ", routes.NodeName(from.node),
-                                 " by port ", th.out_port, ", the LFT walk to LID ", dlid,
-                                 " by port ", from.out_port));
+      out.push_back(absl::StrCat(step, "ibtracert leaves ", routes.NodeName(from.node), " by port ",
+                                 th.out_port, ", the LFT walk to LID ", dlid, " by port ",
+                                 from.out_port));
       return out;  // past a different turn every later hop differs too
     }
     const collectors::Port* p = f.nodes[to.node].FindPort(to.in_port);
@@ -693,8 +690,8 @@ LftRoutes::SwitchRouteTable LftRoutes::BuildSwitchRouteTable() const {
           continue;
         }
         const int d = tail + static_cast<int>(path.size() - i);
-        const double w = std::min(link_gbps(sc.link[node]),
-                                  i + 1 < path.size() ? wide[path[i + 1]] : tail_wide);
+        const double w =
+            std::min(link_gbps(sc.link[node]), i + 1 < path.size() ? wide[path[i + 1]] : tail_wide);
         sc.dist[node] = d;
         wide[node] = w;
       }

@@ -139,9 +139,9 @@ class LftRoutes final : public RouteSource {
     static constexpr uint8_t kNoRoute = 255;
     std::vector<int32_t> row_of_node;  // node index -> row; -1 for other nodes
     int num_hosts = 0;
-    std::vector<uint8_t> switches;     // row-major rows x num_hosts
-    std::vector<uint16_t> rate;        // same layout: index into `rates`
-    std::vector<double> rates;         // the distinct bottleneck rates, Gb/s
+    std::vector<uint8_t> switches;  // row-major rows x num_hosts
+    std::vector<uint16_t> rate;     // same layout: index into `rates`
+    std::vector<double> rates;      // the distinct bottleneck rates, Gb/s
   };
   SwitchRouteTable BuildSwitchRouteTable() const;
 
@@ -172,11 +172,11 @@ class LftRoutes final : public RouteSource {
     int32_t node = -1;
     int32_t port = 0;
   };
-  struct Step {  // one switch's decision for one LID
+  struct Step {             // one switch's decision for one LID
     int32_t out_port = -1;  // -1 when the switch itself owns the LID
     int32_t next_node = -1;
     int32_t next_port = 0;
-    int32_t link = -1;  // directed
+    int32_t link = -1;       // directed
     bool delivered = false;  // the switch itself, or the next node's port, owns the LID
   };
 
@@ -194,11 +194,11 @@ class LftRoutes final : public RouteSource {
   collectors::ForwardingTables tables_;
   HostGraph graph_;
   LftRoutesOptions options_;
-  std::vector<int32_t> peer_begin_;    // per node, into peers_ (ports 0..max)
+  std::vector<int32_t> peer_begin_;  // per node, into peers_ (ports 0..max)
   std::vector<Peer> peers_;
-  std::vector<int32_t> node_table_;    // per node, index into tables_.switches() or -1
-  std::vector<PortRef> lid_owner_;     // by LID
-  std::vector<PortRef> host_port_;     // by host
+  std::vector<int32_t> node_table_;  // per node, index into tables_.switches() or -1
+  std::vector<PortRef> lid_owner_;   // by LID
+  std::vector<PortRef> host_port_;   // by host
 };
 
 // Checks an ibtracert trace against the LFT walk from the trace's source to `dlid` (0: the

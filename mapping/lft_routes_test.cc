@@ -91,8 +91,7 @@ TEST(LftRoutesTest, OpenSmDumpGivesTheSameWalk) {
 
 TEST(LftRoutesTest, EdgecaseTracesAgreeWithTheWalk) {
   Fabric f = LoadFabric("ibnetdiscover_edgecases_default.txt");
-  ASSERT_OK_AND_ASSIGN(auto routes,
-                       LftRoutes::Create(f, SharedTables("dump_fts_edgecases.txt")));
+  ASSERT_OK_AND_ASSIGN(auto routes, LftRoutes::Create(f, SharedTables("dump_fts_edgecases.txt")));
   for (const char* file :
        {"ibtracert_edgecases_to_ca_port2.txt", "ibtracert_edgecases_to_router.txt"}) {
     SCOPED_TRACE(file);
@@ -101,9 +100,8 @@ TEST(LftRoutesTest, EdgecaseTracesAgreeWithTheWalk) {
     EXPECT_THAT(CompareTrace(*routes, traces[0]), IsEmpty());
   }
   // ibroute of one switch is enough to walk routes that stay on it.
-  ASSERT_OK_AND_ASSIGN(
-      ForwardingTables swa,
-      collectors::ParseForwardingTables(ReadSharedFabric("ibroute_edgecases_swA.txt")));
+  ASSERT_OK_AND_ASSIGN(ForwardingTables swa, collectors::ParseForwardingTables(
+                                                 ReadSharedFabric("ibroute_edgecases_swA.txt")));
   LftRoutesOptions o;
   o.check_routes = false;  // swB's table is missing
   ASSERT_OK_AND_ASSIGN(auto one, LftRoutes::Create(f, std::move(swa), o));
@@ -188,8 +186,8 @@ TEST(LftRoutesTest, RouteShapeHopsAndBottleneck) {
   }
   // To a switch (ibtracert 10 7) and from a switch.
   const int leaf04 = ft.fabric.FindNodeByGuid(kLeaf04);
-  ASSERT_OK_AND_ASSIGN(LftRoute to_sw, routes->PortRoute(routes->HostPort(ft.Host("node02")),
-                                                         {leaf04, 0}));
+  ASSERT_OK_AND_ASSIGN(LftRoute to_sw,
+                       routes->PortRoute(routes->HostPort(ft.Host("node02")), {leaf04, 0}));
   EXPECT_EQ(to_sw.dlid, 7u);
   EXPECT_EQ(to_sw.switches, 3);
   EXPECT_EQ(to_sw.hops.back().node, leaf04);
@@ -246,7 +244,8 @@ TEST(LftRoutesTest, RouteSourceContract) {
   EXPECT_EQ(links, r.directed_links);
   EXPECT_THAT(routes->ForJob({n02, n02}).status(),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("twice")));
-  EXPECT_THAT(routes->ForJob({16}).status(), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("out of range")));
+  EXPECT_THAT(routes->ForJob({16}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("out of range")));
 }
 
 // The streamed all-pairs count equals the sum over explicitly listed pairs.
@@ -292,11 +291,11 @@ TEST(LftRoutesTest, LinkSharing) {
   o.path_index = 1;
   ASSERT_OK_AND_ASSIGN(
       auto lmc_routes,
-      LftRoutes::Create(lmc,
-                        LoadTables(ReadFileOrDie(
-                                       "collectors/testdata/opensm-lfts_fattree-2l-16h_lmc2_updn.dump"),
-                                   "lmc2"),
-                        o));
+      LftRoutes::Create(
+          lmc,
+          LoadTables(ReadFileOrDie("collectors/testdata/opensm-lfts_fattree-2l-16h_lmc2_updn.dump"),
+                     "lmc2"),
+          o));
   ExpectAllPairsSharingMatchesPairs(*lmc_routes);
   Fabric edge = LoadFabric("ibnetdiscover_edgecases_default.txt");
   ASSERT_OK_AND_ASSIGN(auto edge_routes,
@@ -354,10 +353,10 @@ TEST(LftRoutesTest, DeadEndsAndLoopsNameSwitchAndLid) {
 TEST(LftRoutesTest, DumpAndFabricMustAgreeOnLids) {
   FatTree ft;
   // The dump says LID 10 is node03's port: the two were taken at different times.
-  std::string text = absl::StrReplaceAll(
-      ReadSharedFabric("dump_fts_fattree.txt"),
-      {{"0x000a 010 : (Channel Adapter portguid 0x0002c903000e0b21",
-        "0x000a 010 : (Channel Adapter portguid 0x0002c903000e0b31"}});
+  std::string text =
+      absl::StrReplaceAll(ReadSharedFabric("dump_fts_fattree.txt"),
+                          {{"0x000a 010 : (Channel Adapter portguid 0x0002c903000e0b21",
+                            "0x000a 010 : (Channel Adapter portguid 0x0002c903000e0b31"}});
   EXPECT_THAT(LftRoutes::Create(ft.fabric, LoadTables(text, "stale")).status(),
               StatusIs(absl::StatusCode::kFailedPrecondition,
                        AllOf(HasSubstr("disagree on LID 10"), HasSubstr("node02 HCA-1"))));

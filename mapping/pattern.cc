@@ -53,9 +53,9 @@ absl::StatusOr<E> ParseName(const std::array<std::pair<E, std::string_view>, N>&
     if (n == name) return value;
     names.emplace_back(n);
   }
-  return absl::InvalidArgumentError(absl::StrCat("unknown ", what, " \"", std::string(name),
-                                                 "\"; expected one of: ",
-                                                 absl::StrJoin(names, ", ")));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown ", what, " \"", std::string(name),
+                   "\"; expected one of: ", absl::StrJoin(names, ", ")));
 }
 
 // Open MPI's rectify_diff: a - b if a > b, else 0.
@@ -340,13 +340,14 @@ void BcastTree(const Ctx& ctx, const Tree& tree, Sink& sink) {
   const int64_t segcount = SegmentCount(ctx.spec.segment_bytes, ctx.spec.type_size, ctx.count);
   const int64_t nseg = (ctx.count + segcount - 1) / segcount;
   const StagedEdges se = StageByDepth(tree, ctx.p);
-  RunWavefront(ctx, se, nseg, nseg - 1, Combine::kCopy, /*reverse_edges=*/false,
-               [&](int64_t, int64_t, int64_t s, int64_t* begin, int64_t* len) {
-                 *begin = s * segcount;
-                 *len = s == nseg - 1 ? ctx.count - s * segcount : segcount;
-                 return true;
-               },
-               sink);
+  RunWavefront(
+      ctx, se, nseg, nseg - 1, Combine::kCopy, /*reverse_edges=*/false,
+      [&](int64_t, int64_t, int64_t s, int64_t* begin, int64_t* len) {
+        *begin = s * segcount;
+        *len = s == nseg - 1 ? ctx.count - s * segcount : segcount;
+        return true;
+      },
+      sink);
 }
 
 void BcastLinear(const Ctx& ctx, Sink& sink) {
@@ -370,15 +371,16 @@ void BcastSplitBinaryTree(const Ctx& ctx, Sink& sink) {
   const std::array<int64_t, 2> base = {0, counts[0]};
   // The half an edge carries is the "lr" of its child: odd shifted ranks are left (0).
   const int64_t full = nseg[0] == 1 ? 0 : std::min(nseg[0], nseg[1]) - 1;
-  RunWavefront(ctx, se, std::max(nseg[0], nseg[1]), full, Combine::kCopy, false,
-               [&](int64_t, int64_t child, int64_t s, int64_t* begin, int64_t* len) {
-                 const int lr = static_cast<int>((child + 1) % 2);
-                 if (s >= nseg[lr]) return false;
-                 *begin = base[lr] + s * segcount[lr];
-                 *len = s == nseg[lr] - 1 ? counts[lr] - s * segcount[lr] : segcount[lr];
-                 return true;
-               },
-               sink);
+  RunWavefront(
+      ctx, se, std::max(nseg[0], nseg[1]), full, Combine::kCopy, false,
+      [&](int64_t, int64_t child, int64_t s, int64_t* begin, int64_t* len) {
+        const int lr = static_cast<int>((child + 1) % 2);
+        if (s >= nseg[lr]) return false;
+        *begin = base[lr] + s * segcount[lr];
+        *len = s == nseg[lr] - 1 ? counts[lr] - s * segcount[lr] : segcount[lr];
+        return true;
+      },
+      sink);
   // Step 2: exchange halves with the twin node of the other subtree.
   for (int64_t v = 1; v < ctx.p; ++v) {
     const int lr = static_cast<int>((v + 1) % 2);
@@ -608,8 +610,9 @@ void AllreduceRabenseifner(const Ctx& ctx, Sink& sink) {
 
 void AllgatherRing(const Ctx& ctx, Sink& sink) {
   const int64_t c = ctx.count;
-  RingPass(ctx, 0, false, [&](int64_t) { return c; }, [&](int64_t b) { return b * c; },
-           Combine::kCopy, sink);
+  RingPass(
+      ctx, 0, false, [&](int64_t) { return c; }, [&](int64_t b) { return b * c; }, Combine::kCopy,
+      sink);
 }
 
 void AllgatherRecursiveDoubling(const Ctx& ctx, Sink& sink) {
@@ -628,8 +631,7 @@ void AllgatherBruck(const Ctx& ctx, Sink& sink) {
   const int64_t p = ctx.p, c = ctx.count;
   for (int64_t d = 1; d < p; d *= 2) {
     const int64_t blocks = d <= p / 2 ? d : std::min(d, p - d);
-    for (int64_t r = 0; r < p; ++r)
-      sink.Add(r, (r - d + p) % p, r * c, blocks * c, Combine::kCopy);
+    for (int64_t r = 0; r < p; ++r) sink.Add(r, (r - d + p) % p, r * c, blocks * c, Combine::kCopy);
     sink.Flush();
   }
 }
@@ -659,13 +661,14 @@ void ReduceBinomial(const Ctx& ctx, Sink& sink) {
     for (int64_t v = m; v < p; v += 2 * m)
       se.by_stage[k].push_back({static_cast<int32_t>(v - m), static_cast<int32_t>(v)});
   }
-  RunWavefront(ctx, se, nseg, nseg - 1, Combine::kReduce, /*reverse_edges=*/true,
-               [&](int64_t, int64_t, int64_t s, int64_t* begin, int64_t* len) {
-                 *begin = s * segcount;
-                 *len = s == nseg - 1 ? ctx.count - s * segcount : segcount;
-                 return true;
-               },
-               sink);
+  RunWavefront(
+      ctx, se, nseg, nseg - 1, Combine::kReduce, /*reverse_edges=*/true,
+      [&](int64_t, int64_t, int64_t s, int64_t* begin, int64_t* len) {
+        *begin = s * segcount;
+        *len = s == nseg - 1 ? ctx.count - s * segcount : segcount;
+        return true;
+      },
+      sink);
 }
 
 bool Implements(Collective c, Algorithm a) {
@@ -762,10 +765,14 @@ std::vector<Algorithm> AlgorithmsFor(Collective c) {
       return {Algorithm::kRing, Algorithm::kSegmentedRing, Algorithm::kRecursiveDoubling,
               Algorithm::kRabenseifner};
     case Collective::kBcast:
-      return {Algorithm::kBinomial,         Algorithm::kBinaryTree,
-              Algorithm::kSplitBinaryTree,  Algorithm::kKnomial,
-              Algorithm::kChain,            Algorithm::kPipeline,
-              Algorithm::kScatterAllgather, Algorithm::kScatterAllgatherRing};
+      return {Algorithm::kBinomial,
+              Algorithm::kBinaryTree,
+              Algorithm::kSplitBinaryTree,
+              Algorithm::kKnomial,
+              Algorithm::kChain,
+              Algorithm::kPipeline,
+              Algorithm::kScatterAllgather,
+              Algorithm::kScatterAllgatherRing};
     case Collective::kAllgather:
       return {Algorithm::kRing, Algorithm::kRecursiveDoubling, Algorithm::kBruck};
     case Collective::kGather:
@@ -786,8 +793,7 @@ absl::Status ValidateSpec(const PatternSpec& spec) {
   if (spec.count < 1)
     return absl::InvalidArgumentError(absl::StrCat("count ", spec.count, " must be >= 1"));
   if (spec.type_size < 1)
-    return absl::InvalidArgumentError(
-        absl::StrCat("type_size ", spec.type_size, " must be >= 1"));
+    return absl::InvalidArgumentError(absl::StrCat("type_size ", spec.type_size, " must be >= 1"));
   if (spec.radix < 2)
     return absl::InvalidArgumentError(absl::StrCat("radix ", spec.radix, " must be >= 2"));
   if (spec.chain_fanout < 1)
@@ -797,20 +803,19 @@ absl::Status ValidateSpec(const PatternSpec& spec) {
     return absl::InvalidArgumentError(
         absl::StrCat("segment_bytes ", spec.segment_bytes, " must be >= 0"));
   // Bytes of the whole data space must fit comfortably in int64 (totals add up to p times).
-  const long double space = static_cast<long double>(spec.count) * spec.type_size *
-                            spec.num_ranks *
-                            (spec.collective == Collective::kAllgather ||
-                                     spec.collective == Collective::kGather
-                                 ? spec.num_ranks
-                                 : 1);
+  const long double space =
+      static_cast<long double>(spec.count) * spec.type_size * spec.num_ranks *
+      (spec.collective == Collective::kAllgather || spec.collective == Collective::kGather
+           ? spec.num_ranks
+           : 1);
   if (space > 4e18L)
-    return absl::InvalidArgumentError(absl::StrCat(
-        "count ", spec.count, " x type_size ", spec.type_size, " too large for ",
-        spec.num_ranks, " ranks"));
+    return absl::InvalidArgumentError(absl::StrCat("count ", spec.count, " x type_size ",
+                                                   spec.type_size, " too large for ",
+                                                   spec.num_ranks, " ranks"));
   if (!Implements(spec.collective, spec.algorithm))
-    return absl::InvalidArgumentError(absl::StrCat(
-        "algorithm ", std::string(AlgorithmName(spec.algorithm)), " does not implement ",
-        std::string(CollectiveName(spec.collective))));
+    return absl::InvalidArgumentError(
+        absl::StrCat("algorithm ", std::string(AlgorithmName(spec.algorithm)),
+                     " does not implement ", std::string(CollectiveName(spec.collective))));
   return absl::OkStatus();
 }
 

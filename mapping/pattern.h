@@ -88,13 +88,13 @@ struct PatternSpec {
   Collective collective = Collective::kAllreduce;
   Algorithm algorithm = Algorithm::kRing;
   int num_ranks = 1;
-  int root = 0;              // rooted collectives only (bcast, gather, reduce)
+  int root = 0;  // rooted collectives only (bcast, gather, reduce)
   // Elements of the user buffer; for allgather/gather, elements contributed PER RANK
   // (MPI's sendcount). Must be >= 1.
   int64_t count = 1;
-  int type_size = 1;         // bytes per element
-  int radix = 4;             // knomial radix (Open MPI tuned default 4), >= 2
-  int chain_fanout = 4;      // chain bcast: number of chains (clipped to 32 like Open MPI)
+  int type_size = 1;     // bytes per element
+  int radix = 4;         // knomial radix (Open MPI tuned default 4), >= 2
+  int chain_fanout = 4;  // chain bcast: number of chains (clipped to 32 like Open MPI)
   // Segment size in bytes for segmented algorithms (tree bcasts, pipeline/chain,
   // split_binary_tree, segmented_ring, reduce); 0 = whole message in one segment.
   int64_t segment_bytes = 0;

@@ -177,10 +177,9 @@ class SymbolicRun {
 
 std::string Describe(const PatternSpec& s) {
   return absl::StrCat(std::string(CollectiveName(s.collective)), "/",
-                      std::string(AlgorithmName(s.algorithm)),
-                      " p=", s.num_ranks, " root=", s.root, " count=", s.count,
-                      " type_size=", s.type_size, " seg=", s.segment_bytes, " radix=", s.radix,
-                      " fanout=", s.chain_fanout);
+                      std::string(AlgorithmName(s.algorithm)), " p=", s.num_ranks, " root=", s.root,
+                      " count=", s.count, " type_size=", s.type_size, " seg=", s.segment_bytes,
+                      " radix=", s.radix, " fanout=", s.chain_fanout);
 }
 
 // Runs the exact schedule symbolically and cross-checks the folded schedule's volumes.
@@ -450,8 +449,7 @@ TEST(PatternTest, RejectsBadSpecs) {
   EXPECT_THAT(ValidateSpec(s), StatusIs(absl::StatusCode::kInvalidArgument, _));
   s.root = 0;
   s.algorithm = Algorithm::kBinomial;  // not an allreduce algorithm
-  EXPECT_THAT(ForEachStep(s, [](const Step&) {}),
-              StatusIs(absl::StatusCode::kInvalidArgument, _));
+  EXPECT_THAT(ForEachStep(s, [](const Step&) {}), StatusIs(absl::StatusCode::kInvalidArgument, _));
   s = Bcast(Algorithm::kKnomial, 4);
   s.radix = 1;
   EXPECT_THAT(ValidateSpec(s), StatusIs(absl::StatusCode::kInvalidArgument, _));

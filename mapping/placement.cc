@@ -37,8 +37,8 @@ Placement BlockPlacement(int num_hosts, int ranks_per_host, int cores_per_l3, in
   return p;
 }
 
-Placement RoundRobinPlacement(int num_hosts, int ranks_per_host, int cores_per_l3,
-                              int l3_per_numa, int numa_per_package) {
+Placement RoundRobinPlacement(int num_hosts, int ranks_per_host, int cores_per_l3, int l3_per_numa,
+                              int numa_per_package) {
   Placement p;
   p.num_hosts = num_hosts;
   p.ranks.reserve(static_cast<size_t>(num_hosts) * ranks_per_host);

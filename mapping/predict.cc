@@ -16,8 +16,8 @@ absl::Status CheckInputs(const PatternSpec& spec, const std::vector<int>& mappin
     return absl::InvalidArgumentError("prediction needs a placement and a host cost matrix");
   const int p = spec.num_ranks;
   if (in.placement->size() != p)
-    return absl::InvalidArgumentError(absl::StrCat("placement has ", in.placement->size(),
-                                                   " ranks, the pattern ", p));
+    return absl::InvalidArgumentError(
+        absl::StrCat("placement has ", in.placement->size(), " ranks, the pattern ", p));
   for (int r = 0; r < p; ++r) {
     const int h = in.placement->ranks[r].host;
     if (h < 0 || h >= in.costs->num_hosts())
@@ -94,8 +94,8 @@ class StepEvaluator {
         const int32_t l = links_[i];
         beta = std::max(beta, load_[l] * link_beta_[l]);
       }
-      worst = std::max(worst, in_.costs->AlphaNs(x.ha, x.hb) +
-                                  static_cast<double>(x.transfer->bytes) * beta);
+      worst = std::max(
+          worst, in_.costs->AlphaNs(x.ha, x.hb) + static_cast<double>(x.transfer->bytes) * beta);
     }
     for (int32_t l : touched_) {
       out_->max_link_load = std::max(out_->max_link_load, load_[l]);

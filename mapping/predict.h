@@ -37,7 +37,7 @@ namespace toporr::mapping {
 
 // Non-owning view of what the prediction needs; everything must outlive the call.
 struct PredictInputs {
-  const Placement* placement = nullptr;  // required
+  const Placement* placement = nullptr;   // required
   const HostCostMatrix* costs = nullptr;  // required; host indices as in the placement
   const RouteSource* routes = nullptr;    // optional: enables link contention
   IntraHostModel intra;                   // intra-host costs per sharing level

@@ -149,7 +149,8 @@ TEST(PredictTest, IntraHostUsesSharingLevels) {
   ASSERT_OK_AND_ASSIGN(Prediction pr, PredictCollective(Ring(4, 4000), {}, in));
   // Steps are bounded by the slowest pair: 3->0 and 1->2 share NUMA only.
   const IntraHostModel m;
-  const double numa = m.LatencyNs(LocalityLevel::kSameNuma) + 1000 * m.BetaNs(LocalityLevel::kSameNuma);
+  const double numa =
+      m.LatencyNs(LocalityLevel::kSameNuma) + 1000 * m.BetaNs(LocalityLevel::kSameNuma);
   EXPECT_DOUBLE_EQ(pr.time_ns, 6 * numa);
   EXPECT_EQ(pr.inter_host_bytes, 0);
   EXPECT_DOUBLE_EQ(pr.hop_bytes, 0);

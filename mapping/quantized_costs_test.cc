@@ -59,8 +59,8 @@ TEST(QuantizedCostsTest, FatTreeIsMonotoneWithZeroDiagonalAndFullScale) {
 TEST(QuantizedCostsTest, ReferenceSizeWeighsBandwidth) {
   // Pair 1: low latency, slow; pair 2: higher latency, fast. 64 KiB makes pair 2 closer; a
   // 64-byte reference message makes pair 1 closer.
-  const std::vector<HostPairCost> m = {HostPairCost{}, Pair(1, 25, 700),
-                                       Pair(3, 200, 1000), HostPairCost{}};
+  const std::vector<HostPairCost> m = {HostPairCost{}, Pair(1, 25, 700), Pair(3, 200, 1000),
+                                       HostPairCost{}};
   std::vector<uint16_t> q = QuantizeCosts(m);
   EXPECT_GT(q[1], q[2]);
   QuantizeOptions small;

@@ -258,15 +258,24 @@ Mapping PlaceTreeBreadthFirst(const RankDistance& d, int root, Children children
 
 std::string_view HeuristicName(Heuristic h) {
   switch (h) {
-    case Heuristic::kRing: return "ring";
-    case Heuristic::kRecursiveDoublingAllgather: return "recursive_doubling_allgather";
-    case Heuristic::kRecursiveDoublingAllreduce: return "recursive_doubling_allreduce";
-    case Heuristic::kRabenseifner: return "rabenseifner";
-    case Heuristic::kBinomialBcast: return "binomial_bcast";
-    case Heuristic::kBinaryTreeBcast: return "binary_tree_bcast";
-    case Heuristic::kKnomialBcast: return "knomial_bcast";
-    case Heuristic::kScatterAllgather: return "scatter_allgather";
-    case Heuristic::kBinomialGather: return "binomial_gather";
+    case Heuristic::kRing:
+      return "ring";
+    case Heuristic::kRecursiveDoublingAllgather:
+      return "recursive_doubling_allgather";
+    case Heuristic::kRecursiveDoublingAllreduce:
+      return "recursive_doubling_allreduce";
+    case Heuristic::kRabenseifner:
+      return "rabenseifner";
+    case Heuristic::kBinomialBcast:
+      return "binomial_bcast";
+    case Heuristic::kBinaryTreeBcast:
+      return "binary_tree_bcast";
+    case Heuristic::kKnomialBcast:
+      return "knomial_bcast";
+    case Heuristic::kScatterAllgather:
+      return "scatter_allgather";
+    case Heuristic::kBinomialGather:
+      return "binomial_gather";
   }
   return "unknown";
 }
@@ -280,8 +289,7 @@ absl::StatusOr<Mapping> ReorderRing(const RankDistance& d, const ReorderOptions&
   return placer.Release();
 }
 
-absl::StatusOr<Mapping> ReorderRecursiveDoubling(const RankDistance& d,
-                                                 bool last_stage_heaviest,
+absl::StatusOr<Mapping> ReorderRecursiveDoubling(const RankDistance& d, bool last_stage_heaviest,
                                                  const ReorderOptions& o) {
   if (absl::Status s = CheckCommon(d, o); !s.ok()) return s;
   // Open MPI's recursive doubling allreduce: even ranks < 2*extra drop out, odd survive.
@@ -306,8 +314,7 @@ absl::StatusOr<Mapping> ReorderBinomialBcast(const RankDistance& d, const Reorde
   });
 }
 
-absl::StatusOr<Mapping> ReorderBinaryTreeBcast(const RankDistance& d,
-                                               const ReorderOptions& o) {
+absl::StatusOr<Mapping> ReorderBinaryTreeBcast(const RankDistance& d, const ReorderOptions& o) {
   if (absl::Status s = CheckCommon(d, o); !s.ok()) return s;
   const int p = d.size();
   const Shift sh{p, o.root};
@@ -382,8 +389,7 @@ absl::StatusOr<Mapping> ReorderKnomialBcast(const RankDistance& d, const Reorder
   return placer.Release();
 }
 
-absl::StatusOr<Mapping> ReorderScatterAllgather(const RankDistance& d,
-                                                const ReorderOptions& o) {
+absl::StatusOr<Mapping> ReorderScatterAllgather(const RankDistance& d, const ReorderOptions& o) {
   if (absl::Status s = CheckCommon(d, o); !s.ok()) return s;
   const int p = d.size();
   const Shift sh{p, o.root};
@@ -397,8 +403,7 @@ absl::StatusOr<Mapping> ReorderScatterAllgather(const RankDistance& d,
   return placer.Release();
 }
 
-absl::StatusOr<Mapping> ReorderBinomialGather(const RankDistance& d,
-                                              const ReorderOptions& o) {
+absl::StatusOr<Mapping> ReorderBinomialGather(const RankDistance& d, const ReorderOptions& o) {
   if (absl::Status s = CheckCommon(d, o); !s.ok()) return s;
   const int64_t p = d.size();
   const int64_t root_bound = int64_t{1} << Log2Ceil(p);
@@ -414,15 +419,24 @@ absl::StatusOr<Mapping> ReorderBinomialGather(const RankDistance& d,
 
 absl::StatusOr<Mapping> Reorder(Heuristic h, const RankDistance& d, const ReorderOptions& o) {
   switch (h) {
-    case Heuristic::kRing: return ReorderRing(d, o);
-    case Heuristic::kRecursiveDoublingAllgather: return ReorderRecursiveDoubling(d, true, o);
-    case Heuristic::kRecursiveDoublingAllreduce: return ReorderRecursiveDoubling(d, false, o);
-    case Heuristic::kRabenseifner: return ReorderRabenseifner(d, o);
-    case Heuristic::kBinomialBcast: return ReorderBinomialBcast(d, o);
-    case Heuristic::kBinaryTreeBcast: return ReorderBinaryTreeBcast(d, o);
-    case Heuristic::kKnomialBcast: return ReorderKnomialBcast(d, o);
-    case Heuristic::kScatterAllgather: return ReorderScatterAllgather(d, o);
-    case Heuristic::kBinomialGather: return ReorderBinomialGather(d, o);
+    case Heuristic::kRing:
+      return ReorderRing(d, o);
+    case Heuristic::kRecursiveDoublingAllgather:
+      return ReorderRecursiveDoubling(d, true, o);
+    case Heuristic::kRecursiveDoublingAllreduce:
+      return ReorderRecursiveDoubling(d, false, o);
+    case Heuristic::kRabenseifner:
+      return ReorderRabenseifner(d, o);
+    case Heuristic::kBinomialBcast:
+      return ReorderBinomialBcast(d, o);
+    case Heuristic::kBinaryTreeBcast:
+      return ReorderBinaryTreeBcast(d, o);
+    case Heuristic::kKnomialBcast:
+      return ReorderKnomialBcast(d, o);
+    case Heuristic::kScatterAllgather:
+      return ReorderScatterAllgather(d, o);
+    case Heuristic::kBinomialGather:
+      return ReorderBinomialGather(d, o);
   }
   return absl::InvalidArgumentError("reorder: unknown heuristic");
 }
@@ -469,8 +483,7 @@ absl::Status ValidateCommGraph(const RankDistance& d, const CommGraph& g) {
   }
   for (size_t i = 0; i < g.edges.size(); ++i) {
     const CommEdge& e = g.edges[i];
-    if (e.from < 0 || e.from >= g.num_ranks || e.to < 0 || e.to >= g.num_ranks ||
-        e.bytes < 0) {
+    if (e.from < 0 || e.from >= g.num_ranks || e.to < 0 || e.to >= g.num_ranks || e.bytes < 0) {
       return absl::InvalidArgumentError(absl::StrCat("reorder: edge ", i, " (", e.from, " -> ",
                                                      e.to, ", ", e.bytes,
                                                      " bytes) is out of range"));
@@ -569,8 +582,7 @@ Mapping GreedyGrow(const RankDistance& d, const Adjacency& adj, int root) {
 class BallGrower {
  public:
   explicit BallGrower(const Adjacency& adj, int n)
-      : adj_(adj), member_(n, -1), done_(n, 0), to_done_(n, 0), to_chunk_(n, 0),
-        chunk_of_(n, -1) {}
+      : adj_(adj), member_(n, -1), done_(n, 0), to_done_(n, 0), to_chunk_(n, 0), chunk_of_(n, -1) {}
 
   std::vector<int32_t> Grow(const std::vector<int32_t>& vertices,
                             const std::vector<int64_t>& sizes) {
@@ -671,28 +683,28 @@ Mapping PartitionGrow(const RankDistance& d, const Adjacency& adj, int root) {
   BallGrower grower(adj, p);
   Mapping mapping(p, -1);
   // members[i] goes to slots[lo + i] once the levels below are cut.
-  std::function<void(int, size_t, std::vector<int32_t>)> cut =
-      [&](int level, size_t lo, std::vector<int32_t> members) {
-        if (level == kLevels) {
-          for (size_t i = 0; i < members.size(); ++i) mapping[members[i]] = slots[lo + i];
-          return;
-        }
-        std::vector<int64_t> sizes{1};
-        for (size_t i = lo + 1; i < lo + members.size(); ++i) {
-          if (same_unit(level, slots[i - 1], slots[i])) {
-            ++sizes.back();
-          } else {
-            sizes.push_back(1);
-          }
-        }
-        if (sizes.size() > 1) members = grower.Grow(members, sizes);
-        size_t pos = 0;
-        for (int64_t n : sizes) {
-          cut(level + 1, lo + pos,
-              std::vector<int32_t>(members.begin() + pos, members.begin() + pos + n));
-          pos += n;
-        }
-      };
+  std::function<void(int, size_t, std::vector<int32_t>)> cut = [&](int level, size_t lo,
+                                                                   std::vector<int32_t> members) {
+    if (level == kLevels) {
+      for (size_t i = 0; i < members.size(); ++i) mapping[members[i]] = slots[lo + i];
+      return;
+    }
+    std::vector<int64_t> sizes{1};
+    for (size_t i = lo + 1; i < lo + members.size(); ++i) {
+      if (same_unit(level, slots[i - 1], slots[i])) {
+        ++sizes.back();
+      } else {
+        sizes.push_back(1);
+      }
+    }
+    if (sizes.size() > 1) members = grower.Grow(members, sizes);
+    size_t pos = 0;
+    for (int64_t n : sizes) {
+      cut(level + 1, lo + pos,
+          std::vector<int32_t>(members.begin() + pos, members.begin() + pos + n));
+      pos += n;
+    }
+  };
   std::vector<int32_t> all(p);
   std::iota(all.begin(), all.end(), 0);
   std::swap(all[0], all[root]);
@@ -708,8 +720,8 @@ double GraphCostNs(const RankDistance& d, const CommGraph& graph, const Mapping&
   return c;
 }
 
-int64_t RefineBySwaps(const RankDistance& d, const CommGraph& graph, int32_t root,
-                      int32_t passes, int32_t max_candidates, Mapping& mapping) {
+int64_t RefineBySwaps(const RankDistance& d, const CommGraph& graph, int32_t root, int32_t passes,
+                      int32_t max_candidates, Mapping& mapping) {
   const int p = d.size();
   if (passes <= 0 || p < 3) return 0;
   const Adjacency adj = BuildAdjacency(graph);
@@ -801,17 +813,17 @@ absl::StatusOr<Heuristic> HeuristicFor(const PatternSpec& spec) {
       if (a == Algorithm::kBinomial) return Heuristic::kBinomialBcast;
       break;
   }
-  return absl::NotFoundError(absl::StrCat(
-      "reorder: no dedicated heuristic for ", std::string(CollectiveName(spec.collective)), " ",
-      std::string(AlgorithmName(a))));
+  return absl::NotFoundError(absl::StrCat("reorder: no dedicated heuristic for ",
+                                          std::string(CollectiveName(spec.collective)), " ",
+                                          std::string(AlgorithmName(a))));
 }
 
 absl::StatusOr<ReorderDecision> ReorderOrIdentity(const PatternSpec& spec, const RankDistance& d,
                                                   const RouteSource* routes,
                                                   const ReorderOptions& options) {
   if (spec.num_ranks != d.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("reorder: spec has ", spec.num_ranks,
-                                                   " ranks, the placement ", d.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("reorder: spec has ", spec.num_ranks, " ranks, the placement ", d.size()));
   }
   ReorderOptions o = options;
   const bool rooted = spec.collective == Collective::kBcast ||

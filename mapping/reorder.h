@@ -65,13 +65,13 @@ class FreeSlotIndex {
   const RankDistance& d_;
   std::vector<uint8_t> free_;
   int num_free_ = 0;
-  std::vector<int32_t> host_group_;                 // per host
-  std::vector<std::vector<int32_t>> host_free_;     // per host, ascending free slots
-  std::vector<std::vector<int32_t>> group_hosts_;   // per group, ascending hosts with slots
-  std::vector<int32_t> group_cursor_;               // per group, first host maybe free
-  std::vector<int64_t> group_free_;                 // per group, free slot count
-  std::vector<int32_t> group_rep_;                  // per group, one host (cost proxy)
-  std::vector<std::vector<int32_t>> group_order_;   // per group, lazily sorted groups
+  std::vector<int32_t> host_group_;                // per host
+  std::vector<std::vector<int32_t>> host_free_;    // per host, ascending free slots
+  std::vector<std::vector<int32_t>> group_hosts_;  // per group, ascending hosts with slots
+  std::vector<int32_t> group_cursor_;              // per group, first host maybe free
+  std::vector<int64_t> group_free_;                // per group, free slot count
+  std::vector<int32_t> group_rep_;                 // per group, one host (cost proxy)
+  std::vector<std::vector<int32_t>> group_order_;  // per group, lazily sorted groups
   std::vector<int32_t> group_order_cursor_;
 };
 
@@ -104,24 +104,17 @@ std::string_view HeuristicName(Heuristic h);
 // Each returns the permutation described in the file comment. kInvalidArgument when the
 // placement is empty, root is outside 0..P-1, or (k-nomial) radix < 2.
 absl::StatusOr<Mapping> ReorderRing(const RankDistance& d, const ReorderOptions& o = {});
-absl::StatusOr<Mapping> ReorderRecursiveDoubling(const RankDistance& d,
-                                                 bool last_stage_heaviest,
+absl::StatusOr<Mapping> ReorderRecursiveDoubling(const RankDistance& d, bool last_stage_heaviest,
                                                  const ReorderOptions& o = {});
-absl::StatusOr<Mapping> ReorderRabenseifner(const RankDistance& d,
-                                            const ReorderOptions& o = {});
-absl::StatusOr<Mapping> ReorderBinomialBcast(const RankDistance& d,
-                                             const ReorderOptions& o = {});
-absl::StatusOr<Mapping> ReorderBinaryTreeBcast(const RankDistance& d,
-                                               const ReorderOptions& o = {});
-absl::StatusOr<Mapping> ReorderKnomialBcast(const RankDistance& d,
-                                            const ReorderOptions& o = {});
+absl::StatusOr<Mapping> ReorderRabenseifner(const RankDistance& d, const ReorderOptions& o = {});
+absl::StatusOr<Mapping> ReorderBinomialBcast(const RankDistance& d, const ReorderOptions& o = {});
+absl::StatusOr<Mapping> ReorderBinaryTreeBcast(const RankDistance& d, const ReorderOptions& o = {});
+absl::StatusOr<Mapping> ReorderKnomialBcast(const RankDistance& d, const ReorderOptions& o = {});
 absl::StatusOr<Mapping> ReorderScatterAllgather(const RankDistance& d,
                                                 const ReorderOptions& o = {});
-absl::StatusOr<Mapping> ReorderBinomialGather(const RankDistance& d,
-                                              const ReorderOptions& o = {});
+absl::StatusOr<Mapping> ReorderBinomialGather(const RankDistance& d, const ReorderOptions& o = {});
 // Dispatches on `h`.
-absl::StatusOr<Mapping> Reorder(Heuristic h, const RankDistance& d,
-                                const ReorderOptions& o = {});
+absl::StatusOr<Mapping> Reorder(Heuristic h, const RankDistance& d, const ReorderOptions& o = {});
 
 // A weighted communication graph over ranks 0..num_ranks-1: rank `from` sends `bytes` to
 // rank `to` (directed; list both directions for an exchange). Parallel edges add up.
@@ -155,8 +148,8 @@ absl::StatusOr<Mapping> ReorderGraph(const RankDistance& d, const CommGraph& gra
 
 // In-place refinement used by ReorderGraph (exposed for graph_embed): swaps of non-root
 // ranks that strictly lower GraphCostNs; returns the number of swaps made.
-int64_t RefineBySwaps(const RankDistance& d, const CommGraph& graph, int32_t root,
-                      int32_t passes, int32_t max_candidates, Mapping& mapping);
+int64_t RefineBySwaps(const RankDistance& d, const CommGraph& graph, int32_t root, int32_t passes,
+                      int32_t max_candidates, Mapping& mapping);
 
 // --- choosing and guarding a reordering for one collective call ---------------------------
 

@@ -16,12 +16,15 @@ namespace {
 using ::testing::HasSubstr;
 using ::toporr::testing::StatusIs;
 
-constexpr Heuristic kAll[] = {
-    Heuristic::kRing,          Heuristic::kRecursiveDoublingAllgather,
-    Heuristic::kRecursiveDoublingAllreduce, Heuristic::kRabenseifner,
-    Heuristic::kBinomialBcast, Heuristic::kBinaryTreeBcast,
-    Heuristic::kKnomialBcast,  Heuristic::kScatterAllgather,
-    Heuristic::kBinomialGather};
+constexpr Heuristic kAll[] = {Heuristic::kRing,
+                              Heuristic::kRecursiveDoublingAllgather,
+                              Heuristic::kRecursiveDoublingAllreduce,
+                              Heuristic::kRabenseifner,
+                              Heuristic::kBinomialBcast,
+                              Heuristic::kBinaryTreeBcast,
+                              Heuristic::kKnomialBcast,
+                              Heuristic::kScatterAllgather,
+                              Heuristic::kBinomialGather};
 
 std::unique_ptr<DenseCostMatrix> Uniform(int n, double alpha, double beta) {
   std::vector<double> a(static_cast<size_t>(n) * n, alpha), b(a.size(), beta);
@@ -134,9 +137,11 @@ TEST(ReorderTest, RefusesBadArguments) {
   EXPECT_THAT(ReorderKnomialBcast(d, o),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("radix")));
   CommGraph g{3, {}};
-  EXPECT_THAT(ReorderGraph(d, g), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("3 ranks")));
+  EXPECT_THAT(ReorderGraph(d, g),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("3 ranks")));
   g = {4, {{0, 9, 10}}};
-  EXPECT_THAT(ReorderGraph(d, g), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("edge 0")));
+  EXPECT_THAT(ReorderGraph(d, g),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("edge 0")));
 }
 
 // --- properties over random placements on fat trees ------------------------------------
@@ -324,8 +329,9 @@ TEST(ReorderOrIdentityTest, FlatTopologyAndGenericAlgorithmsStayIdentityOrImprov
   ASSERT_OK_AND_ASSIGN(auto one_leaf, FatTreeCostMatrix(shape));
   const Placement flat = BlockPlacement(12, 1);
   ASSERT_OK_AND_ASSIGN(RankDistance d, RankDistance::Create(flat, *one_leaf));
-  ASSERT_OK_AND_ASSIGN(ReorderDecision dec,
-                       ReorderOrIdentity(Spec(Collective::kBcast, Algorithm::kChain, 12, 4096, 5), d));
+  ASSERT_OK_AND_ASSIGN(
+      ReorderDecision dec,
+      ReorderOrIdentity(Spec(Collective::kBcast, Algorithm::kChain, 12, 4096, 5), d));
   EXPECT_EQ(dec.method, "graph");
   EXPECT_FALSE(dec.reordered);
   EXPECT_EQ(dec.mapping, IdentityMapping(12));

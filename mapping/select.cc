@@ -34,8 +34,8 @@ absl::StatusOr<Selection> SelectAlgorithmAndMapping(const SelectionRequest& requ
     absl::StatusOr<Prediction> pr = PredictCollective(spec, mapping, inputs);
     if (!pr.ok()) {
       return absl::Status(pr.status().code(),
-                          absl::StrCat(std::string(AlgorithmName(spec.algorithm)), " with ",
-                                       name, " mapping: ", pr.status().ToString()));
+                          absl::StrCat(std::string(AlgorithmName(spec.algorithm)), " with ", name,
+                                       " mapping: ", pr.status().ToString()));
     }
     Candidate c;
     c.algorithm = spec.algorithm;

@@ -31,9 +31,7 @@ struct TwoHosts {
   std::unique_ptr<DenseCostMatrix> costs;
   BackToBack routes;
   Placement placement = RoundRobinPlacement(2, 4);
-  TwoHosts() {
-    costs = *DenseCostMatrix::Create(2, {0, 2000, 2000, 0}, {0, 0.08, 0.08, 0});
-  }
+  TwoHosts() { costs = *DenseCostMatrix::Create(2, {0, 2000, 2000, 0}, {0, 0.08, 0.08, 0}); }
   PredictInputs Inputs() const {
     PredictInputs in;
     in.placement = &placement;

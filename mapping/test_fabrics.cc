@@ -39,8 +39,7 @@ int FabricBuilder::AddHostCa(const std::string& host, int num_ports) {
   auto [it, added] = host_index_.emplace(host, static_cast<int>(fabric_.hosts.size()));
   if (added) fabric_.hosts.push_back({host, {}});
   auto& cas = fabric_.hosts[it->second].cas;
-  const int ca =
-      AddNode(NodeType::kCa, host + " mlx5_" + std::to_string(cas.size()), num_ports);
+  const int ca = AddNode(NodeType::kCa, host + " mlx5_" + std::to_string(cas.size()), num_ports);
   cas.push_back(ca);
   return ca;
 }
@@ -70,15 +69,15 @@ Fabric MakeFatTree3(int pods, int edges, int aggs, int hosts_per_edge, int cores
   for (int p = 0; p < pods; ++p) {
     std::vector<int> agg(aggs);
     for (int a = 0; a < aggs; ++a) {
-      agg[a] = b.AddSwitch("agg" + std::to_string(p) + "_" + std::to_string(a),
-                           edges + cores_per_agg);
+      agg[a] =
+          b.AddSwitch("agg" + std::to_string(p) + "_" + std::to_string(a), edges + cores_per_agg);
       for (int k = 0; k < cores_per_agg; ++k) {
         b.Connect(agg[a], edges + 1 + k, cores[a * cores_per_agg + k], p + 1);
       }
     }
     for (int e = 0; e < edges; ++e) {
-      const int edge = b.AddSwitch("edge" + std::to_string(p) + "_" + std::to_string(e),
-                                   hosts_per_edge + aggs);
+      const int edge =
+          b.AddSwitch("edge" + std::to_string(p) + "_" + std::to_string(e), hosts_per_edge + aggs);
       for (int a = 0; a < aggs; ++a) b.Connect(edge, hosts_per_edge + 1 + a, agg[a], e + 1);
       for (int s = 0; s < hosts_per_edge; ++s) {
         char name[16];

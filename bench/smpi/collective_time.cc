@@ -113,8 +113,8 @@ void PrintHosts(int rank, int size) {
   int len = 0;
   MPI_Get_processor_name(name, &len);
   std::vector<char> all(rank == 0 ? static_cast<size_t>(size) * MPI_MAX_PROCESSOR_NAME : 1);
-  MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME,
-             MPI_CHAR, 0, MPI_COMM_WORLD);
+  MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
+             0, MPI_COMM_WORLD);
   if (rank != 0) return;
   for (int r = 0; r < size; ++r) {
     std::printf("rank %d %s\n", r, &all[static_cast<size_t>(r) * MPI_MAX_PROCESSOR_NAME]);
@@ -143,7 +143,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (args.root >= size) {
-    if (rank == 0) std::fprintf(stderr, "collective_time: --root %d >= %d ranks\n", args.root, size);
+    if (rank == 0)
+      std::fprintf(stderr, "collective_time: --root %d >= %d ranks\n", args.root, size);
     MPI_Finalize();
     return 2;
   }

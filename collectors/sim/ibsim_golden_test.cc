@@ -98,8 +98,10 @@ void ExpectSameCables(const std::multiset<Cable>& want, const std::multiset<Cabl
   for (const Cable& c : got)
     if (want.count(c) < got.count(c)) extra.push_back(Describe(c));
   EXPECT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < missing.size() && i < 10; ++i) ADD_FAILURE() << what << " lacks " << missing[i];
-  for (size_t i = 0; i < extra.size() && i < 10; ++i) ADD_FAILURE() << what << " has extra " << extra[i];
+  for (size_t i = 0; i < missing.size() && i < 10; ++i)
+    ADD_FAILURE() << what << " lacks " << missing[i];
+  for (size_t i = 0; i < extra.size() && i < 10; ++i)
+    ADD_FAILURE() << what << " has extra " << extra[i];
 }
 
 NodeType ExpectedType(const IbsimNode& n) {
@@ -119,16 +121,16 @@ TEST_P(IbsimGoldenTest, ToolsOutputMatchesNetFile) {
   std::string net_path = c.shared_file.empty() ? dir + "/fabric.net" : SharedFabric(c.shared_file);
   if (!c.gen_args.empty()) {
     ASSERT_EQ(RunShell("/usr/bin/python3 " + scripts + "/gen_fattree.py " + c.gen_args + " --out " +
-                      net_path,
-                  dir + "/gen.log"),
+                           net_path,
+                       dir + "/gen.log"),
               0)
         << ReadFileOrDie(dir + "/gen.log");
   }
   const std::string out = dir + "/out";
-  ASSERT_EQ(RunShell("/bin/bash " + scripts + "/run_ibsim.sh " + net_path + " " + out + " " +
-                    c.run_args,
-                dir + "/run.log"),
-            0)
+  ASSERT_EQ(
+      RunShell("/bin/bash " + scripts + "/run_ibsim.sh " + net_path + " " + out + " " + c.run_args,
+               dir + "/run.log"),
+      0)
       << ReadFileOrDie(dir + "/run.log");
   std::cout << ReadFileOrDie(dir + "/run.log");
 
@@ -149,8 +151,7 @@ TEST_P(IbsimGoldenTest, ToolsOutputMatchesNetFile) {
     EXPECT_EQ(got.vendor_id, want.vendor_id) << want.id;
     EXPECT_EQ(got.device_id, want.device_id) << want.id;
     EXPECT_EQ(got.system_image_guid, want.system_image_guid) << want.id;
-    EXPECT_EQ(got.enhanced_port0, want.type == NodeType::kSwitch && want.enhanced_port0)
-        << want.id;
+    EXPECT_EQ(got.enhanced_port0, want.type == NodeType::kSwitch && want.enhanced_port0) << want.id;
     // Every cabled port is known, with ibsim's port GUID and an SM-assigned LID.
     for (const IbsimPort& p : want.ports) {
       const Port* port = got.FindPort(p.number);
@@ -204,8 +205,8 @@ TEST_P(IbsimGoldenTest, ToolsOutputMatchesNetFile) {
 INSTANTIATE_TEST_SUITE_P(
     Fabrics, IbsimGoldenTest,
     ::testing::Values(
-        GoldenCase{"Fattree2l16h", "--hosts 16 --hosts-per-leaf 4 --leaf-uplinks 4 --spines 2",
-                   "", ""},
+        GoldenCase{"Fattree2l16h", "--hosts 16 --hosts-per-leaf 4 --leaf-uplinks 4 --spines 2", "",
+                   ""},
         // Dual-homed host, router, SHARP node, host links 4xHDR/4xEDR/1xFDR/12xQDR/4xDDR, EDR
         // between switches, routed up/down.
         GoldenCase{"Fattree2l8hDualhomedRouterSharpMixedSpeeds",

@@ -74,33 +74,39 @@ class Parser {
       return GuidBase(NodeType::kCa, line, lineno);
     }
     if (StartsWith(line, "rtguid")) return GuidBase(NodeType::kRouter, line, lineno);
-    if (StartsWith(line, "vendid")) return Assign(line, lineno, [&](uint64_t v) {
-      vendor_id_ = static_cast<uint32_t>(v);
-      return absl::OkStatus();
-    });
-    if (StartsWith(line, "devid")) return Assign(line, lineno, [&](uint64_t v) {
-      device_id_ = static_cast<uint32_t>(v);
-      return absl::OkStatus();
-    });
-    if (StartsWith(line, "sysimgguid")) return Assign(line, lineno, [&](uint64_t v) {
-      system_image_guid_ = v;
-      return absl::OkStatus();
-    });
-    if (StartsWith(line, "width")) return Assign(line, lineno, [&](uint64_t v) {
-      if (v < 1 || v > 31) return Error(lineno, "width mask must be 1..31 (ibsim aborts)");
-      masks_.width = static_cast<int>(v);
-      return absl::OkStatus();
-    });
-    if (StartsWith(line, "speed")) return Assign(line, lineno, [&](uint64_t v) {
-      if (v < 1 || v > 7) return Error(lineno, "speed mask must be 1..7 (ibsim aborts)");
-      masks_.speed = static_cast<int>(v);
-      return absl::OkStatus();
-    });
-    if (StartsWith(line, "extspeed")) return Assign(line, lineno, [&](uint64_t v) {
-      if (v > 7) return Error(lineno, "extspeed mask must be 0..7 (ibsim aborts)");
-      masks_.ext = static_cast<int>(v);
-      return absl::OkStatus();
-    });
+    if (StartsWith(line, "vendid"))
+      return Assign(line, lineno, [&](uint64_t v) {
+        vendor_id_ = static_cast<uint32_t>(v);
+        return absl::OkStatus();
+      });
+    if (StartsWith(line, "devid"))
+      return Assign(line, lineno, [&](uint64_t v) {
+        device_id_ = static_cast<uint32_t>(v);
+        return absl::OkStatus();
+      });
+    if (StartsWith(line, "sysimgguid"))
+      return Assign(line, lineno, [&](uint64_t v) {
+        system_image_guid_ = v;
+        return absl::OkStatus();
+      });
+    if (StartsWith(line, "width"))
+      return Assign(line, lineno, [&](uint64_t v) {
+        if (v < 1 || v > 31) return Error(lineno, "width mask must be 1..31 (ibsim aborts)");
+        masks_.width = static_cast<int>(v);
+        return absl::OkStatus();
+      });
+    if (StartsWith(line, "speed"))
+      return Assign(line, lineno, [&](uint64_t v) {
+        if (v < 1 || v > 7) return Error(lineno, "speed mask must be 1..7 (ibsim aborts)");
+        masks_.speed = static_cast<int>(v);
+        return absl::OkStatus();
+      });
+    if (StartsWith(line, "extspeed"))
+      return Assign(line, lineno, [&](uint64_t v) {
+        if (v > 7) return Error(lineno, "extspeed mask must be 0..7 (ibsim aborts)");
+        masks_.ext = static_cast<int>(v);
+        return absl::OkStatus();
+      });
     for (const char* unsupported : {"module", "include", "do"}) {
       if (StartsWith(line, unsupported)) {
         return Error(lineno, std::string("'") + unsupported +
@@ -109,8 +115,9 @@ class Parser {
       }
     }
     if (StartsWith(line, "[") || StartsWith(line, "@")) {
-      return Error(lineno, "port line outside a node record (more port lines than the "
-                           "header's port count, or a blank line inside a record?)");
+      return Error(lineno,
+                   "port line outside a node record (more port lines than the "
+                   "header's port count, or a blank line inside a record?)");
     }
     return absl::OkStatus();  // comments, blank lines, pdebug=, anything else: ignored
   }
@@ -241,8 +248,7 @@ class Parser {
     for (const IbsimPort& p : node->ports) {
       if (p.number == port.number) {
         return Error(lineno, "port " + std::to_string(port.number) + " of \"" + node->id +
-                                 "\" listed twice (first on line " + std::to_string(p.line) +
-                                 ")");
+                                 "\" listed twice (first on line " + std::to_string(p.line) + ")");
       }
     }
     size_t q1 = line.find('"');
@@ -260,8 +266,7 @@ class Parser {
 
     // `opt=value` pairs: the letter before each '=' names the option (w, s, e; others are
     // ignored, like the v= of `ibnetdiscover -f`).
-    for (size_t eq = rest.find('=', 1); eq != std::string_view::npos;
-         eq = rest.find('=', eq + 1)) {
+    for (size_t eq = rest.find('=', 1); eq != std::string_view::npos; eq = rest.find('=', eq + 1)) {
       size_t o = eq;
       while (o > 0 && !std::isalpha(static_cast<unsigned char>(rest[o]))) --o;
       uint64_t v = Number(rest.substr(eq + 1));
@@ -295,17 +300,28 @@ class Parser {
     if (lid == std::string_view::npos) return;
     int rlid = 0, width = 0;
     char speed[10] = {0};
-    if (std::sscanf(std::string(rest.substr(lid)).c_str(), "lid %d %dx%9s", &rlid, &width,
-                    speed) != 3) {
+    if (std::sscanf(std::string(rest.substr(lid)).c_str(), "lid %d %dx%9s", &rlid, &width, speed) !=
+        3) {
       return;
     }
     switch (width) {
-      case 12: port->width_enabled = kW1x | kW4x | kW12x; break;
-      case 8: port->width_enabled = kW8x; break;
-      case 4: port->width_enabled = kW1x | kW4x; break;
-      case 1: port->width_enabled = kW1x; break;
-      case 2: port->width_enabled = kW2x; break;
-      default: break;
+      case 12:
+        port->width_enabled = kW1x | kW4x | kW12x;
+        break;
+      case 8:
+        port->width_enabled = kW8x;
+        break;
+      case 4:
+        port->width_enabled = kW1x | kW4x;
+        break;
+      case 1:
+        port->width_enabled = kW1x;
+        break;
+      case 2:
+        port->width_enabled = kW2x;
+        break;
+      default:
+        break;
     }
     auto is = [&](const char* name) { return std::strncmp(speed, name, std::strlen(speed)) == 0; };
     constexpr int kBasicAll = kSdr | kDdr | kQdr;
@@ -346,9 +362,9 @@ class Parser {
         for (const IbsimPort& q : remote.ports)
           if (q.number == p.remote_port) back = &q;
         if (back == nullptr || back->remote_id != node.id || back->remote_port != p.number) {
-          return Error(p.line, "cable \"" + node.id + "\"[" + std::to_string(p.number) +
-                                   "] - \"" + remote.id + "\"[" +
-                                   std::to_string(p.remote_port) + "] is not listed the same "
+          return Error(p.line, "cable \"" + node.id + "\"[" + std::to_string(p.number) + "] - \"" +
+                                   remote.id + "\"[" + std::to_string(p.remote_port) +
+                                   "] is not listed the same "
                                    "way at the other end (line " +
                                    std::to_string(back ? back->line : remote.line) + ")");
         }
@@ -365,8 +381,12 @@ class Parser {
 
   absl::Status Active(const IbsimPort& a, const IbsimPort& b, IbsimLink* link) const {
     const int w = a.width_enabled & b.width_enabled;
-    link->width_lanes = (w & kW12x) ? 12 : (w & kW8x) ? 8 : (w & kW4x) ? 4 : (w & kW2x) ? 2
-                      : (w & kW1x) ? 1 : 0;
+    link->width_lanes = (w & kW12x)  ? 12
+                        : (w & kW8x) ? 8
+                        : (w & kW4x) ? 4
+                        : (w & kW2x) ? 2
+                        : (w & kW1x) ? 1
+                                     : 0;
     const int s = a.speed_enabled & b.speed_enabled;
     if (link->width_lanes == 0 || s == 0) {
       return Error(a.line, "the two ends (lines " + std::to_string(a.line) + ", " +

@@ -67,9 +67,9 @@ struct IbsimNode {
   uint32_t vendor_id = 0;
   uint32_t device_id = 0;
   int num_ports = 0;
-  bool enhanced_port0 = false;     // header says "enhanced port 0" (switches)
-  std::vector<IbsimPort> ports;    // the port lines, ascending by number
-  int line = 0;                    // 1-based line of the header
+  bool enhanced_port0 = false;   // header says "enhanced port 0" (switches)
+  std::vector<IbsimPort> ports;  // the port lines, ascending by number
+  int line = 0;                  // 1-based line of the header
 
   // GUID ibsim reports for port `number` (switch: the node GUID; CA/router: guid + number).
   uint64_t PortGuid(int number) const;

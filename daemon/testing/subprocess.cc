@@ -91,8 +91,8 @@ DaemonProcess::~DaemonProcess() {
 }
 
 bool DaemonProcess::Start() {
-  std::vector<std::string> argv = {RunfilePath("daemon/toporrd"), "--config=", "--db", db_path_,
-                                   "--socket", socket_path_};
+  std::vector<std::string> argv = {
+      RunfilePath("daemon/toporrd"), "--config=", "--db", db_path_, "--socket", socket_path_};
   argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
   int log_fd = open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
   pid_ = fork();
