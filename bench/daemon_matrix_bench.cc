@@ -52,10 +52,10 @@
 #include "bench/measure.h"
 #include "benchmark/benchmark.h"
 #include "client/cost_matrix_codec.h"
-#include "collectors/fabric.h"
 #include "collectors/hosts.h"
 #include "collectors/ibnetdiscover.h"
 #include "daemon/testing/subprocess.h"
+#include "fabric/fabric.h"
 #include "grpcpp/grpcpp.h"
 #include "mapping/host_costs.h"
 #include "toporr/v1/toporr.grpc.pb.h"
@@ -70,7 +70,7 @@ struct Setup {
   // A second channel whose HTTP/2 receive window and frame size are large (client-side
   // settings only), to show how much of the matrix RPC is flow control.
   std::unique_ptr<v1::Topology::Stub> wide_stub;
-  collectors::Fabric fabric;      // the dump parsed in this process
+  fabric::Fabric fabric;          // the dump parsed in this process
   std::vector<int> host_indices;  // the matrix's hosts, indices into fabric.hosts
   v1::GetCostMatrixRequest matrix_request;
   v1::GetCostMatrixRequest compact_request;  // the same hosts, compact = true
@@ -436,7 +436,7 @@ int Run(const std::string& dump_path, int num_hosts) {
   // The fabric as the daemon will see it, for host names and the in-process steps.
   collectors::IbnetdiscoverOptions opts;
   opts.file_name = dump_path;
-  absl::StatusOr<collectors::Fabric> fabric =
+  absl::StatusOr<fabric::Fabric> fabric =
       collectors::ParseIbnetdiscover(ReadFileOrExit(dump_path), opts);
   absl::Status st =
       fabric.ok() ? collectors::AssignHosts(collectors::HostRule{}, {}, &*fabric) : fabric.status();

@@ -21,10 +21,10 @@
 
 #include "bench/measure.h"
 #include "benchmark/benchmark.h"
-#include "collectors/fabric.h"
 #include "collectors/hosts.h"
 #include "collectors/ibnetdiscover.h"
 #include "db/store.h"
+#include "fabric/fabric.h"
 
 namespace toporr {
 namespace {
@@ -32,10 +32,10 @@ namespace {
 std::string* g_dump = nullptr;  // the dump's text, read once in main
 std::string* g_dump_name = nullptr;
 
-collectors::Fabric ParseOrDie(benchmark::State& state) {
+fabric::Fabric ParseOrDie(benchmark::State& state) {
   collectors::IbnetdiscoverOptions opts;
   opts.file_name = *g_dump_name;
-  absl::StatusOr<collectors::Fabric> fabric = collectors::ParseIbnetdiscover(*g_dump, opts);
+  absl::StatusOr<fabric::Fabric> fabric = collectors::ParseIbnetdiscover(*g_dump, opts);
   if (!fabric.ok()) {
     state.SkipWithError(fabric.status().ToString().c_str());
     return {};
@@ -45,7 +45,7 @@ collectors::Fabric ParseOrDie(benchmark::State& state) {
   return *std::move(fabric);
 }
 
-void SetCounters(benchmark::State& state, const collectors::Fabric& f) {
+void SetCounters(benchmark::State& state, const fabric::Fabric& f) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
                           static_cast<int64_t>(g_dump->size()));
   state.counters["nodes"] = static_cast<double>(f.nodes.size());
@@ -64,9 +64,9 @@ void BM_LineScan(benchmark::State& state) {
 BENCHMARK(BM_LineScan)->Unit(benchmark::kMillisecond);
 
 void BM_Parse(benchmark::State& state) {
-  collectors::Fabric last;
+  fabric::Fabric last;
   for (auto _ : state) {
-    collectors::Fabric f = ParseOrDie(state);
+    fabric::Fabric f = ParseOrDie(state);
     benchmark::DoNotOptimize(f.links.data());
     state.PauseTiming();  // keep the previous result's destruction out of the next lap
     last = std::move(f);
@@ -84,9 +84,9 @@ void BM_Ingest(benchmark::State& state) {
     return;
   }
   const std::string path = std::string(dir) + "/toporr.db";
-  collectors::Fabric last;
+  fabric::Fabric last;
   for (auto _ : state) {
-    collectors::Fabric f = ParseOrDie(state);
+    fabric::Fabric f = ParseOrDie(state);
     db::StoreOptions options;
     options.path = path;
     absl::StatusOr<std::unique_ptr<db::Store>> store = db::Store::Open(options);

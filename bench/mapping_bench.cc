@@ -25,7 +25,7 @@
 
 #include "bench/measure.h"
 #include "benchmark/benchmark.h"
-#include "collectors/fabric.h"
+#include "fabric/fabric.h"
 #include "mapping/fabric_routes.h"
 #include "mapping/host_costs.h"
 #include "mapping/pattern.h"
@@ -36,8 +36,8 @@
 namespace toporr::mapping {
 namespace {
 
-const collectors::Fabric& Fabric10k() {
-  static const collectors::Fabric* f = new collectors::Fabric(testing::MakeFatTree3(
+const fabric::Fabric& Fabric10k() {
+  static const fabric::Fabric* f = new fabric::Fabric(testing::MakeFatTree3(
       /*pods=*/20, /*edges=*/16, /*aggs=*/16, /*hosts_per_edge=*/32, /*cores_per_agg=*/20));
   return *f;
 }
@@ -59,7 +59,7 @@ const HostCosts& Costs10k() {
 void Finish(benchmark::State& state) { state.counters["peak_rss_MB"] = bench::PeakRssMb(); }
 
 void BM_HostCostsCreate(benchmark::State& state) {
-  const collectors::Fabric& f = Fabric10k();
+  const fabric::Fabric& f = Fabric10k();
   (void)bench::TimeEachLap(state, [&] { return HostCosts::Create(f); });
   state.counters["hosts"] = static_cast<double>(f.hosts.size());
   Finish(state);
@@ -104,7 +104,7 @@ void BM_MatrixStoreBaseline(benchmark::State& state) {
 BENCHMARK(BM_MatrixStoreBaseline)->ArgName("hosts")->Arg(1000)->Unit(benchmark::kMillisecond);
 
 void BM_FabricRoutesCreate(benchmark::State& state) {
-  const collectors::Fabric& f = Fabric10k();
+  const fabric::Fabric& f = Fabric10k();
   (void)bench::TimeEachLap(state, [&] { return FabricRoutes::Create(f); });
   Finish(state);
 }
@@ -130,7 +130,7 @@ void BM_FabricRoutesRoute(benchmark::State& state) {
 BENCHMARK(BM_FabricRoutesRoute)->Unit(benchmark::kMillisecond);
 
 void BM_PredictRing32k(benchmark::State& state) {
-  static const collectors::Fabric* fabric = new collectors::Fabric(testing::MakeFatTree3(
+  static const fabric::Fabric* fabric = new fabric::Fabric(testing::MakeFatTree3(
       /*pods=*/2, /*edges=*/16, /*aggs=*/16, /*hosts_per_edge=*/32, /*cores_per_agg=*/2));
   static const HostCosts* costs = OrDie(HostCosts::Create(*fabric));
   static const FabricRoutes* routes = OrDie(FabricRoutes::Create(*fabric));

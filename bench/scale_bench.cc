@@ -38,12 +38,12 @@
 
 #include "bench/measure.h"
 #include "benchmark/benchmark.h"
-#include "collectors/fabric.h"
-#include "collectors/fabric_diff.h"
 #include "collectors/forwarding_tables.h"
 #include "collectors/hosts.h"
 #include "collectors/ibnetdiscover.h"
 #include "db/store.h"
+#include "fabric/fabric.h"
+#include "fabric/fabric_diff.h"
 #include "mapping/fabric_routes.h"
 #include "mapping/lft_routes.h"
 
@@ -76,11 +76,11 @@ void DropInput(const std::string& name) {
   }
 }
 
-const collectors::Fabric& ParsedFabric() {
-  static const collectors::Fabric* fabric = [] {
+const fabric::Fabric& ParsedFabric() {
+  static const fabric::Fabric* fabric = [] {
     collectors::IbnetdiscoverOptions opts;
     opts.file_name = "ibnetdiscover.txt";
-    absl::StatusOr<collectors::Fabric> f =
+    absl::StatusOr<fabric::Fabric> f =
         collectors::ParseIbnetdiscover(Input("ibnetdiscover.txt"), opts);
     absl::Status st =
         f.ok() ? collectors::AssignHosts(collectors::HostRule{}, {}, &*f) : f.status();
@@ -88,21 +88,21 @@ const collectors::Fabric& ParsedFabric() {
       std::fprintf(stderr, "scale_bench: %s\n", st.ToString().c_str());
       std::exit(1);
     }
-    return new collectors::Fabric(*std::move(f));
+    return new fabric::Fabric(*std::move(f));
   }();
   return *fabric;
 }
 
-const collectors::ForwardingTables& ParsedTables() {
-  static const collectors::ForwardingTables* tables = [] {
-    absl::StatusOr<collectors::ForwardingTables> t =
+const fabric::ForwardingTables& ParsedTables() {
+  static const fabric::ForwardingTables* tables = [] {
+    absl::StatusOr<fabric::ForwardingTables> t =
         collectors::ParseForwardingTables(Input("opensm-lfts.dump"), {"opensm-lfts.dump"});
     if (!t.ok()) {
       std::fprintf(stderr, "scale_bench: %s\n", t.status().ToString().c_str());
       std::exit(1);
     }
     DropInput("opensm-lfts.dump");
-    return new collectors::ForwardingTables(*std::move(t));
+    return new fabric::ForwardingTables(*std::move(t));
   }();
   return *tables;
 }
@@ -143,11 +143,11 @@ void BM_ParseIbnetdiscover(benchmark::State& state) {
   const std::string& text = Input("ibnetdiscover.txt");
   collectors::IbnetdiscoverOptions opts;
   opts.file_name = "ibnetdiscover.txt";
-  absl::StatusOr<collectors::Fabric> last = TimeEachLap(state, [&] {
-    absl::StatusOr<collectors::Fabric> f = collectors::ParseIbnetdiscover(text, opts);
+  absl::StatusOr<fabric::Fabric> last = TimeEachLap(state, [&] {
+    absl::StatusOr<fabric::Fabric> f = collectors::ParseIbnetdiscover(text, opts);
     absl::Status st =
         f.ok() ? collectors::AssignHosts(collectors::HostRule{}, {}, &*f) : f.status();
-    if (!st.ok()) return absl::StatusOr<collectors::Fabric>(st);
+    if (!st.ok()) return absl::StatusOr<fabric::Fabric>(st);
     return f;
   });
   state.counters["hosts"] = last.ok() ? static_cast<double>(last->hosts.size()) : 0;
@@ -158,7 +158,7 @@ BENCHMARK(BM_ParseIbnetdiscover)->Unit(benchmark::kMillisecond);
 void BM_ParseLfts(benchmark::State& state) {
   const char* name = kTextFiles[state.range(0)];
   const std::string& text = Input(name);
-  absl::StatusOr<collectors::ForwardingTables> last =
+  absl::StatusOr<fabric::ForwardingTables> last =
       TimeEachLap(state, [&] { return collectors::ParseForwardingTables(text, {name}); });
   state.SetLabel(name);
   state.counters["tables_MB"] = last.ok() ? static_cast<double>(last->MemoryBytes()) / 1e6 : 0;
@@ -197,8 +197,8 @@ absl::StatusOr<std::unique_ptr<db::Store>> OpenStore(const TempDb& db) {
 }
 
 void BM_StoreIngest(benchmark::State& state) {
-  const collectors::Fabric& fabric = ParsedFabric();
-  const collectors::ForwardingTables& tables = ParsedTables();
+  const fabric::Fabric& fabric = ParsedFabric();
+  const fabric::ForwardingTables& tables = ParsedTables();
   TempDb db;
   if (!db.ok()) {
     state.SkipWithError("mkdtemp failed");
@@ -226,8 +226,8 @@ void BM_StoreIngest(benchmark::State& state) {
 BENCHMARK(BM_StoreIngest)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_StoreIngestUnchanged(benchmark::State& state) {
-  const collectors::Fabric& fabric = ParsedFabric();
-  const collectors::ForwardingTables& tables = ParsedTables();
+  const fabric::Fabric& fabric = ParsedFabric();
+  const fabric::ForwardingTables& tables = ParsedTables();
   TempDb db;
   auto store = OpenStore(db);
   if (!db.ok() || !store.ok() ||
@@ -259,7 +259,7 @@ void BM_StoreLoad(benchmark::State& state) {
     return;
   }
   for (auto _ : state) {
-    absl::StatusOr<collectors::Fabric> f = (*store)->LoadFabric(ingested->snapshot.id);
+    absl::StatusOr<fabric::Fabric> f = (*store)->LoadFabric(ingested->snapshot.id);
     auto t = (*store)->LoadForwardingTables(ingested->snapshot.id);
     if (!f.ok() || !t.ok()) {
       state.SkipWithError("load failed");
@@ -272,11 +272,11 @@ void BM_StoreLoad(benchmark::State& state) {
 BENCHMARK(BM_StoreLoad)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_LftRoutesCreate(benchmark::State& state) {
-  const collectors::Fabric& fabric = ParsedFabric();
-  const collectors::ForwardingTables& tables = ParsedTables();
+  const fabric::Fabric& fabric = ParsedFabric();
+  const fabric::ForwardingTables& tables = ParsedTables();
   mapping::LftRoutesOptions options;
   options.check_routes = state.range(0) != 0;
-  collectors::ForwardingTables copy;  // Create takes the tables by value: copy them untimed
+  fabric::ForwardingTables copy;  // Create takes the tables by value: copy them untimed
   (void)TimeEachLap(
       state, [&] { return mapping::LftRoutes::Create(fabric, std::move(copy), options); },
       [&] { copy = tables; });
@@ -344,19 +344,19 @@ BENCHMARK(BM_RouteWalkGraph)->Unit(benchmark::kMicrosecond);
 // worst case). run_scale_bench.sh reports it against BM_ParseIbnetdiscover of the same run
 // (the cost of reading the same fabric at all).
 void BM_DiffFabrics(benchmark::State& state) {
-  const collectors::Fabric& a = ParsedFabric();
-  const collectors::ForwardingTables& tables_a = ParsedTables();
-  collectors::Fabric b = a;
-  collectors::ForwardingTables tables_b = tables_a;
+  const fabric::Fabric& a = ParsedFabric();
+  const fabric::ForwardingTables& tables_a = ParsedTables();
+  fabric::Fabric b = a;
+  fabric::ForwardingTables tables_b = tables_a;
   const int what = static_cast<int>(state.range(0));
-  const collectors::Host& first = b.hosts.front();
-  collectors::Node& host_ca = b.nodes[first.cas.front()];
-  collectors::Port& host_port = host_ca.ports.front();
+  const fabric::Host& first = b.hosts.front();
+  fabric::Node& host_ca = b.nodes[first.cas.front()];
+  fabric::Port& host_port = host_ca.ports.front();
   if (what == 1) {
     // A switch that forwards to the host by a port other than its lowest: move it.
-    for (const collectors::SwitchForwardingTable& t : tables_b.switches()) {
+    for (const fabric::SwitchForwardingTable& t : tables_b.switches()) {
       const uint8_t port = t.OutPort(host_port.lid);
-      if (port != collectors::ForwardingTables::kUnsetPort && port > 1) {
+      if (port != fabric::ForwardingTables::kUnsetPort && port > 1) {
         if (!tables_b.SetOutPort(t.guid, host_port.lid, port - 1).ok()) {
           state.SkipWithError("cannot change an LFT entry");
           return;
@@ -365,17 +365,17 @@ void BM_DiffFabrics(benchmark::State& state) {
       }
     }
   } else if (what == 2) {
-    const collectors::Link& cable = b.links[host_port.link];
-    const collectors::LinkEnd far = cable.a.node == first.cas.front() ? cable.b : cable.a;
+    const fabric::Link& cable = b.links[host_port.link];
+    const fabric::LinkEnd far = cable.a.node == first.cas.front() ? cable.b : cable.a;
     b.nodes[far.node].FindPort(far.port)->link = -1;
     host_port.link = -1;
   }
-  collectors::DiffOptions options;
+  fabric::DiffOptions options;
   size_t changes = 0;
   for (auto _ : state) {
-    const collectors::FabricDiff d =
-        what == 0 ? collectors::DiffFabrics(a, nullptr, b, nullptr, options)
-                  : collectors::DiffFabrics(a, &tables_a, b, &tables_b, options);
+    const fabric::FabricDiff d = what == 0
+                                     ? fabric::DiffFabrics(a, nullptr, b, nullptr, options)
+                                     : fabric::DiffFabrics(a, &tables_a, b, &tables_b, options);
     changes = d.route_changes.size() + d.hosts_moved.size();
   }
   state.counters["changes"] = static_cast<double>(changes);

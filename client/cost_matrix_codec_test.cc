@@ -44,7 +44,7 @@ Replies Serve(const mapping::PairCosts& costs, const std::vector<int>& hosts) {
   return r;
 }
 
-collectors::Fabric LoadShared(const std::string& name) {
+fabric::Fabric LoadShared(const std::string& name) {
   const std::string content = toporr::testing::ReadSharedFabric(name);
   collectors::FabricInput input;
   input.format = collectors::InputFormat::kIbnetdiscover;
@@ -52,7 +52,7 @@ collectors::Fabric LoadShared(const std::string& name) {
   input.content = content;
   auto f = collectors::ParseFabricInput(input);
   EXPECT_OK(f);
-  return f.ok() ? *std::move(f) : collectors::Fabric();
+  return f.ok() ? *std::move(f) : fabric::Fabric();
 }
 
 void ExpectSameArrays(const Replies& r) {
@@ -68,7 +68,7 @@ void ExpectSameArrays(const Replies& r) {
 // Mixed rates, a dual-homed host, and both kinds of unreachable pair absent: every pair of
 // the sample, in order and reversed.
 TEST(CostMatrixCodecTest, CompactDecodesToTheArraysOnMixedRates) {
-  const collectors::Fabric f = LoadShared("ibnetdiscover_edgecases_default.txt");
+  const fabric::Fabric f = LoadShared("ibnetdiscover_edgecases_default.txt");
   ASSERT_OK_AND_ASSIGN(auto costs, mapping::HostCosts::Create(f));
   std::vector<int> all(costs->num_hosts());
   for (int i = 0; i < costs->num_hosts(); ++i) all[i] = i;

@@ -14,6 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "client/cost_matrix_codec.h"
 #include "client/job_costs.h"
+#include "client/node_topology.h"
 #include "client/plan.h"
 #include "collectors/fabric_input.h"
 #include "collectors/hwloc_topology.h"
@@ -740,8 +741,8 @@ int Ctl::PlanJob(const std::vector<std::string>& args) {
     hopts.source = collectors::HwlocSource::XmlFile(node_xml);
     auto topo = collectors::HwlocTopology::Create(hopts);
     if (!topo.ok()) return fail(topo.status());
-    shape.core_slots = collectors::CoreSlots(**topo);
-    auto model = collectors::IntraHostModelFromHwloc(**topo);
+    shape.core_slots = CoreSlots(**topo);
+    auto model = IntraHostModelFromHwloc(**topo);
     if (!model.ok()) return fail(model.status());
     intra = *model;
   }
@@ -756,7 +757,7 @@ int Ctl::PlanJob(const std::vector<std::string>& args) {
   if (!placement.ok()) return fail(placement.status());
 
   absl::StatusOr<JobCosts> costs;
-  collectors::Fabric fabric;  // must outlive `costs` when loaded offline
+  fabric::Fabric fabric;  // must outlive `costs` when loaded offline
   std::string source;
   if (!fabric_file.empty()) {
     auto fmt = collectors::ParseInputFormat(format);

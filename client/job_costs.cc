@@ -7,7 +7,7 @@
 
 namespace toporr::client {
 
-absl::StatusOr<JobCosts> JobCostsFromFabric(const collectors::Fabric& fabric,
+absl::StatusOr<JobCosts> JobCostsFromFabric(const fabric::Fabric& fabric,
                                             const std::vector<std::string>& job_hosts) {
   std::vector<int> ids;
   ids.reserve(job_hosts.size());

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "collectors/fabric.h"
+#include "fabric/fabric.h"
 #include "mapping/cost_matrix.h"
 #include "mapping/fabric_routes.h"
 #include "mapping/routes.h"
@@ -23,7 +23,7 @@ struct JobCosts {
 };
 
 // kNotFound naming the first job host that is not a fabric host.
-absl::StatusOr<JobCosts> JobCostsFromFabric(const collectors::Fabric& fabric,
+absl::StatusOr<JobCosts> JobCostsFromFabric(const fabric::Fabric& fabric,
                                             const std::vector<std::string>& job_hosts);
 
 // From a row-major n x n (alpha ns, Gb/s) matrix as served by the daemon; beta = 8 / Gb/s.

@@ -75,7 +75,7 @@ class FattreePlan : public ::testing::Test {
     ASSERT_OK_AND_ASSIGN(placement_, InitialPlacement(hosts_, MapBy::kNode, 0));
   }
   std::string text_;
-  collectors::Fabric fabric_;
+  fabric::Fabric fabric_;
   JobHosts hosts_;
   JobCosts costs_;
   mapping::Placement placement_;
@@ -130,7 +130,7 @@ TEST_F(FattreePlan, BadRootIsRefused) {
 }
 
 TEST(JobCosts, UnknownHostIsNotFound) {
-  collectors::Fabric empty;
+  fabric::Fabric empty;
   EXPECT_THAT(JobCostsFromFabric(empty, {"ghost"}),
               StatusIs(absl::StatusCode::kNotFound, HasSubstr("'ghost'")));
   EXPECT_THAT(JobCostsFromMatrix(2, {0, 1}, {0, 1}),

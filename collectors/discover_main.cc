@@ -16,11 +16,16 @@
 #include <iostream>
 #include <string>
 
-#include "collectors/fabric.h"
 #include "collectors/ibnetdiscover_writer.h"
 #include "collectors/live_discovery.h"
+#include "fabric/fabric.h"
 
 namespace toporr::collectors {
+
+using fabric::Fabric;
+using fabric::ForwardingTables;
+using fabric::NodeType;
+using fabric::SwitchForwardingTable;
 namespace {
 
 constexpr char kUsage[] =

@@ -6,6 +6,10 @@
 #include "common/status_macros.h"
 
 namespace toporr::collectors {
+
+using fabric::Fabric;
+using fabric::ForwardingTables;
+using fabric::Trace;
 namespace {
 
 struct FormatInfo {

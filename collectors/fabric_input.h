@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "collectors/fabric.h"
 #include "collectors/forwarding_tables.h"
 #include "collectors/hosts.h"
 #include "collectors/ibtracert.h"
+#include "fabric/fabric.h"
 
 namespace toporr::collectors {
 
@@ -48,16 +48,16 @@ struct FabricInput {
 
 // Topology formats: parses `input.content` and assigns hosts. Errors carry
 // "<file>:<line>: <problem>"; kInvalidArgument for a non-topology format.
-absl::StatusOr<Fabric> ParseFabricInput(const FabricInput& input);
+absl::StatusOr<fabric::Fabric> ParseFabricInput(const FabricInput& input);
 
 // Forwarding-table formats (kLft, kOpensmLfts).
-absl::StatusOr<ForwardingTables> ParseForwardingTablesInput(InputFormat format,
-                                                            const std::string& source_name,
-                                                            std::string_view content);
+absl::StatusOr<fabric::ForwardingTables> ParseForwardingTablesInput(InputFormat format,
+                                                                    const std::string& source_name,
+                                                                    std::string_view content);
 
 // kIbtracert.
-absl::StatusOr<std::vector<Trace>> ParseTracesInput(const std::string& source_name,
-                                                    std::string_view content);
+absl::StatusOr<std::vector<fabric::Trace>> ParseTracesInput(const std::string& source_name,
+                                                            std::string_view content);
 
 }  // namespace toporr::collectors
 

@@ -11,6 +11,9 @@
 #include "gtest/gtest.h"
 
 namespace toporr::collectors {
+
+using fabric::ForwardingTables;
+using fabric::SwitchForwardingTable;
 namespace {
 
 using ::testing::HasSubstr;

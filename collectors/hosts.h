@@ -20,7 +20,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "collectors/fabric.h"
+#include "fabric/fabric.h"
 
 namespace toporr::collectors {
 
@@ -82,7 +82,8 @@ absl::StatusOr<std::unordered_map<uint64_t, std::string>> ParseHostMap(std::stri
 // Result: fabric->hosts sorted by name, each with its CAs in ascending node index (a
 // multi-rail host lists several), and Node::host set for those CAs (-1 for every other node).
 absl::Status AssignHosts(const HostRule& rule,
-                         const std::unordered_map<uint64_t, std::string>& guid_map, Fabric* fabric);
+                         const std::unordered_map<uint64_t, std::string>& guid_map,
+                         fabric::Fabric* fabric);
 
 }  // namespace toporr::collectors
 

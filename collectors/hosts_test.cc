@@ -5,14 +5,19 @@
 #include <unordered_map>
 #include <vector>
 
-#include "collectors/fabric.h"
 #include "collectors/ibnetdiscover.h"
 #include "common/status_matchers.h"
 #include "common/test_data.h"
+#include "fabric/fabric.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace toporr::collectors {
+
+using fabric::Fabric;
+using fabric::Host;
+using fabric::Node;
+using fabric::NodeType;
 namespace {
 
 using ::testing::ElementsAre;

@@ -15,10 +15,6 @@
 namespace toporr::collectors {
 namespace {
 
-using mapping::IntraHostModel;
-using mapping::LocalityLevel;
-using mapping::RankLocation;
-
 struct BitmapFree {
   void operator()(hwloc_bitmap_t b) const { hwloc_bitmap_free(b); }
 };
@@ -198,8 +194,8 @@ HwlocShape HwlocTopology::Shape() const {
   return shape;
 }
 
-RankLocation HwlocTopology::LocateSet(hwloc_const_cpuset_t set) const {
-  RankLocation location;
+PuLocation HwlocTopology::LocateSet(hwloc_const_cpuset_t set) const {
+  PuLocation location;
   for (hwloc_obj_t obj = hwloc_get_obj_covering_cpuset(topology_, set); obj != nullptr;
        obj = obj->parent) {
     auto index = static_cast<int32_t>(obj->logical_index);
@@ -223,7 +219,7 @@ RankLocation HwlocTopology::LocateSet(hwloc_const_cpuset_t set) const {
   return location;
 }
 
-absl::StatusOr<RankLocation> HwlocTopology::LocatePu(unsigned index, PuIndex kind) const {
+absl::StatusOr<PuLocation> HwlocTopology::LocatePu(unsigned index, PuIndex kind) const {
   hwloc_obj_t pu = kind == PuIndex::kOs ? hwloc_get_pu_obj_by_os_index(topology_, index)
                                         : hwloc_get_obj_by_type(topology_, HWLOC_OBJ_PU, index);
   if (pu == nullptr) {
@@ -235,7 +231,7 @@ absl::StatusOr<RankLocation> HwlocTopology::LocatePu(unsigned index, PuIndex kin
   return LocateSet(pu->cpuset);
 }
 
-absl::StatusOr<RankLocation> HwlocTopology::LocateCpuset(std::string_view cpuset) const {
+absl::StatusOr<PuLocation> HwlocTopology::LocateCpuset(std::string_view cpuset) const {
   std::string text(Trim(cpuset));
   Bitmap set = NewBitmap();
   bool hex = text.rfind("0x", 0) == 0;
@@ -261,7 +257,7 @@ absl::StatusOr<RankLocation> HwlocTopology::LocateCpuset(std::string_view cpuset
   return LocateSet(set.get());
 }
 
-absl::StatusOr<RankLocation> HwlocTopology::LocateThisProcess() const {
+absl::StatusOr<PuLocation> HwlocTopology::LocateThisProcess() const {
   if (!IsThisMachine()) {
     return absl::FailedPreconditionError(
         absl::StrCat("the process binding refers to this machine, but the topology is ",
@@ -316,107 +312,23 @@ absl::StatusOr<std::vector<NumaDistanceMatrix>> HwlocTopology::NumaDistanceMatri
   return matrices;
 }
 
-std::vector<RankLocation> CoreSlots(const HwlocTopology& topology) {
+std::vector<PuLocation> CoreLocations(const HwlocTopology& topology) {
   hwloc_topology_t raw = topology.raw();
   hwloc_obj_type_t type =
       hwloc_get_nbobjs_by_type(raw, HWLOC_OBJ_CORE) > 0 ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
-  std::vector<RankLocation> slots;
+  std::vector<PuLocation> locations;
   for (hwloc_obj_t obj = nullptr; (obj = hwloc_get_next_obj_by_type(raw, type, obj)) != nullptr;) {
-    slots.push_back(topology.LocateSet(obj->cpuset));
+    locations.push_back(topology.LocateSet(obj->cpuset));
   }
-  return slots;
+  return locations;
 }
 
-namespace {
-
-// Means of one matrix over the CPU NUMA nodes, split as IntraHostModelFromHwloc documents.
-struct NumaMeans {
-  double local = 0, same_package = 0, other_package = 0;
-  int local_n = 0, same_n = 0, other_n = 0;
-};
-
-absl::StatusOr<NumaMeans> MeansOf(const NumaDistanceMatrix& m,
-                                  const std::vector<int32_t>& cpu_numa_package) {
-  // cpu_numa_package[numa logical index] = package logical index (-1 unknown), or -2 when
-  // the node is not a CPU NUMA node.
-  auto package_of = [&](int32_t numa) {
-    return numa >= 0 && numa < static_cast<int32_t>(cpu_numa_package.size())
-               ? cpu_numa_package[numa]
-               : -2;
-  };
-  NumaMeans means;
-  for (int i = 0; i < m.size(); ++i) {
-    int32_t pi = package_of(m.numa[i]);
-    if (pi == -2) continue;
-    for (int j = 0; j < m.size(); ++j) {
-      int32_t pj = package_of(m.numa[j]);
-      if (pj == -2) continue;
-      uint64_t v = m.At(i, j);
-      if (v == 0) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("hwloc NUMA ", m.means_bandwidth ? "bandwidth" : "latency", " matrix '",
-                         m.name, "' has 0 from NUMA L#", m.numa[i], " to NUMA L#", m.numa[j],
-                         "; a ratio to the local distance needs non-zero values"));
-      }
-      if (i == j) {
-        means.local += v;
-        ++means.local_n;
-      } else if (pi >= 0 && pi == pj) {
-        means.same_package += v;
-        ++means.same_n;
-      } else {
-        means.other_package += v;
-        ++means.other_n;
-      }
-    }
+std::vector<int32_t> HwlocTopology::CpuNumaPackages() const {
+  std::vector<int32_t> packages(Shape().numa_nodes, -2);
+  for (hwloc_obj_t numa : cpu_numa_) {
+    packages[numa->logical_index] = LocateSet(numa->cpuset).package;
   }
-  if (means.local_n > 0) means.local /= means.local_n;
-  if (means.same_n > 0) means.same_package /= means.same_n;
-  if (means.other_n > 0) means.other_package /= means.other_n;
-  return means;
-}
-
-// Rescales `values[kSamePackage]` and `values[kOtherPackage]` from values[kSameNuma].
-void Rescale(const NumaMeans& means, std::array<double, mapping::kNumLocalityLevels>& values) {
-  const double base = values[static_cast<int>(LocalityLevel::kSameNuma)];
-  if (means.same_n > 0) {
-    values[static_cast<int>(LocalityLevel::kSamePackage)] = base * means.same_package / means.local;
-  }
-  if (means.other_n > 0) {
-    values[static_cast<int>(LocalityLevel::kOtherPackage)] =
-        base * means.other_package / means.local;
-  }
-}
-
-}  // namespace
-
-absl::StatusOr<IntraHostModel> IntraHostModelFromHwloc(const HwlocTopology& topology,
-                                                       const IntraHostModel& defaults) {
-  ASSIGN_OR_RETURN(std::vector<NumaDistanceMatrix> matrices, topology.NumaDistanceMatrices());
-  std::vector<int32_t> cpu_numa_package(topology.Shape().numa_nodes, -2);
-  for (hwloc_obj_t numa : topology.cpu_numa_) {
-    cpu_numa_package[numa->logical_index] = topology.LocateSet(numa->cpuset).package;
-  }
-
-  IntraHostModel model = defaults;
-  for (bool bandwidth : {false, true}) {
-    const NumaDistanceMatrix* chosen = nullptr;
-    NumaMeans chosen_means;
-    for (bool from_os : {false, true}) {
-      for (const NumaDistanceMatrix& m : matrices) {
-        if (chosen != nullptr) break;
-        if (m.means_bandwidth != bandwidth || m.from_os != from_os) continue;
-        ASSIGN_OR_RETURN(NumaMeans means, MeansOf(m, cpu_numa_package));
-        if (means.local_n > 0 && means.same_n + means.other_n > 0) {
-          chosen = &m;
-          chosen_means = means;
-        }
-      }
-    }
-    if (chosen == nullptr) continue;
-    Rescale(chosen_means, bandwidth ? model.gbps : model.latency_ns);
-  }
-  return model;
+  return packages;
 }
 
 }  // namespace toporr::collectors

@@ -7,12 +7,11 @@
 //     `P#` in lstopo use) and a logical index (`L#`, hwloc's depth-first order, which is the
 //     same on every machine of one shape). They differ on most Intel machines, where the two
 //     hyperthreads of core L#0 are P#0 and P#<cores>.
-//   - Every id written into a mapping::RankLocation is a hwloc *logical* index of a Package,
-//     NUMANode, L3Cache or Core object, local to the host. -1 means "not known at this
-//     level" (see LocateCpuset for when), which mapping::SharedLevel treats as "shares
-//     nothing", i.e. kOtherPackage.
-//   - The `host` field of every RankLocation returned here is 0; callers that know the
-//     host's index in the job's host list overwrite it.
+//   - Every id in a PuLocation is a hwloc *logical* index of a Package, NUMANode, L3Cache or
+//     Core object, local to the host. -1 means "not known at this level" (see LocateCpuset
+//     for when).
+//   - The probe returns plain locations and distance matrices only; client/node_topology.h
+//     turns them into the mapping engine's RankLocation, core slots and IntraHostModel.
 //
 // Sources (the test seam): this machine, an XML file or string written by `lstopo --of xml`
 // / `hwloc-gather-topology`, or a one-line synthetic description such as
@@ -29,7 +28,6 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "mapping/placement.h"
 
 namespace toporr::collectors {
 
@@ -52,6 +50,15 @@ struct HwlocSource {
   // For error messages: "this machine", "hwloc XML file a.xml", "synthetic topology
   // 'pack:2 pu:2'", "hwloc XML string (1234 bytes)".
   std::string Describe() const;
+};
+
+// Where a PU or a set of PUs sits inside one host: hwloc logical indexes, -1 when not known
+// at that level (see LocateCpuset).
+struct PuLocation {
+  int32_t package = -1;
+  int32_t numa = -1;
+  int32_t l3 = -1;
+  int32_t core = -1;
 };
 
 // How LocatePu interprets its index.
@@ -122,7 +129,7 @@ class HwlocTopology {
   // Location of one PU: its core, L3, local NUMA node (see LocateCpuset) and package; -1
   // only for a level the machine does not have (no L3 cache, no Package or Core objects).
   // kNotFound when no PU has that index.
-  absl::StatusOr<mapping::RankLocation> LocatePu(unsigned index, PuIndex kind) const;
+  absl::StatusOr<PuLocation> LocatePu(unsigned index, PuIndex kind) const;
 
   // Location of a set of PUs, e.g. a process's binding. `cpuset` holds PU *OS* indexes,
   // either as a list ("0-3,16-19", the form of taskset -c, /proc/<pid>/status
@@ -140,69 +147,43 @@ class HwlocTopology {
   // CXL or HBM nodes that hwloc attaches above the DRAM node.
   //
   // kInvalidArgument for an unparsable or empty set, or one naming PUs the topology lacks.
-  absl::StatusOr<mapping::RankLocation> LocateCpuset(std::string_view cpuset) const;
+  absl::StatusOr<PuLocation> LocateCpuset(std::string_view cpuset) const;
 
   // LocateCpuset of this process's current binding (hwloc_get_cpubind with
   // HWLOC_CPUBIND_PROCESS: the union of the bindings of all its threads).
   // kFailedPrecondition when the topology is not this machine (XML or synthetic source);
   // kUnavailable when the OS refuses to report the binding.
-  absl::StatusOr<mapping::RankLocation> LocateThisProcess() const;
+  absl::StatusOr<PuLocation> LocateThisProcess() const;
 
   // The NUMA-to-NUMA latency and bandwidth matrices the topology carries (OS or user
   // provided), in hwloc's order. Empty when there are none (synthetic topologies, single-
   // NUMA machines, kernels that expose no SLIT).
   absl::StatusOr<std::vector<NumaDistanceMatrix>> NumaDistanceMatrices() const;
 
+  // cpu_numa_packages()[numa logical index]: the package (logical index, -1 unknown) of a
+  // CPU NUMA node (one that is the local node of some PU, see LocateCpuset), -2 for a NUMA
+  // node that holds no CPUs of its own (CPU-less memory). Size: Shape().numa_nodes.
+  std::vector<int32_t> CpuNumaPackages() const;
+
   // For code that needs hwloc itself (e.g. binding). Owned by this object.
   hwloc_topology_t raw() const { return topology_; }
 
  private:
-  friend std::vector<mapping::RankLocation> CoreSlots(const HwlocTopology& topology);
-  friend absl::StatusOr<mapping::IntraHostModel> IntraHostModelFromHwloc(
-      const HwlocTopology& topology, const mapping::IntraHostModel& defaults);
+  friend std::vector<PuLocation> CoreLocations(const HwlocTopology& topology);
 
   HwlocTopology(HwlocSource source, hwloc_topology_t topology);
   // Precondition: `set` is non-empty and within the topology's cpuset.
-  mapping::RankLocation LocateSet(hwloc_const_cpuset_t set) const;
+  PuLocation LocateSet(hwloc_const_cpuset_t set) const;
 
   HwlocSource source_;
   hwloc_topology_t topology_;
   std::vector<hwloc_obj_t> cpu_numa_;  // the CPU NUMA nodes, in logical order
 };
 
-// One slot per Core object in logical order (core L#0 first), each located like LocatePu of
-// that core's PUs: slot i has core == i. A machine without Core objects (some virtual
-// machines and synthetic topologies) gets one slot per PU with core == -1 instead. This is
-// the shape `toporrctl plan` fills with ranks ("--map-by core").
-std::vector<mapping::RankLocation> CoreSlots(const HwlocTopology& topology);
-
-// The intra-host cost model for this topology: `defaults` with the kSamePackage and
-// kOtherPackage entries rescaled from a NUMA distance matrix when the topology has one.
-//
-// Matrix choice, separately for latency (HWLOC_DISTANCES_KIND_MEANS_LATENCY) and bandwidth
-// (HWLOC_DISTANCES_KIND_MEANS_BANDWIDTH): the first user-provided (FROM_USER) matrix, else
-// the first OS one (FROM_OS), that relates at least two NUMA nodes which hold CPUs (the
-// nodes RankLocation::numa can name; CPU-less memory nodes are ignored).
-//
-// Derivation, over those CPU NUMA nodes present in the chosen matrix D:
-//   local  = mean of D[i][i]
-//   same   = mean of D[i][j], i != j, both nodes in the same package
-//   other  = mean of D[i][j], i != j, in different packages (or a package unknown)
-// latency_ns[kSamePackage]  = defaults.latency_ns[kSameNuma] * same / local
-// latency_ns[kOtherPackage] = defaults.latency_ns[kSameNuma] * other / local
-// gbps[kSamePackage]        = defaults.gbps[kSameNuma] * same / local   (bandwidth matrix)
-// gbps[kOtherPackage]       = defaults.gbps[kSameNuma] * other / local
-// Two ranks on one NUMA node share local memory, so the diagonal corresponds to kSameNuma;
-// ranks on two NUMA nodes pay the remote access D[i][j]. A level without any pair (one
-// package, or one NUMA node per package) keeps its default. kSameCore, kSameL3 and kSameNuma
-// always keep their defaults: NUMA distances say nothing about caches. Example: the SLIT
-// 10/21 of a two-socket machine gives latency_ns[kOtherPackage] = 400 * 2.1 = 840 with the
-// stock defaults. Only ratios are used, so relative, ns and MB/s matrices all work.
-//
-// kInvalidArgument when a matrix examined in that order has a 0 among the entries used
-// (no ratio exists); callers then keep `defaults`.
-absl::StatusOr<mapping::IntraHostModel> IntraHostModelFromHwloc(
-    const HwlocTopology& topology, const mapping::IntraHostModel& defaults = {});
+// One location per Core object in logical order (core L#0 first), each located like LocatePu
+// of that core's PUs: entry i has core == i. A machine without Core objects (some virtual
+// machines and synthetic topologies) gets one entry per PU with core == -1 instead.
+std::vector<PuLocation> CoreLocations(const HwlocTopology& topology);
 
 }  // namespace toporr::collectors
 

@@ -14,6 +14,18 @@
 #include "common/text_scan.h"
 
 namespace toporr::collectors {
+
+using fabric::Fabric;
+using fabric::FormatGuid;
+using fabric::Link;
+using fabric::LinkDataRateGbps;
+using fabric::LinkEnd;
+using fabric::LinkSpeed;
+using fabric::LinkSpeedName;
+using fabric::Node;
+using fabric::NodeType;
+using fabric::NodeTypeName;
+using fabric::Port;
 namespace {
 
 using std::string_view;

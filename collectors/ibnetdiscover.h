@@ -59,7 +59,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "collectors/fabric.h"
+#include "fabric/fabric.h"
 
 namespace toporr::collectors {
 
@@ -70,13 +70,13 @@ struct IbnetdiscoverOptions {
 
 // Parses `text` (the whole output; `#@` provenance lines of the shared samples must already
 // be stripped). Line numbers in errors are 1-based lines of `text`.
-absl::StatusOr<Fabric> ParseIbnetdiscover(std::string_view text,
-                                          const IbnetdiscoverOptions& options = {});
+absl::StatusOr<fabric::Fabric> ParseIbnetdiscover(std::string_view text,
+                                                  const IbnetdiscoverOptions& options = {});
 
 // Parses a width/speed pair as ibnetdiscover prints it, e.g. "4xQDR", "12xFDR10", "1xSDR",
 // "??EDR", "4x???" (topology file) or width "4x" and speed "QDR" given separately (-p
 // report). Returns false when `text` is not of that shape. Unknown parts give 0 / kUnknown.
-bool ParseWidthSpeed(std::string_view text, int* width_lanes, LinkSpeed* speed);
+bool ParseWidthSpeed(std::string_view text, int* width_lanes, fabric::LinkSpeed* speed);
 
 }  // namespace toporr::collectors
 

@@ -7,13 +7,23 @@
 #include <tuple>
 #include <vector>
 
-#include "collectors/fabric.h"
 #include "common/status_matchers.h"
 #include "common/test_data.h"
+#include "fabric/fabric.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace toporr::collectors {
+
+using fabric::Fabric;
+using fabric::FormatGuid;
+using fabric::Link;
+using fabric::LinkDataRateGbps;
+using fabric::LinkEnd;
+using fabric::LinkSpeed;
+using fabric::Node;
+using fabric::NodeType;
+using fabric::Port;
 namespace {
 
 using ::testing::HasSubstr;

@@ -6,6 +6,16 @@
 #include <unordered_map>
 
 namespace toporr::collectors {
+
+using fabric::Fabric;
+using fabric::ForwardingTables;
+using fabric::Link;
+using fabric::LinkEnd;
+using fabric::LinkSpeedName;
+using fabric::Node;
+using fabric::NodeType;
+using fabric::Port;
+using fabric::SwitchForwardingTable;
 namespace {
 
 // printf-style append; the lines written here are short, descriptions are at most 64 bytes

@@ -34,14 +34,14 @@
 
 #include <string>
 
-#include "collectors/fabric.h"
 #include "collectors/forwarding_tables.h"
+#include "fabric/fabric.h"
 
 namespace toporr::collectors {
 
-std::string FormatIbnetdiscover(const Fabric& fabric);
+std::string FormatIbnetdiscover(const fabric::Fabric& fabric);
 
-std::string FormatDumpFts(const ForwardingTables& tables, const Fabric& fabric);
+std::string FormatDumpFts(const fabric::ForwardingTables& tables, const fabric::Fabric& fabric);
 
 }  // namespace toporr::collectors
 

@@ -11,12 +11,14 @@
 
 namespace toporr::collectors {
 
-int Trace::NumSwitches() const {
-  // Only switches forward, so every node between the ends is one; an end is a switch exactly
-  // when its port is 0 (CA and router ports are numbered from 1).
-  int nodes = 1 + static_cast<int>(hops.size());
-  return nodes - (from.port != 0 ? 1 : 0) - (to.port != 0 ? 1 : 0);
-}
+using fabric::NodeType;
+using fabric::Trace;
+using fabric::TraceEndpoint;
+using fabric::TraceHop;
+
+using fabric::Trace;
+using fabric::TraceEndpoint;
+using fabric::TraceHop;
 
 namespace {
 

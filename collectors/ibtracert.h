@@ -33,42 +33,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "collectors/fabric.h"
+#include "fabric/trace.h"
 
 namespace toporr::collectors {
-
-// The `From` or `To` end of a trace.
-struct TraceEndpoint {
-  NodeType type = NodeType::kCa;  // meaningful only when Trace::detailed
-  uint64_t node_guid = 0;
-  int port = 0;            // 0 for a switch
-  uint32_t lid_first = 0;  // LID range; 0-0 when not detailed
-  uint32_t lid_last = 0;
-  std::string description;  // empty when not detailed
-};
-
-// One `[out] -> ... [in]` line: the trace leaves the previous node by `out_port` and enters
-// the node owning `port_guid` by `in_port`.
-struct TraceHop {
-  int out_port = 0;
-  NodeType type = NodeType::kCa;  // meaningful only when Trace::detailed
-  uint64_t port_guid = 0;         // = node GUID for switches
-  int in_port = 0;
-  uint32_t lid_first = 0;
-  uint32_t lid_last = 0;
-  std::string description;
-};
-
-struct Trace {
-  bool detailed = true;  // false for `-n` output (no types, LIDs or descriptions)
-  int line = 0;          // 1-based line of the `From` line, for messages
-  TraceEndpoint from;
-  std::vector<TraceHop> hops;  // in order; the last one enters the `To` node
-  TraceEndpoint to;
-
-  // Number of switches the trace crosses, counting a switch source or destination once.
-  int NumSwitches() const;
-};
 
 struct IbtracertOptions {
   // Name used in error messages, which read "<file_name>:<line>: <what is wrong>".
@@ -76,8 +43,8 @@ struct IbtracertOptions {
 };
 
 // Parses `text` (`#@` provenance lines of the shared samples must already be stripped).
-absl::StatusOr<std::vector<Trace>> ParseIbtracert(std::string_view text,
-                                                  const IbtracertOptions& options = {});
+absl::StatusOr<std::vector<fabric::Trace>> ParseIbtracert(std::string_view text,
+                                                          const IbtracertOptions& options = {});
 
 }  // namespace toporr::collectors
 

@@ -9,6 +9,9 @@
 #include "gtest/gtest.h"
 
 namespace toporr::collectors {
+
+using fabric::NodeType;
+using fabric::Trace;
 namespace {
 
 using ::testing::HasSubstr;

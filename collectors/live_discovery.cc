@@ -21,6 +21,17 @@
 #include "common/status_macros.h"
 
 namespace toporr::collectors {
+
+using fabric::Fabric;
+using fabric::FormatGuid;
+using fabric::ForwardingTables;
+using fabric::kMaxUnicastLid;
+using fabric::LinkEnd;
+using fabric::LinkSpeed;
+using fabric::Node;
+using fabric::NodeType;
+using fabric::Port;
+using fabric::SwitchForwardingTable;
 namespace {
 
 // PortInfo:CapabilityMask bit 14, IsExtendedSpeedsSupported (IBA vol. 1, 14.2.5.6).

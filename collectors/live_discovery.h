@@ -64,8 +64,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "collectors/fabric.h"
 #include "collectors/forwarding_tables.h"
+#include "fabric/fabric.h"
 
 namespace toporr::collectors {
 
@@ -97,8 +97,8 @@ struct LiveDiscoveryOptions {
 };
 
 struct DiscoveredFabric {
-  Fabric fabric;
-  ForwardingTables forwarding_tables;
+  fabric::Fabric fabric;
+  fabric::ForwardingTables forwarding_tables;
   int64_t mads_sent = 0;
   double seconds = 0.0;
 };

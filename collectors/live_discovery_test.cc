@@ -15,16 +15,22 @@
 #include <iostream>
 #include <string>
 
-#include "collectors/fabric.h"
-#include "collectors/fabric_compare.h"
 #include "collectors/forwarding_tables.h"
 #include "collectors/ibnetdiscover.h"
 #include "common/status_matchers.h"
 #include "common/test_data.h"
+#include "fabric/fabric.h"
+#include "fabric/fabric_compare.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace toporr::collectors {
+
+using fabric::Fabric;
+using fabric::FabricDifferences;
+using fabric::ForwardingTables;
+using fabric::ForwardingTablesDifferences;
+using fabric::NodeType;
 namespace {
 
 using ::testing::HasSubstr;

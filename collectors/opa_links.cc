@@ -12,6 +12,13 @@
 #include "common/text_scan.h"
 
 namespace toporr::collectors {
+
+using fabric::Fabric;
+using fabric::FormatGuid;
+using fabric::LinkEnd;
+using fabric::Node;
+using fabric::NodeType;
+using fabric::NodeTypeName;
 namespace {
 
 using std::string_view;

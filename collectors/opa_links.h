@@ -42,16 +42,16 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "collectors/fabric.h"
 #include "collectors/opareport.h"
+#include "fabric/fabric.h"
 
 namespace toporr::collectors {
 
 // Parses the whole report `text`. OpaOptions::keep_unlinked_nodes does not apply (every node
 // of this report is on a link). `stats`, when given, receives links and (always 0 here)
 // internal/synthesised counts.
-absl::StatusOr<Fabric> ParseOpaLinks(std::string_view text, const OpaOptions& options,
-                                     OpaParseStats* stats = nullptr);
+absl::StatusOr<fabric::Fabric> ParseOpaLinks(std::string_view text, const OpaOptions& options,
+                                             OpaParseStats* stats = nullptr);
 
 }  // namespace toporr::collectors
 

@@ -6,15 +6,23 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "collectors/fabric.h"
 #include "collectors/hosts.h"
 #include "collectors/opareport.h"
 #include "common/status_matchers.h"
 #include "common/test_data.h"
+#include "fabric/fabric.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace toporr::collectors {
+
+using fabric::Fabric;
+using fabric::Host;
+using fabric::Link;
+using fabric::LinkEnd;
+using fabric::LinkSpeed;
+using fabric::NodeType;
+using fabric::Port;
 namespace {
 
 using ::testing::ElementsAre;

@@ -20,6 +20,14 @@
 #include "common/status_macros.h"
 
 namespace toporr::collectors {
+
+using fabric::Fabric;
+using fabric::FormatGuid;
+using fabric::LinkEnd;
+using fabric::Node;
+using fabric::NodeType;
+using fabric::NodeTypeName;
+using fabric::Port;
 namespace {
 
 // ---------------------------------------------------------------------------------------

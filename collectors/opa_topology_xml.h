@@ -63,14 +63,14 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "collectors/fabric.h"
 #include "collectors/opareport.h"
+#include "fabric/fabric.h"
 
 namespace toporr::collectors {
 
 // Parses the whole XML document `text`. `stats`, when given, receives what the parse saw.
-absl::StatusOr<Fabric> ParseOpaTopologyXml(std::string_view text, const OpaOptions& options,
-                                           OpaParseStats* stats = nullptr);
+absl::StatusOr<fabric::Fabric> ParseOpaTopologyXml(std::string_view text, const OpaOptions& options,
+                                                   OpaParseStats* stats = nullptr);
 
 }  // namespace toporr::collectors
 

@@ -6,6 +6,14 @@
 #include "common/text_scan.h"
 
 namespace toporr::collectors {
+
+using fabric::Fabric;
+using fabric::FormatGuid;
+using fabric::Link;
+using fabric::LinkEnd;
+using fabric::LinkSpeed;
+using fabric::Node;
+using fabric::NodeType;
 namespace {
 
 struct RateRow {

@@ -37,7 +37,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
-#include "collectors/fabric.h"
+#include "fabric/fabric.h"
 
 namespace toporr::collectors {
 
@@ -84,16 +84,16 @@ uint64_t SynthesizedOpaNodeGuid(std::string_view description);
 bool IsSynthesizedOpaNodeGuid(uint64_t guid);
 
 // "FI" -> kCa, "SW" -> kSwitch; nullopt otherwise.
-std::optional<NodeType> ParseOpaNodeType(std::string_view text);
+std::optional<fabric::NodeType> ParseOpaNodeType(std::string_view text);
 // NodeType_Int: 1 -> kCa, 2 -> kSwitch; nullopt otherwise.
-std::optional<NodeType> OpaNodeTypeFromCode(int code);
+std::optional<fabric::NodeType> OpaNodeTypeFromCode(int code);
 
 // Fabric::Connect followed by setting the link's width and data rate from `rate` (nullopt:
 // unknown rate, width 0, data rate 0). Refuses with kInvalidArgument, naming both ends, a
 // link that is already present (opa-ff lists every link once, so a repeat is an error in the
 // file) and a port that is already cabled elsewhere.
-absl::Status ConnectOpaLink(LinkEnd x, LinkEnd y, const std::optional<OpaRate>& rate,
-                            Fabric* fabric);
+absl::Status ConnectOpaLink(fabric::LinkEnd x, fabric::LinkEnd y,
+                            const std::optional<OpaRate>& rate, fabric::Fabric* fabric);
 
 // "<file_name>:<line>: <what>" as kInvalidArgument.
 absl::Status OpaInputError(const OpaOptions& options, long line, std::string_view what);

@@ -5,6 +5,12 @@
 #include "gtest/gtest.h"
 
 namespace toporr::collectors {
+
+using fabric::Fabric;
+using fabric::LinkEnd;
+using fabric::LinkSpeed;
+using fabric::Node;
+using fabric::NodeType;
 namespace {
 
 using ::testing::HasSubstr;

@@ -152,8 +152,8 @@ absl::StatusOr<IngestOutcome> DiscoverySweeper::SweepNow() {
   collectors::FabricInput input;
   input.source_name = "toporr-discover";
   input.content = *topo;
-  ASSIGN_OR_RETURN(collectors::Fabric fabric, collectors::ParseFabricInput(input));
-  ASSIGN_OR_RETURN(collectors::ForwardingTables tables,
+  ASSIGN_OR_RETURN(fabric::Fabric fabric, collectors::ParseFabricInput(input));
+  ASSIGN_OR_RETURN(fabric::ForwardingTables tables,
                    collectors::ParseForwardingTablesInput(collectors::InputFormat::kLft,
                                                           "toporr-discover LFTs", *lfts));
   return state_->IngestFabric(std::move(fabric), &tables, "libibnetdisc", "toporr-discover");

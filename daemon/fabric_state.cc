@@ -7,7 +7,7 @@
 namespace toporr::daemon {
 
 absl::StatusOr<std::unique_ptr<mapping::PairCosts>> BuildPairCosts(
-    const collectors::Fabric& fabric, std::optional<collectors::ForwardingTables> tables,
+    const fabric::Fabric& fabric, std::optional<fabric::ForwardingTables> tables,
     const mapping::CostModelOptions& model) {
   if (tables.has_value()) {
     ASSIGN_OR_RETURN(auto lft, mapping::LftHostCosts::Create(fabric, std::move(*tables), model));
@@ -19,7 +19,7 @@ absl::StatusOr<std::unique_ptr<mapping::PairCosts>> BuildPairCosts(
 
 namespace {
 
-const collectors::ForwardingTables* TablesOf(const mapping::PairCosts& costs) {
+const fabric::ForwardingTables* TablesOf(const mapping::PairCosts& costs) {
   if (costs.route_kind() != mapping::PairCosts::RouteKind::kForwardingTables) return nullptr;
   return &static_cast<const mapping::LftHostCosts&>(costs).routes().tables();
 }
@@ -50,7 +50,7 @@ std::shared_ptr<const Serving> FabricState::Current() const {
   return current_;
 }
 
-absl::StatusOr<IngestOutcome> FabricState::StoreAndServe(collectors::Fabric fabric,
+absl::StatusOr<IngestOutcome> FabricState::StoreAndServe(fabric::Fabric fabric,
                                                          std::unique_ptr<mapping::PairCosts> costs,
                                                          const std::string& source_kind,
                                                          const std::string& source_name,
@@ -62,7 +62,7 @@ absl::StatusOr<IngestOutcome> FabricState::StoreAndServe(collectors::Fabric fabr
                                ": no hosts derived from CA descriptions (all CAs anonymous); "
                                "provide a GUID -> host map");
   }
-  const collectors::ForwardingTables* stored_tables = TablesOf(*costs);
+  const fabric::ForwardingTables* stored_tables = TablesOf(*costs);
   ASSIGN_OR_RETURN(db::IngestResult result,
                    store_->Ingest(fabric, stored_tables, source_kind, source_name));
   outcome.snapshot = result.snapshot;
@@ -88,7 +88,7 @@ absl::StatusOr<IngestOutcome> FabricState::Ingest(InputFormat format,
     case collectors::InputKind::kTraces:
       return CheckTraces(source_name, content);
     case collectors::InputKind::kForwardingTables: {
-      ASSIGN_OR_RETURN(collectors::ForwardingTables tables,
+      ASSIGN_OR_RETURN(fabric::ForwardingTables tables,
                        collectors::ParseForwardingTablesInput(format, source_name, content));
       std::lock_guard<std::mutex> l(ingest_mu_);
       std::shared_ptr<const Serving> now = Current();
@@ -119,12 +119,12 @@ absl::StatusOr<IngestOutcome> FabricState::Ingest(InputFormat format,
   input.host_rule = options_.host_rule;
   input.host_map = own_map ? host_map : options_.default_host_map;
   input.host_map_name = own_map ? "request host map" : options_.default_host_map_name;
-  ASSIGN_OR_RETURN(collectors::Fabric fabric, collectors::ParseFabricInput(input));
+  ASSIGN_OR_RETURN(fabric::Fabric fabric, collectors::ParseFabricInput(input));
   return IngestFabric(std::move(fabric), nullptr, collectors::InputFormatName(format), source_name);
 }
 
-absl::StatusOr<IngestOutcome> FabricState::IngestFabric(collectors::Fabric fabric,
-                                                        const collectors::ForwardingTables* tables,
+absl::StatusOr<IngestOutcome> FabricState::IngestFabric(fabric::Fabric fabric,
+                                                        const fabric::ForwardingTables* tables,
                                                         const std::string& source_kind,
                                                         const std::string& source_name) {
   std::lock_guard<std::mutex> l(ingest_mu_);
@@ -155,7 +155,7 @@ absl::StatusOr<IngestOutcome> FabricState::IngestFabric(collectors::Fabric fabri
 
 absl::StatusOr<IngestOutcome> FabricState::CheckTraces(const std::string& source_name,
                                                        const std::string& content) {
-  ASSIGN_OR_RETURN(std::vector<collectors::Trace> traces,
+  ASSIGN_OR_RETURN(std::vector<fabric::Trace> traces,
                    collectors::ParseTracesInput(source_name, content));
   std::shared_ptr<const Serving> now = Current();
   if (now == nullptr || now->tables == nullptr) {
@@ -167,7 +167,7 @@ absl::StatusOr<IngestOutcome> FabricState::CheckTraces(const std::string& source
   const auto& lft = static_cast<const mapping::LftHostCosts&>(*now->costs);
   IngestOutcome outcome;
   outcome.snapshot = now->info;
-  for (const collectors::Trace& trace : traces) {
+  for (const fabric::Trace& trace : traces) {
     ++outcome.traces_checked;
     std::vector<std::string> diffs = mapping::CompareTrace(lft.routes(), trace);
     if (diffs.empty()) continue;
@@ -184,10 +184,10 @@ absl::StatusOr<std::vector<db::SnapshotInfo>> FabricState::ListSnapshots() {
   return store_->ListSnapshots();
 }
 
-absl::StatusOr<std::pair<collectors::Fabric, std::optional<collectors::ForwardingTables>>>
+absl::StatusOr<std::pair<fabric::Fabric, std::optional<fabric::ForwardingTables>>>
 FabricState::LoadSnapshot(int64_t id) {
   std::lock_guard<std::mutex> l(ingest_mu_);
-  ASSIGN_OR_RETURN(collectors::Fabric fabric, store_->LoadFabric(id));
+  ASSIGN_OR_RETURN(fabric::Fabric fabric, store_->LoadFabric(id));
   ASSIGN_OR_RETURN(auto tables, store_->LoadForwardingTables(id));
   return std::make_pair(std::move(fabric), std::move(tables));
 }

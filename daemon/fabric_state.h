@@ -23,11 +23,11 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "collectors/fabric.h"
 #include "collectors/fabric_input.h"
 #include "collectors/forwarding_tables.h"
 #include "collectors/hosts.h"
 #include "db/store.h"
+#include "fabric/fabric.h"
 #include "mapping/host_costs.h"
 
 namespace toporr::daemon {
@@ -36,9 +36,9 @@ namespace toporr::daemon {
 // tables when the snapshot has them, else widest-shortest paths).
 struct Serving {
   db::SnapshotInfo info;
-  collectors::Fabric fabric;
+  fabric::Fabric fabric;
   std::unique_ptr<mapping::PairCosts> costs;
-  const collectors::ForwardingTables* tables = nullptr;  // owned by `costs`; null: none
+  const fabric::ForwardingTables* tables = nullptr;  // owned by `costs`; null: none
 };
 
 using collectors::InputFormat;
@@ -72,23 +72,23 @@ class FabricState {
                                        const std::string& content, const std::string& host_map);
 
   // A fabric (and optional routes) obtained elsewhere, e.g. by live discovery.
-  absl::StatusOr<IngestOutcome> IngestFabric(collectors::Fabric fabric,
-                                             const collectors::ForwardingTables* tables,
+  absl::StatusOr<IngestOutcome> IngestFabric(fabric::Fabric fabric,
+                                             const fabric::ForwardingTables* tables,
                                              const std::string& source_kind,
                                              const std::string& source_name);
 
   absl::StatusOr<std::vector<db::SnapshotInfo>> ListSnapshots();
 
   // A stored snapshot's fabric and routes (for diffs), from SQLite.
-  absl::StatusOr<std::pair<collectors::Fabric, std::optional<collectors::ForwardingTables>>>
-  LoadSnapshot(int64_t id);
+  absl::StatusOr<std::pair<fabric::Fabric, std::optional<fabric::ForwardingTables>>> LoadSnapshot(
+      int64_t id);
 
  private:
   explicit FabricState(FabricStateOptions options) : options_(std::move(options)) {}
   // Stores `fabric` with the routes `costs` walks (if any) unless the content is already
   // current, and serves it. `costs` is built by the caller (BuildPairCosts) before anything
   // is stored, so that a fabric we cannot serve is never stored.
-  absl::StatusOr<IngestOutcome> StoreAndServe(collectors::Fabric fabric,
+  absl::StatusOr<IngestOutcome> StoreAndServe(fabric::Fabric fabric,
                                               std::unique_ptr<mapping::PairCosts> costs,
                                               const std::string& source_kind,
                                               const std::string& source_name,
@@ -106,7 +106,7 @@ class FabricState {
 
 // Host-pair costs for a fabric: along `tables` when given, else widest-shortest paths.
 absl::StatusOr<std::unique_ptr<mapping::PairCosts>> BuildPairCosts(
-    const collectors::Fabric& fabric, std::optional<collectors::ForwardingTables> tables,
+    const fabric::Fabric& fabric, std::optional<fabric::ForwardingTables> tables,
     const mapping::CostModelOptions& model);
 
 }  // namespace toporr::daemon

@@ -4,16 +4,16 @@
 #include <unordered_set>
 
 #include "absl/strings/str_cat.h"
-#include "collectors/fabric_diff.h"
 #include "common/status_macros.h"
 #include "daemon/grpc_status.h"
+#include "fabric/fabric_diff.h"
 #include "mapping/quantized_costs.h"
 
 namespace toporr::daemon {
 namespace {
 
-using collectors::FormatGuid;
-using collectors::NodeType;
+using fabric::FormatGuid;
+using fabric::NodeType;
 
 absl::StatusOr<std::shared_ptr<const Serving>> RequireCurrent(const FabricState& state) {
   auto current = state.Current();
@@ -76,20 +76,20 @@ void ToProto(const mapping::HostPairCost& c, v1::Cost* out) {
   out->set_beta_ns_per_byte(c.beta_ns_per_byte);
 }
 
-void HcaToProto(const collectors::Fabric& f, int ca, v1::Hca* out) {
-  const collectors::Node& n = f.nodes[ca];
+void HcaToProto(const fabric::Fabric& f, int ca, v1::Hca* out) {
+  const fabric::Node& n = f.nodes[ca];
   out->set_guid(FormatGuid(n.guid));
   out->set_description(n.description);
-  for (const collectors::Port& p : n.ports) {
+  for (const fabric::Port& p : n.ports) {
     v1::HcaPort* port = out->add_ports();
     port->set_number(p.number);
     port->set_guid(FormatGuid(p.guid));
     port->set_lid(p.lid);
     port->set_lmc(p.lmc);
     if (p.link >= 0) {
-      const collectors::Link& link = f.links[p.link];
-      const collectors::LinkEnd& peer = f.Peer(p.link, {ca, p.number});
-      const collectors::Node& pn = f.nodes[peer.node];
+      const fabric::Link& link = f.links[p.link];
+      const fabric::LinkEnd& peer = f.Peer(p.link, {ca, p.number});
+      const fabric::Node& pn = f.nodes[peer.node];
       if (pn.type == NodeType::kSwitch) {
         port->set_switch_guid(FormatGuid(pn.guid));
         port->set_switch_description(pn.description);
@@ -159,7 +159,7 @@ grpc::Status TopologyService::ListHosts(grpc::ServerContext*, const v1::ListHost
   if (!current.ok()) return ToGrpcStatus(current.status());
   const Serving& s = **current;
   resp->set_snapshot_id(s.info.id);
-  for (const collectors::Host& h : s.fabric.hosts) {
+  for (const fabric::Host& h : s.fabric.hosts) {
     v1::Host* host = resp->add_hosts();
     host->set_name(h.name);
     for (int ca : h.cas) HcaToProto(s.fabric, ca, host->add_hcas());
@@ -307,15 +307,15 @@ grpc::Status TopologyService::GetPath(grpc::ServerContext*, const v1::GetPathReq
     resp->set_route_kind(RouteKindOf(s));
     ToProto(path.cost, resp->mutable_cost());
     for (const mapping::PathHop& hop : path.hops) {
-      const collectors::Node& n = s.fabric.nodes[hop.node];
+      const fabric::Node& n = s.fabric.nodes[hop.node];
       v1::PathHop* out = resp->add_hops();
       out->set_node_guid(FormatGuid(n.guid));
-      out->set_node_type(collectors::NodeTypeName(n.type));
+      out->set_node_type(fabric::NodeTypeName(n.type));
       out->set_description(n.description);
       out->set_in_port(hop.in_port < 0 ? 0 : hop.in_port);
       out->set_out_port(hop.out_port < 0 ? 0 : hop.out_port);
       if (hop.out_port >= 0) {
-        const collectors::Port* p = n.FindPort(hop.out_port);
+        const fabric::Port* p = n.FindPort(hop.out_port);
         if (p != nullptr && p->link >= 0) {
           out->set_out_rate_gbps(s.fabric.links[p->link].data_rate_gbps);
         }
@@ -382,9 +382,9 @@ grpc::Status AdminService::GetDiff(grpc::ServerContext*, const v1::GetDiffReques
     }
     ASSIGN_OR_RETURN(auto a, state_->LoadSnapshot(req->from_snapshot()));
     ASSIGN_OR_RETURN(auto b, state_->LoadSnapshot(to));
-    const collectors::FabricDiff diff = collectors::DiffFabrics(
-        a.first, a.second ? &*a.second : nullptr, b.first, b.second ? &*b.second : nullptr);
-    collectors::DiffFormatOptions fmt;
+    const fabric::FabricDiff diff = fabric::DiffFabrics(a.first, a.second ? &*a.second : nullptr,
+                                                        b.first, b.second ? &*b.second : nullptr);
+    fabric::DiffFormatOptions fmt;
     fmt.label_a = absl::StrCat("snapshot ", req->from_snapshot());
     fmt.label_b = absl::StrCat("snapshot ", to);
     resp->set_from_snapshot(req->from_snapshot());
@@ -403,7 +403,7 @@ grpc::Status AdminService::GetDiff(grpc::ServerContext*, const v1::GetDiffReques
     for (const auto& c : diff.route_changes) entries += c.entries_changed;
     resp->set_route_entries_changed(entries);
     resp->set_host_pairs_changed(diff.host_pairs_changed);
-    resp->set_report(collectors::FormatFabricDiff(diff, fmt));
+    resp->set_report(fabric::FormatFabricDiff(diff, fmt));
     return absl::OkStatus();
   };
   return ToGrpcStatus(run());

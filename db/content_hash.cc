@@ -10,7 +10,7 @@
 namespace toporr::db {
 namespace {
 
-using collectors::Fabric;
+using fabric::Fabric;
 
 // Little-endian, length-prefixed: no two different contents share an encoding.
 class Encoder {
@@ -70,7 +70,7 @@ std::string FabricContentHash(const Fabric& fabric) {
   e.U8('N');
   e.U64(order.size());
   for (int i : order) {
-    const collectors::Node& node = fabric.nodes[i];
+    const fabric::Node& node = fabric.nodes[i];
     e.U8(static_cast<uint8_t>(node.type));
     e.U64(node.guid);
     e.U64(node.system_image_guid);
@@ -81,12 +81,12 @@ std::string FabricContentHash(const Fabric& fabric) {
     e.U32(node.lid);
     e.U8(node.lmc);
     e.U8(node.enhanced_port0 ? 1 : 0);
-    std::vector<const collectors::Port*> ports;
-    for (const collectors::Port& p : node.ports) ports.push_back(&p);
+    std::vector<const fabric::Port*> ports;
+    for (const fabric::Port& p : node.ports) ports.push_back(&p);
     std::stable_sort(ports.begin(), ports.end(),
                      [](auto* a, auto* b) { return a->number < b->number; });
     e.U64(ports.size());
-    for (const collectors::Port* p : ports) {
+    for (const fabric::Port* p : ports) {
       e.I32(p->number);
       e.I32(p->ext_number);
       e.U64(p->guid);
@@ -99,12 +99,12 @@ std::string FabricContentHash(const Fabric& fabric) {
   struct CanonicalLink {
     End a, b;
     int width;
-    collectors::LinkSpeed speed;
+    fabric::LinkSpeed speed;
     double rate;
   };
   std::vector<CanonicalLink> links;
   links.reserve(fabric.links.size());
-  for (const collectors::Link& l : fabric.links) {
+  for (const fabric::Link& l : fabric.links) {
     End a{guid_of(l.a.node), l.a.port};
     End b{guid_of(l.b.node), l.b.port};
     if (b < a) std::swap(a, b);
@@ -126,12 +126,12 @@ std::string FabricContentHash(const Fabric& fabric) {
     e.F64(l.rate);
   }
 
-  std::vector<const collectors::Host*> hosts;
-  for (const collectors::Host& h : fabric.hosts) hosts.push_back(&h);
+  std::vector<const fabric::Host*> hosts;
+  for (const fabric::Host& h : fabric.hosts) hosts.push_back(&h);
   std::stable_sort(hosts.begin(), hosts.end(), [](auto* a, auto* b) { return a->name < b->name; });
   e.U8('H');
   e.U64(hosts.size());
-  for (const collectors::Host* h : hosts) {
+  for (const fabric::Host* h : hosts) {
     e.Str(h->name);
     std::vector<uint64_t> cas;
     for (int ca : h->cas) cas.push_back(guid_of(ca));
@@ -150,10 +150,10 @@ std::string FabricContentHash(const Fabric& fabric) {
   return Sha256Hex(e.bytes());
 }
 
-std::string SnapshotContentHash(const Fabric& fabric, const collectors::ForwardingTables* tables) {
+std::string SnapshotContentHash(const Fabric& fabric, const fabric::ForwardingTables* tables) {
   const std::string fabric_hash = FabricContentHash(fabric);
   if (tables == nullptr || tables->switches().empty()) return fabric_hash;
-  std::vector<const collectors::SwitchForwardingTable*> switches;
+  std::vector<const fabric::SwitchForwardingTable*> switches;
   for (const auto& t : tables->switches()) switches.push_back(&t);
   std::sort(switches.begin(), switches.end(), [](auto* a, auto* b) { return a->guid < b->guid; });
   Encoder e;

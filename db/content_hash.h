@@ -22,22 +22,22 @@
 
 #include <string>
 
-#include "collectors/fabric.h"
-#include "collectors/forwarding_tables.h"
+#include "fabric/fabric.h"
+#include "fabric/forwarding_tables.h"
 
 namespace toporr::db {
 
 // Thread-safe (pure). Index fields that are out of range are encoded as "no
 // GUID" rather than crashing; Store::Ingest rejects such fabrics before hashing
 // anyway.
-std::string FabricContentHash(const collectors::Fabric& fabric);
+std::string FabricContentHash(const fabric::Fabric& fabric);
 
 // The hash of a snapshot: FabricContentHash when `tables` is null or empty (so
 // snapshots without routes keep their hash), else SHA-256 over that hash and a
 // canonical encoding of the tables (switches in GUID order, each with its LID,
 // LFT length and entries; then the LID owner list).
-std::string SnapshotContentHash(const collectors::Fabric& fabric,
-                                const collectors::ForwardingTables* tables);
+std::string SnapshotContentHash(const fabric::Fabric& fabric,
+                                const fabric::ForwardingTables* tables);
 
 }  // namespace toporr::db
 

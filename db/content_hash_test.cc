@@ -9,8 +9,8 @@
 namespace toporr::db {
 namespace {
 
-using collectors::Fabric;
-using collectors::LinkSpeed;
+using fabric::Fabric;
+using fabric::LinkSpeed;
 using testing::MakeSmallFabric;
 
 // The same content with every index permuted: nodes and links in reverse order,
@@ -23,12 +23,12 @@ Fabric Reversed(const Fabric& f) {
   auto link_map = [&](int l) { return l < 0 ? l : m - 1 - l; };
   Fabric r;
   for (int i = n - 1; i >= 0; --i) {
-    collectors::Node node = f.nodes[i];
+    fabric::Node node = f.nodes[i];
     for (auto& p : node.ports) p.link = link_map(p.link);
     r.nodes.push_back(node);
   }
   for (int l = m - 1; l >= 0; --l) {
-    collectors::Link link = f.links[l];
+    fabric::Link link = f.links[l];
     link.a.node = node_map(link.a.node);
     link.b.node = node_map(link.b.node);
     if (std::make_pair(link.b.node, link.b.port) < std::make_pair(link.a.node, link.a.port)) {
@@ -37,7 +37,7 @@ Fabric Reversed(const Fabric& f) {
     r.links.push_back(link);
   }
   for (const auto& h : f.hosts) {
-    collectors::Host host{h.name, {}};
+    fabric::Host host{h.name, {}};
     for (int ca : h.cas) host.cas.push_back(node_map(ca));
     std::sort(host.cas.begin(), host.cas.end());
     r.hosts.push_back(host);
@@ -67,7 +67,7 @@ TEST(FabricContentHashTest, EveryContentFieldChangesTheHash) {
   const std::string base = FabricContentHash(MakeSmallFabric());
   const std::vector<std::pair<const char*, std::function<void(Fabric&)>>> edits = {
       {"description", [](Fabric& f) { f.nodes[4].description += "x"; }},
-      {"node type", [](Fabric& f) { f.nodes[10].type = collectors::NodeType::kCa; }},
+      {"node type", [](Fabric& f) { f.nodes[10].type = fabric::NodeType::kCa; }},
       {"node lid", [](Fabric& f) { f.nodes[0].lid += 1; }},
       {"lmc", [](Fabric& f) { f.nodes[4].lmc = 1; }},
       {"system image guid", [](Fabric& f) { f.nodes[0].system_image_guid = 0; }},

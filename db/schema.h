@@ -9,7 +9,7 @@
 // not understand (e.g. after a rollback of the package).
 //
 // Schema v1 (ops staff may query it directly with sqlite3; GUIDs are TEXT "0x"
-// + 16 lower- case hex digits, exactly as collectors::FormatGuid prints them;
+// + 16 lower- case hex digits, exactly as fabric::FormatGuid prints them;
 // "unknown" is NULL):
 //
 //   snapshots(id, created_unix_ms, source_kind, source_name, content_hash,
@@ -35,7 +35,7 @@
 //                             GUID the dump named, 8 bytes little-endian each
 //   snapshots.num_forwarding_tables (schema 2) 0 = no routes in the snapshot
 //
-// `*_index` columns are the positions in the collectors::Fabric vectors, so a
+// `*_index` columns are the positions in the fabric::Fabric vectors, so a
 // join on (snapshot_id, node_index) recovers everything about a node. Rows of a
 // snapshot are never updated; a snapshot is deleted as a whole (ON DELETE
 // CASCADE from snapshots down).

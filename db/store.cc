@@ -8,19 +8,21 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "db/schema.h"
 #include "db/sqlite.h"
+#include "fabric/validate.h"
 
 namespace toporr::db {
 
-using collectors::Fabric;
-using collectors::FormatGuid;
-using collectors::Link;
-using collectors::LinkSpeed;
-using collectors::Node;
-using collectors::NodeType;
-using collectors::Port;
+using fabric::Fabric;
+using fabric::FormatGuid;
+using fabric::Link;
+using fabric::LinkSpeed;
+using fabric::Node;
+using fabric::NodeType;
+using fabric::Port;
 
 const std::vector<std::string>& IngestCrashPoints() {
   static const std::vector<std::string>* points = new std::vector<std::string>{
@@ -39,95 +41,6 @@ namespace {
 
 constexpr NodeType kNodeTypes[] = {NodeType::kSwitch, NodeType::kCa, NodeType::kRouter,
                                    NodeType::kAggregation};
-
-std::string NodeLabel(const Fabric& f, int node) {
-  return "node " + std::to_string(node) + " (" + FormatGuid(f.nodes[node].guid) + ")";
-}
-
-absl::Status Invalid(const std::string& what) {
-  return absl::InvalidArgumentError("fabric not stored: " + what);
-}
-
-// The invariants LoadFabric() relies on to rebuild exactly what was ingested:
-// derived fields (Port::link, Node::host) must agree with the tables they are
-// derived from.
-absl::Status ValidateFabric(const Fabric& f) {
-  const int n = static_cast<int>(f.nodes.size());
-  const int num_links = static_cast<int>(f.links.size());
-  const int num_hosts = static_cast<int>(f.hosts.size());
-  std::unordered_map<uint64_t, int> guids;
-  for (int i = 0; i < n; ++i) {
-    const Node& node = f.nodes[i];
-    if (std::find(std::begin(kNodeTypes), std::end(kNodeTypes), node.type) ==
-        std::end(kNodeTypes)) {
-      return Invalid(NodeLabel(f, i) + " has an unknown type");
-    }
-    auto [it, inserted] = guids.emplace(node.guid, i);
-    if (!inserted) {
-      return Invalid("nodes " + std::to_string(it->second) + " and " + std::to_string(i) +
-                     " share GUID " + FormatGuid(node.guid));
-    }
-    for (size_t p = 0; p < node.ports.size(); ++p) {
-      const Port& port = node.ports[p];
-      if (p > 0 && node.ports[p - 1].number >= port.number) {
-        return Invalid(NodeLabel(f, i) + ": ports are not in strictly ascending order at port " +
-                       std::to_string(port.number));
-      }
-      if (port.link == -1) continue;
-      const collectors::LinkEnd end{i, port.number};
-      if (port.link < 0 || port.link >= num_links ||
-          !(f.links[port.link].a == end || f.links[port.link].b == end)) {
-        return Invalid(NodeLabel(f, i) + " port " + std::to_string(port.number) + " names link " +
-                       std::to_string(port.link) + ", which does not end at that port");
-      }
-    }
-    if (node.host != -1) {
-      if (node.host < 0 || node.host >= num_hosts ||
-          std::find(f.hosts[node.host].cas.begin(), f.hosts[node.host].cas.end(), i) ==
-              f.hosts[node.host].cas.end()) {
-        return Invalid(NodeLabel(f, i) + " names host " + std::to_string(node.host) +
-                       ", which does not list it among its CAs");
-      }
-    }
-  }
-  for (int l = 0; l < num_links; ++l) {
-    for (const collectors::LinkEnd* end : {&f.links[l].a, &f.links[l].b}) {
-      if (end->node < 0 || end->node >= n) {
-        return Invalid("link " + std::to_string(l) + " refers to node " +
-                       std::to_string(end->node) + ", out of range");
-      }
-      const Port* port = f.nodes[end->node].FindPort(end->port);
-      if (port == nullptr || port->link != l) {
-        return Invalid("link " + std::to_string(l) + " ends at port " + std::to_string(end->port) +
-                       " of " + NodeLabel(f, end->node) + ", but that port " +
-                       (port == nullptr ? "is not listed" : "does not name the link"));
-      }
-    }
-    if (f.links[l].a == f.links[l].b) {
-      return Invalid("link " + std::to_string(l) + " connects a port to itself");
-    }
-  }
-  std::unordered_set<std::string> host_names;
-  for (int h = 0; h < num_hosts; ++h) {
-    if (!host_names.insert(f.hosts[h].name).second) {
-      return Invalid("host name \"" + f.hosts[h].name + "\" appears twice");
-    }
-    for (int ca : f.hosts[h].cas) {
-      if (ca < 0 || ca >= n || f.nodes[ca].host != h) {
-        return Invalid("host \"" + f.hosts[h].name + "\" lists CA node " + std::to_string(ca) +
-                       ", which does not name that host");
-      }
-    }
-  }
-  std::unordered_set<int> anonymous;
-  for (int node : f.anonymous_endpoints) {
-    if (node < 0 || node >= n || !anonymous.insert(node).second) {
-      return Invalid("anonymous endpoint " + std::to_string(node) +
-                     " is out of range or listed twice");
-    }
-  }
-  return absl::OkStatus();
-}
 
 bool ParseGuid(const std::string& text, uint64_t* guid) {
   if (text.size() != 18 || text[0] != '0' || text[1] != 'x') return false;
@@ -313,10 +226,12 @@ absl::StatusOr<IngestResult> Store::Ingest(const Fabric& fabric, const std::stri
 }
 
 absl::StatusOr<IngestResult> Store::Ingest(const Fabric& fabric,
-                                           const collectors::ForwardingTables* tables,
+                                           const fabric::ForwardingTables* tables,
                                            const std::string& source_kind,
                                            const std::string& source_name) {
-  RETURN_IF_ERROR(ValidateFabric(fabric));
+  if (absl::Status valid = fabric::ValidateFabric(fabric); !valid.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("fabric not stored: ", valid.message()));
+  }
   if (tables != nullptr && tables->switches().empty()) tables = nullptr;
   SnapshotInfo info;
   info.source_kind = source_kind;
@@ -360,7 +275,7 @@ absl::StatusOr<IngestResult> Store::Ingest(const Fabric& fabric,
 }
 
 absl::StatusOr<SnapshotInfo> Store::WriteSnapshot(const Fabric& fabric,
-                                                  const collectors::ForwardingTables* tables,
+                                                  const fabric::ForwardingTables* tables,
                                                   SnapshotInfo info) {
   if (!ingest_) {
     ASSIGN_OR_RETURN(ingest_, PrepareIngestStatements(*db_));
@@ -388,7 +303,7 @@ absl::StatusOr<SnapshotInfo> Store::WriteSnapshot(const Fabric& fabric,
     const Node& n = fabric.nodes[i];
     st.node.BindInt(1, id)
         .BindInt(2, i)
-        .BindText(3, collectors::NodeTypeName(n.type))
+        .BindText(3, fabric::NodeTypeName(n.type))
         .BindText(4, FormatGuid(n.guid));
     if (n.system_image_guid != 0) {
       st.node.BindText(5, FormatGuid(n.system_image_guid));
@@ -435,7 +350,7 @@ absl::StatusOr<SnapshotInfo> Store::WriteSnapshot(const Fabric& fabric,
       st.link.BindNull(7);
     }
     if (l.speed != LinkSpeed::kUnknown) {
-      st.link.BindText(8, collectors::LinkSpeedName(l.speed));
+      st.link.BindText(8, fabric::LinkSpeedName(l.speed));
     } else {
       st.link.BindNull(8);
     }
@@ -521,10 +436,10 @@ absl::StatusOr<Fabric> Store::LoadFabric(int64_t snapshot_id) {
   return fabric;
 }
 
-absl::StatusOr<std::optional<collectors::ForwardingTables>> Store::LoadForwardingTables(
+absl::StatusOr<std::optional<fabric::ForwardingTables>> Store::LoadForwardingTables(
     int64_t snapshot_id) {
   absl::MutexLock lock(&mu_);
-  std::optional<collectors::ForwardingTables> out;
+  std::optional<fabric::ForwardingTables> out;
   RETURN_IF_ERROR(InTransaction(*db_, "BEGIN", [&]() -> absl::Status {
     const std::string id = std::to_string(snapshot_id);
     ASSIGN_OR_RETURN(int64_t exists,
@@ -539,14 +454,14 @@ absl::StatusOr<std::optional<collectors::ForwardingTables>> Store::LoadForwardin
                                                "out_ports FROM forwarding_tables WHERE "
                                                "snapshot_id = " +
                                                id + " ORDER BY position"));
-    collectors::ForwardingTables tables;
+    fabric::ForwardingTables tables;
     bool any = false;
     while (true) {
       ASSIGN_OR_RETURN(bool row, s.Step());
       if (!row) break;
       uint64_t guid = 0;
       if (!ParseGuid(s.ColumnText(0), &guid)) return corrupt("malformed switch GUID");
-      collectors::SwitchForwardingTable* t = tables.Add(guid);
+      fabric::SwitchForwardingTable* t = tables.Add(guid);
       t->lid = static_cast<uint32_t>(s.ColumnInt(1));
       t->description = s.ColumnText(2);
       std::string ports = s.ColumnBlob(3);
@@ -609,7 +524,7 @@ absl::StatusOr<Fabric> Store::ReadFabric(int64_t snapshot_id) {
         Node n;
         const std::string type = s.ColumnText(1);
         auto t = std::find_if(std::begin(kNodeTypes), std::end(kNodeTypes),
-                              [&](NodeType k) { return type == collectors::NodeTypeName(k); });
+                              [&](NodeType k) { return type == fabric::NodeTypeName(k); });
         if (t == std::end(kNodeTypes)) return corrupt("unknown node type \"" + type + "\"");
         n.type = *t;
         if (!ParseGuid(s.ColumnText(2), &n.guid) ||
@@ -658,13 +573,13 @@ absl::StatusOr<Fabric> Store::ReadFabric(int64_t snapshot_id) {
         l.b = {static_cast<int>(s.ColumnInt(3)), static_cast<int>(s.ColumnInt(4))};
         l.width_lanes = s.IsNull(5) ? 0 : static_cast<int>(s.ColumnInt(5));
         if (!s.IsNull(6)) {
-          l.speed = collectors::ParseLinkSpeed(s.ColumnText(6));
+          l.speed = fabric::ParseLinkSpeed(s.ColumnText(6));
           if (l.speed == LinkSpeed::kUnknown) {
             return corrupt("unknown link speed \"" + s.ColumnText(6) + "\"");
           }
         }
         l.data_rate_gbps = s.ColumnDouble(7);
-        for (const collectors::LinkEnd& end : {l.a, l.b}) {
+        for (const fabric::LinkEnd& end : {l.a, l.b}) {
           Port* p = end.node >= 0 && end.node < num_nodes ? f.nodes[end.node].FindPort(end.port)
                                                           : nullptr;
           if (p == nullptr) return corrupt("link " + std::to_string(index) + " ends nowhere");
@@ -679,7 +594,7 @@ absl::StatusOr<Fabric> Store::ReadFabric(int64_t snapshot_id) {
                                  if (s.ColumnInt(0) != static_cast<int64_t>(f.hosts.size())) {
                                    return corrupt("host indices are not 0..n-1");
                                  }
-                                 collectors::Host h;
+                                 fabric::Host h;
                                  h.name = s.ColumnText(1);
                                  f.hosts.push_back(std::move(h));
                                  return absl::OkStatus();

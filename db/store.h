@@ -56,9 +56,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "collectors/fabric.h"
-#include "collectors/forwarding_tables.h"
 #include "db/content_hash.h"
+#include "fabric/fabric.h"
+#include "fabric/forwarding_tables.h"
 
 namespace toporr::db {
 
@@ -121,15 +121,14 @@ class Store {
   // disagrees with `hosts[].cas`, duplicate GUIDs, unsorted ports) and stores
   // it as the new current snapshot unless its content equals the current one.
   // See the contract above.
-  absl::StatusOr<IngestResult> Ingest(const collectors::Fabric& fabric,
-                                      const std::string& source_kind,
+  absl::StatusOr<IngestResult> Ingest(const fabric::Fabric& fabric, const std::string& source_kind,
                                       const std::string& source_name);
   // The same, with the switches' forwarding tables (routes) stored alongside;
   // `tables` may be null (no routes). They enter the content hash
   // (SnapshotContentHash), so new routes over an unchanged fabric make a new
   // snapshot.
-  absl::StatusOr<IngestResult> Ingest(const collectors::Fabric& fabric,
-                                      const collectors::ForwardingTables* tables,
+  absl::StatusOr<IngestResult> Ingest(const fabric::Fabric& fabric,
+                                      const fabric::ForwardingTables* tables,
                                       const std::string& source_kind,
                                       const std::string& source_name);
 
@@ -141,23 +140,21 @@ class Store {
 
   // Rebuilds the Fabric of a snapshot exactly as it was ingested (same indices,
   // same order, GUID index rebuilt). kNotFound if no such snapshot.
-  absl::StatusOr<collectors::Fabric> LoadFabric(int64_t snapshot_id);
+  absl::StatusOr<fabric::Fabric> LoadFabric(int64_t snapshot_id);
 
   // The forwarding tables stored with a snapshot, or nullopt when it has none.
   // kNotFound if no such snapshot.
-  absl::StatusOr<std::optional<collectors::ForwardingTables>> LoadForwardingTables(
-      int64_t snapshot_id);
+  absl::StatusOr<std::optional<fabric::ForwardingTables>> LoadForwardingTables(int64_t snapshot_id);
 
  private:
   Store(StoreOptions options, std::unique_ptr<Connection> db);
 
   absl::StatusOr<std::optional<SnapshotInfo>> CurrentLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::StatusOr<SnapshotInfo> WriteSnapshot(const collectors::Fabric& fabric,
-                                             const collectors::ForwardingTables* tables,
+  absl::StatusOr<SnapshotInfo> WriteSnapshot(const fabric::Fabric& fabric,
+                                             const fabric::ForwardingTables* tables,
                                              SnapshotInfo info) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status ApplyRetention(int64_t current_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::StatusOr<collectors::Fabric> ReadFabric(int64_t snapshot_id)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<fabric::Fabric> ReadFabric(int64_t snapshot_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void MaybeCrash(const char* point) const;
 
   const StoreOptions options_;

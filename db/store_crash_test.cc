@@ -16,7 +16,7 @@
 namespace toporr::db {
 namespace {
 
-using collectors::Fabric;
+using fabric::Fabric;
 using testing::ExpectFabricsEqual;
 using testing::MakeFatTree;
 

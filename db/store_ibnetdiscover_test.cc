@@ -9,8 +9,8 @@
 namespace toporr::db {
 namespace {
 
-using collectors::Fabric;
 using collectors::ParseIbnetdiscover;
+using fabric::Fabric;
 
 absl::StatusOr<Fabric> ParseSample(const std::string& name) {
   return ParseIbnetdiscover(toporr::testing::ReadSharedFabric(name), {name});

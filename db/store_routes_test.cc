@@ -9,8 +9,8 @@
 namespace toporr::db {
 namespace {
 
-using collectors::Fabric;
-using collectors::ForwardingTables;
+using fabric::Fabric;
+using fabric::ForwardingTables;
 
 class StoreRoutesTest : public ::testing::Test {
  protected:

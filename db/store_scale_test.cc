@@ -11,13 +11,13 @@
 namespace toporr::db {
 namespace {
 
-using collectors::Fabric;
+using fabric::Fabric;
 
 TEST(StoreScaleTest, LargeFatTreeRoundTripsAndReplaces) {
   const Fabric first = testing::MakeLargeFatTree(0);
   const Fabric second = testing::MakeLargeFatTree(1);
-  ASSERT_EQ(first.CountNodes(collectors::NodeType::kCa), 10240u);
-  ASSERT_EQ(first.CountNodes(collectors::NodeType::kSwitch), 960u);
+  ASSERT_EQ(first.CountNodes(fabric::NodeType::kCa), 10240u);
+  ASSERT_EQ(first.CountNodes(fabric::NodeType::kSwitch), 960u);
   ASSERT_EQ(first.links.size(), 30720u);
   EXPECT_NE(FabricContentHash(first), FabricContentHash(second));
 

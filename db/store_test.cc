@@ -10,7 +10,7 @@
 namespace toporr::db {
 namespace {
 
-using collectors::Fabric;
+using fabric::Fabric;
 using ::testing::ElementsAre;
 using testing::ExpectFabricsEqual;
 using ::testing::HasSubstr;

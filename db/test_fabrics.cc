@@ -9,11 +9,11 @@
 namespace toporr::db::testing {
 namespace {
 
-using collectors::Fabric;
-using collectors::LinkSpeed;
-using collectors::Node;
-using collectors::NodeType;
-using collectors::Port;
+using fabric::Fabric;
+using fabric::LinkSpeed;
+using fabric::Node;
+using fabric::NodeType;
+using fabric::Port;
 
 void Check(const absl::Status& s) {
   if (!s.ok()) {

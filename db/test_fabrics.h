@@ -3,7 +3,7 @@
 #ifndef TOPORR_DB_TEST_FABRICS_H_
 #define TOPORR_DB_TEST_FABRICS_H_
 
-#include "collectors/fabric.h"
+#include "fabric/fabric.h"
 
 namespace toporr::db::testing {
 
@@ -13,23 +13,22 @@ namespace toporr::db::testing {
 // dual-rail, one anonymous CA, an unconnected CA port, a link of unknown
 // width/speed, LMC 2, external port numbers, and system image GUIDs.
 // Deterministic.
-collectors::Fabric MakeSmallFabric();
+fabric::Fabric MakeSmallFabric();
 
 // A two-level fat tree: `leaves` leaf switches with `cas_per_leaf` single-port
 // CAs each (one host per CA, "node%05d"), `uplinks` links from every leaf
 // spread round-robin over `spines` spine switches. leaves * uplinks must be
 // divisible by spines. `variant` changes one leaf-to-spine link's speed, giving
 // different content with the same shape.
-collectors::Fabric MakeFatTree(int leaves, int cas_per_leaf, int uplinks, int spines,
-                               int variant = 0);
+fabric::Fabric MakeFatTree(int leaves, int cas_per_leaf, int uplinks, int spines, int variant = 0);
 
 // The fabric the speed requirement names: 10,240 CAs, 960 switches, 30,720
 // links.
-collectors::Fabric MakeLargeFatTree(int variant = 0);
+fabric::Fabric MakeLargeFatTree(int variant = 0);
 
 // gtest expectations that every field of `a` and `b` is equal (with the first
 // difference named), plus FindNodeByGuid agreeing on every node.
-void ExpectFabricsEqual(const collectors::Fabric& a, const collectors::Fabric& b);
+void ExpectFabricsEqual(const fabric::Fabric& a, const fabric::Fabric& b);
 
 }  // namespace toporr::db::testing
 

@@ -5,7 +5,7 @@
 
 namespace toporr::mapping {
 
-absl::StatusOr<std::unique_ptr<FabricRoutes>> FabricRoutes::Create(const collectors::Fabric& fabric,
+absl::StatusOr<std::unique_ptr<FabricRoutes>> FabricRoutes::Create(const fabric::Fabric& fabric,
                                                                    FabricRoutesOptions options) {
   absl::StatusOr<HostGraph> graph = HostGraph::Build(fabric);
   if (!graph.ok()) return graph.status();

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "collectors/fabric.h"
+#include "fabric/fabric.h"
 #include "mapping/host_graph.h"
 #include "mapping/routes.h"
 
@@ -37,7 +37,7 @@ struct FabricRoutesOptions {
 class FabricRoutes final : public RouteSource {
  public:
   // kInvalidArgument when the fabric is inconsistent. Copies what it needs.
-  static absl::StatusOr<std::unique_ptr<FabricRoutes>> Create(const collectors::Fabric& fabric,
+  static absl::StatusOr<std::unique_ptr<FabricRoutes>> Create(const fabric::Fabric& fabric,
                                                               FabricRoutesOptions options = {});
 
   int num_hosts() const { return graph_.num_hosts(); }

@@ -12,8 +12,8 @@
 namespace toporr::mapping {
 namespace {
 
-using collectors::Fabric;
-using collectors::LinkSpeed;
+using fabric::Fabric;
+using fabric::LinkSpeed;
 using ::testing::ElementsAre;
 using testing::FabricBuilder;
 using toporr::testing::StatusIs;
@@ -24,8 +24,8 @@ std::vector<int32_t> LinksOfPath(const Fabric& f, const HostPath& p) {
   for (size_t i = 0; i + 1 < p.hops.size(); ++i) {
     const int node = p.hops[i].node, port = p.hops[i].out_port;
     const int link = f.nodes[node].FindPort(port)->link;
-    const collectors::LinkEnd from{node, port};
-    EXPECT_EQ(f.Peer(link, from), (collectors::LinkEnd{p.hops[i + 1].node, p.hops[i + 1].in_port}));
+    const fabric::LinkEnd from{node, port};
+    EXPECT_EQ(f.Peer(link, from), (fabric::LinkEnd{p.hops[i + 1].node, p.hops[i + 1].in_port}));
     out.push_back(2 * link + (f.links[link].a == from ? 0 : 1));
   }
   return out;

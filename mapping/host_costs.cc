@@ -9,7 +9,7 @@
 
 namespace toporr::mapping {
 
-absl::StatusOr<std::unique_ptr<HostCosts>> HostCosts::Create(const collectors::Fabric& fabric,
+absl::StatusOr<std::unique_ptr<HostCosts>> HostCosts::Create(const fabric::Fabric& fabric,
                                                              CostModelOptions options) {
   absl::StatusOr<HostGraph> graph = HostGraph::Build(fabric);
   if (!graph.ok()) return graph.status();

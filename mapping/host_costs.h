@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "collectors/fabric.h"
+#include "fabric/fabric.h"
 #include "mapping/cost_matrix.h"
 #include "mapping/host_graph.h"
 
@@ -166,7 +166,7 @@ inline HostPairCost DecodeCompactPair(uint8_t hops_byte, double gbps_of_rate,
 class HostCosts final : public PairCosts {
  public:
   // kInvalidArgument when the fabric is inconsistent (see HostGraph::Build).
-  static absl::StatusOr<std::unique_ptr<HostCosts>> Create(const collectors::Fabric& fabric,
+  static absl::StatusOr<std::unique_ptr<HostCosts>> Create(const fabric::Fabric& fabric,
                                                            CostModelOptions options = {});
 
   int num_hosts() const override { return graph_.num_hosts(); }

@@ -18,7 +18,7 @@
 namespace toporr::mapping {
 namespace {
 
-using collectors::Fabric;
+using fabric::Fabric;
 
 Fabric Load(const std::string& name) {
   auto f = collectors::ParseIbnetdiscover(toporr::testing::ReadSharedFabric(name), {name});
@@ -100,7 +100,7 @@ TEST(HostCostsSampleTest, RealLoopsMixed) {
   const int u100 = f.FindHost("r-ufm100"), u101 = f.FindHost("r-ufm101");
   const int u96 = f.FindHost("r-ufm96");
   ASSERT_GE(std::min({u216, u111, u100, u101, u96}), 0);
-  const double fdr4x = collectors::LinkDataRateGbps(4, collectors::LinkSpeed::kFDR);
+  const double fdr4x = fabric::LinkDataRateGbps(4, fabric::LinkSpeed::kFDR);
   EXPECT_EQ(costs->Cost(u216, u111).hops, 1);
   EXPECT_DOUBLE_EQ(costs->Cost(u216, u111).bottleneck_gbps, fdr4x);
   EXPECT_EQ(costs->Cost(u216, u100).hops, 2);
@@ -163,10 +163,10 @@ std::vector<std::vector<int>> HostLists(int num) {
   return {all, reversed, odd, with_bad, {0}};
 }
 
-collectors::ForwardingTables LoadTables(const std::string& name) {
+fabric::ForwardingTables LoadTables(const std::string& name) {
   auto t = collectors::ParseForwardingTables(toporr::testing::ReadSharedFabric(name), {name});
   EXPECT_OK(t);
-  return t.ok() ? *std::move(t) : collectors::ForwardingTables();
+  return t.ok() ? *std::move(t) : fabric::ForwardingTables();
 }
 
 TEST(MatrixCompactTest, FatTreeShortestPaths) {

@@ -11,9 +11,9 @@
 namespace toporr::mapping {
 namespace {
 
-using collectors::Fabric;
-using collectors::LinkSpeed;
-using collectors::NodeType;
+using fabric::Fabric;
+using fabric::LinkSpeed;
+using fabric::NodeType;
 using testing::FabricBuilder;
 using ::testing::HasSubstr;
 using toporr::testing::StatusIs;

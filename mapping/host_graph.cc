@@ -6,9 +6,9 @@
 
 namespace toporr::mapping {
 
-using collectors::Fabric;
-using collectors::LinkEnd;
-using collectors::NodeType;
+using fabric::Fabric;
+using fabric::LinkEnd;
+using fabric::NodeType;
 
 namespace {
 

@@ -43,7 +43,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "collectors/fabric.h"
+#include "fabric/fabric.h"
 
 namespace toporr::mapping {
 
@@ -102,7 +102,7 @@ class HostGraph {
 
   // Copies what it needs; `fabric` may be freed afterwards. kInvalidArgument when the fabric
   // is inconsistent (a host lists a node that is not a CA, a port names a missing link...).
-  static absl::StatusOr<HostGraph> Build(const collectors::Fabric& fabric);
+  static absl::StatusOr<HostGraph> Build(const fabric::Fabric& fabric);
 
   int num_hosts() const { return static_cast<int>(host_att_begin_.size()) - 1; }
   int num_switches() const { return static_cast<int>(switch_node_.size()); }

@@ -9,25 +9,26 @@
 
 namespace toporr::mapping {
 
-absl::StatusOr<std::unique_ptr<LftHostCosts>> LftHostCosts::Create(
-    const collectors::Fabric& fabric, collectors::ForwardingTables tables, CostModelOptions model,
-    LftRoutesOptions options) {
+absl::StatusOr<std::unique_ptr<LftHostCosts>> LftHostCosts::Create(const fabric::Fabric& fabric,
+                                                                   fabric::ForwardingTables tables,
+                                                                   CostModelOptions model,
+                                                                   LftRoutesOptions options) {
   ASSIGN_OR_RETURN(auto routes, LftRoutes::Create(fabric, std::move(tables), options));
   return std::unique_ptr<LftHostCosts>(new LftHostCosts(std::move(routes), model));
 }
 
 LftHostCosts::LftHostCosts(std::unique_ptr<LftRoutes> routes, CostModelOptions model)
     : routes_(std::move(routes)), model_(model) {
-  const collectors::Fabric& f = routes_->fabric();
+  const fabric::Fabric& f = routes_->fabric();
   attachment_.resize(routes_->num_hosts());
   for (int h = 0; h < routes_->num_hosts(); ++h) {
     const PortRef port = routes_->HostPort(h);
     if (port.node < 0) continue;
-    const collectors::Port* p = f.nodes[port.node].FindPort(port.port);
+    const fabric::Port* p = f.nodes[port.node].FindPort(port.port);
     if (p == nullptr || p->link < 0) continue;
-    const collectors::LinkEnd& peer = f.Peer(p->link, {port.node, port.port});
-    if (f.nodes[peer.node].type != collectors::NodeType::kSwitch) continue;
-    const collectors::Link& l = f.links[p->link];
+    const fabric::LinkEnd& peer = f.Peer(p->link, {port.node, port.port});
+    if (f.nodes[peer.node].type != fabric::NodeType::kSwitch) continue;
+    const fabric::Link& l = f.links[p->link];
     attachment_[h].switch_node = peer.node;
     attachment_[h].gbps = routes_->link_gbps(2 * p->link + (l.a.node == port.node ? 0 : 1));
   }

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "collectors/fabric.h"
-#include "collectors/forwarding_tables.h"
+#include "fabric/fabric.h"
+#include "fabric/forwarding_tables.h"
 #include "mapping/host_costs.h"
 #include "mapping/lft_routes.h"
 
@@ -26,8 +26,8 @@ namespace toporr::mapping {
 class LftHostCosts final : public PairCosts {
  public:
   // Errors as LftRoutes::Create (stale dumps, loops, dead ends of host routes).
-  static absl::StatusOr<std::unique_ptr<LftHostCosts>> Create(const collectors::Fabric& fabric,
-                                                              collectors::ForwardingTables tables,
+  static absl::StatusOr<std::unique_ptr<LftHostCosts>> Create(const fabric::Fabric& fabric,
+                                                              fabric::ForwardingTables tables,
                                                               CostModelOptions model = {},
                                                               LftRoutesOptions options = {});
 

@@ -15,8 +15,8 @@ using ::testing::HasSubstr;
 using ::toporr::testing::StatusIs;
 
 struct Sample {
-  collectors::Fabric fabric;
-  collectors::ForwardingTables tables;
+  fabric::Fabric fabric;
+  fabric::ForwardingTables tables;
 };
 
 Sample Load(const std::string& topo, const std::string& lfts) {

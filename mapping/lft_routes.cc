@@ -10,14 +10,14 @@
 
 namespace toporr::mapping {
 
-using collectors::Fabric;
-using collectors::ForwardingTables;
-using collectors::Node;
-using collectors::NodeType;
+using fabric::Fabric;
+using fabric::ForwardingTables;
+using fabric::Node;
+using fabric::NodeType;
 
 namespace {
 
-std::string Guid(uint64_t g) { return collectors::FormatGuid(g); }
+std::string Guid(uint64_t g) { return fabric::FormatGuid(g); }
 
 }  // namespace
 
@@ -61,7 +61,7 @@ absl::Status LftRoutes::Init() {
   }
   peers_.assign(peer_begin_[n], Peer{});
   for (size_t l = 0; l < fabric_.links.size(); ++l) {
-    const collectors::Link& link = fabric_.links[l];
+    const fabric::Link& link = fabric_.links[l];
     peers_[peer_begin_[link.a.node] + link.a.port] = {2 * static_cast<int32_t>(l), link.b.node,
                                                       link.b.port};
     peers_[peer_begin_[link.b.node] + link.b.port] = {2 * static_cast<int32_t>(l) + 1, link.a.node,
@@ -79,7 +79,7 @@ absl::Status LftRoutes::Init() {
   auto claim = [&](uint32_t base, uint8_t lmc, PortRef owner) -> absl::Status {
     if (base == 0) return absl::OkStatus();
     const uint32_t end = base + (1u << lmc);
-    if (end - 1 > collectors::kMaxUnicastLid) {
+    if (end - 1 > fabric::kMaxUnicastLid) {
       return absl::InvalidArgumentError(absl::StrCat(NodeName(owner.node), " port ", owner.port,
                                                      " has LIDs ", base, "-", end - 1,
                                                      ", beyond the unicast range"));
@@ -114,7 +114,7 @@ absl::Status LftRoutes::Init() {
   for (uint32_t lid = 1; lid < named.size() && lid < lid_owner_.size(); ++lid) {
     const PortRef o = lid_owner_[lid];
     if (named[lid] == 0 || o.node < 0) continue;
-    const collectors::Port* p = fabric_.nodes[o.node].FindPort(o.port);
+    const fabric::Port* p = fabric_.nodes[o.node].FindPort(o.port);
     const uint64_t guid = p != nullptr ? p->guid : fabric_.nodes[o.node].guid;
     if (guid != named[lid]) {
       return absl::FailedPreconditionError(absl::StrCat(
@@ -138,7 +138,7 @@ absl::Status LftRoutes::Init() {
     }
     const PortRef hp = host_port_[h];
     if (hp.node < 0) continue;
-    const collectors::Port* p = fabric_.nodes[hp.node].FindPort(hp.port);
+    const fabric::Port* p = fabric_.nodes[hp.node].FindPort(hp.port);
     if (options_.path_index < 0 || options_.path_index >= (1 << p->lmc)) {
       return absl::InvalidArgumentError(
           absl::StrCat("path_index ", options_.path_index, " is outside the LMC range of host '",
@@ -222,7 +222,7 @@ absl::Status LftRoutes::Walk(PortRef src, uint32_t dlid, bool links_only, LftRou
   if (src.node < 0 || src.node >= static_cast<int>(fabric_.nodes.size())) {
     return absl::InvalidArgumentError(absl::StrCat("node index ", src.node, " is out of range"));
   }
-  if (dlid == 0 || dlid > collectors::kMaxUnicastLid) {
+  if (dlid == 0 || dlid > fabric::kMaxUnicastLid) {
     return absl::InvalidArgumentError(absl::StrCat("LID ", dlid, " is not a unicast LID"));
   }
   const PortRef owner = LidOwner(dlid);
@@ -312,7 +312,7 @@ absl::StatusOr<LftRoute> LftRoutes::PortRoute(PortRef src, PortRef dst, int path
   if (n.type == NodeType::kSwitch) {
     base = n.lid;
     lmc = n.lmc;
-  } else if (const collectors::Port* p = n.FindPort(dst.port)) {
+  } else if (const fabric::Port* p = n.FindPort(dst.port)) {
     base = p->lid;
     lmc = p->lmc;
   }
@@ -541,7 +541,7 @@ absl::StatusOr<std::vector<int64_t>> LftRoutes::AllPairsLinkSharing() const {
 
 // ---------------------------------------------------------------------------------------
 
-std::vector<std::string> CompareTrace(const LftRoutes& routes, const collectors::Trace& trace,
+std::vector<std::string> CompareTrace(const LftRoutes& routes, const fabric::Trace& trace,
                                       uint32_t dlid) {
   std::vector<std::string> out;
   const Fabric& f = routes.fabric();
@@ -557,8 +557,8 @@ std::vector<std::string> CompareTrace(const LftRoutes& routes, const collectors:
     if (trace.detailed && trace.to.lid_first != 0) {
       dlid = trace.to.lid_first;
     } else if (dst >= 0) {
-      const collectors::Node& n = f.nodes[dst];
-      const collectors::Port* p = n.FindPort(trace.to.port);
+      const fabric::Node& n = f.nodes[dst];
+      const fabric::Port* p = n.FindPort(trace.to.port);
       dlid = n.type == NodeType::kSwitch ? n.lid : (p != nullptr ? p->lid : 0);
     }
   }
@@ -577,7 +577,7 @@ std::vector<std::string> CompareTrace(const LftRoutes& routes, const collectors:
   // trace.hops[i] is the step from walk node i to walk node i + 1.
   const size_t common = std::min(trace.hops.size(), w.size() - 1);
   for (size_t i = 0; i < common; ++i) {
-    const collectors::TraceHop& th = trace.hops[i];
+    const fabric::TraceHop& th = trace.hops[i];
     const PathHop& from = w[i];
     const PathHop& to = w[i + 1];
     const std::string step = absl::StrCat(where, "hop ", i + 1, ": ");
@@ -587,7 +587,7 @@ std::vector<std::string> CompareTrace(const LftRoutes& routes, const collectors:
                                  from.out_port));
       return out;  // past a different turn every later hop differs too
     }
-    const collectors::Port* p = f.nodes[to.node].FindPort(to.in_port);
+    const fabric::Port* p = f.nodes[to.node].FindPort(to.in_port);
     const uint64_t walk_guid = p != nullptr ? p->guid : f.nodes[to.node].guid;
     if (th.port_guid != walk_guid || th.in_port != to.in_port) {
       out.push_back(absl::StrCat(step, "ibtracert enters port ", Guid(th.port_guid), "[",

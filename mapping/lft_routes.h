@@ -43,9 +43,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "collectors/fabric.h"
-#include "collectors/forwarding_tables.h"
-#include "collectors/ibtracert.h"
+#include "fabric/fabric.h"
+#include "fabric/forwarding_tables.h"
+#include "fabric/trace.h"
 #include "mapping/host_graph.h"
 #include "mapping/routes.h"
 
@@ -92,8 +92,8 @@ class LftRoutes final : public RouteSource {
   // bad path_index; kFailedPrecondition when the tables and the fabric disagree on who owns a
   // LID (the dump names another port GUID for it than the fabric: dumps taken at different
   // times) and, with check_routes, the first loop or dead end of a host route.
-  static absl::StatusOr<std::unique_ptr<LftRoutes>> Create(const collectors::Fabric& fabric,
-                                                           collectors::ForwardingTables tables,
+  static absl::StatusOr<std::unique_ptr<LftRoutes>> Create(const fabric::Fabric& fabric,
+                                                           fabric::ForwardingTables tables,
                                                            LftRoutesOptions options = {});
 
   // --- single routes ---------------------------------------------------------------------
@@ -158,8 +158,8 @@ class LftRoutes final : public RouteSource {
   // off) a failing route between two of them.
   absl::StatusOr<std::unique_ptr<RouteSource>> ForJob(const std::vector<int>& fabric_hosts) const;
 
-  const collectors::Fabric& fabric() const { return fabric_; }
-  const collectors::ForwardingTables& tables() const { return tables_; }
+  const fabric::Fabric& fabric() const { return fabric_; }
+  const fabric::ForwardingTables& tables() const { return tables_; }
   const LftRoutesOptions& options() const { return options_; }
   // The port owning `lid`; node -1 when none.
   PortRef LidOwner(uint32_t lid) const;
@@ -180,7 +180,7 @@ class LftRoutes final : public RouteSource {
     bool delivered = false;  // the switch itself, or the next node's port, owns the LID
   };
 
-  LftRoutes(collectors::Fabric fabric, collectors::ForwardingTables tables, HostGraph graph,
+  LftRoutes(fabric::Fabric fabric, fabric::ForwardingTables tables, HostGraph graph,
             LftRoutesOptions options);
   absl::Status Init();
   const Peer* PeerOf(int node, int port) const;
@@ -190,8 +190,8 @@ class LftRoutes final : public RouteSource {
   // The walk behind RouteToLid; `route` may hold only the links when `links_only`.
   absl::Status Walk(PortRef src, uint32_t dlid, bool links_only, LftRoute* route) const;
 
-  collectors::Fabric fabric_;
-  collectors::ForwardingTables tables_;
+  fabric::Fabric fabric_;
+  fabric::ForwardingTables tables_;
   HostGraph graph_;
   LftRoutesOptions options_;
   std::vector<int32_t> peer_begin_;  // per node, into peers_ (ports 0..max)
@@ -206,7 +206,7 @@ class LftRoutes final : public RouteSource {
 // Returns human-readable disagreements, empty when the walk takes exactly the trace's
 // route: same ports out and in, same nodes (port GUIDs), same destination. Traces do not
 // print the DLID they were asked for, so pass it for the non-base LIDs of an LMC range.
-std::vector<std::string> CompareTrace(const LftRoutes& routes, const collectors::Trace& trace,
+std::vector<std::string> CompareTrace(const LftRoutes& routes, const fabric::Trace& trace,
                                       uint32_t dlid = 0);
 
 }  // namespace toporr::mapping

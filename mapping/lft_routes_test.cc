@@ -21,9 +21,9 @@
 namespace toporr::mapping {
 namespace {
 
-using collectors::Fabric;
-using collectors::ForwardingTables;
-using collectors::Trace;
+using fabric::Fabric;
+using fabric::ForwardingTables;
+using fabric::Trace;
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -179,8 +179,8 @@ TEST(LftRoutesTest, RouteShapeHopsAndBottleneck) {
   EXPECT_EQ(r.hops[4].out_port, -1);
   // Directed links follow the hops.
   for (size_t i = 0; i < r.directed_links.size(); ++i) {
-    const collectors::Link& l = ft.fabric.links[r.directed_links[i] / 2];
-    const collectors::LinkEnd& from = r.directed_links[i] % 2 == 0 ? l.a : l.b;
+    const fabric::Link& l = ft.fabric.links[r.directed_links[i] / 2];
+    const fabric::LinkEnd& from = r.directed_links[i] % 2 == 0 ? l.a : l.b;
     EXPECT_EQ(from.node, r.hops[i].node);
     EXPECT_EQ(from.port, r.hops[i].out_port);
   }

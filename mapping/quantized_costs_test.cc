@@ -21,8 +21,8 @@ HostPairCost Pair(int hops, double gbps, double alpha) {
 }
 
 TEST(QuantizedCostsTest, FatTreeIsMonotoneWithZeroDiagonalAndFullScale) {
-  const collectors::Fabric f = testing::MakeFatTree3(/*pods=*/3, /*edges=*/3, /*aggs=*/2,
-                                                     /*hosts_per_edge=*/4, /*cores_per_agg=*/2);
+  const fabric::Fabric f = testing::MakeFatTree3(/*pods=*/3, /*edges=*/3, /*aggs=*/2,
+                                                 /*hosts_per_edge=*/4, /*cores_per_agg=*/2);
   auto costs = HostCosts::Create(f);
   ASSERT_TRUE(costs.ok()) << costs.status();
   std::vector<int> hosts;

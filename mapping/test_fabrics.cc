@@ -6,10 +6,10 @@
 
 namespace toporr::mapping::testing {
 
-using collectors::Fabric;
-using collectors::LinkSpeed;
-using collectors::Node;
-using collectors::NodeType;
+using fabric::Fabric;
+using fabric::LinkSpeed;
+using fabric::Node;
+using fabric::NodeType;
 
 namespace {
 void Check(const absl::Status& s) {
@@ -52,7 +52,7 @@ int FabricBuilder::Connect(int x, int px, int y, int py, LinkSpeed speed, int wi
 
 Fabric FabricBuilder::Finish() {
   std::sort(fabric_.hosts.begin(), fabric_.hosts.end(),
-            [](const collectors::Host& a, const collectors::Host& b) { return a.name < b.name; });
+            [](const fabric::Host& a, const fabric::Host& b) { return a.name < b.name; });
   for (size_t h = 0; h < fabric_.hosts.size(); ++h) {
     for (int ca : fabric_.hosts[h].cas) fabric_.nodes[ca].host = static_cast<int>(h);
   }

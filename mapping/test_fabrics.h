@@ -6,7 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "collectors/fabric.h"
+#include "fabric/fabric.h"
 
 namespace toporr::mapping::testing {
 
@@ -19,14 +19,14 @@ class FabricBuilder {
   int AddSwitch(const std::string& name, int num_ports = 36);
   // Adds one CA with `num_ports` ports to host `host` (created on first use).
   int AddHostCa(const std::string& host, int num_ports = 1);
-  int AddNode(collectors::NodeType type, const std::string& description, int num_ports);
+  int AddNode(fabric::NodeType type, const std::string& description, int num_ports);
   // Cables node x port px to node y port py. Width 4 lanes unless given.
-  int Connect(int x, int px, int y, int py,
-              collectors::LinkSpeed speed = collectors::LinkSpeed::kHDR, int width = 4);
-  collectors::Fabric Finish();
+  int Connect(int x, int px, int y, int py, fabric::LinkSpeed speed = fabric::LinkSpeed::kHDR,
+              int width = 4);
+  fabric::Fabric Finish();
 
  private:
-  collectors::Fabric fabric_;
+  fabric::Fabric fabric_;
   std::unordered_map<std::string, int> host_index_;
   uint64_t next_guid_ = 0x1000;
 };
@@ -35,8 +35,7 @@ class FabricBuilder {
 // hosts and `aggs` aggregation switches (every edge cabled to every agg of its pod); each agg
 // cabled to `cores_per_agg` cores (agg k of every pod to cores k*cores_per_agg ..), all HDR
 // 4x. Host names "h00000".. in order pod, edge, slot.
-collectors::Fabric MakeFatTree3(int pods, int edges, int aggs, int hosts_per_edge,
-                                int cores_per_agg);
+fabric::Fabric MakeFatTree3(int pods, int edges, int aggs, int hosts_per_edge, int cores_per_agg);
 
 }  // namespace toporr::mapping::testing
 

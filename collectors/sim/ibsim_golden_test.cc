@@ -16,15 +16,25 @@
 #include <tuple>
 #include <vector>
 
-#include "collectors/fabric.h"
 #include "collectors/hosts.h"
 #include "collectors/ibnetdiscover.h"
 #include "collectors/sim/ibsim_net.h"
 #include "common/status_matchers.h"
 #include "common/test_data.h"
+#include "fabric/fabric.h"
 #include "gtest/gtest.h"
 
 namespace toporr::collectors::sim {
+
+using fabric::Fabric;
+using fabric::FormatGuid;
+using fabric::Host;
+using fabric::Link;
+using fabric::LinkSpeed;
+using fabric::LinkSpeedName;
+using fabric::Node;
+using fabric::NodeType;
+using fabric::Port;
 namespace {
 
 using ::toporr::testing::MakeTempDir;

@@ -12,6 +12,11 @@
 #include "common/text_scan.h"
 
 namespace toporr::collectors::sim {
+
+using fabric::FormatGuid;
+using fabric::LinkSpeed;
+using fabric::Node;
+using fabric::NodeType;
 namespace {
 
 // ibsim's enabled-mask bits (PortInfo encoding).

@@ -41,7 +41,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "collectors/fabric.h"
+#include "fabric/fabric.h"
 
 namespace toporr::collectors::sim {
 
@@ -59,9 +59,9 @@ struct IbsimPort {
 };
 
 struct IbsimNode {
-  NodeType type = NodeType::kCa;  // kSwitch, kCa or kRouter
-  std::string id;                 // the quoted id of the header line
-  std::string description;        // NodeDescription ibsim reports (at most 63 bytes)
+  fabric::NodeType type = fabric::NodeType::kCa;  // kSwitch, kCa or kRouter
+  std::string id;                                 // the quoted id of the header line
+  std::string description;  // NodeDescription ibsim reports (at most 63 bytes)
   uint64_t guid = 0;
   uint64_t system_image_guid = 0;  // equals guid unless `sysimgguid=` preceded the node
   uint32_t vendor_id = 0;
@@ -81,7 +81,7 @@ struct IbsimLink {
   int node_a = -1, port_a = 0;
   int node_b = -1, port_b = 0;
   int width_lanes = 0;  // 1, 2, 4, 8 or 12
-  LinkSpeed speed = LinkSpeed::kUnknown;
+  fabric::LinkSpeed speed = fabric::LinkSpeed::kUnknown;
 };
 
 struct IbsimNet {

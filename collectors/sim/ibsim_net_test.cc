@@ -8,6 +8,9 @@
 #include "gtest/gtest.h"
 
 namespace toporr::collectors::sim {
+
+using fabric::LinkSpeed;
+using fabric::NodeType;
 namespace {
 
 using ::testing::HasSubstr;

@@ -1,9 +1,9 @@
-#include "collectors/fabric.h"
+#include "fabric/fabric.h"
 
 #include <algorithm>
 #include <cstdio>
 
-namespace toporr::collectors {
+namespace toporr::fabric {
 
 const char* NodeTypeName(NodeType t) {
   switch (t) {
@@ -170,4 +170,4 @@ std::string FormatGuid(uint64_t guid) {
   return buf;
 }
 
-}  // namespace toporr::collectors
+}  // namespace toporr::fabric

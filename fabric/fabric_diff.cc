@@ -1,4 +1,4 @@
-#include "collectors/fabric_diff.h"
+#include "fabric/fabric_diff.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <utility>
 
-namespace toporr::collectors {
+namespace toporr::fabric {
 namespace {
 
 struct EndKey {
@@ -667,4 +667,4 @@ std::string FormatFabricDiff(const FabricDiff& d, const DiffFormatOptions& optio
   return out;
 }
 
-}  // namespace toporr::collectors
+}  // namespace toporr::fabric

@@ -1,4 +1,4 @@
-#include "collectors/fabric.h"
+#include "fabric/fabric.h"
 
 #include <string>
 
@@ -6,7 +6,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace toporr::collectors {
+namespace toporr::fabric {
 namespace {
 
 using ::testing::HasSubstr;
@@ -112,4 +112,4 @@ TEST(Fabric, HostsAndIndex) {
 }
 
 }  // namespace
-}  // namespace toporr::collectors
+}  // namespace toporr::fabric

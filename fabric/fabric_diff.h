@@ -25,18 +25,18 @@
 // with an unplugged host (every LID walked from every leaf) ~115 ms, i.e. 0.2x / 0.6x / 2.7x
 // the time to parse the fabric's ibnetdiscover dump.
 // Thread-safety: the functions are pure; the result is a plain value.
-#ifndef TOPORR_COLLECTORS_FABRIC_DIFF_H_
-#define TOPORR_COLLECTORS_FABRIC_DIFF_H_
+#ifndef TOPORR_FABRIC_FABRIC_DIFF_H_
+#define TOPORR_FABRIC_FABRIC_DIFF_H_
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "collectors/fabric.h"
-#include "collectors/forwarding_tables.h"
+#include "fabric/fabric.h"
+#include "fabric/forwarding_tables.h"
 
-namespace toporr::collectors {
+namespace toporr::fabric {
 
 // One end of a link, identified by node GUID and port number; type and description are for
 // display and come from the snapshot the link belongs to (B for added links, A otherwise).
@@ -189,6 +189,6 @@ struct DiffFormatOptions {
 // "No differences between A and B." plus the routes line.
 std::string FormatFabricDiff(const FabricDiff& diff, const DiffFormatOptions& options = {});
 
-}  // namespace toporr::collectors
+}  // namespace toporr::fabric
 
-#endif  // TOPORR_COLLECTORS_FABRIC_DIFF_H_
+#endif  // TOPORR_FABRIC_FABRIC_DIFF_H_

@@ -1,4 +1,4 @@
-#include "collectors/fabric_compare.h"
+#include "fabric/fabric_compare.h"
 
 #include <algorithm>
 #include <map>
@@ -6,7 +6,7 @@
 #include <sstream>
 #include <tuple>
 
-namespace toporr::collectors {
+namespace toporr::fabric {
 namespace {
 
 class Differences {
@@ -203,4 +203,4 @@ std::vector<std::string> ForwardingTablesDifferences(const ForwardingTables& wan
   return d.Take();
 }
 
-}  // namespace toporr::collectors
+}  // namespace toporr::fabric

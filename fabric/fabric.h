@@ -9,8 +9,8 @@
 // Indices (`node`, `link`, `host`) are positions in the vectors below and are stable for the
 // lifetime of one Fabric value (a snapshot). GUIDs are the stable identities across
 // snapshots.
-#ifndef TOPORR_COLLECTORS_FABRIC_H_
-#define TOPORR_COLLECTORS_FABRIC_H_
+#ifndef TOPORR_FABRIC_FABRIC_H_
+#define TOPORR_FABRIC_FABRIC_H_
 
 #include <cstdint>
 #include <string>
@@ -19,7 +19,7 @@
 
 #include "absl/status/status.h"
 
-namespace toporr::collectors {
+namespace toporr::fabric {
 
 enum class NodeType : uint8_t {
   kSwitch = 1,
@@ -139,6 +139,6 @@ class Fabric {
 // "0x0002c90300001234" style, 16 hex digits.
 std::string FormatGuid(uint64_t guid);
 
-}  // namespace toporr::collectors
+}  // namespace toporr::fabric
 
-#endif  // TOPORR_COLLECTORS_FABRIC_H_
+#endif  // TOPORR_FABRIC_FABRIC_H_

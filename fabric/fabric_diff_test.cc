@@ -1,20 +1,26 @@
-#include "collectors/fabric_diff.h"
+#include "fabric/fabric_diff.h"
 
 #include <cstdio>
 #include <string>
 #include <string_view>
 
-#include "collectors/fabric.h"
 #include "collectors/forwarding_tables.h"
 #include "collectors/hosts.h"
 #include "collectors/ibnetdiscover.h"
 #include "common/status_matchers.h"
 #include "common/test_data.h"
+#include "fabric/fabric.h"
+#include "fabric/forwarding_tables.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace toporr::collectors {
+namespace toporr::fabric {
 namespace {
+
+using collectors::AssignHosts;
+using collectors::HostRule;
+using collectors::ParseForwardingTables;
+using collectors::ParseIbnetdiscover;
 
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -519,4 +525,4 @@ TEST(DiffFabrics, LargeFabric) {
 }
 
 }  // namespace
-}  // namespace toporr::collectors
+}  // namespace toporr::fabric

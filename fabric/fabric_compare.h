@@ -4,16 +4,16 @@
 //
 // Each function returns human-readable differences (at most `max_differences`, the last one
 // saying how many more there were); empty means equal.
-#ifndef TOPORR_COLLECTORS_FABRIC_COMPARE_H_
-#define TOPORR_COLLECTORS_FABRIC_COMPARE_H_
+#ifndef TOPORR_FABRIC_FABRIC_COMPARE_H_
+#define TOPORR_FABRIC_FABRIC_COMPARE_H_
 
 #include <string>
 #include <vector>
 
-#include "collectors/fabric.h"
-#include "collectors/forwarding_tables.h"
+#include "fabric/fabric.h"
+#include "fabric/forwarding_tables.h"
 
-namespace toporr::collectors {
+namespace toporr::fabric {
 
 // Nodes are matched by GUID (node order is ignored) and must agree on type, description,
 // vendor/device/system image ids, num_ports, LID, LMC, enhanced port 0 and their cabled ports
@@ -30,6 +30,6 @@ std::vector<std::string> ForwardingTablesDifferences(const ForwardingTables& wan
                                                      const ForwardingTables& got,
                                                      size_t max_differences = 20);
 
-}  // namespace toporr::collectors
+}  // namespace toporr::fabric
 
-#endif  // TOPORR_COLLECTORS_FABRIC_COMPARE_H_
+#endif  // TOPORR_FABRIC_FABRIC_COMPARE_H_
