@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Checks the folder-level #include edges of toporr against its layer table (README "Layout").
+
+Every quoted include "folder/..." in a .h/.cc file under the source root is an edge from the
+file's top-level folder to `folder`. An edge must be allowed by LAYERS below, and the folder
+graph must have no cycle. Test sources (*_test.cc) of fabric/, db/ and mapping/ may also
+include collectors/: they build their inputs from the shared real dumps through the parsers;
+nothing linked into a library may.
+
+Usage: check_layers.py [SOURCE_ROOT]   (default: the current directory)
+Exit status 0 when clean; 1 with one "file:line: ..." line per offending include (and per
+cycle) on stderr otherwise. Python 3 standard library only.
+"""
+
+import os
+import re
+import sys
+
+# folder -> folders its sources may include (besides itself). Folders not listed here
+# (deploy/, third_party/, tools/, ...) are not checked; "*" means anything.
+LAYERS = {
+    "common": set(),
+    "proto": set(),
+    "fabric": {"common"},
+    "collectors": {"common", "fabric"},
+    "db": {"common", "fabric"},
+    "mapping": {"common", "fabric"},
+    "daemon": {"proto", "db", "collectors", "mapping", "fabric", "common"},
+    "client": {"proto", "mapping", "fabric", "collectors", "common"},
+    "bench": {"*"},
+}
+
+# Extra folders a *_test.cc of a folder may include (test inputs read by the parsers).
+TEST_EXTRA = {
+    "fabric": {"collectors"},
+    "db": {"collectors"},
+    "mapping": {"collectors"},
+}
+
+SKIP_DIRS = {".git", ".bazel", "third_party", "deploy"}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"/]+)/[^"]*"')
+
+
+def source_files(root):
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel_dir = os.path.relpath(dirpath, root)
+        dirnames[:] = sorted(
+            d for d in dirnames
+            if d not in SKIP_DIRS and not d.startswith("bazel-") and not d.startswith(".")
+        )
+        if rel_dir == ".":
+            continue
+        for name in sorted(filenames):
+            if name.endswith((".h", ".cc")):
+                yield os.path.normpath(os.path.join(rel_dir, name))
+
+
+def include_edges(root):
+    """Yields (file, line number, from folder, to folder) for every cross-folder include."""
+    for rel in source_files(root):
+        folder = rel.split(os.sep)[0]
+        if folder not in LAYERS:
+            continue
+        with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
+            for number, line in enumerate(f, 1):
+                m = INCLUDE.match(line)
+                if m and m.group(1) in LAYERS and m.group(1) != folder:
+                    yield rel, number, folder, m.group(1)
+
+
+def allowed(rel, folder, target):
+    if "*" in LAYERS[folder] or target in LAYERS[folder]:
+        return True
+    return rel.endswith("_test.cc") and target in TEST_EXTRA.get(folder, set())
+
+
+def find_cycle(graph):
+    """A list of folders forming a cycle in `graph` (folder -> set of folders), or None."""
+    state = {}
+
+    def visit(node, path):
+        state[node] = "open"
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == "open":
+                return path[path.index(nxt):] + [nxt]
+            if nxt not in state:
+                cycle = visit(nxt, path)
+                if cycle:
+                    return cycle
+        path.pop()
+        state[node] = "done"
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            cycle = visit(node, [])
+            if cycle:
+                return cycle
+    return None
+
+
+def check(root):
+    """Returns the list of problems (strings); empty when the tree follows the layer table."""
+    problems = []
+    graph = {}
+    first_edge = {}
+    for rel, number, folder, target in include_edges(root):
+        if not allowed(rel, folder, target):
+            problems.append(
+                "%s:%d: %s/ may not include %s/ (allowed: %s)"
+                % (rel, number, folder, target, ", ".join(sorted(LAYERS[folder])) or "nothing"))
+        if not rel.endswith("_test.cc"):
+            graph.setdefault(folder, set()).add(target)
+            first_edge.setdefault((folder, target), "%s:%d" % (rel, number))
+    cycle = find_cycle(graph)
+    if cycle:
+        steps = ", ".join(
+            "%s -> %s (%s)" % (a, b, first_edge[(a, b)]) for a, b in zip(cycle, cycle[1:]))
+        problems.append("folder cycle: " + steps)
+    return problems
+
+
+def main(argv):
+    root = argv[1] if len(argv) > 1 else "."
+    problems = check(root)
+    for p in problems:
+        print(p, file=sys.stderr)
+    if problems:
+        print("check_layers: %d problem(s); see the layer table in README.md" % len(problems),
+              file=sys.stderr)
+        return 1
+    print("check_layers: %s follows the layer table" % os.path.abspath(root))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
