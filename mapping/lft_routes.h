@@ -1,5 +1,5 @@
 // Routes as the subnet really forwards them: walks of the switches' linear forwarding tables
-// (LFTs, collectors/forwarding_tables.h) over the fabric graph (collectors/fabric.h, e.g. from
+// (LFTs, fabric/forwarding_tables.h) over the fabric graph (fabric/fabric.h, e.g. from
 // ibnetdiscover). This is what `ibtracert` does hop by hop against live switches.
 //
 // The walk for destination LID d from a port: leave the source port (a CA/router port, or
