@@ -195,63 +195,75 @@ std::vector<int> Dims(int levels, bool last_heaviest) {
   return dims;
 }
 
-// Recursive doubling / Rabenseifner on real ranks with the non-power-of-two pre-step: pairs
-// (2i, 2i+1), i < rem, merge into one vrank held by the survivor (odd for recursive
-// doubling, even for Rabenseifner); the dropout is placed right after its survivor because
-// the pre/post steps exchange the whole vector between them.
-Mapping PairedHypercube(const RankDistance& d, const ReorderOptions& o, bool last_heaviest,
-                        int survivor_parity) {
-  const int p = d.size();
-  const int levels = Log2Floor(p);
-  const int pof2 = 1 << levels;
-  const int rem = p - pof2;
-  auto real = [&](int v) { return v < rem ? 2 * v + survivor_parity : v + rem; };
-  auto vrank = [&](int r) {
-    if (r < 2 * rem) return (r % 2 == survivor_parity) ? r / 2 : -1;
-    return r - rem;
-  };
-  Placer placer(d);
-  placer.Seed(o.root);
-  int v0 = vrank(o.root);
-  if (v0 < 0) {  // the root is a dropout: its survivor comes next to it
-    v0 = o.root / 2;
-    placer.Place(real(v0), o.root);
-  } else if (v0 < rem) {
-    placer.Place(real(v0) ^ 1, o.root);
-  }
-  WalkHypercube(Dims(levels, last_heaviest), [&](int64_t w, int64_t ref) {
-    const int v = static_cast<int>(w) ^ v0;
-    const int r = real(v);
-    placer.Place(r, real(static_cast<int>(ref) ^ v0));
-    if (v < rem) placer.Place(r ^ 1, r);
-  });
-  return placer.Release();
-}
-
 // Shifted rank helpers for rooted trees: v = (r - root) mod p.
 struct Shift {
   int p, root;
   int Real(int64_t v) const { return static_cast<int>((v + root) % p); }
 };
 
+// How every heuristic starts: check the placement and the root, keep the root in its own
+// slot, then let `place` put the other ranks next to ranks already placed. `place(placer,
+// shift)` gets the seeded placer and the shift that makes the root virtual rank 0; it
+// returns an error only for options of its own (nothing placed so far is returned then).
+template <typename Place>
+absl::StatusOr<Mapping> PlaceFromRoot(const RankDistance& d, const ReorderOptions& o, Place place) {
+  if (absl::Status s = CheckCommon(d, o); !s.ok()) return s;
+  Placer placer(d);
+  placer.Seed(o.root);
+  if (absl::Status s = place(placer, Shift{d.size(), o.root}); !s.ok()) return s;
+  return placer.Release();
+}
+
+// Recursive doubling / Rabenseifner on real ranks with the non-power-of-two pre-step: pairs
+// (2i, 2i+1), i < rem, merge into one vrank held by the survivor (odd for recursive
+// doubling, even for Rabenseifner); the dropout is placed right after its survivor because
+// the pre/post steps exchange the whole vector between them.
+absl::StatusOr<Mapping> PairedHypercube(const RankDistance& d, const ReorderOptions& o,
+                                        bool last_heaviest, int survivor_parity) {
+  return PlaceFromRoot(d, o, [&](Placer& placer, const Shift&) {
+    const int p = d.size();
+    const int levels = Log2Floor(p);
+    const int pof2 = 1 << levels;
+    const int rem = p - pof2;
+    auto real = [&](int v) { return v < rem ? 2 * v + survivor_parity : v + rem; };
+    auto vrank = [&](int r) {
+      if (r < 2 * rem) return (r % 2 == survivor_parity) ? r / 2 : -1;
+      return r - rem;
+    };
+    int v0 = vrank(o.root);
+    if (v0 < 0) {  // the root is a dropout: its survivor comes next to it
+      v0 = o.root / 2;
+      placer.Place(real(v0), o.root);
+    } else if (v0 < rem) {
+      placer.Place(real(v0) ^ 1, o.root);
+    }
+    WalkHypercube(Dims(levels, last_heaviest), [&](int64_t w, int64_t ref) {
+      const int v = static_cast<int>(w) ^ v0;
+      const int r = real(v);
+      placer.Place(r, real(static_cast<int>(ref) ^ v0));
+      if (v < rem) placer.Place(r ^ 1, r);
+    });
+    return absl::OkStatus();
+  });
+}
+
 // Breadth-first walk of a tree on shifted ranks rooted at 0: children(v, child) calls
 // child(c) for every child c of v, nearest-first; each child is placed next to its parent.
 template <typename Children>
-Mapping PlaceTreeBreadthFirst(const RankDistance& d, int root, Children children) {
-  const int p = d.size();
-  const Shift sh{p, root};
-  Placer placer(d);
-  placer.Seed(root);
-  std::vector<int32_t> queue{0};
-  queue.reserve(p);
-  for (size_t head = 0; head < queue.size(); ++head) {
-    const int64_t v = queue[head];
-    children(v, [&](int64_t c) {
-      placer.Place(sh.Real(c), sh.Real(v));
-      queue.push_back(static_cast<int32_t>(c));
-    });
-  }
-  return placer.Release();
+absl::StatusOr<Mapping> PlaceTreeBreadthFirst(const RankDistance& d, const ReorderOptions& o,
+                                              Children children) {
+  return PlaceFromRoot(d, o, [&](Placer& placer, const Shift& sh) {
+    std::vector<int32_t> queue{0};
+    queue.reserve(d.size());
+    for (size_t head = 0; head < queue.size(); ++head) {
+      const int64_t v = queue[head];
+      children(v, [&](int64_t c) {
+        placer.Place(sh.Real(c), sh.Real(v));
+        queue.push_back(static_cast<int32_t>(c));
+      });
+    }
+    return absl::OkStatus();
+  });
 }
 
 }  // namespace
@@ -281,33 +293,28 @@ std::string_view HeuristicName(Heuristic h) {
 }
 
 absl::StatusOr<Mapping> ReorderRing(const RankDistance& d, const ReorderOptions& o) {
-  if (absl::Status s = CheckCommon(d, o); !s.ok()) return s;
-  const int p = d.size();
-  Placer placer(d);
-  placer.Seed(o.root);
-  for (int i = 1; i < p; ++i) placer.Place((o.root + i) % p, (o.root + i - 1) % p);
-  return placer.Release();
+  return PlaceFromRoot(d, o, [&](Placer& placer, const Shift& sh) {
+    for (int i = 1; i < sh.p; ++i) placer.Place(sh.Real(i), sh.Real(i - 1));
+    return absl::OkStatus();
+  });
 }
 
 absl::StatusOr<Mapping> ReorderRecursiveDoubling(const RankDistance& d, bool last_stage_heaviest,
                                                  const ReorderOptions& o) {
-  if (absl::Status s = CheckCommon(d, o); !s.ok()) return s;
   // Open MPI's recursive doubling allreduce: even ranks < 2*extra drop out, odd survive.
   return PairedHypercube(d, o, last_stage_heaviest, /*survivor_parity=*/1);
 }
 
 absl::StatusOr<Mapping> ReorderRabenseifner(const RankDistance& d, const ReorderOptions& o) {
-  if (absl::Status s = CheckCommon(d, o); !s.ok()) return s;
   // Reduce-scatter step k exchanges m/2^(k+1) with vrank^2^k: the first stage is heaviest.
   // Odd ranks < 2*rem drop out, even survive.
   return PairedHypercube(d, o, /*last_heaviest=*/false, /*survivor_parity=*/0);
 }
 
 absl::StatusOr<Mapping> ReorderBinomialBcast(const RankDistance& d, const ReorderOptions& o) {
-  if (absl::Status s = CheckCommon(d, o); !s.ok()) return s;
   const int64_t p = d.size();
   // build_bmtree: children v + mask, v + 2*mask, ... (mask > v) come largest subtree first.
-  return PlaceTreeBreadthFirst(d, o.root, [p](int64_t v, auto&& child) {
+  return PlaceTreeBreadthFirst(d, o, [p](int64_t v, auto&& child) {
     int64_t mask = 1;
     while (mask <= v) mask <<= 1;
     for (; v + mask < p; mask <<= 1) child(v + mask);
@@ -315,101 +322,94 @@ absl::StatusOr<Mapping> ReorderBinomialBcast(const RankDistance& d, const Reorde
 }
 
 absl::StatusOr<Mapping> ReorderBinaryTreeBcast(const RankDistance& d, const ReorderOptions& o) {
-  if (absl::Status s = CheckCommon(d, o); !s.ok()) return s;
-  const int p = d.size();
-  const Shift sh{p, o.root};
-  Placer placer(d);
-  placer.Seed(o.root);
-  // build_tree(2): v at level L (2^(L+1)-1 > v) has children v + delta, v + 2*delta with
-  // delta = 2^L. Both children are placed when their parent is visited (it sends to them
-  // concurrently), greater child first; exploration is depth-first, greater child first.
-  std::vector<int64_t> stack{0};
-  while (!stack.empty()) {
-    const int64_t v = stack.back();
-    stack.pop_back();
-    int64_t delta = 1;
-    while (2 * delta - 1 <= v) delta <<= 1;
-    const int64_t small = v + delta, big = v + 2 * delta;
-    if (big < p) placer.Place(sh.Real(big), sh.Real(v));
-    if (small < p) placer.Place(sh.Real(small), sh.Real(v));
-    if (small < p) stack.push_back(small);
-    if (big < p) stack.push_back(big);
-  }
-  return placer.Release();
+  return PlaceFromRoot(d, o, [&](Placer& placer, const Shift& sh) {
+    const int p = sh.p;
+    // build_tree(2): v at level L (2^(L+1)-1 > v) has children v + delta, v + 2*delta with
+    // delta = 2^L. Both children are placed when their parent is visited (it sends to them
+    // concurrently), greater child first; exploration is depth-first, greater child first.
+    std::vector<int64_t> stack{0};
+    while (!stack.empty()) {
+      const int64_t v = stack.back();
+      stack.pop_back();
+      int64_t delta = 1;
+      while (2 * delta - 1 <= v) delta <<= 1;
+      const int64_t small = v + delta, big = v + 2 * delta;
+      if (big < p) placer.Place(sh.Real(big), sh.Real(v));
+      if (small < p) placer.Place(sh.Real(small), sh.Real(v));
+      if (small < p) stack.push_back(small);
+      if (big < p) stack.push_back(big);
+    }
+    return absl::OkStatus();
+  });
 }
 
 absl::StatusOr<Mapping> ReorderKnomialBcast(const RankDistance& d, const ReorderOptions& o) {
-  if (absl::Status s = CheckCommon(d, o); !s.ok()) return s;
-  const int64_t radix = o.knomial_radix;
-  if (radix < 2) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("reorder: k-nomial radix ", radix, " must be >= 2"));
-  }
-  const int p = d.size();
-  const Shift sh{p, o.root};
-  Placer placer(d);
-  placer.Seed(o.root);
-  // build_kmtree: the children of v are v + k*mask (k = 1..radix-1) for masks below v's
-  // lowest non-zero radix digit (every mask < p for the root). Mask 1 children are leaves:
-  // they go first, next to v; then subtrees in increasing size, each depth-first, which keeps
-  // every subtree (a contiguous shifted range) together.
-  struct Frame {
-    int64_t v, mask, k, top;  // next (mask, k) to expand; masks below `top` exist
-  };
-  int64_t root_top = 1;
-  while (root_top < p) root_top *= radix;
-  std::vector<Frame> stack{{0, 1, 1, root_top}};
-  while (!stack.empty()) {
-    Frame& f = stack.back();
-    if (f.mask >= f.top) {
-      stack.pop_back();
-      continue;
+  return PlaceFromRoot(d, o, [&](Placer& placer, const Shift& sh) {
+    const int64_t radix = o.knomial_radix;
+    if (radix < 2) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("reorder: k-nomial radix ", radix, " must be >= 2"));
     }
-    if (f.mask == 1) {
-      for (int64_t k = 1; k < radix && f.v + k < p; ++k) {
-        placer.Place(sh.Real(f.v + k), sh.Real(f.v));
+    const int p = sh.p;
+    // build_kmtree: the children of v are v + k*mask (k = 1..radix-1) for masks below v's
+    // lowest non-zero radix digit (every mask < p for the root). Mask 1 children are leaves:
+    // they go first, next to v; then subtrees in increasing size, each depth-first, which keeps
+    // every subtree (a contiguous shifted range) together.
+    struct Frame {
+      int64_t v, mask, k, top;  // next (mask, k) to expand; masks below `top` exist
+    };
+    int64_t root_top = 1;
+    while (root_top < p) root_top *= radix;
+    std::vector<Frame> stack{{0, 1, 1, root_top}};
+    while (!stack.empty()) {
+      Frame& f = stack.back();
+      if (f.mask >= f.top) {
+        stack.pop_back();
+        continue;
       }
-      f.mask = radix;
-      continue;
+      if (f.mask == 1) {
+        for (int64_t k = 1; k < radix && f.v + k < p; ++k) {
+          placer.Place(sh.Real(f.v + k), sh.Real(f.v));
+        }
+        f.mask = radix;
+        continue;
+      }
+      if (f.k >= radix) {
+        f.mask *= radix;
+        f.k = 1;
+        continue;
+      }
+      const int64_t v = f.v, mask = f.mask, c = f.v + f.k * f.mask;
+      ++f.k;
+      if (c >= p) {  // larger k and larger masks are out of range too
+        f.mask = f.top;
+        continue;
+      }
+      placer.Place(sh.Real(c), sh.Real(v));
+      stack.push_back({c, 1, 1, mask});  // invalidates f
     }
-    if (f.k >= radix) {
-      f.mask *= radix;
-      f.k = 1;
-      continue;
-    }
-    const int64_t v = f.v, mask = f.mask, c = f.v + f.k * f.mask;
-    ++f.k;
-    if (c >= p) {  // larger k and larger masks are out of range too
-      f.mask = f.top;
-      continue;
-    }
-    placer.Place(sh.Real(c), sh.Real(v));
-    stack.push_back({c, 1, 1, mask});  // invalidates f
-  }
-  return placer.Release();
+    return absl::OkStatus();
+  });
 }
 
 absl::StatusOr<Mapping> ReorderScatterAllgather(const RankDistance& d, const ReorderOptions& o) {
-  if (absl::Status s = CheckCommon(d, o); !s.ok()) return s;
-  const int p = d.size();
-  const Shift sh{p, o.root};
-  Placer placer(d);
-  placer.Seed(o.root);
-  // Allgather partner at step k is v ^ 2^k with 2^k blocks: last stage heaviest. Shifted
-  // ranks >= p do not exist; their references are smaller, hence always real.
-  WalkHypercube(Dims(Log2Ceil(p), /*last_heaviest=*/true), [&](int64_t w, int64_t ref) {
-    if (w < p) placer.Place(sh.Real(w), sh.Real(ref));
+  return PlaceFromRoot(d, o, [&](Placer& placer, const Shift& sh) {
+    const int p = sh.p;
+    // Allgather partner at step k is v ^ 2^k with 2^k blocks: last stage heaviest. Shifted
+    // ranks >= p do not exist; their references are smaller, hence always real.
+    WalkHypercube(Dims(Log2Ceil(p), /*last_heaviest=*/true), [&](int64_t w, int64_t ref) {
+      if (w < p) placer.Place(sh.Real(w), sh.Real(ref));
+    });
+    return absl::OkStatus();
   });
-  return placer.Release();
 }
 
 absl::StatusOr<Mapping> ReorderBinomialGather(const RankDistance& d, const ReorderOptions& o) {
-  if (absl::Status s = CheckCommon(d, o); !s.ok()) return s;
   const int64_t p = d.size();
   const int64_t root_bound = int64_t{1} << Log2Ceil(p);
   // In-order binomial tree: children of v are v + mask for masks below v's lowest set bit;
   // child v + mask forwards min(mask, p - v - mask) blocks, so larger masks go first.
-  return PlaceTreeBreadthFirst(d, o.root, [p, root_bound](int64_t v, auto&& child) {
+  return PlaceTreeBreadthFirst(d, o, [p, root_bound](int64_t v, auto&& child) {
     const int64_t bound = v == 0 ? root_bound : (v & -v);
     for (int64_t mask = bound >> 1; mask >= 1; mask >>= 1) {
       if (v + mask < p) child(v + mask);
