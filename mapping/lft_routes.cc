@@ -385,27 +385,36 @@ absl::StatusOr<std::unique_ptr<RouteSource>> LftRoutes::ForJob(
   return JobView(*this, fabric_hosts);
 }
 
-namespace {
+LftRoutes::DestinationScratch::DestinationScratch(size_t n)
+    : epoch(n, 0), state(n, 0), dist(n, 0), next(n, -1), link(n, -1) {}
 
-// Per-destination scratch over all nodes, reset in O(touched) by an epoch stamp.
-struct DestinationScratch {
-  std::vector<uint32_t> epoch;
-  std::vector<int8_t> state;  // 1 = on the current walk, 2 = done
-  std::vector<int32_t> dist;  // switches still to cross, this one included
-  std::vector<int32_t> next;  // next switch node, -1 when this switch delivers
-  std::vector<int32_t> link;  // directed link out (-1 when the switch itself is the owner)
-  uint32_t now = 0;
-  explicit DestinationScratch(size_t n)
-      : epoch(n, 0), state(n, 0), dist(n, 0), next(n, -1), link(n, -1) {}
-  void Touch(int node) {
-    if (epoch[node] != now) {
-      epoch[node] = now;
-      state[node] = 0;
-    }
+void LftRoutes::DestinationScratch::Touch(int node) {
+  if (epoch[node] != now) {
+    epoch[node] = now;
+    state[node] = 0;
   }
-};
+}
 
-}  // namespace
+int LftRoutes::WalkToSettled(int start, uint32_t dlid, PortRef owner, bool need_link,
+                             DestinationScratch& sc, std::vector<int32_t>* path) const {
+  for (int cur = start;;) {
+    sc.Touch(cur);
+    if (sc.state[cur] == 2) return cur;
+    if (sc.state[cur] == 1 || static_cast<int>(path->size()) >= kMaxSwitchHops) {
+      return kWalkFailed;
+    }
+    sc.state[cur] = 1;
+    path->push_back(cur);
+    Step step;
+    if (!SwitchStep(cur, dlid, owner, &step).ok() || (need_link && step.link < 0)) {
+      return kWalkFailed;
+    }
+    sc.link[cur] = step.link;
+    sc.next[cur] = step.delivered ? -1 : step.next_node;
+    if (step.delivered) return kWalkDelivered;
+    cur = step.next_node;
+  }
+}
 
 absl::Status LftRoutes::CheckHostRoutes() const {
   // Counting walks every (attachment switch, destination) once, which is the check.
@@ -468,31 +477,9 @@ absl::StatusOr<std::vector<int64_t>> LftRoutes::AllPairsLinkSharing() const {
       const Peer* up = PeerOf(host_port_[a].node, host_port_[a].port);
       if (fabric_.nodes[up->node].type != NodeType::kSwitch) continue;
       path.clear();
-      int cur = up->node;
-      int tail = 0;  // dist of the first known switch
-      bool failed = false;
-      for (;;) {
-        sc.Touch(cur);
-        if (sc.state[cur] == 2) {
-          tail = sc.dist[cur];
-          break;
-        }
-        if (sc.state[cur] == 1 || static_cast<int>(path.size()) >= kMaxSwitchHops) {
-          failed = true;
-          break;
-        }
-        sc.state[cur] = 1;
-        path.push_back(cur);
-        Step step;
-        if (!SwitchStep(cur, dlid, owner, &step).ok()) {
-          failed = true;
-          break;
-        }
-        sc.link[cur] = step.link;
-        sc.next[cur] = step.delivered ? -1 : step.next_node;
-        if (step.delivered) break;
-        cur = step.next_node;
-      }
+      const int end = WalkToSettled(up->node, dlid, owner, /*need_link=*/false, sc, &path);
+      const bool failed = end == kWalkFailed;
+      const int tail = end >= 0 ? sc.dist[end] : 0;  // dist of the first known switch
       if (failed || tail + static_cast<int>(path.size()) > kMaxSwitchHops) {
         absl::Status s = Walk(host_port_[a], dlid, /*links_only=*/true, &r);
         if (s.ok()) {
@@ -642,44 +629,25 @@ LftRoutes::SwitchRouteTable LftRoutes::BuildSwitchRouteTable() const {
     ++sc.now;
     for (int r = 0; r < rows; ++r) {
       path.clear();
-      int cur = row_nodes[r];
+      // need_link: a dead end, or a switch owning a host's LID, is no host route.
+      const int end = WalkToSettled(row_nodes[r], dlid, owner, /*need_link=*/true, sc, &path);
+      bool failed = end == kWalkFailed;
       int tail = 0;
       double tail_wide = 0.0;
-      bool failed = false;
-      for (;;) {
-        sc.Touch(cur);
-        if (sc.state[cur] == 2) {
-          tail = sc.dist[cur];
-          tail_wide = wide[cur];
-          failed = tail < 0;
-          break;
-        }
-        if (sc.state[cur] == 1 || static_cast<int>(path.size()) >= kMaxSwitchHops) {
-          failed = true;
-          break;
-        }
-        sc.state[cur] = 1;
-        path.push_back(cur);
-        Step step;
-        if (!SwitchStep(cur, dlid, owner, &step).ok() || step.link < 0) {
-          failed = true;  // dead end, or a switch owns a host's LID: no host route
-          break;
-        }
-        sc.link[cur] = step.link;
-        if (step.delivered) {
-          // The delivering switch is settled here (1 switch, its cable to b); the walk's
-          // earlier switches are settled below from it.
-          sc.next[cur] = -1;
-          sc.state[cur] = 2;
-          sc.dist[cur] = 1;
-          wide[cur] = link_gbps(step.link);
-          path.pop_back();
-          tail = 1;
-          tail_wide = wide[cur];
-          break;
-        }
-        sc.next[cur] = step.next_node;
-        cur = step.next_node;
+      if (end >= 0) {
+        tail = sc.dist[end];
+        tail_wide = wide[end];
+        failed = tail < 0;
+      } else if (end == kWalkDelivered) {
+        // The delivering switch is settled here (1 switch, its cable to b); the walk's
+        // earlier switches are settled below from it.
+        const int last = path.back();
+        sc.state[last] = 2;
+        sc.dist[last] = 1;
+        wide[last] = link_gbps(sc.link[last]);
+        path.pop_back();
+        tail = 1;
+        tail_wide = wide[last];
       }
       // Unwind the walk from its far end, closest switches first.
       for (size_t i = path.size(); i-- > 0;) {

@@ -190,6 +190,28 @@ class LftRoutes final : public RouteSource {
   // The walk behind RouteToLid; `route` may hold only the links when `links_only`.
   absl::Status Walk(PortRef src, uint32_t dlid, bool links_only, LftRoute* route) const;
 
+  // Per-destination scratch over all nodes, reset in O(touched) by an epoch stamp.
+  struct DestinationScratch {
+    std::vector<uint32_t> epoch;
+    std::vector<int8_t> state;  // 1 = on the current walk, 2 = done
+    std::vector<int32_t> dist;  // switches still to cross, this one included
+    std::vector<int32_t> next;  // next switch node, -1 when this switch delivers
+    std::vector<int32_t> link;  // directed link out (-1 when the switch itself is the owner)
+    uint32_t now = 0;
+    explicit DestinationScratch(size_t n);
+    void Touch(int node);
+  };
+  static constexpr int kWalkDelivered = -1;
+  static constexpr int kWalkFailed = -2;
+  // The hop-by-hop LFT walk toward `dlid` (owned by `owner`) from switch `start`, memoised
+  // per destination in `sc`: follows SwitchStep until the route is delivered or meets a
+  // switch already settled (state 2) for this destination. Appends the switches it walks to
+  // `path` (state 1, with sc.link and sc.next set; next = -1 where delivered). Returns that
+  // settled switch, kWalkDelivered, or kWalkFailed for a loop, a walk beyond
+  // kMaxSwitchHops, a step SwitchStep refuses, or (with `need_link`) one leaving by no link.
+  int WalkToSettled(int start, uint32_t dlid, PortRef owner, bool need_link, DestinationScratch& sc,
+                    std::vector<int32_t>* path) const;
+
   fabric::Fabric fabric_;
   fabric::ForwardingTables tables_;
   HostGraph graph_;
