@@ -154,7 +154,6 @@ class Store {
                                              const fabric::ForwardingTables* tables,
                                              SnapshotInfo info) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status ApplyRetention(int64_t current_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::StatusOr<fabric::Fabric> ReadFabric(int64_t snapshot_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void MaybeCrash(const char* point) const;
 
   const StoreOptions options_;
