@@ -6,25 +6,25 @@
 
 namespace toporr::daemon {
 
-absl::StatusOr<std::unique_ptr<mapping::PairCosts>> BuildPairCosts(
-    const fabric::Fabric& fabric, std::optional<fabric::ForwardingTables> tables,
-    const mapping::CostModelOptions& model) {
+void Serving::Serve(ServedCosts served) {
+  costs = std::move(served.costs);
+  routes = served.routes;
+  tables = routes != nullptr ? &routes->tables() : nullptr;
+}
+
+absl::StatusOr<ServedCosts> BuildPairCosts(const fabric::Fabric& fabric,
+                                           std::optional<fabric::ForwardingTables> tables,
+                                           const mapping::CostModelOptions& model) {
+  ServedCosts out;
   if (tables.has_value()) {
     ASSIGN_OR_RETURN(auto lft, mapping::LftHostCosts::Create(fabric, std::move(*tables), model));
-    return std::unique_ptr<mapping::PairCosts>(std::move(lft));
+    out.routes = &lft->routes();
+    out.costs = std::move(lft);
+    return out;
   }
-  ASSIGN_OR_RETURN(auto graph, mapping::HostCosts::Create(fabric, model));
-  return std::unique_ptr<mapping::PairCosts>(std::move(graph));
+  ASSIGN_OR_RETURN(out.costs, mapping::HostCosts::Create(fabric, model));
+  return out;
 }
-
-namespace {
-
-const fabric::ForwardingTables* TablesOf(const mapping::PairCosts& costs) {
-  if (costs.route_kind() != mapping::PairCosts::RouteKind::kForwardingTables) return nullptr;
-  return &static_cast<const mapping::LftHostCosts&>(costs).routes().tables();
-}
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<FabricState>> FabricState::Create(FabricStateOptions options) {
   std::unique_ptr<FabricState> state(new FabricState(options));
@@ -36,9 +36,9 @@ absl::StatusOr<std::unique_ptr<FabricState>> FabricState::Create(FabricStateOpti
     serving->info = *current;
     ASSIGN_OR_RETURN(serving->fabric, state->store_->LoadFabric(current->id));
     ASSIGN_OR_RETURN(auto tables, state->store_->LoadForwardingTables(current->id));
-    ASSIGN_OR_RETURN(serving->costs,
+    ASSIGN_OR_RETURN(ServedCosts costs,
                      BuildPairCosts(serving->fabric, std::move(tables), options.cost_model));
-    serving->tables = TablesOf(*serving->costs);
+    serving->Serve(std::move(costs));
     std::lock_guard<std::mutex> c(state->current_mu_);
     state->current_ = std::move(serving);
   }
@@ -50,8 +50,7 @@ std::shared_ptr<const Serving> FabricState::Current() const {
   return current_;
 }
 
-absl::StatusOr<IngestOutcome> FabricState::StoreAndServe(fabric::Fabric fabric,
-                                                         std::unique_ptr<mapping::PairCosts> costs,
+absl::StatusOr<IngestOutcome> FabricState::StoreAndServe(fabric::Fabric fabric, ServedCosts costs,
                                                          const std::string& source_kind,
                                                          const std::string& source_name,
                                                          std::vector<std::string> warnings) {
@@ -62,7 +61,8 @@ absl::StatusOr<IngestOutcome> FabricState::StoreAndServe(fabric::Fabric fabric,
                                ": no hosts derived from CA descriptions (all CAs anonymous); "
                                "provide a GUID -> host map");
   }
-  const fabric::ForwardingTables* stored_tables = TablesOf(*costs);
+  const fabric::ForwardingTables* stored_tables =
+      costs.routes != nullptr ? &costs.routes->tables() : nullptr;
   ASSIGN_OR_RETURN(db::IngestResult result,
                    store_->Ingest(fabric, stored_tables, source_kind, source_name));
   outcome.snapshot = result.snapshot;
@@ -72,8 +72,7 @@ absl::StatusOr<IngestOutcome> FabricState::StoreAndServe(fabric::Fabric fabric,
     auto serving = std::make_shared<Serving>();
     serving->info = result.snapshot;
     serving->fabric = std::move(fabric);
-    serving->costs = std::move(costs);
-    serving->tables = stored_tables;
+    serving->Serve(std::move(costs));
     std::lock_guard<std::mutex> c(current_mu_);
     current_ = std::move(serving);
   }
@@ -98,7 +97,7 @@ absl::StatusOr<IngestOutcome> FabricState::Ingest(InputFormat format,
             ": forwarding tables need a topology first; ingest an "
             "ibnetdiscover (or opareport) dump of the same fabric");
       }
-      absl::StatusOr<std::unique_ptr<mapping::PairCosts>> costs =
+      absl::StatusOr<ServedCosts> costs =
           BuildPairCosts(now->fabric, std::move(tables), options_.cost_model);
       if (!costs.ok()) {
         return absl::Status(costs.status().code(),
@@ -129,14 +128,13 @@ absl::StatusOr<IngestOutcome> FabricState::IngestFabric(fabric::Fabric fabric,
                                                         const std::string& source_name) {
   std::lock_guard<std::mutex> l(ingest_mu_);
   std::vector<std::string> warnings;
-  std::unique_ptr<mapping::PairCosts> costs;
+  ServedCosts costs;
   if (tables != nullptr) {
     ASSIGN_OR_RETURN(costs, BuildPairCosts(fabric, *tables, options_.cost_model));
   } else if (std::shared_ptr<const Serving> now = Current(); now && now->tables) {
     // Keep the current routes when they still describe this fabric (e.g. a re-discovery
     // that found the same LIDs); a changed fabric needs a fresh LFT dump.
-    absl::StatusOr<std::unique_ptr<mapping::PairCosts>> kept =
-        BuildPairCosts(fabric, *now->tables, options_.cost_model);
+    absl::StatusOr<ServedCosts> kept = BuildPairCosts(fabric, *now->tables, options_.cost_model);
     if (kept.ok()) {
       costs = std::move(*kept);
     } else {
@@ -146,7 +144,7 @@ absl::StatusOr<IngestOutcome> FabricState::IngestFabric(fabric::Fabric fabric,
                                       "dump is ingested"));
     }
   }
-  if (costs == nullptr) {
+  if (costs.costs == nullptr) {
     ASSIGN_OR_RETURN(costs, BuildPairCosts(fabric, std::nullopt, options_.cost_model));
   }
   return StoreAndServe(std::move(fabric), std::move(costs), source_kind, source_name,
@@ -158,18 +156,17 @@ absl::StatusOr<IngestOutcome> FabricState::CheckTraces(const std::string& source
   ASSIGN_OR_RETURN(std::vector<fabric::Trace> traces,
                    collectors::ParseTracesInput(source_name, content));
   std::shared_ptr<const Serving> now = Current();
-  if (now == nullptr || now->tables == nullptr) {
+  if (now == nullptr || now->routes == nullptr) {
     return absl::FailedPreconditionError(
         source_name +
         ": traces are checked against forwarding tables; ingest an LFT dump "
         "(--format lft or opensm-lfts) first");
   }
-  const auto& lft = static_cast<const mapping::LftHostCosts&>(*now->costs);
   IngestOutcome outcome;
   outcome.snapshot = now->info;
   for (const fabric::Trace& trace : traces) {
     ++outcome.traces_checked;
-    std::vector<std::string> diffs = mapping::CompareTrace(lft.routes(), trace);
+    std::vector<std::string> diffs = mapping::CompareTrace(*now->routes, trace);
     if (diffs.empty()) continue;
     ++outcome.trace_disagreements;
     for (const std::string& d : diffs) {
@@ -190,6 +187,19 @@ FabricState::LoadSnapshot(int64_t id) {
   ASSIGN_OR_RETURN(fabric::Fabric fabric, store_->LoadFabric(id));
   ASSIGN_OR_RETURN(auto tables, store_->LoadForwardingTables(id));
   return std::make_pair(std::move(fabric), std::move(tables));
+}
+
+absl::StatusOr<SnapshotDiff> FabricState::Diff(int64_t from, int64_t to) {
+  ASSIGN_OR_RETURN(auto a, LoadSnapshot(from));
+  ASSIGN_OR_RETURN(auto b, LoadSnapshot(to));
+  SnapshotDiff out;
+  out.diff = fabric::DiffFabrics(a.first, a.second ? &*a.second : nullptr, b.first,
+                                 b.second ? &*b.second : nullptr);
+  fabric::DiffFormatOptions fmt;
+  fmt.label_a = absl::StrCat("snapshot ", from);
+  fmt.label_b = absl::StrCat("snapshot ", to);
+  out.report = fabric::FormatFabricDiff(out.diff, fmt);
+  return out;
 }
 
 }  // namespace toporr::daemon

@@ -28,9 +28,18 @@
 #include "collectors/hosts.h"
 #include "db/store.h"
 #include "fabric/fabric.h"
+#include "fabric/fabric_diff.h"
 #include "mapping/host_costs.h"
+#include "mapping/lft_routes.h"
 
 namespace toporr::daemon {
+
+// Host-pair costs as built for a fabric, with the LFT routes they walk kept by the builder
+// (the one place that knows the concrete costs type).
+struct ServedCosts {
+  std::unique_ptr<mapping::PairCosts> costs;
+  const mapping::LftRoutes* routes = nullptr;  // owned by `costs`; null: shortest paths
+};
 
 // One snapshot as served: metadata, the fabric and its host-pair costs (along forwarding
 // tables when the snapshot has them, else widest-shortest paths).
@@ -38,7 +47,17 @@ struct Serving {
   db::SnapshotInfo info;
   fabric::Fabric fabric;
   std::unique_ptr<mapping::PairCosts> costs;
-  const fabric::ForwardingTables* tables = nullptr;  // owned by `costs`; null: none
+  const mapping::LftRoutes* routes = nullptr;        // owned by `costs`; null: none
+  const fabric::ForwardingTables* tables = nullptr;  // routes->tables(); null: none
+
+  // Takes `served` as this snapshot's costs, routes and tables.
+  void Serve(ServedCosts served);
+};
+
+// What changed between two stored snapshots: the diff and its text report.
+struct SnapshotDiff {
+  fabric::FabricDiff diff;
+  std::string report;
 };
 
 using collectors::InputFormat;
@@ -83,13 +102,16 @@ class FabricState {
   absl::StatusOr<std::pair<fabric::Fabric, std::optional<fabric::ForwardingTables>>> LoadSnapshot(
       int64_t id);
 
+  // The diff from snapshot `from` to snapshot `to` (both stored), labelled "snapshot N".
+  // kNotFound when either is not stored.
+  absl::StatusOr<SnapshotDiff> Diff(int64_t from, int64_t to);
+
  private:
   explicit FabricState(FabricStateOptions options) : options_(std::move(options)) {}
   // Stores `fabric` with the routes `costs` walks (if any) unless the content is already
   // current, and serves it. `costs` is built by the caller (BuildPairCosts) before anything
   // is stored, so that a fabric we cannot serve is never stored.
-  absl::StatusOr<IngestOutcome> StoreAndServe(fabric::Fabric fabric,
-                                              std::unique_ptr<mapping::PairCosts> costs,
+  absl::StatusOr<IngestOutcome> StoreAndServe(fabric::Fabric fabric, ServedCosts costs,
                                               const std::string& source_kind,
                                               const std::string& source_name,
                                               std::vector<std::string> warnings)
@@ -105,9 +127,9 @@ class FabricState {
 };
 
 // Host-pair costs for a fabric: along `tables` when given, else widest-shortest paths.
-absl::StatusOr<std::unique_ptr<mapping::PairCosts>> BuildPairCosts(
-    const fabric::Fabric& fabric, std::optional<fabric::ForwardingTables> tables,
-    const mapping::CostModelOptions& model);
+absl::StatusOr<ServedCosts> BuildPairCosts(const fabric::Fabric& fabric,
+                                           std::optional<fabric::ForwardingTables> tables,
+                                           const mapping::CostModelOptions& model);
 
 }  // namespace toporr::daemon
 

@@ -5,9 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "daemon/cost_matrices.h"
 #include "daemon/grpc_status.h"
-#include "fabric/fabric_diff.h"
-#include "mapping/quantized_costs.h"
 
 namespace toporr::daemon {
 namespace {
@@ -46,28 +45,6 @@ absl::StatusOr<std::vector<int>> ResolveHosts(
   return out;
 }
 
-void AppendCost(const mapping::HostPairCost& c, v1::CostArrays* out) {
-  out->add_hops(c.hops);
-  out->add_bottleneck_gbps(static_cast<float>(c.bottleneck_gbps));
-  out->add_latency_ns(static_cast<float>(c.latency_ns));
-}
-
-// The matrix written straight into the response's byte fields. kOutOfRange when it does
-// not fit the compact form (the caller sends CostArrays instead).
-absl::Status FillCompact(const mapping::PairCosts& costs, const std::vector<int>& hosts,
-                         v1::CompactCosts* out) {
-  std::vector<double> rates;
-  RETURN_IF_ERROR(
-      costs.MatrixCompact(hosts, out->mutable_hops(), out->mutable_rate_index(), &rates));
-  out->mutable_rates_gbps()->Reserve(static_cast<int>(rates.size()));
-  for (double r : rates) out->add_rates_gbps(static_cast<float>(r));
-  const mapping::CostModelOptions& model = costs.cost_model();
-  out->set_nic_latency_ns(model.nic_latency_ns);
-  out->set_switch_latency_ns(model.switch_latency_ns);
-  out->set_link_latency_ns(model.link_latency_ns);
-  return absl::OkStatus();
-}
-
 void ToProto(const mapping::HostPairCost& c, v1::Cost* out) {
   out->set_hops(c.hops);
   out->set_bottleneck_gbps(c.bottleneck_gbps);
@@ -98,12 +75,6 @@ void HcaToProto(const fabric::Fabric& f, int ca, v1::Hca* out) {
       port->set_rate_gbps(link.data_rate_gbps);
     }
   }
-}
-
-v1::RouteKind RouteKindOf(const Serving& s) {
-  return s.costs->route_kind() == mapping::PairCosts::RouteKind::kForwardingTables
-             ? v1::FORWARDING_TABLES
-             : v1::SHORTEST_PATH;
 }
 
 // The wire enum and the collectors' formats, one to one.
@@ -172,7 +143,7 @@ grpc::Status TopologyService::ListHosts(grpc::ServerContext*, const v1::ListHost
 
 grpc::Status TopologyService::GetCostRow(grpc::ServerContext*, const v1::GetCostRowRequest* req,
                                          v1::GetCostRowResponse* resp) {
-  auto run = [&]() -> absl::Status {
+  return Serve([&]() -> absl::Status {
     if (req->host().empty()) return absl::InvalidArgumentError("host is required");
     ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
     const Serving& s = *current;
@@ -200,14 +171,13 @@ grpc::Status TopologyService::GetCostRow(grpc::ServerContext*, const v1::GetCost
       AppendCost(s.costs->Cost(self, c), costs);
     }
     return absl::OkStatus();
-  };
-  return ToGrpcStatus(run());
+  });
 }
 
 grpc::Status TopologyService::GetCostMatrix(grpc::ServerContext*,
                                             const v1::GetCostMatrixRequest* req,
                                             v1::GetCostMatrixResponse* resp) {
-  auto run = [&]() -> absl::Status {
+  return Serve([&]() -> absl::Status {
     if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
     if (req->hosts_size() > kMaxMatrixHosts) {
       return absl::InvalidArgumentError(
@@ -218,43 +188,14 @@ grpc::Status TopologyService::GetCostMatrix(grpc::ServerContext*,
     const Serving& s = *current;
     ASSIGN_OR_RETURN(std::vector<int> hosts,
                      ResolveHosts(s, req->hosts(), /*allow_duplicates=*/false));
-    if (req->compact() && cache_ != nullptr) {
-      if (auto hit = cache_->Find(*req, s.info.id)) {
-        *resp = *hit;
-        return absl::OkStatus();
-      }
-    }
-    resp->set_snapshot_id(s.info.id);
-    resp->set_route_kind(RouteKindOf(s));
-    *resp->mutable_hosts() = req->hosts();
-    if (req->compact()) {
-      absl::Status compact = FillCompact(*s.costs, hosts, resp->mutable_compact());
-      if (compact.ok()) {
-        if (cache_ != nullptr) {
-          cache_->Insert(*req, s.info.id, std::make_shared<const v1::GetCostMatrixResponse>(*resp));
-        }
-        return absl::OkStatus();
-      }
-      if (compact.code() != absl::StatusCode::kOutOfRange) return compact;
-      resp->clear_compact();
-      resp->set_compact_fallback(std::string(compact.message()));
-    }
-    std::vector<mapping::HostPairCost> matrix;
-    s.costs->Matrix(hosts, &matrix);
-    v1::CostArrays* costs = resp->mutable_costs();
-    costs->mutable_hops()->Reserve(matrix.size());
-    costs->mutable_bottleneck_gbps()->Reserve(matrix.size());
-    costs->mutable_latency_ns()->Reserve(matrix.size());
-    for (const auto& c : matrix) AppendCost(c, costs);
-    return absl::OkStatus();
-  };
-  return ToGrpcStatus(run());
+    return FillCostMatrix(s, hosts, *req, cache_, resp);
+  });
 }
 
 grpc::Status TopologyService::GetQuantizedCostMatrix(grpc::ServerContext*,
                                                      const v1::GetQuantizedCostMatrixRequest* req,
                                                      v1::GetQuantizedCostMatrixResponse* resp) {
-  auto run = [&]() -> absl::Status {
+  return Serve([&]() -> absl::Status {
     if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
     if (req->hosts_size() > kMaxMatrixHosts * 4) {
       return absl::InvalidArgumentError(
@@ -267,32 +208,15 @@ grpc::Status TopologyService::GetQuantizedCostMatrix(grpc::ServerContext*,
     const Serving& s = *current;
     ASSIGN_OR_RETURN(std::vector<int> hosts,
                      ResolveHosts(s, req->hosts(), /*allow_duplicates=*/false));
-    std::vector<mapping::HostPairCost> matrix;
-    s.costs->Matrix(hosts, &matrix);
-    const int64_t ref = req->reference_bytes() > 0 ? req->reference_bytes() : 65536;
-    mapping::QuantizeOptions qopts;
-    qopts.reference_bytes = ref;
-    double ns_per_unit = 0;
-    std::vector<uint16_t> values = mapping::QuantizeCosts(matrix, qopts, &ns_per_unit);
-    std::string* bytes = resp->mutable_values();
-    bytes->resize(values.size() * 2);
-    for (size_t i = 0; i < values.size(); ++i) {
-      (*bytes)[2 * i] = static_cast<char>(values[i] & 0xff);
-      (*bytes)[2 * i + 1] = static_cast<char>(values[i] >> 8);
-    }
-    resp->set_snapshot_id(s.info.id);
+    FillQuantizedCostMatrix(s, hosts, req->reference_bytes(), resp);
     *resp->mutable_hosts() = req->hosts();
-    resp->set_ns_per_unit(ns_per_unit);
-    resp->set_reference_bytes(ref);
-    resp->set_route_kind(RouteKindOf(s));
     return absl::OkStatus();
-  };
-  return ToGrpcStatus(run());
+  });
 }
 
 grpc::Status TopologyService::GetPath(grpc::ServerContext*, const v1::GetPathRequest* req,
                                       v1::GetPathResponse* resp) {
-  auto run = [&]() -> absl::Status {
+  return Serve([&]() -> absl::Status {
     if (req->src_host().empty() || req->dst_host().empty()) {
       return absl::InvalidArgumentError("src_host and dst_host are required");
     }
@@ -322,13 +246,12 @@ grpc::Status TopologyService::GetPath(grpc::ServerContext*, const v1::GetPathReq
       }
     }
     return absl::OkStatus();
-  };
-  return ToGrpcStatus(run());
+  });
 }
 
 grpc::Status AdminService::Ingest(grpc::ServerContext*, const v1::IngestRequest* req,
                                   v1::IngestResponse* resp) {
-  auto run = [&]() -> absl::Status {
+  return Serve([&]() -> absl::Status {
     if (!privileged_) return absl::PermissionDeniedError(denial_reason_);
     const auto* known = std::find_if(std::begin(kFormats), std::end(kFormats),
                                      [&](const auto& f) { return f.first == req->format(); });
@@ -351,27 +274,25 @@ grpc::Status AdminService::Ingest(grpc::ServerContext*, const v1::IngestRequest*
                      state_->Ingest(format, req->source_name(), req->content(), req->host_map()));
     ToProto(outcome, resp);
     return absl::OkStatus();
-  };
-  return ToGrpcStatus(run());
+  });
 }
 
 grpc::Status AdminService::ListSnapshots(grpc::ServerContext*, const v1::ListSnapshotsRequest*,
                                          v1::ListSnapshotsResponse* resp) {
   // Read-only: allowed on every connection.
-  auto run = [&]() -> absl::Status {
+  return Serve([&]() -> absl::Status {
     ASSIGN_OR_RETURN(std::vector<db::SnapshotInfo> list, state_->ListSnapshots());
     auto current = state_->Current();
     for (const auto& info : list) {
       ToProto(info, current != nullptr && current->info.id == info.id, resp->add_snapshots());
     }
     return absl::OkStatus();
-  };
-  return ToGrpcStatus(run());
+  });
 }
 
 grpc::Status AdminService::GetDiff(grpc::ServerContext*, const v1::GetDiffRequest* req,
                                    v1::GetDiffResponse* resp) {
-  auto run = [&]() -> absl::Status {
+  return Serve([&]() -> absl::Status {
     int64_t to = req->to_snapshot();
     if (to == 0) {
       ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
@@ -380,13 +301,8 @@ grpc::Status AdminService::GetDiff(grpc::ServerContext*, const v1::GetDiffReques
     if (req->from_snapshot() <= 0 || to <= 0) {
       return absl::InvalidArgumentError("from_snapshot must be a snapshot id (see snapshots)");
     }
-    ASSIGN_OR_RETURN(auto a, state_->LoadSnapshot(req->from_snapshot()));
-    ASSIGN_OR_RETURN(auto b, state_->LoadSnapshot(to));
-    const fabric::FabricDiff diff = fabric::DiffFabrics(a.first, a.second ? &*a.second : nullptr,
-                                                        b.first, b.second ? &*b.second : nullptr);
-    fabric::DiffFormatOptions fmt;
-    fmt.label_a = absl::StrCat("snapshot ", req->from_snapshot());
-    fmt.label_b = absl::StrCat("snapshot ", to);
+    ASSIGN_OR_RETURN(SnapshotDiff d, state_->Diff(req->from_snapshot(), to));
+    const fabric::FabricDiff& diff = d.diff;
     resp->set_from_snapshot(req->from_snapshot());
     resp->set_to_snapshot(to);
     resp->set_identical(diff.empty());
@@ -403,15 +319,14 @@ grpc::Status AdminService::GetDiff(grpc::ServerContext*, const v1::GetDiffReques
     for (const auto& c : diff.route_changes) entries += c.entries_changed;
     resp->set_route_entries_changed(entries);
     resp->set_host_pairs_changed(diff.host_pairs_changed);
-    resp->set_report(fabric::FormatFabricDiff(diff, fmt));
+    resp->set_report(d.report);
     return absl::OkStatus();
-  };
-  return ToGrpcStatus(run());
+  });
 }
 
 grpc::Status AdminService::Discover(grpc::ServerContext*, const v1::DiscoverRequest*,
                                     v1::IngestResponse* resp) {
-  auto run = [&]() -> absl::Status {
+  return Serve([&]() -> absl::Status {
     if (!privileged_) return absl::PermissionDeniedError(denial_reason_);
     if (sweeper_ == nullptr) {
       return absl::FailedPreconditionError("live discovery is not configured on this daemon");
@@ -419,8 +334,7 @@ grpc::Status AdminService::Discover(grpc::ServerContext*, const v1::DiscoverRequ
     ASSIGN_OR_RETURN(IngestOutcome outcome, sweeper_->SweepNow());
     ToProto(outcome, resp);
     return absl::OkStatus();
-  };
-  return ToGrpcStatus(run());
+  });
 }
 
 }  // namespace toporr::daemon

@@ -9,6 +9,13 @@ namespace toporr::daemon {
 
 grpc::Status ToGrpcStatus(const absl::Status& status);
 
+// How every gRPC method answers: runs `body` (the conversion and validation, returning
+// absl::Status) and converts its result with ToGrpcStatus.
+template <typename Body>
+grpc::Status Serve(Body&& body) {
+  return ToGrpcStatus(body());
+}
+
 }  // namespace toporr::daemon
 
 #endif  // TOPORR_DAEMON_GRPC_STATUS_H_

@@ -1,0 +1,46 @@
+// The cost-matrix replies below the gRPC adapter: GetCostMatrix's choice between the reply
+// cache, the compact byte form and the plain arrays, and GetQuantizedCostMatrix's packing of
+// uint16 costs. The adapter validates the request and resolves host names; these functions
+// take the resolved host indices of one served snapshot and fill the reply.
+// Thread-safety: as the Serving (immutable) and MatrixCache (thread-safe) they are given.
+#ifndef TOPORR_DAEMON_COST_MATRICES_H_
+#define TOPORR_DAEMON_COST_MATRICES_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "daemon/fabric_state.h"
+#include "daemon/matrix_cache.h"
+#include "mapping/host_costs.h"
+#include "toporr/v1/toporr.pb.h"
+
+namespace toporr::daemon {
+
+// The route kind of the snapshot's costs, as the wire names it.
+v1::RouteKind RouteKindOf(const Serving& s);
+
+// Appends one pair's cost to the three parallel arrays of `out`.
+void AppendCost(const mapping::HostPairCost& c, v1::CostArrays* out);
+
+// Fills `resp` with the costs between `hosts` (indices into s.fabric.hosts, the order of
+// req.hosts()). A compact request is answered from `cache` (may be null) when it holds the
+// same request for this snapshot, else in the compact form, which is then cached; a matrix
+// that does not fit that form (kOutOfRange from PairCosts::MatrixCompact) is sent as plain
+// arrays with `compact_fallback` saying why. Other errors are returned.
+absl::Status FillCostMatrix(const Serving& s, const std::vector<int>& hosts,
+                            const v1::GetCostMatrixRequest& req, MatrixCache* cache,
+                            v1::GetCostMatrixResponse* resp);
+
+// Fills `resp` with the PMIx-style uint16 quantised costs between `hosts` for messages of
+// `reference_bytes` (0: 65536), little-endian, row-major.
+void FillQuantizedCostMatrix(const Serving& s, const std::vector<int>& hosts,
+                             int64_t reference_bytes, v1::GetQuantizedCostMatrixResponse* resp);
+
+// `values` as little-endian bytes, two per value.
+std::string PackLittleEndian(const std::vector<uint16_t>& values);
+
+}  // namespace toporr::daemon
+
+#endif  // TOPORR_DAEMON_COST_MATRICES_H_
