@@ -1,9 +1,6 @@
 #include "daemon/discovery.h"
 
-#include <fcntl.h>
-#include <signal.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -17,6 +14,7 @@
 #include "collectors/fabric_input.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "common/subprocess.h"
 
 namespace toporr::daemon {
 namespace {
@@ -48,61 +46,28 @@ absl::StatusOr<std::string> ReadWhole(const std::string& path) {
 
 absl::StatusOr<int> RunCommand(const std::vector<std::string>& argv, int timeout_s,
                                std::string* stderr_tail, const std::atomic<bool>* cancel) {
-  char tmpl[] = "/tmp/toporr-discover-err.XXXXXX";
-  int err_fd = mkstemp(tmpl);
+  int err_fd = OutputTempFile();
   if (err_fd < 0) return absl::UnavailableError("mkstemp failed");
-  unlink(tmpl);
-  pid_t pid = fork();
-  if (pid < 0) {
+  SpawnOptions spawn;
+  spawn.stderr_fd = err_fd;
+  absl::StatusOr<pid_t> pid = Spawn(argv, spawn);
+  if (!pid.ok()) {
     close(err_fd);
-    return absl::UnavailableError(absl::StrCat("fork: ", std::strerror(errno)));
+    return pid.status();
   }
-  if (pid == 0) {
-    dup2(err_fd, 2);
-    int devnull = open("/dev/null", O_RDWR);
-    dup2(devnull, 0);
-    dup2(devnull, 1);
-    // The daemon blocks its shutdown signals; the collector must not inherit that.
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    std::vector<char*> cargv;
-    for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
-    cargv.push_back(nullptr);
-    execvp(cargv[0], cargv.data());
-    dprintf(2, "cannot run %s: %s\n", cargv[0], std::strerror(errno));
-    _exit(127);
-  }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
-  int status = 0;
-  bool killed = false;
-  bool cancelled = false;
-  while (waitpid(pid, &status, WNOHANG) == 0) {
-    cancelled = cancel != nullptr && cancel->load();
-    if (cancelled || std::chrono::steady_clock::now() > deadline) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      killed = true;
-      break;
-    }
-    usleep(20000);
-  }
-  lseek(err_fd, 0, SEEK_SET);
-  std::string err;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(err_fd, buf, sizeof(buf))) > 0) err.append(buf, n);
-  close(err_fd);
+  const WaitResult waited = WaitOrKill(*pid, std::chrono::seconds(timeout_s), cancel);
+  std::string err = ReadAndClose(err_fd);
   if (err.size() > 2000) err = "..." + err.substr(err.size() - 2000);
   while (!err.empty() && err.back() == '\n') err.pop_back();
   if (stderr_tail) *stderr_tail = err;
-  if (cancelled) return absl::CancelledError(absl::StrCat(argv[0], " stopped: shutting down"));
-  if (killed) {
+  if (waited.cancelled) {
+    return absl::CancelledError(absl::StrCat(argv[0], " stopped: shutting down"));
+  }
+  if (waited.timed_out) {
     return absl::DeadlineExceededError(
         absl::StrCat(argv[0], " did not finish within ", timeout_s, " s and was killed"));
   }
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return WEXITSTATUS(status);
+  return waited.exit_code;
 }
 
 DiscoverySweeper::DiscoverySweeper(DiscoveryOptions options, FabricState* state)
