@@ -38,7 +38,7 @@ enum class MapBy { kCore, kNode };
 
 // Host-local shape used to give each rank a core / L3 / NUMA / package (the daemon has no
 // node-local topology). Either the real cores of a node (`core_slots`, from hwloc:
-// collectors/hwloc_topology.h CoreSlots, e.g. of an `lstopo --of xml` file; local rank i
+// client/node_topology.h CoreSlots, e.g. of an `lstopo --of xml` file; local rank i
 // takes core_slots[i % size]), or a regular shape: one L3 and one NUMA node per package,
 // 8 cores per L3 by default.
 struct NodeShape {
