@@ -55,12 +55,12 @@ void IngestText(const IngestAnswer& a, std::ostream& out) {
 
 // Ingest and discover answer alike. Trace disagreements are findings, not failures of the
 // command: the text form says so with exit code 3; the JSON form carries the counts.
-Reply IngestReply(Invocation& inv, IngestAnswer answer) {
+Reply IngestReply(IngestAnswer answer) {
   const bool disagree = answer.traces && answer.resp.trace_disagreements() > 0;
   std::vector<std::string> warnings(answer.resp.warnings().begin(), answer.resp.warnings().end());
   Reply reply = ReplyOf(std::move(answer), IngestJson, IngestText);
   reply.warnings = std::move(warnings);
-  reply.exit_code = disagree && !inv.options.json ? 3 : 0;
+  if (disagree) reply.text_exit_code = 3;
   return reply;
 }
 
@@ -100,7 +100,7 @@ absl::StatusOr<Reply> Ingest(Invocation& inv, const CommandArgs& args) {
   IngestAnswer answer;
   answer.traces = req.format() == v1::IBTRACERT;
   ASSIGN_OR_RETURN(answer.resp, inv.daemon.Call(&v1::Admin::Stub::Ingest, req, 30));
-  return IngestReply(inv, std::move(answer));
+  return IngestReply(std::move(answer));
 }
 
 absl::StatusOr<Reply> Discover(Invocation& inv, const CommandArgs& args) {
@@ -108,7 +108,7 @@ absl::StatusOr<Reply> Discover(Invocation& inv, const CommandArgs& args) {
   IngestAnswer answer;
   ASSIGN_OR_RETURN(answer.resp,
                    inv.daemon.Call(&v1::Admin::Stub::Discover, v1::DiscoverRequest(), 660));
-  return IngestReply(inv, std::move(answer));
+  return IngestReply(std::move(answer));
 }
 
 void DiffJson(const v1::GetDiffResponse& resp, JsonWriter& w) {

@@ -28,9 +28,9 @@ struct GlobalOptions {
   bool json = false;
 };
 
-// One toporrctl run as a command sees it.
+// One toporrctl run as a command sees it. Commands never see --json: they reply in both
+// forms and dispatch prints one.
 struct Invocation {
-  const GlobalOptions& options;
   DaemonClient& daemon;
 };
 

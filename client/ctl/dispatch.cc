@@ -95,7 +95,7 @@ absl::StatusOr<Reply> RunCommand(const std::vector<Command>& commands, const Com
   for (const Command& c : commands) {
     if (c.name != line.command) continue;
     DaemonClient daemon(line.options.daemon);
-    Invocation invocation{line.options, daemon};
+    Invocation invocation{daemon};
     return c.run(invocation, line.args);
   }
   return UsageError("unknown command '" + line.command + "'");

@@ -11,10 +11,10 @@ int Render(const Reply& reply, bool json, std::ostream& out, std::ostream& err) 
     JsonWriter w(&out);
     reply.json(w);
     out << "\n";
-  } else {
-    reply.text(out);
+    return reply.exit_code;
   }
-  return reply.exit_code;
+  reply.text(out);
+  return reply.text_exit_code.value_or(reply.exit_code);
 }
 
 std::string Fixed(double v, int digits) {

@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -24,6 +25,9 @@ struct Reply {
   // Printed to the error stream before the reply in either form ("toporrctl: warning: ...").
   std::vector<std::string> warnings;
   int exit_code = 0;  // the command's exit code once the reply is printed
+  // Overrides `exit_code` when printed as text, for a finding the text reports and JSON
+  // only carries as data (ingest of traces that disagree with the routes: 3).
+  std::optional<int> text_exit_code;
 };
 
 // A Reply whose two views read one shared `value`: `json(const T&, JsonWriter&)` and

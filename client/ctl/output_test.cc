@@ -50,6 +50,14 @@ TEST(RenderTest, WarningsGoFirstToTheErrorStreamAndTheExitCodeIsKept) {
   }
 }
 
+TEST(RenderTest, TextExitCodeAppliesToTextOnly) {
+  Reply reply = PairReply({"a", "b", 1});
+  reply.text_exit_code = 3;
+  std::ostringstream out, err;
+  EXPECT_EQ(Render(reply, /*json=*/false, out, err), 3);
+  EXPECT_EQ(Render(reply, /*json=*/true, out, err), 0);
+}
+
 TEST(FixedTest, RoundsToTheGivenDecimals) {
   EXPECT_EQ(Fixed(32, 1), "32.0");
   EXPECT_EQ(Fixed(1234.56, 0), "1235");
