@@ -1,5 +1,5 @@
-// What a toporrctl command is, and what every command may use: the global options, the
-// daemon (client/ctl/daemon_client.h) and the ways to say "bad usage".
+// What a toporrctl command is, and what every command may use: the daemon
+// (client/ctl/daemon_client.h), the ways to say "bad usage", option parsing, input files.
 //
 // A command is a function from its arguments to a Reply (client/ctl/output.h) or an error.
 // Errors made with UsageError() exit 2 and print the usage; every other error (the daemon's,
@@ -21,12 +21,6 @@
 #include "client/ctl/output.h"
 
 namespace toporr::client::ctl {
-
-// The options before (or among) a command's arguments: --socket, --target, --json, --timeout.
-struct GlobalOptions {
-  DaemonClient::Options daemon;
-  bool json = false;
-};
 
 // One toporrctl run as a command sees it. Commands never see --json: they reply in both
 // forms and dispatch prints one.

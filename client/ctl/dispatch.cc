@@ -45,6 +45,12 @@ std::string Usage(const std::vector<Command>& commands) {
   return usage;
 }
 
+// The options recognized anywhere on the line: --socket, --target, --json, --timeout.
+struct GlobalOptions {
+  DaemonClient::Options daemon;
+  bool json = false;
+};
+
 // A parsed command line; `help` when the usage was asked for.
 struct CommandLine {
   GlobalOptions options;
