@@ -1,5 +1,9 @@
 #include "client/job_costs.h"
 
+#include <fstream>
+#include <sstream>
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "mapping/dense_cost_matrix.h"
@@ -49,6 +53,45 @@ absl::StatusOr<JobCosts> JobCostsFromMatrix(int n, const std::vector<double>& la
   }
   JobCosts out;
   ASSIGN_OR_RETURN(out.costs, mapping::DenseCostMatrix::Create(n, latency_ns, std::move(beta)));
+  return out;
+}
+
+namespace {
+
+absl::StatusOr<JobCosts> JobCostsFromDump(const CostSourceOptions& source,
+                                          const std::vector<std::string>& job_hosts) {
+  std::ifstream in(source.fabric_path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat(source.fabric_path, ": cannot open"));
+  std::stringstream content;
+  content << in.rdbuf();
+  const std::string text = content.str();
+  const size_t slash = source.fabric_path.rfind('/');
+  collectors::FabricInput input;
+  input.format = source.fabric_format;
+  input.source_name =
+      slash == std::string::npos ? source.fabric_path : source.fabric_path.substr(slash + 1);
+  input.content = text;
+  ASSIGN_OR_RETURN(fabric::Fabric parsed, collectors::ParseFabricInput(input));
+  auto fabric = std::make_unique<const fabric::Fabric>(std::move(parsed));
+  ASSIGN_OR_RETURN(JobCosts out, JobCostsFromFabric(*fabric, job_hosts));
+  out.fabric = std::move(fabric);
+  out.source = absl::StrCat("fabric ", input.source_name, " (routes modelled)");
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<JobCosts> JobCostsFor(const CostSourceOptions& source,
+                                     const std::vector<std::string>& job_hosts,
+                                     const CostMatrixFetcher& fetch_matrix) {
+  if (!source.fabric_path.empty()) return JobCostsFromDump(source, job_hosts);
+  if (!fetch_matrix) {
+    return absl::FailedPreconditionError("no fabric dump given and no daemon to ask for costs");
+  }
+  ASSIGN_OR_RETURN(ServedCostMatrix m, fetch_matrix(job_hosts));
+  ASSIGN_OR_RETURN(JobCosts out, JobCostsFromMatrix(m.n, m.latency_ns, m.bottleneck_gbps));
+  out.source =
+      absl::StrCat("toporrd snapshot ", m.snapshot_id, " (no routes: contention not modelled)");
   return out;
 }
 

@@ -129,13 +129,5 @@ TEST_F(FattreePlan, BadRootIsRefused) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("root 16")));
 }
 
-TEST(JobCosts, UnknownHostIsNotFound) {
-  fabric::Fabric empty;
-  EXPECT_THAT(JobCostsFromFabric(empty, {"ghost"}),
-              StatusIs(absl::StatusCode::kNotFound, HasSubstr("'ghost'")));
-  EXPECT_THAT(JobCostsFromMatrix(2, {0, 1}, {0, 1}),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("expected 4")));
-}
-
 }  // namespace
 }  // namespace toporr::client

@@ -11,7 +11,7 @@ set -euo pipefail
 
 RUNFILES="${TEST_SRCDIR:?}/${TEST_WORKSPACE:?}"
 TOPORRD="$RUNFILES/daemon/toporrd"
-CTL="$RUNFILES/client/toporrctl"
+CTL="$RUNFILES/client/ctl/toporrctl"
 DISCOVER="$RUNFILES/collectors/toporr-discover"
 RUN_IBSIM="$RUNFILES/collectors/sim/run_ibsim.sh"
 GEN="$RUNFILES/collectors/sim/gen_fattree.py"

@@ -287,18 +287,19 @@ TEST_F(ToporrdTest, PlanFromDaemonCostsAndOfflineFromDump) {
   EXPECT_THAT(r.out, HasSubstr("\"reordered\":true"));
 
   const std::string rankfile = dir_ + "/rankfile";
-  r = RunProcess({toporr::testing::RunfilePath("client/toporrctl"), "plan", "--hostfile", hostfile,
-                  "--map-by", "node", "--collective", "allreduce", "--algorithm", "ring", "--size",
-                  "1M", "--fabric", fattree_, "--rankfile", rankfile});
+  r = RunProcess({toporr::testing::RunfilePath("client/ctl/toporrctl"), "plan", "--hostfile",
+                  hostfile, "--map-by", "node", "--collective", "allreduce", "--algorithm", "ring",
+                  "--size", "1M", "--fabric", fattree_, "--rankfile", rankfile});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("routes modelled"));
   EXPECT_THAT(r.out, HasSubstr("speedup"));
   EXPECT_THAT(toporr::testing::ReadFileOrDie(rankfile), HasSubstr("rank 15=node13 slot=3"));
 
   // Node-local topology from an hwloc XML (2 packages, 4 NUMA nodes with a SLIT matrix).
-  r = RunProcess({toporr::testing::RunfilePath("client/toporrctl"), "--json", "plan", "--hostfile",
-                  hostfile, "--map-by", "node", "--collective", "allreduce", "--algorithm",
-                  "rabenseifner", "--size", "1M", "--fabric", fattree_, "--node-topology",
+  r = RunProcess({toporr::testing::RunfilePath("client/ctl/toporrctl"), "--json", "plan",
+                  "--hostfile", hostfile, "--map-by", "node", "--collective", "allreduce",
+                  "--algorithm", "rabenseifner", "--size", "1M", "--fabric", fattree_,
+                  "--node-topology",
                   toporr::testing::RunfilePath(
                       "collectors/testdata/hwloc/2pack-4numa-4l3-16core-smt2-slit.xml")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -324,7 +325,7 @@ TEST_F(ToporrdTest, AdminRpcsNeedPrivilegeReadsDoNot) {
                                      "--reuid=65534",
                                      "--regid=65534",
                                      "--clear-groups",
-                                     toporr::testing::RunfilePath("client/toporrctl"),
+                                     toporr::testing::RunfilePath("client/ctl/toporrctl"),
                                      "--socket",
                                      sock_};
     argv.insert(argv.end(), args.begin(), args.end());

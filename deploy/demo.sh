@@ -9,7 +9,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 "$TOPORR_ROOT/deploy/install-deps.sh"
 echo "== building toporrd and toporrctl"
-toporr_build //daemon:toporrd //client:toporrctl
+toporr_build //daemon:toporrd //client/ctl:toporrctl
 BIN="$(toporr_bazel_bin)"
 
 SCRATCH="$(mktemp -d /tmp/toporr-demo.XXXXXX)"
@@ -24,7 +24,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ctl() { "$BIN/client/toporrctl" --socket "$SOCK" "$@"; }
+ctl() { "$BIN/client/ctl/toporrctl" --socket "$SOCK" "$@"; }
 for _ in $(seq 100); do
   ctl health >/dev/null 2>&1 && break
   sleep 0.1

@@ -6,9 +6,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 [[ $(id -u) -eq 0 ]] || { echo "install.sh: run as root" >&2; exit 1; }
 
 "$TOPORR_ROOT/deploy/install-deps.sh"
-toporr_build //daemon:toporrd //client:toporrctl
+toporr_build //daemon:toporrd //client/ctl:toporrctl
 install -m 0755 "$(toporr_bazel_bin)/daemon/toporrd" /usr/local/sbin/toporrd
-install -m 0755 "$(toporr_bazel_bin)/client/toporrctl" /usr/local/bin/toporrctl
+install -m 0755 "$(toporr_bazel_bin)/client/ctl/toporrctl" /usr/local/bin/toporrctl
 install -d -m 0755 /etc/toporr /usr/local/share/doc/toporr
 [[ -e /etc/toporr/toporrd.conf ]] ||
   install -m 0644 "$TOPORR_ROOT/deploy/toporrd.conf.example" /etc/toporr/toporrd.conf

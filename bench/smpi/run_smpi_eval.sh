@@ -29,7 +29,7 @@
 # m bytes costs the sum of its links' latencies plus m over its max-min share of bandwidth.
 # SMPI's default piecewise factors were calibrated on a TCP cluster (they multiply the latency
 # of messages >= 64 KiB by 11.6); --smpi-factors keeps them instead.
-# Environment: TOPORRCTL (use this binary instead of building //client:toporrctl),
+# Environment: TOPORRCTL (use this binary instead of building //client/ctl:toporrctl),
 # TOPORR_SMPI_BAZEL_BASE (Bazel output base, default /root/.cache/bazel_smpi), TOPORR_SMPI_CACHE.
 # Peak memory: SMPI allocates the collectives' temporary buffers for real, ~8 GiB for 256 ranks
 # x 16 MiB; runs are sequential. Exit status: 0 ok, 1 failure (check failed, a step failed).
@@ -82,10 +82,10 @@ fi
 
 # --- 3. toporrctl and the SMPI benchmark -------------------------------------------------------
 if [[ -z ${TOPORRCTL:-} ]]; then
-  log "building //client:toporrctl (output base $BAZEL_BASE)"
-  (cd "$REPO" && bazel --output_base="$BAZEL_BASE" build //client:toporrctl) \
-    >"$CACHE/bazel.log" 2>&1 || die "bazel build //client:toporrctl failed: see $CACHE/bazel.log"
-  TOPORRCTL=$(cd "$REPO" && bazel --output_base="$BAZEL_BASE" info bazel-bin 2>/dev/null)/client/toporrctl
+  log "building //client/ctl:toporrctl (output base $BAZEL_BASE)"
+  (cd "$REPO" && bazel --output_base="$BAZEL_BASE" build //client/ctl:toporrctl) \
+    >"$CACHE/bazel.log" 2>&1 || die "bazel build //client/ctl:toporrctl failed: see $CACHE/bazel.log"
+  TOPORRCTL=$(cd "$REPO" && bazel --output_base="$BAZEL_BASE" info bazel-bin 2>/dev/null)/client/ctl/toporrctl
 fi
 [[ -x $TOPORRCTL ]] || die "no toporrctl at $TOPORRCTL"
 BENCH=$CACHE/collective_time

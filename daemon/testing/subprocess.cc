@@ -101,7 +101,7 @@ std::string DaemonProcess::log() const {
 }
 
 RunResult DaemonProcess::Ctl(const std::vector<std::string>& args) const {
-  std::vector<std::string> argv = {RunfilePath("client/toporrctl"), "--socket", socket_path_};
+  std::vector<std::string> argv = {RunfilePath("client/ctl/toporrctl"), "--socket", socket_path_};
   argv.insert(argv.end(), args.begin(), args.end());
   return RunProcess(argv);
 }

@@ -3,9 +3,9 @@
 #include <string>
 #include <vector>
 
-#include "client/ctl.h"
+#include "client/ctl/dispatch.h"
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  return toporr::client::RunCtl(args, std::cout, std::cerr);
+  return toporr::client::ctl::RunCtl(args, std::cout, std::cerr);
 }

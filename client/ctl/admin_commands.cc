@@ -1,0 +1,176 @@
+#include "client/ctl/admin_commands.h"
+
+#include <cctype>
+#include <string>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "client/ctl/query_commands.h"
+#include "collectors/fabric_input.h"
+#include "common/status_macros.h"
+
+namespace toporr::client::ctl {
+namespace {
+
+struct IngestAnswer {
+  v1::IngestResponse resp;
+  bool traces = false;  // ibtracert: checked against the routes, no snapshot
+};
+
+void IngestJson(const IngestAnswer& a, JsonWriter& w) {
+  w.BeginObject();
+  w.Field("created", a.resp.created());
+  if (a.traces) {
+    w.Field("traces_checked", a.resp.traces_checked());
+    w.Field("trace_disagreements", a.resp.trace_disagreements());
+  }
+  w.Key("snapshot");
+  WriteSnapshotJson(a.resp.snapshot(), w);
+  w.EndObject();
+}
+
+void IngestText(const IngestAnswer& a, std::ostream& out) {
+  const v1::IngestResponse& resp = a.resp;
+  const v1::SnapshotInfo& snap = resp.snapshot();
+  if (a.traces && resp.trace_disagreements() > 0) {
+    out << resp.trace_disagreements() << " of " << resp.traces_checked()
+        << " traces disagree with the forwarding tables (details above)\n";
+  } else if (a.traces) {
+    out << resp.traces_checked() << " traces checked against the forwarding tables of snapshot "
+        << snap.id() << ": " << resp.trace_disagreements() << " disagree\n";
+  } else if (resp.created()) {
+    out << "snapshot " << snap.id() << " created from " << snap.source_name() << ": "
+        << snap.num_hosts() << " hosts, " << snap.num_switches() << " switches, " << snap.num_cas()
+        << " CAs, " << snap.num_links() << " links";
+    if (snap.num_forwarding_tables() > 0) {
+      out << ", forwarding tables of " << snap.num_forwarding_tables() << " switches";
+    }
+    out << "\n";
+  } else {
+    out << "unchanged: same content as snapshot " << snap.id() << " (" << snap.source_kind() << " "
+        << snap.source_name() << "); no new snapshot\n";
+  }
+}
+
+// Ingest and discover answer alike. Trace disagreements are findings, not failures of the
+// command: the text form says so with exit code 3; the JSON form carries the counts.
+Reply IngestReply(IngestAnswer answer) {
+  const bool disagree = answer.traces && answer.resp.trace_disagreements() > 0;
+  std::vector<std::string> warnings(answer.resp.warnings().begin(), answer.resp.warnings().end());
+  Reply reply = ReplyOf(std::move(answer), IngestJson, IngestText);
+  reply.warnings = std::move(warnings);
+  if (disagree) reply.text_exit_code = 3;
+  return reply;
+}
+
+absl::StatusOr<v1::InputFormat> WireFormat(const std::string& format) {
+  if (format.empty()) {
+    return UsageError(
+        absl::StrCat("ingest: --format is required (", collectors::SupportedInputFormats(), ")"));
+  }
+  if (auto known = collectors::ParseInputFormat(format); !known.ok()) {
+    return UsageError(absl::StrCat("ingest: ", known.status().message()));
+  }
+  // Wire names are the CLI names upper-cased with '_' for '-'.
+  std::string wire = format;
+  for (char& c : wire) c = c == '-' ? '_' : static_cast<char>(std::toupper(c));
+  v1::InputFormat wire_format;
+  if (!v1::InputFormat_Parse(wire, &wire_format)) {
+    return UsageError(absl::StrCat("ingest: format '", format, "' has no wire name"));
+  }
+  return wire_format;
+}
+
+absl::StatusOr<Reply> Ingest(Invocation& inv, const CommandArgs& args) {
+  std::string format, host_map_file;
+  std::vector<std::string> files;
+  RETURN_IF_ERROR(ParseOptions("ingest", args,
+                               {{"--format", &format}, {"--host-map", &host_map_file}}, &files));
+  if (files.size() > 1) return UsageError("ingest takes one FILE");
+  if (files.empty()) return UsageError("ingest: FILE is required");
+  v1::IngestRequest req;
+  ASSIGN_OR_RETURN(auto wire_format, WireFormat(format));
+  req.set_format(wire_format);
+  ASSIGN_OR_RETURN(*req.mutable_content(), ReadInputFile(files[0]));
+  if (!host_map_file.empty()) {
+    ASSIGN_OR_RETURN(*req.mutable_host_map(), ReadInputFile(host_map_file));
+  }
+  req.set_source_name(Basename(files[0]));
+  IngestAnswer answer;
+  answer.traces = req.format() == v1::IBTRACERT;
+  ASSIGN_OR_RETURN(answer.resp, inv.daemon.Call(&v1::Admin::Stub::Ingest, req, 30));
+  return IngestReply(std::move(answer));
+}
+
+absl::StatusOr<Reply> Discover(Invocation& inv, const CommandArgs& args) {
+  RETURN_IF_ERROR(NoArguments("discover", args));
+  IngestAnswer answer;
+  ASSIGN_OR_RETURN(answer.resp,
+                   inv.daemon.Call(&v1::Admin::Stub::Discover, v1::DiscoverRequest(), 660));
+  return IngestReply(std::move(answer));
+}
+
+void DiffJson(const v1::GetDiffResponse& resp, JsonWriter& w) {
+  w.BeginObject();
+  w.Field("from_snapshot", resp.from_snapshot());
+  w.Field("to_snapshot", resp.to_snapshot());
+  w.Field("identical", resp.identical());
+  w.Field("links_added", resp.links_added());
+  w.Field("links_removed", resp.links_removed());
+  w.Field("links_degraded", resp.links_degraded());
+  w.Field("links_upgraded", resp.links_upgraded());
+  w.Field("hosts_moved", resp.hosts_moved());
+  w.Field("hosts_added", resp.hosts_added());
+  w.Field("hosts_removed", resp.hosts_removed());
+  w.Field("routes_compared", resp.routes_compared());
+  w.Field("switches_with_route_changes", resp.switches_with_route_changes());
+  w.Field("route_entries_changed", resp.route_entries_changed());
+  w.Field("host_pairs_changed", resp.host_pairs_changed());
+  w.Field("report", resp.report());
+  w.EndObject();
+}
+
+void DiffText(const v1::GetDiffResponse& resp, std::ostream& out) {
+  out << resp.report();
+  if (!resp.report().empty() && resp.report().back() != '\n') out << "\n";
+}
+
+absl::StatusOr<Reply> Diff(Invocation& inv, const CommandArgs& args) {
+  if (args.size() != 1 && args.size() != 2) return UsageError("diff takes SNAP_A [SNAP_B]");
+  constexpr char kIds[] = "diff: snapshot ids are positive numbers";
+  v1::GetDiffRequest req;
+  int64_t from = 0, to = 0;
+  if (!absl::SimpleAtoi(args[0], &from) || from <= 0) return UsageError(kIds);
+  req.set_from_snapshot(from);
+  if (args.size() == 2) {
+    if (!absl::SimpleAtoi(args[1], &to) || to <= 0) return UsageError(kIds);
+    req.set_to_snapshot(to);
+  }
+  ASSIGN_OR_RETURN(auto resp, inv.daemon.Call(&v1::Admin::Stub::GetDiff, req, 30));
+  return ReplyOf(std::move(resp), DiffJson, DiffText);
+}
+
+}  // namespace
+
+std::vector<Command> AdminCommands() {
+  return {
+      {"ingest",
+       "  ingest --format FORMAT [--host-map FILE] FILE\n"
+       "                       store FILE as a new snapshot (admin: root or the admin group).\n"
+       "                       Topologies: ibnetdiscover, opareport-xml, opareport-links;\n"
+       "                       forwarding tables over the current topology: lft (ibroute,\n"
+       "                       dump_fts, dump_lfts.sh), opensm-lfts (opensm-lfts.dump);\n"
+       "                       ibtracert: traces checked against the current routes\n",
+       Ingest},
+      {"discover",
+       "  discover             sweep the fabric now with the daemon's live collector (admin)\n",
+       Discover},
+      {"diff",
+       "  diff SNAP_A [SNAP_B] links added, removed or degraded, hosts moved and routes changed\n"
+       "                       from SNAP_A to SNAP_B (default: the current snapshot)\n",
+       Diff},
+  };
+}
+
+}  // namespace toporr::client::ctl

@@ -1,0 +1,71 @@
+#include "client/ctl/command.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/cord.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace toporr::client::ctl {
+namespace {
+
+constexpr char kUsagePayload[] = "type.toporr/toporrctl.UsageError";
+
+}  // namespace
+
+absl::Status UsageError(absl::string_view message) {
+  absl::Status status = absl::InvalidArgumentError(message);
+  status.SetPayload(kUsagePayload, absl::Cord());
+  return status;
+}
+
+bool IsUsageError(const absl::Status& status) {
+  return status.GetPayload(kUsagePayload).has_value();
+}
+
+absl::Status NoArguments(absl::string_view command, const CommandArgs& args) {
+  if (args.empty()) return absl::OkStatus();
+  return UsageError(absl::StrCat(command, " takes no arguments"));
+}
+
+absl::Status ParseOptions(absl::string_view command, const CommandArgs& args,
+                          const std::map<std::string, std::string*>& options,
+                          std::vector<std::string>* positional) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (auto it = options.find(a); it != options.end()) {
+      if (i + 1 == args.size()) return UsageError(absl::StrCat(command, ": ", a, " needs a value"));
+      *it->second = args[++i];
+    } else if (!a.empty() && a[0] == '-') {
+      return UsageError(absl::StrCat(command, ": unknown option ", a));
+    } else {
+      positional->push_back(a);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int64_t> ParseInteger(absl::string_view text, int64_t min, int64_t max,
+                                     absl::string_view what) {
+  int64_t n = 0;
+  if (!absl::SimpleAtoi(text, &n) || n < min || n > max) {
+    return UsageError(absl::StrCat(what, " needs a number"));
+  }
+  return n;
+}
+
+absl::StatusOr<std::string> ReadInputFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string Basename(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace toporr::client::ctl

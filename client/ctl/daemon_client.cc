@@ -1,0 +1,46 @@
+#include "client/ctl/daemon_client.h"
+
+#include <chrono>
+#include <cstdint>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace toporr::client::ctl {
+
+DaemonClient::DaemonClient(Options options) : options_(std::move(options)) {
+  std::string target = options_.target.empty() ? "unix:" + options_.socket : options_.target;
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(-1);
+  args.SetMaxSendMessageSize(-1);
+  channel_ = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+  topology_ = v1::Topology::NewStub(channel_);
+  admin_ = v1::Admin::NewStub(channel_);
+  health_ = grpc::health::v1::Health::NewStub(channel_);
+}
+
+void DaemonClient::SetDeadline(grpc::ClientContext* context, double default_deadline_s) const {
+  double s = options_.timeout_s > 0 ? options_.timeout_s : default_deadline_s;
+  context->set_deadline(std::chrono::system_clock::now() +
+                        std::chrono::milliseconds(static_cast<int64_t>(s * 1000)));
+}
+
+absl::Status DaemonClient::RpcError(const grpc::Status& status) const {
+  const std::string& where = options_.target.empty() ? options_.socket : options_.target;
+  // grpc::StatusCode and absl::StatusCode share their numbering.
+  const auto code = static_cast<absl::StatusCode>(status.error_code());
+  switch (status.error_code()) {
+    case grpc::StatusCode::UNAVAILABLE:
+      return absl::Status(
+          code, absl::StrCat("cannot reach toporrd at ", where, ": ", status.error_message(),
+                             "\n(is the daemon running? see `systemctl "
+                             "status toporrd`)"));
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return absl::Status(
+          code, absl::StrCat("toporrd at ", where, " did not answer in time (raise --timeout)"));
+    default:
+      return absl::Status(code, status.error_message());
+  }
+}
+
+}  // namespace toporr::client::ctl

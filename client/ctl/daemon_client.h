@@ -1,0 +1,73 @@
+// The one way toporrctl talks to toporrd: a channel to the daemon's Unix socket or TCP
+// listener, and Call(), which runs one unary RPC under this invocation's deadline and turns a
+// failed RPC into an absl::Status whose message an operator can act on ("cannot reach
+// toporrd at /run/toporr/toporrd.sock: ... (is the daemon running? ...)").
+//
+// Not thread-safe; one per toporrctl invocation. The channel connects lazily, so creating a
+// DaemonClient never fails and costs nothing when a command ends in a usage error.
+#ifndef TOPORR_CLIENT_CTL_DAEMON_CLIENT_H_
+#define TOPORR_CLIENT_CTL_DAEMON_CLIENT_H_
+
+#include <memory>
+#include <string>
+#include <type_traits>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "grpc/health/v1/health.grpc.pb.h"
+#include "grpcpp/grpcpp.h"
+#include "toporr/v1/toporr.grpc.pb.h"
+
+namespace toporr::client::ctl {
+
+class DaemonClient {
+ public:
+  struct Options {
+    std::string socket;  // Unix socket path, used when `target` is empty
+    std::string target;  // HOST:PORT of the daemon's TCP listener (read RPCs only)
+    // Deadline of every RPC in seconds; <= 0: each call's own default.
+    double timeout_s = 0;
+  };
+
+  explicit DaemonClient(Options options);
+
+  // Runs `method` (e.g. &v1::Topology::Stub::ListHosts) on the matching stub with a deadline
+  // of --timeout, else `default_deadline_s`. Errors keep the RPC's code; the message names
+  // the daemon and, for UNAVAILABLE and DEADLINE_EXCEEDED, what to do about it.
+  template <typename Stub, typename Request, typename Response>
+  absl::StatusOr<Response> Call(grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&,
+                                                             Response*),
+                                const Request& request, double default_deadline_s) {
+    grpc::ClientContext context;
+    SetDeadline(&context, default_deadline_s);
+    Response response;
+    grpc::Status status = (StubFor<Stub>()->*method)(&context, request, &response);
+    if (!status.ok()) return RpcError(status);
+    return response;
+  }
+
+ private:
+  template <typename Stub>
+  Stub* StubFor() {
+    if constexpr (std::is_same_v<Stub, v1::Topology::Stub>) {
+      return topology_.get();
+    } else if constexpr (std::is_same_v<Stub, v1::Admin::Stub>) {
+      return admin_.get();
+    } else {
+      static_assert(std::is_same_v<Stub, grpc::health::v1::Health::Stub>, "unknown service");
+      return health_.get();
+    }
+  }
+  void SetDeadline(grpc::ClientContext* context, double default_deadline_s) const;
+  absl::Status RpcError(const grpc::Status& status) const;
+
+  Options options_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::Topology::Stub> topology_;
+  std::unique_ptr<v1::Admin::Stub> admin_;
+  std::unique_ptr<grpc::health::v1::Health::Stub> health_;
+};
+
+}  // namespace toporr::client::ctl
+
+#endif  // TOPORR_CLIENT_CTL_DAEMON_CLIENT_H_

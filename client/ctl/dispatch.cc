@@ -1,0 +1,131 @@
+#include "client/ctl/dispatch.h"
+
+#include <cstdlib>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "client/ctl/admin_commands.h"
+#include "client/ctl/command.h"
+#include "client/ctl/plan_command.h"
+#include "client/ctl/query_commands.h"
+#include "common/status_macros.h"
+
+namespace toporr::client::ctl {
+namespace {
+
+// The command groups, in `toporrctl help` order. One line per group.
+constexpr std::vector<Command> (*kCommandGroups[])() = {
+    AdminCommands,
+    QueryCommands,
+    PlanCommands,
+};
+
+constexpr char kUsageOptions[] = R"(usage: toporrctl [options] COMMAND [args]
+
+options:
+  --socket PATH        daemon Unix socket (default $TOPORR_SOCKET or /run/toporr/toporrd.sock)
+  --target HOST:PORT   use the daemon's TCP listener instead (read commands only)
+  --json               machine-readable output (see README.md for field names)
+  --timeout SECONDS    deadline of each RPC (default 30 for ingest, 10 otherwise)
+
+commands:
+)";
+
+std::vector<Command> AllCommands() {
+  std::vector<Command> all;
+  for (auto group : kCommandGroups) {
+    for (Command& c : group()) all.push_back(std::move(c));
+  }
+  return all;
+}
+
+std::string Usage(const std::vector<Command>& commands) {
+  std::string usage = kUsageOptions;
+  for (const Command& c : commands) usage += c.usage;
+  return usage;
+}
+
+// The options recognized anywhere on the line: --socket, --target, --json, --timeout.
+struct GlobalOptions {
+  DaemonClient::Options daemon;
+  bool json = false;
+};
+
+// A parsed command line; `help` when the usage was asked for.
+struct CommandLine {
+  GlobalOptions options;
+  std::string command;
+  CommandArgs args;
+  bool help = false;
+};
+
+// Global options are recognized anywhere on the line; the first other word is the command
+// and the rest are its arguments.
+absl::StatusOr<CommandLine> ParseCommandLine(const std::vector<std::string>& args) {
+  CommandLine line;
+  const char* env_socket = std::getenv("TOPORR_SOCKET");
+  line.options.daemon.socket = env_socket && *env_socket ? env_socket : "/run/toporr/toporrd.sock";
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> absl::StatusOr<std::string> {
+      if (i + 1 == args.size()) return UsageError(absl::StrCat(a, " needs a value"));
+      return args[++i];
+    };
+    if (a == "-h" || a == "--help" || (line.command.empty() && a == "help")) {
+      line.help = true;
+      return line;
+    } else if (a == "--socket") {
+      ASSIGN_OR_RETURN(line.options.daemon.socket, value());
+    } else if (a == "--target") {
+      ASSIGN_OR_RETURN(line.options.daemon.target, value());
+    } else if (a == "--json") {
+      line.options.json = true;
+    } else if (a == "--timeout") {
+      ASSIGN_OR_RETURN(std::string seconds, value());
+      double& timeout_s = line.options.daemon.timeout_s;
+      if (!absl::SimpleAtod(seconds, &timeout_s) || !(timeout_s > 0)) {
+        return UsageError("--timeout needs seconds > 0");
+      }
+    } else if (line.command.empty()) {
+      if (!a.empty() && a[0] == '-') return UsageError("unknown option " + a);
+      line.command = a;
+    } else {
+      line.args.push_back(a);
+    }
+  }
+  if (line.command.empty()) return UsageError("a COMMAND is required");
+  return line;
+}
+
+absl::StatusOr<Reply> RunCommand(const std::vector<Command>& commands, const CommandLine& line) {
+  for (const Command& c : commands) {
+    if (c.name != line.command) continue;
+    DaemonClient daemon(line.options.daemon);
+    Invocation invocation{daemon};
+    return c.run(invocation, line.args);
+  }
+  return UsageError("unknown command '" + line.command + "'");
+}
+
+}  // namespace
+
+int RunCtl(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const std::vector<Command> commands = AllCommands();
+  absl::StatusOr<CommandLine> line = ParseCommandLine(args);
+  if (line.ok() && line->help) {
+    out << Usage(commands);
+    return 0;
+  }
+  absl::StatusOr<Reply> reply =
+      line.ok() ? RunCommand(commands, *line) : absl::StatusOr<Reply>(line.status());
+  if (reply.ok()) return Render(*reply, line->options.json, out, err);
+  // The one place where an error becomes an exit code.
+  if (IsUsageError(reply.status())) {
+    err << "toporrctl: " << reply.status().message() << "\n\n" << Usage(commands);
+    return 2;
+  }
+  err << "toporrctl: " << reply.status().message() << "\n";
+  return 1;
+}
+
+}  // namespace toporr::client::ctl

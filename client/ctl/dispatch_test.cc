@@ -1,0 +1,100 @@
+// Dispatch without a daemon: usage errors exit 2 with the usage text, before any RPC; an
+// unreachable daemon exits 1.
+#include "client/ctl/dispatch.h"
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace toporr::client::ctl {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
+
+struct CtlRun {
+  int exit_code;
+  std::string out, err;
+};
+
+CtlRun Ctl(std::vector<std::string> args) {
+  // A socket nobody listens on: a command that got as far as its RPC fails with exit 1.
+  args.insert(args.begin(), {"--socket", "/nonexistent/toporrd.sock", "--timeout", "2"});
+  std::ostringstream out, err;
+  int code = RunCtl(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+TEST(DispatchTest, UsageErrorsExitTwoWithTheUsage) {
+  const std::vector<std::vector<std::string>> bad = {
+      {},
+      {"--bogus"},
+      {"frobnicate"},
+      {"--timeout", "0", "hosts"},
+      {"hosts", "extra"},
+      {"cost", "a"},
+      {"path"},
+      {"matrix"},
+      {"row"},
+      {"row", "a", "b"},
+      {"ingest", "file.topo"},
+      {"ingest", "--format", "nope", "file.topo"},
+      {"ingest", "--format", "ibnetdiscover"},
+      {"diff"},
+      {"diff", "x"},
+      {"discover", "now"},
+      {"plan", "--collective", "allreduce", "--size", "1M"},
+      {"plan", "--hostfile", "h", "--collective", "allreduce", "--size", "1Q"},
+      {"plan", "--hostfile", "h", "--collective", "teleport", "--size", "1M"},
+      {"plan", "--hostfile", "h", "--collective", "allreduce", "--size", "1M", "--radix", "1"},
+      {"plan", "--hostfile", "h", "--collective", "allreduce", "--size", "1M", "--np", "x"},
+      {"plan", "--hostfile"},
+      {"plan", "--wat", "1"},
+  };
+  for (const auto& args : bad) {
+    CtlRun r = Ctl(args);
+    SCOPED_TRACE(::testing::PrintToString(args));
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_THAT(r.err, StartsWith("toporrctl: "));
+    EXPECT_THAT(r.err, HasSubstr("usage: toporrctl"));
+    EXPECT_EQ(r.out, "");
+  }
+}
+
+TEST(DispatchTest, MessagesNameTheProblem) {
+  EXPECT_THAT(Ctl({"frobnicate"}).err, HasSubstr("unknown command 'frobnicate'"));
+  EXPECT_THAT(Ctl({"hosts", "x"}).err, HasSubstr("hosts takes no arguments"));
+  EXPECT_THAT(Ctl({"ingest", "f"}).err, HasSubstr("--format is required"));
+  EXPECT_THAT(Ctl({"plan", "--np"}).err, HasSubstr("--np needs a value"));
+}
+
+TEST(DispatchTest, HelpListsEveryCommand) {
+  for (const char* help : {"help", "--help", "-h"}) {
+    CtlRun r = Ctl({help});
+    EXPECT_EQ(r.exit_code, 0);
+    for (const char* command : {"ingest", "discover", "diff", "hosts", "cost", "row", "matrix",
+                                "path", "snapshot", "snapshots", "health", "plan"}) {
+      EXPECT_THAT(r.out, HasSubstr(std::string("\n  ") + command + " ")) << command;
+    }
+  }
+}
+
+TEST(DispatchTest, UnreachableDaemonExitsOne) {
+  CtlRun r = Ctl({"hosts"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("cannot reach toporrd at /nonexistent/toporrd.sock"));
+  EXPECT_THAT(r.err, Not(HasSubstr("usage:")));
+}
+
+TEST(DispatchTest, UnreadableInputFileExitsOne) {
+  CtlRun r = Ctl({"ingest", "--format", "ibnetdiscover", "/nonexistent/fabric.topo"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("/nonexistent/fabric.topo: cannot open"));
+}
+
+}  // namespace
+}  // namespace toporr::client::ctl

@@ -1,0 +1,177 @@
+#include "client/ctl/plan_command.h"
+
+#include <fstream>
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "client/cost_matrix_codec.h"
+#include "client/ctl/plan_output.h"
+#include "client/job_costs.h"
+#include "client/node_topology.h"
+#include "client/plan.h"
+#include "collectors/fabric_input.h"
+#include "collectors/hwloc_topology.h"
+#include "common/status_macros.h"
+
+namespace toporr::client::ctl {
+namespace {
+
+// The command line of one plan, checked.
+struct PlanArgs {
+  std::string hostfile, ranks_file, rankfile_out, hostfile_out, node_xml;
+  std::string collective;
+  MapBy map_by = MapBy::kCore;
+  int np = 0;
+  PlanRequest request;
+  CostSourceOptions costs;
+};
+
+absl::Status PlanUsage(const absl::Status& status) {
+  return UsageError(absl::StrCat("plan: ", status.message()));
+}
+
+absl::StatusOr<PlanArgs> ParsePlanArgs(const CommandArgs& args) {
+  std::string format = "ibnetdiscover", map_by = "core", algorithm = "auto", size;
+  std::string np, root, radix;
+  PlanArgs p;
+  std::vector<std::string> positional;
+  RETURN_IF_ERROR(ParseOptions("plan", args,
+                               {{"--hostfile", &p.hostfile},
+                                {"--ranks", &p.ranks_file},
+                                {"--fabric", &p.costs.fabric_path},
+                                {"--format", &format},
+                                {"--map-by", &map_by},
+                                {"--collective", &p.collective},
+                                {"--algorithm", &algorithm},
+                                {"--size", &size},
+                                {"--rankfile", &p.rankfile_out},
+                                {"--hostfile-out", &p.hostfile_out},
+                                {"--node-topology", &p.node_xml},
+                                {"--np", &np},
+                                {"--root", &root},
+                                {"--radix", &radix}},
+                               &positional));
+  if (!positional.empty()) return UsageError("plan: unknown argument " + positional[0]);
+  for (auto [text, value, flag] :
+       {std::tuple(&np, &p.np, "--np"), std::tuple(&root, &p.request.root, "--root"),
+        std::tuple(&radix, &p.request.radix, "--radix")}) {
+    if (text->empty()) continue;
+    ASSIGN_OR_RETURN(*value, ParseInteger(*text, 0, (1 << 30) - 1, absl::StrCat("plan: ", flag)));
+  }
+  if (p.hostfile.empty()) return UsageError("plan: --hostfile is required");
+  if (p.collective.empty()) return UsageError("plan: --collective is required");
+  if (size.empty()) return UsageError("plan: --size is required");
+  if (map_by != "core" && map_by != "node" && map_by != "slot") {
+    return UsageError("plan: --map-by must be core or node");
+  }
+  p.map_by = map_by == "node" ? MapBy::kNode : MapBy::kCore;
+  if (p.request.radix < 2) return UsageError("plan: --radix must be >= 2");
+  auto collective = mapping::ParseCollective(p.collective);
+  if (!collective.ok()) return PlanUsage(collective.status());
+  p.request.collective = *collective;
+  if (algorithm != "auto") {
+    auto parsed = mapping::ParseAlgorithm(algorithm);
+    if (!parsed.ok()) return PlanUsage(parsed.status());
+    p.request.algorithm = *parsed;
+  }
+  auto bytes = ParseBytes(size);
+  if (!bytes.ok()) return PlanUsage(bytes.status());
+  p.request.message_bytes = *bytes;
+  auto fabric_format = collectors::ParseInputFormat(format);
+  if (!fabric_format.ok()) return PlanUsage(fabric_format.status());
+  p.costs.fabric_format = *fabric_format;
+  return p;
+}
+
+// --node-topology: ranks get the cores of an hwloc XML, intra-node costs its NUMA distances.
+absl::Status LoadNodeTopology(const std::string& xml_path, NodeShape* shape,
+                              mapping::IntraHostModel* intra) {
+  collectors::HwlocTopology::Options options;
+  options.source = collectors::HwlocSource::XmlFile(xml_path);
+  ASSIGN_OR_RETURN(auto topology, collectors::HwlocTopology::Create(options));
+  shape->core_slots = CoreSlots(*topology);
+  ASSIGN_OR_RETURN(*intra, IntraHostModelFromHwloc(*topology));
+  return absl::OkStatus();
+}
+
+CostMatrixFetcher DaemonCostMatrix(DaemonClient& daemon) {
+  return [&daemon](const std::vector<std::string>& hosts) -> absl::StatusOr<ServedCostMatrix> {
+    v1::GetCostMatrixRequest req;
+    for (const auto& h : hosts) req.add_hosts(h);
+    req.set_compact(true);
+    ASSIGN_OR_RETURN(auto resp, daemon.Call(&v1::Topology::Stub::GetCostMatrix, req, 10));
+    ASSIGN_OR_RETURN(CostMatrixArrays m, DecodeCostMatrix(resp));
+    ServedCostMatrix served;
+    served.snapshot_id = resp.snapshot_id();
+    served.n = m.n;
+    served.latency_ns.assign(m.latency_ns.begin(), m.latency_ns.end());
+    served.bottleneck_gbps.assign(m.bottleneck_gbps.begin(), m.bottleneck_gbps.end());
+    return served;
+  };
+}
+
+absl::Status WriteOutputFile(const std::string& path, const std::string& text) {
+  if (path.empty()) return absl::OkStatus();
+  std::ofstream f(path);
+  f << text;
+  if (!f) return absl::PermissionDeniedError(absl::StrCat("cannot write ", path));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Reply> RunPlan(Invocation& inv, const CommandArgs& args) {
+  ASSIGN_OR_RETURN(PlanArgs p, ParsePlanArgs(args));
+  ASSIGN_OR_RETURN(std::string host_text, ReadInputFile(p.hostfile));
+  ASSIGN_OR_RETURN(JobHosts hosts, ParseHostfile(host_text, p.hostfile));
+  NodeShape shape;
+  mapping::IntraHostModel intra;
+  if (!p.node_xml.empty()) RETURN_IF_ERROR(LoadNodeTopology(p.node_xml, &shape, &intra));
+  mapping::Placement placement;
+  if (!p.ranks_file.empty()) {
+    ASSIGN_OR_RETURN(std::string ranks_text, ReadInputFile(p.ranks_file));
+    ASSIGN_OR_RETURN(placement, ExplicitPlacement(hosts, ranks_text, p.ranks_file, shape));
+  } else {
+    ASSIGN_OR_RETURN(placement, InitialPlacement(hosts, p.map_by, p.np, shape));
+  }
+  ASSIGN_OR_RETURN(JobCosts costs, JobCostsFor(p.costs, hosts.names, DaemonCostMatrix(inv.daemon)));
+
+  PlanReport report;
+  ASSIGN_OR_RETURN(report.plan,
+                   Plan(p.request, placement, *costs.costs, costs.routes.get(), intra));
+  RETURN_IF_ERROR(WriteOutputFile(p.rankfile_out, Rankfile(report.plan, placement, hosts)));
+  RETURN_IF_ERROR(
+      WriteOutputFile(p.hostfile_out, ReorderedHostfile(report.plan, placement, hosts)));
+  report.collective = p.collective;
+  report.message_bytes = p.request.message_bytes;
+  for (const auto& rank : placement.ranks) report.rank_hosts.push_back(hosts.names[rank.host]);
+  report.num_hosts = static_cast<int64_t>(hosts.names.size());
+  report.cost_source = costs.source;
+  report.contention = costs.routes != nullptr;
+  report.rankfile_out = p.rankfile_out;
+  report.hostfile_out = p.hostfile_out;
+  return PlanReply(std::move(report));
+}
+
+}  // namespace
+
+std::vector<Command> PlanCommands() {
+  return {{"plan", R"(  plan --hostfile FILE --collective C --size BYTES [--algorithm A|auto]
+       [--map-by core|node | --ranks FILE] [--np N] [--root R] [--radix K]
+       [--fabric DUMP [--format ibnetdiscover]] [--node-topology HWLOC.xml]
+       [--rankfile OUT] [--hostfile-out OUT]
+                       topology-aware rank order for a job: the new order, the predicted
+                       time before/after and the maximum link load; writes an Open MPI
+                       rankfile or a reordered hostfile (`mpirun --map-by seq`). Costs come
+                       from the daemon, or offline from a fabric dump (which also models link
+                       contention). C: allreduce|bcast|allgather|gather|reduce; A: ring,
+                       segmented_ring, recursive_doubling, rabenseifner, binomial,
+                       binary_tree, split_binary_tree, knomial, chain, pipeline,
+                       scatter_allgather, scatter_allgather_ring, bruck, linear.
+                       --node-topology: an hwloc XML of the compute nodes (lstopo --of xml);
+                       ranks get its cores, intra-node costs its NUMA distances
+)",
+           RunPlan}};
+}
+
+}  // namespace toporr::client::ctl

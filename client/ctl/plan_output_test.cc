@@ -1,0 +1,72 @@
+#include "client/ctl/plan_output.h"
+
+#include <sstream>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace toporr::client::ctl {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+PlanReport TwoRanksSwapped() {
+  PlanReport r;
+  r.collective = "allreduce";
+  r.message_bytes = 1 << 20;
+  r.rank_hosts = {"node01", "node05"};
+  r.num_hosts = 2;
+  r.cost_source = "fabric f.topo (routes modelled)";
+  r.contention = true;
+  r.plan.algorithm = "ring";
+  r.plan.mapping = {1, 0};
+  r.plan.reordered = true;
+  r.plan.before = {"ring", "ring", "identity", 4000, 2, 10};
+  r.plan.after = {"ring", "ring", "greedy", 2000, 1, 5};
+  r.plan.candidates = {r.plan.after};
+  return r;
+}
+
+std::string Rendered(const PlanReport& report, bool json) {
+  std::ostringstream out, err;
+  EXPECT_EQ(Render(PlanReply(report), json, out, err), 0);
+  return out.str();
+}
+
+// The field names are a stable interface (README.md).
+TEST(PlanOutputTest, JsonFieldsInOrder) {
+  EXPECT_EQ(Rendered(TwoRanksSwapped(), true),
+            "{\"collective\":\"allreduce\",\"algorithm\":\"ring\",\"message_bytes\":1048576,"
+            "\"ranks\":2,\"hosts\":2,\"cost_source\":\"fabric f.topo (routes modelled)\","
+            "\"reordered\":true,\"speedup\":2,"
+            "\"before\":{\"algorithm\":\"ring\",\"effective_algorithm\":\"ring\","
+            "\"mapping\":\"identity\",\"time_ns\":4000,\"max_link_load\":2,\"hop_bytes\":10},"
+            "\"after\":{\"algorithm\":\"ring\",\"effective_algorithm\":\"ring\","
+            "\"mapping\":\"greedy\",\"time_ns\":2000,\"max_link_load\":1,\"hop_bytes\":5},"
+            "\"new_order\":[1,0],"
+            "\"candidates\":[{\"algorithm\":\"ring\",\"effective_algorithm\":\"ring\","
+            "\"mapping\":\"greedy\",\"time_ns\":2000,\"max_link_load\":1,\"hop_bytes\":5}]}\n");
+}
+
+TEST(PlanOutputTest, TextNamesTheNewOrderAndLoads) {
+  const std::string text = Rendered(TwoRanksSwapped(), false);
+  EXPECT_THAT(text, HasSubstr("allreduce of 1048576 bytes over 2 ranks on 2 hosts"));
+  EXPECT_THAT(text, HasSubstr("before 4.0 us (max link load 2), after 2.0 us (max link load 1), "
+                              "speedup 2.00x"));
+  EXPECT_THAT(text, HasSubstr("  0: 1@node05  1: 0@node01\n"));
+}
+
+TEST(PlanOutputTest, WithoutRoutesNoLoadsAndNoReorderingSaid) {
+  PlanReport r = TwoRanksSwapped();
+  r.contention = false;
+  r.plan.reordered = false;
+  r.hostfile_out = "hosts.new";
+  const std::string text = Rendered(r, false);
+  EXPECT_THAT(text, Not(HasSubstr("load")));
+  EXPECT_THAT(text, HasSubstr("keep the current order"));
+  EXPECT_THAT(text, HasSubstr("mpirun --hostfile hosts.new --map-by seq"));
+}
+
+}  // namespace
+}  // namespace toporr::client::ctl
