@@ -169,6 +169,28 @@ TEST_F(ToporrdTest, NewSnapshotReplacesCurrentAndIsListed) {
   EXPECT_THAT(r.out, HasSubstr("fattree.topo"));
 }
 
+// `toporrctl export --format costs` writes libtoporr's TOPORR_COSTS file: the daemon's matrix
+// over the named hosts with its snapshot id; unknown hosts are refused and nothing is written.
+TEST_F(ToporrdTest, ExportCostsFileCarriesMatrixAndSnapshot) {
+  DaemonProcess d(db_, sock_);
+  ASSERT_TRUE(d.Start()) << d.log();
+  ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
+  const std::string out = dir_ + "/costs.bin";
+  RunResult r = d.Ctl({"--json", "export", "--format", "costs", "--output", out, "--hosts",
+                       "node01,node02,node05"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\"snapshot_id\":1"));
+  EXPECT_THAT(r.out, HasSubstr("\"hosts\":3"));
+  RunResult head = RunProcess({"/usr/bin/head", "-c", "8", out});
+  EXPECT_EQ(head.out, "TOPORRC1");
+  r = d.Ctl({"export", "--format", "costs", "--output", dir_ + "/bad.bin", "node01", "ghost"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("ghost"));
+  EXPECT_NE(access((dir_ + "/bad.bin").c_str(), F_OK), 0);
+  r = d.Ctl({"export", "--format", "dot", "--output", out, "node01"});
+  EXPECT_EQ(r.exit_code, 2);
+}
+
 // SIGKILL the daemon in the middle of an ingest at each named point of the store's
 // transaction: the database stays consistent and serves the previous snapshot (or the new
 // one once the commit happened).

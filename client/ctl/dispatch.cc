@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/ctl/admin_commands.h"
 #include "client/ctl/command.h"
+#include "client/ctl/export_commands.h"
 #include "client/ctl/plan_command.h"
 #include "client/ctl/query_commands.h"
 #include "common/status_macros.h"
@@ -18,6 +19,7 @@ constexpr std::vector<Command> (*kCommandGroups[])() = {
     AdminCommands,
     QueryCommands,
     PlanCommands,
+    ExportCommands,
 };
 
 constexpr char kUsageOptions[] = R"(usage: toporrctl [options] COMMAND [args]

@@ -1,0 +1,93 @@
+#include "client/ctl/export_commands.h"
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "client/cost_file.h"
+#include "client/cost_matrix_codec.h"
+#include "common/json_writer.h"
+#include "common/status_macros.h"
+#include "toporr/v1/toporr.grpc.pb.h"
+
+namespace toporr::client::ctl {
+namespace {
+
+struct ExportAnswer {
+  std::string path;
+  int64_t snapshot_id = 0;
+  int hosts = 0;
+  size_t bytes = 0;
+};
+
+// Written to a temporary file beside `path` and renamed over it: a reader never sees half.
+absl::Status WriteAtomically(const std::string& path, const std::string& bytes) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out.close();
+    if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", tmp));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return absl::UnavailableError(absl::StrCat("cannot rename ", tmp, " to ", path));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Reply> Export(Invocation& inv, const CommandArgs& args) {
+  std::string format, output, host_list;
+  std::vector<std::string> hosts;
+  RETURN_IF_ERROR(ParseOptions(
+      "export", args, {{"--format", &format}, {"--output", &output}, {"--hosts", &host_list}},
+      &hosts));
+  if (format != "costs") return UsageError("export: --format costs is the only format");
+  if (output.empty()) return UsageError("export: --output FILE is required");
+  for (absl::string_view h : absl::StrSplit(host_list, ',', absl::SkipEmpty())) {
+    hosts.emplace_back(h);
+  }
+  if (hosts.empty()) return UsageError("export: name the job's hosts (HOST... or --hosts H1,H2)");
+
+  v1::GetCostMatrixRequest req;
+  for (const auto& h : hosts) req.add_hosts(h);
+  req.set_compact(true);
+  ASSIGN_OR_RETURN(auto resp, inv.daemon.Call(&v1::Topology::Stub::GetCostMatrix, req, 30));
+  CostFile file;
+  file.snapshot_id = resp.snapshot_id();
+  file.hosts.assign(resp.hosts().begin(), resp.hosts().end());
+  ASSIGN_OR_RETURN(file.costs, DecodeCostMatrix(resp));
+  ASSIGN_OR_RETURN(std::string bytes, EncodeCostFile(file));
+  RETURN_IF_ERROR(WriteAtomically(output, bytes));
+
+  ExportAnswer answer{output, file.snapshot_id, static_cast<int>(file.hosts.size()), bytes.size()};
+  return ReplyOf(
+      std::move(answer),
+      [](const ExportAnswer& a, JsonWriter& w) {
+        w.BeginObject();
+        w.Field("file", a.path);
+        w.Field("format", "costs");
+        w.Field("snapshot_id", a.snapshot_id);
+        w.Field("hosts", a.hosts);
+        w.Field("bytes", static_cast<int64_t>(a.bytes));
+        w.EndObject();
+      },
+      [](const ExportAnswer& a, std::ostream& out) {
+        out << "wrote costs of " << a.hosts << " hosts (snapshot " << a.snapshot_id << ", "
+            << a.bytes << " bytes) to " << a.path << "\n";
+      });
+}
+
+}  // namespace
+
+std::vector<Command> ExportCommands() {
+  return {{"export",
+           "  export --format costs --output FILE (HOST... | --hosts H1,H2)\n"
+           "      the job's cost matrix for libtoporr's TOPORR_COSTS (no daemon needed)\n",
+           Export}};
+}
+
+}  // namespace toporr::client::ctl

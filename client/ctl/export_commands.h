@@ -1,0 +1,17 @@
+// toporrctl's exports for other tools. `export --format costs --output FILE HOST...` writes
+// the job's cost matrix and its snapshot id as a client/cost_file.h file, which libtoporr
+// reads through TOPORR_COSTS=FILE with no daemon.
+#ifndef TOPORR_CLIENT_CTL_EXPORT_COMMANDS_H_
+#define TOPORR_CLIENT_CTL_EXPORT_COMMANDS_H_
+
+#include <vector>
+
+#include "client/ctl/command.h"
+
+namespace toporr::client::ctl {
+
+std::vector<Command> ExportCommands();
+
+}  // namespace toporr::client::ctl
+
+#endif  // TOPORR_CLIENT_CTL_EXPORT_COMMANDS_H_
