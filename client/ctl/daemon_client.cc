@@ -43,4 +43,20 @@ absl::Status DaemonClient::RpcError(const grpc::Status& status) const {
   }
 }
 
+absl::StatusOr<CostMatrixAnswer> FetchCostMatrix(DaemonClient& daemon,
+                                                 const std::vector<std::string>& hosts,
+                                                 double default_deadline_s) {
+  v1::GetCostMatrixRequest req;
+  for (const auto& h : hosts) req.add_hosts(h);
+  req.set_compact(true);
+  CostMatrixAnswer answer;
+  auto resp = daemon.Call(&v1::Topology::Stub::GetCostMatrix, req, default_deadline_s);
+  if (!resp.ok()) return resp.status();
+  answer.resp = *std::move(resp);
+  auto costs = DecodeCostMatrix(answer.resp);
+  if (!costs.ok()) return costs.status();
+  answer.costs = *std::move(costs);
+  return answer;
+}
+
 }  // namespace toporr::client::ctl

@@ -11,9 +11,11 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "client/cost_matrix_codec.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "toporr/v1/toporr.grpc.pb.h"
@@ -67,6 +69,17 @@ class DaemonClient {
   std::unique_ptr<v1::Admin::Stub> admin_;
   std::unique_ptr<grpc::health::v1::Health::Stub> health_;
 };
+
+// The daemon's cost matrix over `hosts`, asked for in the compact form and decoded, with the
+// response it came in (snapshot id, host order, route kind). The one GetCostMatrix call of
+// toporrctl: `matrix`, `plan` and `export` all go through it.
+struct CostMatrixAnswer {
+  v1::GetCostMatrixResponse resp;
+  CostMatrixArrays costs;
+};
+absl::StatusOr<CostMatrixAnswer> FetchCostMatrix(DaemonClient& daemon,
+                                                 const std::vector<std::string>& hosts,
+                                                 double default_deadline_s);
 
 }  // namespace toporr::client::ctl
 

@@ -8,7 +8,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "client/cost_file.h"
-#include "client/cost_matrix_codec.h"
 #include "common/json_writer.h"
 #include "common/status_macros.h"
 #include "toporr/v1/toporr.grpc.pb.h"
@@ -52,14 +51,11 @@ absl::StatusOr<Reply> Export(Invocation& inv, const CommandArgs& args) {
   }
   if (hosts.empty()) return UsageError("export: name the job's hosts (HOST... or --hosts H1,H2)");
 
-  v1::GetCostMatrixRequest req;
-  for (const auto& h : hosts) req.add_hosts(h);
-  req.set_compact(true);
-  ASSIGN_OR_RETURN(auto resp, inv.daemon.Call(&v1::Topology::Stub::GetCostMatrix, req, 30));
+  ASSIGN_OR_RETURN(CostMatrixAnswer served, FetchCostMatrix(inv.daemon, hosts, 30));
   CostFile file;
-  file.snapshot_id = resp.snapshot_id();
-  file.hosts.assign(resp.hosts().begin(), resp.hosts().end());
-  ASSIGN_OR_RETURN(file.costs, DecodeCostMatrix(resp));
+  file.snapshot_id = served.resp.snapshot_id();
+  file.hosts.assign(served.resp.hosts().begin(), served.resp.hosts().end());
+  file.costs = std::move(served.costs);
   ASSIGN_OR_RETURN(std::string bytes, EncodeCostFile(file));
   RETURN_IF_ERROR(WriteAtomically(output, bytes));
 

@@ -98,13 +98,10 @@ absl::Status LoadNodeTopology(const std::string& xml_path, NodeShape* shape,
 
 CostMatrixFetcher DaemonCostMatrix(DaemonClient& daemon) {
   return [&daemon](const std::vector<std::string>& hosts) -> absl::StatusOr<ServedCostMatrix> {
-    v1::GetCostMatrixRequest req;
-    for (const auto& h : hosts) req.add_hosts(h);
-    req.set_compact(true);
-    ASSIGN_OR_RETURN(auto resp, daemon.Call(&v1::Topology::Stub::GetCostMatrix, req, 10));
-    ASSIGN_OR_RETURN(CostMatrixArrays m, DecodeCostMatrix(resp));
+    ASSIGN_OR_RETURN(CostMatrixAnswer answer, FetchCostMatrix(daemon, hosts, 10));
+    const CostMatrixArrays& m = answer.costs;
     ServedCostMatrix served;
-    served.snapshot_id = resp.snapshot_id();
+    served.snapshot_id = answer.resp.snapshot_id();
     served.n = m.n;
     served.latency_ns.assign(m.latency_ns.begin(), m.latency_ns.end());
     served.bottleneck_gbps.assign(m.bottleneck_gbps.begin(), m.bottleneck_gbps.end());

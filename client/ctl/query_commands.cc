@@ -236,12 +236,7 @@ absl::StatusOr<Reply> Row(Invocation& inv, const CommandArgs& args) {
   return ReplyOf(std::move(resp), RowJson, RowText);
 }
 
-struct MatrixAnswer {
-  v1::GetCostMatrixResponse resp;
-  CostMatrixArrays costs;
-};
-
-void MatrixJson(const MatrixAnswer& a, JsonWriter& w) {
+void MatrixJson(const CostMatrixAnswer& a, JsonWriter& w) {
   const int n = a.costs.n;
   const CostMatrixArrays& c = a.costs;
   w.BeginObject();
@@ -265,7 +260,7 @@ void MatrixJson(const MatrixAnswer& a, JsonWriter& w) {
   w.EndObject();
 }
 
-void MatrixText(const MatrixAnswer& a, std::ostream& out) {
+void MatrixText(const CostMatrixAnswer& a, std::ostream& out) {
   const int n = a.costs.n;
   out << "switch hops (snapshot " << a.resp.snapshot_id() << ")\n" << std::setw(16) << "";
   for (const auto& h : a.resp.hosts()) out << std::setw(10) << h.substr(0, 9);
@@ -279,12 +274,7 @@ void MatrixText(const MatrixAnswer& a, std::ostream& out) {
 
 absl::StatusOr<Reply> Matrix(Invocation& inv, const CommandArgs& args) {
   if (args.empty()) return UsageError("matrix takes HOST...");
-  v1::GetCostMatrixRequest req;
-  for (const auto& a : args) req.add_hosts(a);
-  req.set_compact(true);
-  MatrixAnswer answer;
-  ASSIGN_OR_RETURN(answer.resp, inv.daemon.Call(&v1::Topology::Stub::GetCostMatrix, req, 10));
-  ASSIGN_OR_RETURN(answer.costs, DecodeCostMatrix(answer.resp));
+  ASSIGN_OR_RETURN(CostMatrixAnswer answer, FetchCostMatrix(inv.daemon, args, 10));
   return ReplyOf(std::move(answer), MatrixJson, MatrixText);
 }
 
