@@ -16,6 +16,7 @@ PACKAGES=(
   libxml2-dev opa-fastfabric
   # MPI
   openmpi-bin libopenmpi-dev libsimgrid-dev  # libsimgrid-dev: SimGrid SMPI, bench/smpi
+  mpich libmpich-dev gfortran  # MPICH build of libtoporr, Fortran tests
   # misc tools used by scripts and tests
   python3 procps
 )
