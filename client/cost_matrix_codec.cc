@@ -97,4 +97,28 @@ absl::StatusOr<CostMatrixArrays> DecodeCostMatrix(const v1::GetCostMatrixRespons
   return out;
 }
 
+absl::StatusOr<CostRowArrays> DecodeCostRow(const v1::GetCostRowResponse& resp, int expected_n) {
+  // TEMPORARY (replaced by the daemon branch's decoder at merge).
+  CostRowArrays out;
+  out.snapshot_id = resp.snapshot_id();
+  out.n = expected_n;
+  const v1::CompactCosts& c = resp.compact();
+  const size_t n = static_cast<size_t>(expected_n);
+  if (c.hops().size() != n || c.rate_index().size() != n) {
+    return absl::DataLossError("cost row reply: wrong size");
+  }
+  for (size_t j = 0; j < n; ++j) {
+    const uint8_t h = static_cast<uint8_t>(c.hops()[j]);
+    const uint8_t r = static_cast<uint8_t>(c.rate_index()[j]);
+    if (h == kUnreachable || r >= c.rates_gbps_size()) {
+      return absl::DataLossError("cost row reply: bad entry");
+    }
+    out.hops.push_back(h);
+    out.bottleneck_gbps.push_back(c.rates_gbps(r));
+    out.latency_ns.push_back(static_cast<float>(c.nic_latency_ns() + c.switch_latency_ns() * h +
+                                                c.link_latency_ns() * (h + 1)));
+  }
+  return out;
+}
+
 }  // namespace toporr::client

@@ -34,6 +34,16 @@ absl::StatusOr<CostMatrixArrays> DecodeCostMatrix(const v1::GetCostMatrixRespons
 // `*out` is unspecified after an error.
 absl::Status DecodeCostMatrix(const v1::GetCostMatrixResponse& response, CostMatrixArrays* out);
 
+// One host's row as GetCostRow serves it (compact or plain), n == expected_n columns.
+struct CostRowArrays {
+  int64_t snapshot_id = 0;
+  int n = 0;
+  std::vector<int32_t> hops;
+  std::vector<double> bottleneck_gbps;
+  std::vector<double> latency_ns;
+};
+absl::StatusOr<CostRowArrays> DecodeCostRow(const v1::GetCostRowResponse& resp, int expected_n);
+
 }  // namespace toporr::client
 
 #endif  // TOPORR_CLIENT_COST_MATRIX_CODEC_H_

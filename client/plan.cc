@@ -40,7 +40,9 @@ bool ParsePositive(std::string_view s, int* out) {
 
 std::string ShortName(std::string_view host) { return std::string(host.substr(0, host.find('.'))); }
 
-mapping::RankLocation Slot(int host, int local, const NodeShape& shape) {
+}  // namespace
+
+mapping::RankLocation SlotLocation(int host, int local, const NodeShape& shape) {
   mapping::RankLocation loc;
   if (!shape.core_slots.empty()) {
     loc = shape.core_slots[local % shape.core_slots.size()];
@@ -54,6 +56,8 @@ mapping::RankLocation Slot(int host, int local, const NodeShape& shape) {
   loc.package = loc.numa / std::max(1, shape.numa_per_package);
   return loc;
 }
+
+namespace {
 
 PlanCandidate ToCandidate(const mapping::Candidate& c) {
   PlanCandidate out;
@@ -142,15 +146,26 @@ absl::StatusOr<mapping::Placement> InitialPlacement(const JobHosts& hosts, MapBy
   if (map_by == MapBy::kCore) {
     for (size_t h = 0; h < hosts.names.size() && p.size() < num_ranks; ++h)
       for (int s = 0; s < hosts.slots[h] && p.size() < num_ranks; ++s)
-        p.ranks.push_back(Slot(static_cast<int>(h), used[h]++, shape));
+        p.ranks.push_back(SlotLocation(static_cast<int>(h), used[h]++, shape));
   } else {
     while (p.size() < num_ranks) {
       for (size_t h = 0; h < hosts.names.size() && p.size() < num_ranks; ++h)
         if (used[h] < hosts.slots[h])
-          p.ranks.push_back(Slot(static_cast<int>(h), used[h]++, shape));
+          p.ranks.push_back(SlotLocation(static_cast<int>(h), used[h]++, shape));
     }
   }
   return p;
+}
+
+absl::StatusOr<std::vector<std::string>> ParseRankHosts(std::string_view text,
+                                                        std::string_view file_name) {
+  std::vector<std::string> ranks;
+  RETURN_IF_ERROR(ForEachLine(text, [&](int, std::string_view line) -> absl::Status {
+    ranks.push_back(ShortName(line));
+    return absl::OkStatus();
+  }));
+  if (ranks.empty()) return absl::InvalidArgumentError(std::string(file_name) + ": no ranks");
+  return ranks;
 }
 
 absl::StatusOr<mapping::Placement> ExplicitPlacement(const JobHosts& hosts, std::string_view text,
@@ -168,7 +183,7 @@ absl::StatusOr<mapping::Placement> ExplicitPlacement(const JobHosts& hosts, std:
                                                      ": host `", std::string(line),
                                                      "` is not in the hostfile"));
     }
-    p.ranks.push_back(Slot(it->second, used[it->second]++, shape));
+    p.ranks.push_back(SlotLocation(it->second, used[it->second]++, shape));
     return absl::OkStatus();
   }));
   if (p.ranks.empty()) return absl::InvalidArgumentError(std::string(file_name) + ": no ranks");

@@ -54,7 +54,19 @@ struct NodeShape {
 absl::StatusOr<mapping::Placement> InitialPlacement(const JobHosts& hosts, MapBy map_by,
                                                     int num_ranks, const NodeShape& shape = {});
 
-// Explicit rank -> host list (one host per line, rank order; names must be in `hosts`).
+// A rank -> host list: one host name per line in rank order (line i names rank i's host;
+// `#` comments and blank lines are skipped, a domain suffix is cut). The format of
+// `toporrctl plan --ranks` and of libtoporr's TOPORR_HOSTMAP. kInvalidArgument
+// "<file>: no ranks" for an empty list.
+absl::StatusOr<std::vector<std::string>> ParseRankHosts(std::string_view text,
+                                                        std::string_view file_name);
+
+// Where the `local`-th rank of host `host` runs when nothing better is known: slot `local`
+// of `shape` (its core_slots, else the regular shape). What `toporrctl plan` and libtoporr
+// (for ranks not bound to one core) both use, so their plans agree.
+mapping::RankLocation SlotLocation(int host, int local, const NodeShape& shape = {});
+
+// Explicit rank -> host list (ParseRankHosts format; names must be in `hosts`).
 absl::StatusOr<mapping::Placement> ExplicitPlacement(const JobHosts& hosts, std::string_view text,
                                                      std::string_view file_name,
                                                      const NodeShape& shape = {});

@@ -1,0 +1,94 @@
+// The daemon source: RegisterHostList once (rank 0), then one compact GetCostRow per
+// leader, each under the configured deadline.
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "client/cost_matrix_codec.h"
+#include "client/row_source.h"
+#include "common/status_macros.h"
+#include "grpcpp/grpcpp.h"
+#include "toporr/v1/toporr.grpc.pb.h"
+
+namespace toporr::client {
+namespace {
+
+class DaemonRowSource final : public RowSource {
+ public:
+  explicit DaemonRowSource(const ClientOptions& options)
+      : target_(options.address.empty() ? "unix:" + options.socket : options.address),
+        deadline_ms_(options.deadline_ms) {}
+
+  std::string_view kind() const override { return "daemon"; }
+
+  absl::StatusOr<HostListTicket> Prepare(const std::vector<std::string>& hosts) override {
+    v1::RegisterHostListRequest req;
+    for (const std::string& h : hosts) req.add_hosts(h);
+    v1::RegisterHostListResponse resp;
+    grpc::ClientContext context;
+    SetDeadline(&context);
+    RETURN_IF_ERROR(Check(Stub()->RegisterHostList(&context, req, &resp), "RegisterHostList"));
+    if (resp.num_hosts() != static_cast<int>(hosts.size()) || resp.host_list().empty()) {
+      return absl::DataLossError(absl::StrCat("toporrd at ", target_, " registered ",
+                                              resp.num_hosts(), " of ", hosts.size(), " hosts"));
+    }
+    return HostListTicket{resp.snapshot_id(), resp.host_list()};
+  }
+
+  absl::StatusOr<CostRow> Row(const HostListTicket& ticket, const std::vector<std::string>& hosts,
+                              int host_index) override {
+    v1::GetCostRowRequest req;
+    req.set_host(hosts[host_index]);
+    req.set_host_list(ticket.token);
+    req.set_compact(true);
+    v1::GetCostRowResponse resp;
+    grpc::ClientContext context;
+    SetDeadline(&context);
+    RETURN_IF_ERROR(Check(Stub()->GetCostRow(&context, req, &resp), "GetCostRow"));
+    const int n = static_cast<int>(hosts.size());
+    ASSIGN_OR_RETURN(CostRowArrays row, DecodeCostRow(resp, n));
+    CostRow out;
+    out.snapshot_id = row.snapshot_id;
+    out.values.resize(2 * static_cast<size_t>(n));
+    for (int j = 0; j < n; ++j) {
+      out.values[j] = static_cast<float>(row.latency_ns[j]);
+      out.values[n + j] = static_cast<float>(row.bottleneck_gbps[j]);
+    }
+    return out;
+  }
+
+ private:
+  v1::Topology::Stub* Stub() {
+    if (stub_ == nullptr) {
+      stub_ =
+          v1::Topology::NewStub(grpc::CreateChannel(target_, grpc::InsecureChannelCredentials()));
+    }
+    return stub_.get();
+  }
+
+  void SetDeadline(grpc::ClientContext* context) const {
+    context->set_deadline(std::chrono::system_clock::now() +
+                          std::chrono::milliseconds(deadline_ms_));
+  }
+
+  absl::Status Check(const grpc::Status& s, const char* method) const {
+    if (s.ok()) return absl::OkStatus();
+    std::string msg = absl::StrCat("toporrd at ", target_, ": ", method, ": ", s.error_message());
+    if (s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+      absl::StrAppend(&msg, " (no answer within TOPORR_DEADLINE_MS=", deadline_ms_, ")");
+    }
+    return absl::Status(static_cast<absl::StatusCode>(s.error_code()), msg);
+  }
+
+  std::string target_;
+  int deadline_ms_;
+  std::unique_ptr<v1::Topology::Stub> stub_;
+};
+
+}  // namespace
+
+std::unique_ptr<RowSource> NewRowSource(const ClientOptions& options) {
+  if (!options.costs_path.empty()) return NewFileRowSource(options.costs_path);
+  return std::make_unique<DaemonRowSource>(options);
+}
+
+}  // namespace toporr::client

@@ -1,0 +1,75 @@
+#include "client/decision_report.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "common/json_writer.h"
+
+namespace toporr::client {
+
+std::string DecisionJsonLine(const Decision& d) {
+  std::ostringstream out;
+  JsonWriter w(&out);
+  w.BeginObject();
+  w.Field("collective", d.collective);
+  w.Field("algorithm", d.algorithm);
+  w.Field("chosen_algorithm", d.chosen_algorithm);
+  w.Field("bytes", d.bytes);
+  w.Field("root", d.root);
+  w.Field("size", d.size);
+  w.Field("hosts", d.hosts);
+  w.Field("source", d.source);
+  w.Key("fallback_reason");
+  if (d.fallback_reason.empty()) {
+    w.Null();
+  } else {
+    w.String(d.fallback_reason);
+  }
+  w.Key("snapshot_id");
+  if (d.snapshot_id > 0) {
+    w.Int(d.snapshot_id);
+  } else {
+    w.Null();
+  }
+  w.Key("new_order");
+  w.BeginArray();
+  for (int32_t r : d.new_order) w.Int(r);
+  w.EndArray();
+  auto maybe = [&](const char* key, double v) {
+    w.Key(key);
+    if (v >= 0) {
+      w.Double(v);
+    } else {
+      w.Null();
+    }
+  };
+  maybe("predicted_before_ns", d.predicted_before_ns);
+  maybe("predicted_after_ns", d.predicted_after_ns);
+  w.Field("cached", d.cached);
+  w.Field("elapsed_us", d.elapsed_us);
+  w.EndObject();
+  out << '\n';
+  return out.str();
+}
+
+absl::Status AppendReportLine(const std::string& path, const std::string& line) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return absl::UnavailableError(absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
+  }
+  ssize_t n = ::write(fd, line.data(), line.size());
+  int err = errno;
+  ::close(fd);
+  if (n != static_cast<ssize_t>(line.size())) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot append to ", path, ": ", n < 0 ? std::strerror(err) : "short write"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace toporr::client

@@ -1,0 +1,53 @@
+// One reordering decision of libtoporr, as TOPORR_REPORT=FILE records it: rank 0 of the
+// communicator appends one JSON object per line (JSON Lines), so several jobs or calls can
+// share a file. Fields:
+//   collective, algorithm  as requested ("auto" allowed), names as in mapping/pattern.h
+//   chosen_algorithm       what the mapping engine chose (differs only for "auto")
+//   bytes, root, size      the call's message size, root (old rank) and communicator size
+//   hosts                  distinct hosts of the communicator
+//   source                 "daemon", "file" or "fallback"
+//   fallback_reason        null, or why the identity order was kept
+//   snapshot_id            the snapshot the costs came from (null on fallback before any)
+//   new_order              new rank i = old rank new_order[i]
+//   predicted_before_ns, predicted_after_ns   the mapping engine's prediction (null on
+//                          fallback)
+//   cached                 true when the decision came from the communicator's cache
+//   elapsed_us             time spent in toporr for this call on rank 0
+#ifndef TOPORR_CLIENT_DECISION_REPORT_H_
+#define TOPORR_CLIENT_DECISION_REPORT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace toporr::client {
+
+struct Decision {
+  std::string collective;
+  std::string algorithm;
+  std::string chosen_algorithm;
+  int64_t bytes = 0;
+  int root = 0;
+  int size = 0;
+  int hosts = 0;
+  std::string source;           // "daemon", "file", "fallback"
+  std::string fallback_reason;  // empty: null
+  int64_t snapshot_id = 0;      // 0: null
+  std::vector<int32_t> new_order;
+  double predicted_before_ns = -1;  // < 0: null
+  double predicted_after_ns = -1;
+  bool cached = false;
+  int64_t elapsed_us = 0;
+};
+
+// The JSON object of `d` on one line, with a trailing newline.
+std::string DecisionJsonLine(const Decision& d);
+
+// Appends `line` to `path` in one write(2) with O_APPEND (created 0644). Errors name the path.
+absl::Status AppendReportLine(const std::string& path, const std::string& line);
+
+}  // namespace toporr::client
+
+#endif  // TOPORR_CLIENT_DECISION_REPORT_H_

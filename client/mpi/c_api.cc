@@ -1,0 +1,227 @@
+// client/toporr.h over Library (library.h) and the topology constructors (topology.h).
+#include <cstdio>
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "client/mpi/library.h"
+#include "client/mpi/topology.h"
+#include "client/toporr.h"
+
+struct toporr_context_s {
+  toporr::client::mpi::Library library;
+  int radix = 4;
+};
+
+namespace {
+
+using toporr::client::ClientOptions;
+using toporr::client::Decision;
+using toporr::client::mpi::Library;
+namespace mapping = toporr::mapping;
+
+Library& LibraryOf(toporr_context context) {
+  return context != nullptr ? context->library : Library::Default();
+}
+
+std::string Text(const char* s) { return s == nullptr ? std::string() : std::string(s); }
+
+bool CollectiveOf(toporr_collective c, mapping::Collective* out) {
+  switch (c) {
+    case TOPORR_ALLREDUCE:
+      *out = mapping::Collective::kAllreduce;
+      return true;
+    case TOPORR_BCAST:
+      *out = mapping::Collective::kBcast;
+      return true;
+    case TOPORR_ALLGATHER:
+      *out = mapping::Collective::kAllgather;
+      return true;
+    case TOPORR_GATHER:
+      *out = mapping::Collective::kGather;
+      return true;
+    case TOPORR_REDUCE:
+      *out = mapping::Collective::kReduce;
+      return true;
+  }
+  return false;
+}
+
+// toporr_algorithm values 1..14 are mapping::Algorithm in declaration order.
+bool AlgorithmOf(toporr_algorithm a, std::optional<mapping::Algorithm>* out) {
+  if (a == TOPORR_ALG_AUTO) {
+    *out = std::nullopt;
+    return true;
+  }
+  if (a < TOPORR_ALG_RING || a > TOPORR_ALG_LINEAR) return false;
+  *out = static_cast<mapping::Algorithm>(static_cast<int>(a) - 1);
+  return true;
+}
+
+void Fill(const Decision& d, int size, toporr_decision* out) {
+  if (out == nullptr) return;
+  std::memset(out, 0, sizeof(*out));
+  out->fallback = d.source == "fallback";
+  out->cached = d.cached;
+  for (int i = 0; i < static_cast<int>(d.new_order.size()) && i < size; ++i) {
+    if (d.new_order[i] != i) out->reordered = 1;
+  }
+  out->snapshot_id = d.snapshot_id;
+  out->predicted_before_ns = d.predicted_before_ns;
+  out->predicted_after_ns = d.predicted_after_ns;
+  std::snprintf(out->source, sizeof(out->source), "%s", d.source.c_str());
+  std::snprintf(out->algorithm, sizeof(out->algorithm), "%s", d.chosen_algorithm.c_str());
+  std::snprintf(out->fallback_reason, sizeof(out->fallback_reason), "%s",
+                d.fallback_reason.c_str());
+}
+
+int FromMpi(int rc) { return rc == MPI_SUCCESS ? TOPORR_SUCCESS : TOPORR_ERR_MPI; }
+
+}  // namespace
+
+extern "C" {
+
+const char* toporr_version(void) { return "0.2.0"; }
+
+const char* toporr_strerror(int code) {
+  switch (code) {
+    case TOPORR_SUCCESS:
+      return "success";
+    case TOPORR_ERR_ARG:
+      return "invalid argument";
+    case TOPORR_ERR_MPI:
+      return "the MPI library failed a call";
+    case TOPORR_ERR_NOMEM:
+      return "out of memory";
+    case TOPORR_ERR_INTERNAL:
+      return "internal error in toporr";
+  }
+  return "unknown error code";
+}
+
+void toporr_options_init(toporr_options* options) {
+  if (options == nullptr) return;
+  static const ClientOptions defaults;
+  options->socket = defaults.socket.c_str();
+  options->address = nullptr;
+  options->costs = nullptr;
+  options->deadline_ms = defaults.deadline_ms;
+  options->disable = 0;
+  options->verbose = 0;
+  options->report = nullptr;
+  options->hostmap = nullptr;
+  options->radix = 4;
+  auto env = [](const char* name) -> const char* {
+    const char* v = std::getenv(name);
+    return v != nullptr && *v != '\0' ? v : nullptr;
+  };
+  if (const char* v = env("TOPORR_SOCKET")) options->socket = v;
+  options->address = env("TOPORR_ADDRESS");
+  options->costs = env("TOPORR_COSTS");
+  options->report = env("TOPORR_REPORT");
+  options->hostmap = env("TOPORR_HOSTMAP");
+  // Numbers and flags parse (with warnings for bad values) in one place.
+  toporr::client::EnvironmentOptions parsed = toporr::client::OptionsFromEnvironment();
+  options->deadline_ms = parsed.options.deadline_ms;
+  options->disable = parsed.options.disable;
+  options->verbose = parsed.options.verbose;
+}
+
+int toporr_context_create(const toporr_options* options, toporr_context* context) {
+  if (context == nullptr) return TOPORR_ERR_ARG;
+  toporr_options o;
+  if (options == nullptr) {
+    toporr_options_init(&o);
+    options = &o;
+  }
+  if (options->deadline_ms <= 0 || options->radix < 2 || options->radix > 8) return TOPORR_ERR_ARG;
+  ClientOptions c;
+  if (options->socket != nullptr && *options->socket != '\0') c.socket = options->socket;
+  c.address = Text(options->address);
+  c.costs_path = Text(options->costs);
+  c.deadline_ms = options->deadline_ms;
+  c.disable = options->disable != 0;
+  c.verbose = options->verbose;
+  c.report_path = Text(options->report);
+  c.hostmap_path = Text(options->hostmap);
+  *context = new (std::nothrow) toporr_context_s{Library(std::move(c)), options->radix};
+  return *context == nullptr ? TOPORR_ERR_NOMEM : TOPORR_SUCCESS;
+}
+
+int toporr_context_free(toporr_context* context) {
+  if (context == nullptr) return TOPORR_ERR_ARG;
+  delete *context;
+  *context = nullptr;
+  return TOPORR_SUCCESS;
+}
+
+int toporr_comm_reorder(toporr_context context, MPI_Comm comm, toporr_collective collective,
+                        toporr_algorithm algorithm, size_t bytes, int root, MPI_Comm* newcomm,
+                        toporr_decision* decision) {
+  if (newcomm == nullptr) return TOPORR_ERR_ARG;
+  *newcomm = MPI_COMM_NULL;
+  toporr::client::mpi::ReorderRequest request;
+  if (!CollectiveOf(collective, &request.collective) ||
+      !AlgorithmOf(algorithm, &request.algorithm)) {
+    return TOPORR_ERR_ARG;
+  }
+  request.bytes = static_cast<int64_t>(bytes);
+  request.root = root;
+  request.radix = context != nullptr ? context->radix : 4;
+  Decision d;
+  try {
+    int rc = LibraryOf(context).CommReorder(comm, request, newcomm, &d);
+    int size = 0;
+    MPI_Comm_size(comm, &size);
+    Fill(d, size, decision);
+    return FromMpi(rc);
+  } catch (const std::bad_alloc&) {
+    return TOPORR_ERR_NOMEM;
+  }
+}
+
+int toporr_comm_reorder_f(MPI_Fint comm, int collective, int algorithm, int64_t bytes, int root,
+                          MPI_Fint* newcomm) {
+  if (newcomm == nullptr || bytes < 0) return TOPORR_ERR_ARG;
+  MPI_Comm c = MPI_COMM_NULL;
+  int rc = toporr_comm_reorder(
+      nullptr, MPI_Comm_f2c(comm), static_cast<toporr_collective>(collective),
+      static_cast<toporr_algorithm>(algorithm), static_cast<size_t>(bytes), root, &c, nullptr);
+  *newcomm = MPI_Comm_c2f(c);
+  return rc;
+}
+
+int toporr_cart_create(toporr_context context, MPI_Comm comm_old, int ndims, const int dims[],
+                       const int periods[], int reorder, MPI_Comm* comm_cart) {
+  if (comm_cart == nullptr || ndims < 0) return TOPORR_ERR_ARG;
+  return FromMpi(toporr::client::mpi::CartCreate(LibraryOf(context), comm_old, ndims, dims, periods,
+                                                 reorder, comm_cart));
+}
+
+int toporr_graph_create(toporr_context context, MPI_Comm comm_old, int nnodes, const int index[],
+                        const int edges[], int reorder, MPI_Comm* comm_graph) {
+  if (comm_graph == nullptr || nnodes < 0) return TOPORR_ERR_ARG;
+  return FromMpi(toporr::client::mpi::GraphCreate(LibraryOf(context), comm_old, nnodes, index,
+                                                  edges, reorder, comm_graph));
+}
+
+int toporr_dist_graph_create_adjacent(toporr_context context, MPI_Comm comm_old, int indegree,
+                                      const int sources[], const int sourceweights[], int outdegree,
+                                      const int destinations[], const int destweights[],
+                                      MPI_Info info, int reorder, MPI_Comm* comm_dist_graph) {
+  if (comm_dist_graph == nullptr || indegree < 0 || outdegree < 0) return TOPORR_ERR_ARG;
+  return FromMpi(toporr::client::mpi::DistGraphCreateAdjacent(
+      LibraryOf(context), comm_old, indegree, sources, sourceweights, outdegree, destinations,
+      destweights, info, reorder, comm_dist_graph));
+}
+
+int toporr_dist_graph_create(toporr_context context, MPI_Comm comm_old, int n, const int sources[],
+                             const int degrees[], const int destinations[], const int weights[],
+                             MPI_Info info, int reorder, MPI_Comm* comm_dist_graph) {
+  if (comm_dist_graph == nullptr || n < 0) return TOPORR_ERR_ARG;
+  return FromMpi(toporr::client::mpi::DistGraphCreate(LibraryOf(context), comm_old, n, sources,
+                                                      degrees, destinations, weights, info, reorder,
+                                                      comm_dist_graph));
+}
+
+}  // extern "C"

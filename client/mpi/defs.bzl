@@ -1,0 +1,71 @@
+"""libtoporr's MPI side, built once per MPI library.
+
+The sources in //client/mpi are MPI-library neutral (only <mpi.h>); toporr_mpi_variant()
+compiles them against one MPI library's headers and links one shared library per role:
+  :core                static library (C API + C++ core) for Bazel targets and tests
+  :libtoporr.so        the C API, for programs built with mpicc (-ltoporr)
+  :libtoporr_pmpi.so   C API + the PMPI/Fortran interceptors, for LD_PRELOAD
+Both shared libraries export only the C API and MPI/Fortran entry points (version script).
+"""
+
+load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library")
+load("//third_party:copts.bzl", "TOPORR_COPTS")
+
+def toporr_mpi_variant(mpi):
+    cc_library(
+        name = "core",
+        srcs = [
+            "//client/mpi:c_api.cc",
+            "//client/mpi:library.cc",
+            "//client/mpi:topology.cc",
+        ],
+        hdrs = [
+            "//client:toporr.h",
+            "//client/mpi:library.h",
+            "//client/mpi:topology.h",
+        ],
+        copts = TOPORR_COPTS,
+        visibility = ["//visibility:public"],
+        deps = [
+            mpi,
+            "//client:client_options",
+            "//client:decision_report",
+            "//client:job_layout",
+            "//client:node_topology",
+            "//client:plan",
+            "//client:row_source",
+            "//collectors:hwloc_topology",
+            "//common:status_macros",
+            "//mapping:distance",
+            "//mapping:graph_embed",
+            "//mapping:pattern",
+            "//mapping:placement",
+            "//mapping:reorder",
+            "@system//:absl",
+        ],
+        alwayslink = 1,
+    )
+    cc_binary(
+        name = "libtoporr.so",
+        linkshared = 1,
+        linkopts = ["-Wl,--version-script=$(location //client/mpi:exports.map)"],
+        visibility = ["//visibility:public"],
+        additional_linker_inputs = ["//client/mpi:exports.map"],
+        deps = [":core"],
+    )
+    cc_library(
+        name = "pmpi",
+        srcs = ["//client/mpi:pmpi.cc"],
+        copts = TOPORR_COPTS,
+        linkopts = ["-ldl"],
+        deps = [":core", mpi],
+        alwayslink = 1,
+    )
+    cc_binary(
+        name = "libtoporr_pmpi.so",
+        linkshared = 1,
+        linkopts = ["-Wl,--version-script=$(location //client/mpi:exports.map)"],
+        visibility = ["//visibility:public"],
+        additional_linker_inputs = ["//client/mpi:exports.map"],
+        deps = [":pmpi"],
+    )

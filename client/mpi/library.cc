@@ -1,0 +1,598 @@
+#include "client/mpi/library.h"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+#include "client/job_layout.h"
+#include "client/node_topology.h"
+#include "client/plan.h"
+#include "collectors/hwloc_topology.h"
+#include "common/status_macros.h"
+#include "mapping/distance.h"
+#include "mapping/graph_embed.h"
+
+namespace toporr::client::mpi {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kReasonBytes = 512;
+constexpr int kTokenBytes = 128;
+
+// ---- small collective helpers on a communicator that returns errors ----
+
+std::string MpiError(const char* call, int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) len = 0;
+  return absl::StrCat(call, " failed: ", std::string(text, len));
+}
+
+void CopyReason(const std::string& s, char* out) {
+  const size_t n = std::min(s.size(), static_cast<size_t>(kReasonBytes - 1));
+  std::memcpy(out, s.data(), n);
+  out[n] = '\0';
+}
+
+// Every rank passes its own status; all get the first failing rank's (lowest rank) status,
+// or OK when none failed. Collective on `work`.
+absl::Status Agree(MPI_Comm work, const absl::Status& mine) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(work, &rank);
+  MPI_Comm_size(work, &size);
+  int first = mine.ok() ? size : rank;
+  int agreed = size;
+  if (int rc = MPI_Allreduce(&first, &agreed, 1, MPI_INT, MPI_MIN, work); rc != MPI_SUCCESS) {
+    return absl::InternalError(MpiError("MPI_Allreduce", rc));
+  }
+  if (agreed == size) return absl::OkStatus();
+  char reason[kReasonBytes] = {0};
+  if (rank == agreed) CopyReason(std::string(mine.message()), reason);
+  if (int rc = MPI_Bcast(reason, kReasonBytes, MPI_CHAR, agreed, work); rc != MPI_SUCCESS) {
+    return absl::InternalError(MpiError("MPI_Bcast", rc));
+  }
+  reason[kReasonBytes - 1] = '\0';
+  return absl::UnavailableError(agreed == 0 || std::strstr(reason, "rank ") == reason
+                                    ? std::string(reason)
+                                    : absl::StrCat("rank ", agreed, ": ", reason));
+}
+
+// ---- where this rank runs ----
+
+std::string ShortHostName() {
+  char name[256] = {0};
+  if (gethostname(name, sizeof(name) - 1) != 0) return "localhost";
+  std::string s(name);
+  return s.substr(0, s.find('.'));
+}
+
+absl::StatusOr<std::string> HostOfThisRank(const ClientOptions& o) {
+  if (o.hostmap_path.empty()) return ShortHostName();
+  std::ifstream in(o.hostmap_path);
+  if (!in)
+    return absl::NotFoundError(absl::StrCat("TOPORR_HOSTMAP ", o.hostmap_path, ": cannot open"));
+  std::stringstream text;
+  text << in.rdbuf();
+  ASSIGN_OR_RETURN(std::vector<std::string> hosts,
+                   ParseRankHosts(text.str(), "TOPORR_HOSTMAP " + o.hostmap_path));
+  int world_rank = 0, world_size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  if (static_cast<int>(hosts.size()) < world_size) {
+    return absl::InvalidArgumentError(absl::StrCat("TOPORR_HOSTMAP ", o.hostmap_path, " names ",
+                                                   hosts.size(), " ranks, the job has ",
+                                                   world_size));
+  }
+  return hosts[world_rank];
+}
+
+// The hwloc location of this rank when it is bound to a strict subset of the machine's
+// CPUs; core = -1 ("unbound": JobPlacement gives it a regular slot) otherwise. hwloc is only
+// loaded for bound ranks, once per process.
+absl::StatusOr<mapping::RankLocation> BoundLocation() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0 || CPU_COUNT(&set) >= online) {
+    return mapping::RankLocation{};
+  }
+  static absl::StatusOr<std::unique_ptr<collectors::HwlocTopology>>* topology =
+      new absl::StatusOr<std::unique_ptr<collectors::HwlocTopology>>(
+          collectors::HwlocTopology::Create({}));
+  if (!topology->ok())
+    return absl::UnavailableError(absl::StrCat("hwloc: ", topology->status().message()));
+  absl::StatusOr<collectors::PuLocation> pu = (**topology)->LocateThisProcess();
+  if (!pu.ok()) return absl::UnavailableError(absl::StrCat("hwloc: ", pu.status().message()));
+  return ToRankLocation(*pu);
+}
+
+// ---- the decision cache on a communicator ----
+
+using CacheKey = std::tuple<int, int, int, int, int>;  // collective, algorithm, root, class, radix
+struct CachedDecision {
+  std::vector<int32_t> order;  // empty: identity
+  Decision decision;
+};
+using CommCache = std::map<CacheKey, CachedDecision>;
+
+int DeleteCache(MPI_Comm, int, void* value, void*) {
+  delete static_cast<CommCache*>(value);
+  return MPI_SUCCESS;
+}
+
+int SizeClass(int64_t bytes) {
+  int c = 0;
+  while (bytes > 1) {
+    bytes >>= 1;
+    ++c;
+  }
+  return c;
+}
+
+uint64_t KeyHash(const CacheKey& k) {
+  uint64_t h = 1469598103934665603ull;
+  for (int v : {std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k), std::get<4>(k)}) {
+    h = (h ^ static_cast<uint64_t>(static_cast<uint32_t>(v))) * 1099511628211ull;
+  }
+  return h;
+}
+
+// True when every rank of `work` passed the same key.
+absl::Status SameArguments(MPI_Comm work, uint64_t h) {
+  uint64_t mine[2] = {h, ~h}, max[2] = {0, 0};
+  if (int rc = MPI_Allreduce(mine, max, 2, MPI_UINT64_T, MPI_MAX, work); rc != MPI_SUCCESS) {
+    return absl::InternalError(MpiError("MPI_Allreduce", rc));
+  }
+  if (max[0] != ~max[1]) {
+    return absl::InvalidArgumentError(
+        "ranks called toporr with different arguments (collective, algorithm, root or size)");
+  }
+  return absl::OkStatus();
+}
+
+int64_t ElapsedUs(Clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count();
+}
+
+}  // namespace
+
+int SplitInOrder(MPI_Comm comm, const std::vector<int32_t>& order, MPI_Comm* newcomm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  int key = 0;
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (order[i] == rank) key = static_cast<int>(i);
+  }
+  MPI_Errhandler handler;
+  MPI_Comm_get_errhandler(comm, &handler);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  int rc = MPI_Comm_split(comm, 0, key, newcomm);
+  MPI_Comm_set_errhandler(comm, handler);
+  if (rc == MPI_SUCCESS) MPI_Comm_set_errhandler(*newcomm, handler);
+  MPI_Errhandler_free(&handler);
+  return rc;
+}
+
+Library& Library::Default() {
+  static Library* library = [] {
+    EnvironmentOptions env = OptionsFromEnvironment();
+    return new Library(std::move(env.options), std::move(env.warnings));
+  }();
+  return *library;
+}
+
+Library::Library(ClientOptions options, std::vector<std::string> option_warnings)
+    : options_(std::move(options)),
+      source_(NewRowSource(options_)),
+      option_warnings_(std::move(option_warnings)) {}
+
+void Library::Warn(int rank, const std::string& reason) {
+  if (rank != 0) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!warned_.insert(reason).second) return;
+  std::fprintf(stderr, "toporr: warning: keeping the identity rank order: %s\n", reason.c_str());
+  std::fflush(stderr);
+}
+
+void Library::Finish(MPI_Comm comm, const Decision& d) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (rank != 0) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const std::string& w : option_warnings_) std::fprintf(stderr, "toporr: %s\n", w.c_str());
+    option_warnings_.clear();
+  }
+  if (!options_.report_path.empty()) {
+    absl::Status s = AppendReportLine(options_.report_path, DecisionJsonLine(d));
+    if (!s.ok() && options_.verbose > 0) std::fprintf(stderr, "toporr: %s\n", s.ToString().c_str());
+  }
+  if (options_.verbose > 0) {
+    std::fprintf(stderr,
+                 "toporr: %s %s %lld B root %d: %d ranks on %d hosts, source %s%s, snapshot %lld, "
+                 "predicted %.0f -> %.0f ns, %lld us\n",
+                 d.collective.c_str(), d.chosen_algorithm.c_str(), static_cast<long long>(d.bytes),
+                 d.root, d.size, d.hosts, d.source.c_str(), d.cached ? " (cached)" : "",
+                 static_cast<long long>(d.snapshot_id), d.predicted_before_ns, d.predicted_after_ns,
+                 static_cast<long long>(d.elapsed_us));
+  }
+}
+
+absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* decision,
+                             std::vector<int32_t>* order) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(work, &rank);
+  MPI_Comm_size(work, &size);
+
+  // 2. Host name and binding of every rank.
+  std::string host;
+  mapping::RankLocation where;
+  {
+    absl::Status local = absl::OkStatus();
+    if (absl::StatusOr<std::string> h = HostOfThisRank(options_); h.ok()) {
+      host = *h;
+    } else {
+      local = h.status();
+    }
+    if (local.ok()) {
+      if (absl::StatusOr<mapping::RankLocation> l = BoundLocation(); l.ok()) {
+        where = *l;
+      } else {
+        local = l.status();
+      }
+    }
+    RETURN_IF_ERROR(Agree(work, local));
+  }
+  std::vector<std::string> rank_hosts(size);
+  std::vector<mapping::RankLocation> bound(size);
+  {
+    int len = static_cast<int>(host.size());
+    std::vector<int> lens(size), displs(size);
+    int32_t loc[4] = {where.package, where.numa, where.l3, where.core};
+    std::vector<int32_t> locs(4 * static_cast<size_t>(size));
+    int rc = MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, work);
+    if (rc == MPI_SUCCESS)
+      rc = MPI_Allgather(loc, 4, MPI_INT32_T, locs.data(), 4, MPI_INT32_T, work);
+    int total = 0;
+    for (int r = 0; r < size; ++r) {
+      displs[r] = total;
+      total += lens[r];
+    }
+    std::string all(static_cast<size_t>(total), '\0');
+    if (rc == MPI_SUCCESS) {
+      rc = MPI_Allgatherv(host.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(),
+                          MPI_CHAR, work);
+    }
+    if (rc != MPI_SUCCESS) return absl::InternalError(MpiError("MPI_Allgather", rc));
+    for (int r = 0; r < size; ++r) {
+      rank_hosts[r] = all.substr(displs[r], lens[r]);
+      bound[r] = {0, locs[4 * r], locs[4 * r + 1], locs[4 * r + 2], locs[4 * r + 3]};
+    }
+  }
+  const JobLayout layout = LayoutFromRankHosts(rank_hosts);
+  const int n = static_cast<int>(layout.hosts.size());
+  const int my_host = layout.rank_host[rank];
+  decision->hosts = n;
+
+  // 3. Per-host groups and their leaders.
+  struct Comms {
+    MPI_Comm node = MPI_COMM_NULL, host = MPI_COMM_NULL, leaders = MPI_COMM_NULL;
+    ~Comms() {
+      for (MPI_Comm* c : {&node, &host, &leaders}) {
+        if (*c != MPI_COMM_NULL) MPI_Comm_free(c);
+      }
+    }
+  } comms;
+  int host_rank = 0;
+  {
+    int rc = MPI_Comm_split_type(work, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &comms.node);
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_split(comms.node, my_host, rank, &comms.host);
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_rank(comms.host, &host_rank);
+    if (rc == MPI_SUCCESS) {
+      rc = MPI_Comm_split(work, host_rank == 0 ? 0 : MPI_UNDEFINED, rank, &comms.leaders);
+    }
+    RETURN_IF_ERROR(Agree(work, rc == MPI_SUCCESS
+                                    ? absl::OkStatus()
+                                    : absl::InternalError(MpiError("MPI_Comm_split", rc))));
+  }
+  const bool leader = host_rank == 0;
+
+  // 4. Rank 0 registers the host list; leaders fetch their own row.
+  struct {
+    int64_t snapshot_id;
+    char token[kTokenBytes];
+  } ticket_msg = {};
+  HostListTicket ticket;
+  {
+    absl::Status prepared = absl::OkStatus();
+    if (rank == 0) {
+      absl::StatusOr<HostListTicket> t = source_->Prepare(layout.hosts);
+      if (t.ok() && t->token.size() >= kTokenBytes) {
+        t = absl::DataLossError("host list token too long");
+      }
+      if (t.ok()) {
+        ticket_msg.snapshot_id = t->snapshot_id;
+        std::memcpy(ticket_msg.token, t->token.data(), t->token.size());
+      } else {
+        prepared = t.status();
+      }
+    }
+    // Only rank 0 can fail here; Agree broadcasts its reason.
+    RETURN_IF_ERROR(Agree(work, prepared));
+    if (int rc = MPI_Bcast(&ticket_msg, sizeof(ticket_msg), MPI_BYTE, 0, work); rc != MPI_SUCCESS) {
+      return absl::InternalError(MpiError("MPI_Bcast", rc));
+    }
+    ticket_msg.token[kTokenBytes - 1] = '\0';
+    ticket = {ticket_msg.snapshot_id, ticket_msg.token};
+    decision->snapshot_id = ticket.snapshot_id;
+  }
+  CostRow row;
+  {
+    absl::Status fetched = absl::OkStatus();
+    if (leader) {
+      absl::StatusOr<CostRow> r = source_->Row(ticket, layout.hosts, my_host);
+      if (!r.ok()) {
+        fetched = r.status();
+      } else if (r->snapshot_id != ticket.snapshot_id) {
+        fetched = absl::AbortedError(absl::StrCat(
+            "the row of ", layout.hosts[my_host], " came from snapshot ", r->snapshot_id,
+            ", the host list from snapshot ", ticket.snapshot_id, "; not mixing them"));
+      } else if (r->values.size() != 2 * static_cast<size_t>(n)) {
+        fetched = absl::DataLossError(absl::StrCat("the row of ", layout.hosts[my_host], " has ",
+                                                   r->values.size() / 2, " columns, expected ", n));
+      } else {
+        row = *std::move(r);
+      }
+    }
+    RETURN_IF_ERROR(Agree(work, fetched));
+  }
+
+  // 5. Leaders allgather the rows into one shared window per host.
+  MPI_Win window = MPI_WIN_NULL;
+  float* rows = nullptr;
+  std::vector<int32_t> leader_host;
+  {
+    int num_leaders = 0;
+    int rc = MPI_SUCCESS;
+    if (leader) rc = MPI_Comm_size(comms.leaders, &num_leaders);
+    if (rc == MPI_SUCCESS) rc = MPI_Bcast(&num_leaders, 1, MPI_INT, 0, comms.host);
+    const MPI_Aint row_bytes = static_cast<MPI_Aint>(2) * n * sizeof(float);
+    const MPI_Aint bytes = leader ? row_bytes * num_leaders : 0;
+    if (rc == MPI_SUCCESS) {
+      rc = MPI_Win_allocate_shared(bytes, sizeof(float), MPI_INFO_NULL, comms.host, &rows, &window);
+    }
+    if (rc == MPI_SUCCESS && leader) {
+      leader_host.resize(num_leaders);
+      int32_t mine = my_host;
+      rc = MPI_Allgather(&mine, 1, MPI_INT32_T, leader_host.data(), 1, MPI_INT32_T, comms.leaders);
+      if (rc == MPI_SUCCESS) {
+        rc = MPI_Allgather(row.values.data(), 2 * n, MPI_FLOAT, rows, 2 * n, MPI_FLOAT,
+                           comms.leaders);
+      }
+    }
+    absl::Status s =
+        Agree(work, rc == MPI_SUCCESS ? absl::OkStatus()
+                                      : absl::InternalError(MpiError("row allgather", rc)));
+    if (!s.ok()) {
+      if (window != MPI_WIN_NULL) MPI_Win_free(&window);
+      return s;
+    }
+  }
+
+  // 6. Rank 0 plans over its host's copy and broadcasts the order.
+  struct {
+    int ok;
+    double before_ns, after_ns;
+    char chosen[64];
+    char reason[kReasonBytes];
+  } result = {};
+  std::vector<int32_t> planned(size);
+  if (rank == 0) {
+    std::vector<const float*> host_rows(n, nullptr);
+    for (size_t l = leader_host.size(); l-- > 0;) host_rows[leader_host[l]] = rows + 2 * n * l;
+    RowCostMatrix costs(n, std::move(host_rows));
+    absl::StatusOr<PlannedOrder> p = planner(JobPlacement(layout, bound), costs);
+    if (p.ok() && p->order.size() != static_cast<size_t>(size)) {
+      p = absl::InternalError("planner returned an order of the wrong size");
+    }
+    if (p.ok()) {
+      result.ok = 1;
+      result.before_ns = p->before_ns;
+      result.after_ns = p->after_ns;
+      std::snprintf(result.chosen, sizeof(result.chosen), "%s", p->chosen.c_str());
+      planned = p->order;
+    } else {
+      CopyReason(absl::StrCat("planning failed: ", p.status().message()), result.reason);
+    }
+  }
+  int rc = MPI_Bcast(&result, sizeof(result), MPI_BYTE, 0, work);
+  if (rc == MPI_SUCCESS && result.ok) rc = MPI_Bcast(planned.data(), size, MPI_INT32_T, 0, work);
+  MPI_Win_free(&window);
+  if (rc != MPI_SUCCESS) return absl::InternalError(MpiError("MPI_Bcast", rc));
+  if (!result.ok) {
+    result.reason[kReasonBytes - 1] = '\0';
+    return absl::InternalError(result.reason);
+  }
+  result.chosen[sizeof(result.chosen) - 1] = '\0';
+  decision->chosen_algorithm = result.chosen;
+  decision->predicted_before_ns = result.before_ns;
+  decision->predicted_after_ns = result.after_ns;
+  decision->source = std::string(source_->kind());
+  *order = std::move(planned);
+  return absl::OkStatus();
+}
+
+int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm* newcomm,
+                         Decision* decision_out) {
+  const Clock::time_point start = Clock::now();
+  int rank = 0, size = 1;
+  if (int rc = MPI_Comm_rank(comm, &rank); rc != MPI_SUCCESS) return rc;
+  MPI_Comm_size(comm, &size);
+  Decision d;
+  d.collective = std::string(mapping::CollectiveName(request.collective));
+  d.algorithm =
+      request.algorithm ? std::string(mapping::AlgorithmName(*request.algorithm)) : "auto";
+  d.chosen_algorithm = d.algorithm;
+  d.bytes = request.bytes;
+  d.root = request.root;
+  d.size = size;
+  d.source = "fallback";
+
+  if (cache_keyval_ == MPI_KEYVAL_INVALID) {
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, DeleteCache, &cache_keyval_, nullptr);
+  }
+  const CacheKey key{static_cast<int>(request.collective),
+                     request.algorithm ? static_cast<int>(*request.algorithm) : -1, request.root,
+                     SizeClass(request.bytes), request.radix};
+
+  MPI_Comm work = MPI_COMM_NULL;
+  if (int rc = MPI_Comm_dup(comm, &work); rc != MPI_SUCCESS) return rc;
+  MPI_Comm_set_errhandler(work, MPI_ERRORS_RETURN);
+
+  std::vector<int32_t> order;
+  absl::Status status = SameArguments(work, KeyHash(key));
+  CommCache* cache = nullptr;
+  if (status.ok()) {
+    int found = 0;
+    MPI_Comm_get_attr(comm, cache_keyval_, &cache, &found);
+    if (!found) {
+      cache = new CommCache;
+      MPI_Comm_set_attr(comm, cache_keyval_, cache);
+    }
+  }
+  bool from_cache = false;
+  if (status.ok()) {
+    if (auto it = cache->find(key); it != cache->end()) {
+      order = it->second.order;
+      d = it->second.decision;
+      d.cached = true;
+      from_cache = true;
+    } else if (options_.disable) {
+      status = absl::CancelledError("disabled by TOPORR_DISABLE");
+    } else if (request.root < 0 || request.root >= size) {
+      status = absl::InvalidArgumentError(absl::StrCat("root ", request.root, " is not a rank"));
+    } else {
+      PlanRequest plan;
+      plan.collective = request.collective;
+      plan.algorithm = request.algorithm;
+      plan.message_bytes = std::max<int64_t>(1, request.bytes);
+      plan.root = request.root;
+      plan.radix = request.radix;
+      status = Decide(
+          work,
+          [&](const mapping::Placement& placement,
+              const mapping::HostCostMatrix& costs) -> absl::StatusOr<PlannedOrder> {
+            ASSIGN_OR_RETURN(PlanResult r, Plan(plan, placement, costs, nullptr));
+            return PlannedOrder{r.mapping, r.algorithm, r.before.time_ns, r.after.time_ns};
+          },
+          &d, &order);
+    }
+  }
+  if (!status.ok()) {
+    order.clear();
+    d.source = "fallback";
+    d.fallback_reason = std::string(status.message());
+    d.predicted_before_ns = d.predicted_after_ns = -1;
+    if (!absl::IsCancelled(status)) Warn(rank, d.fallback_reason);
+  }
+
+  int rc = MPI_ERR_OTHER;
+  if (!order.empty()) {
+    rc = SplitInOrder(comm, order, newcomm);
+    int ok = rc == MPI_SUCCESS, all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, work);
+    if (!all) {
+      if (rc == MPI_SUCCESS) MPI_Comm_free(newcomm);
+      order.clear();
+      d.source = "fallback";
+      d.fallback_reason = MpiError("MPI_Comm_split", rc == MPI_SUCCESS ? MPI_ERR_OTHER : rc);
+      Warn(rank, d.fallback_reason);
+    }
+  }
+  if (order.empty()) {
+    d.new_order.clear();
+    rc = MPI_Comm_dup(comm, newcomm);
+  } else if (!from_cache) {
+    d.new_order = order;
+  }
+  if (d.new_order.empty()) {
+    d.new_order.resize(size);
+    for (int i = 0; i < size; ++i) d.new_order[i] = i;
+  }
+  if (cache != nullptr && !from_cache) {
+    CachedDecision& c = (*cache)[key];
+    c.order = order;
+    c.decision = d;
+  }
+  MPI_Comm_free(&work);
+  d.elapsed_us = ElapsedUs(start);
+  Finish(comm, d);
+  if (decision_out != nullptr) *decision_out = d;
+  return rc;
+}
+
+void Library::GraphOrder(MPI_Comm comm, const char* label, const mapping::CommGraph* graph,
+                         std::vector<int32_t>* order, Decision* decision_out) {
+  const Clock::time_point start = Clock::now();
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  Decision d;
+  d.collective = label;
+  d.algorithm = "graph";
+  d.chosen_algorithm = "graph";
+  d.size = size;
+  d.source = "fallback";
+  order->clear();
+  absl::Status status = absl::OkStatus();
+  if (options_.disable) {
+    status = absl::CancelledError("disabled by TOPORR_DISABLE");
+  } else {
+    MPI_Comm work = MPI_COMM_NULL;
+    if (MPI_Comm_dup(comm, &work) != MPI_SUCCESS) {
+      status = absl::InternalError("MPI_Comm_dup failed");
+    } else {
+      MPI_Comm_set_errhandler(work, MPI_ERRORS_RETURN);
+      status = Decide(
+          work,
+          [&](const mapping::Placement& placement,
+              const mapping::HostCostMatrix& costs) -> absl::StatusOr<PlannedOrder> {
+            if (graph == nullptr) return absl::InternalError("no process graph on rank 0");
+            ASSIGN_OR_RETURN(mapping::RankDistance distance,
+                             mapping::RankDistance::Create(placement, costs));
+            ASSIGN_OR_RETURN(mapping::Embedding e, mapping::EmbedGraph(distance, *graph));
+            return PlannedOrder{e.mapping, std::string(mapping::EmbedMethodName(e.method)),
+                                e.identity_cost_ns, e.cost_ns};
+          },
+          &d, order);
+      MPI_Comm_free(&work);
+    }
+  }
+  if (!status.ok()) {
+    order->clear();
+    d.source = "fallback";
+    d.fallback_reason = std::string(status.message());
+    d.predicted_before_ns = d.predicted_after_ns = -1;
+    if (!absl::IsCancelled(status)) Warn(rank, d.fallback_reason);
+  }
+  d.new_order = *order;
+  if (d.new_order.empty()) {
+    d.new_order.resize(size);
+    for (int i = 0; i < size; ++i) d.new_order[i] = i;
+  }
+  d.elapsed_us = ElapsedUs(start);
+  Finish(comm, d);
+  if (decision_out != nullptr) *decision_out = d;
+}
+
+}  // namespace toporr::client::mpi

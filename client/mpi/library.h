@@ -1,0 +1,110 @@
+// libtoporr's MPI side: reordered communicators from the daemon's (or a file's) costs.
+//
+// One collective protocol serves toporr_comm_reorder and the topology functions (see
+// DESIGN.md § Client):
+//   1. ranks check they were called with the same arguments (one small allreduce);
+//   2. each rank names its host (TOPORR_HOSTMAP, else gethostname) and, when bound to one
+//      core, its hwloc location; the names are allgathered into the job's host list;
+//   3. ranks are grouped per host (MPI_Comm_split_type SHARED, then by host name); the
+//      lowest rank of each group is its host's leader;
+//   4. rank 0 registers the host list with the source (one request) and broadcasts the
+//      ticket; each leader asks for ITS host's row (one request per host, never per rank);
+//      rows must come from the ticket's snapshot;
+//   5. leaders allgather the rows into an MPI-3 shared window per host (the matrix is held
+//      once per host, not per rank);
+//   6. rank 0 computes the order with the mapping engine (client/plan.h Plan, or the graph
+//      embedding) and broadcasts it, so no two ranks can disagree;
+//   7. MPI_Comm_split(comm, 0, new rank) builds the communicator.
+// Any failure on any rank at any step is agreed on collectively and ends in the identity
+// order (MPI_Comm_dup), one warning on rank 0 naming the cause, and MPI_SUCCESS. Daemon
+// requests are bounded by the deadline, so the call returns within the deadline plus the
+// MPI steps. Decisions (fallbacks included) are cached on the parent communicator per
+// (collective, algorithm, root, message size class): a second call makes no request.
+#ifndef TOPORR_CLIENT_MPI_LIBRARY_H_
+#define TOPORR_CLIENT_MPI_LIBRARY_H_
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "client/client_options.h"
+#include "client/decision_report.h"
+#include "client/row_source.h"
+#include "mapping/cost_matrix.h"
+#include "mapping/pattern.h"
+#include "mapping/placement.h"
+#include "mapping/reorder.h"
+
+namespace toporr::client::mpi {
+
+struct ReorderRequest {
+  mapping::Collective collective = mapping::Collective::kAllreduce;
+  std::optional<mapping::Algorithm> algorithm;  // nullopt: auto (best predicted)
+  int64_t bytes = 1 << 20;
+  int root = 0;
+  int radix = 4;  // k-nomial
+};
+
+// What rank 0 computes from the gathered costs: the order and its predictions.
+struct PlannedOrder {
+  std::vector<int32_t> order;  // new rank i = old rank order[i]
+  std::string chosen;          // algorithm or embedder name
+  double before_ns = -1;
+  double after_ns = -1;
+};
+using Planner = std::function<absl::StatusOr<PlannedOrder>(const mapping::Placement& placement,
+                                                           const mapping::HostCostMatrix& costs)>;
+
+class Library {
+ public:
+  // The process-wide library configured from the environment (created on first use).
+  static Library& Default();
+
+  explicit Library(ClientOptions options, std::vector<std::string> option_warnings = {});
+
+  const ClientOptions& options() const { return options_; }
+
+  // Collective over `comm`. *newcomm: a communicator ordered for the request, or a duplicate
+  // of `comm` in identity order. MPI_SUCCESS unless `comm` itself is unusable (then the
+  // MPI_Comm_dup error). `decision` (may be null) is filled on every rank.
+  int CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm* newcomm,
+                  Decision* decision);
+
+  // Collective over `comm`: the order for a process graph, computed on rank 0 by the graph
+  // embedding (`graph` need only be set on rank 0). On any failure: identity (with
+  // *order empty) and the one warning; never an error. `label` names the caller in
+  // reports ("cart_create").
+  void GraphOrder(MPI_Comm comm, const char* label, const mapping::CommGraph* graph,
+                  std::vector<int32_t>* order, Decision* decision);
+
+ private:
+  // Steps 2..6 on `work` (a duplicate of the caller's communicator that returns errors).
+  // On success *order is set on every rank; otherwise the agreed reason.
+  absl::Status Decide(MPI_Comm work, const Planner& planner, Decision* decision,
+                      std::vector<int32_t>* order);
+  void Warn(int rank, const std::string& reason);
+  void Finish(MPI_Comm comm, const Decision& d);
+
+  ClientOptions options_;
+  std::unique_ptr<RowSource> source_;
+  std::vector<std::string> option_warnings_;
+  std::mutex mu_;
+  std::set<std::string> warned_;
+  int cache_keyval_ = MPI_KEYVAL_INVALID;
+};
+
+// MPI_Comm_split(comm, 0, position of this rank in `order`) on a communicator that returns
+// errors; the result gets `comm`'s error handler. Collective; all ranks agree on success.
+int SplitInOrder(MPI_Comm comm, const std::vector<int32_t>& order, MPI_Comm* newcomm);
+
+}  // namespace toporr::client::mpi
+
+#endif  // TOPORR_CLIENT_MPI_LIBRARY_H_

@@ -1,0 +1,117 @@
+// libtoporr_pmpi.so: under LD_PRELOAD, an unchanged MPI program's topology constructors with
+// reorder = 1 return communicators reordered by toporr (topology.h); reorder = 0 and
+// TOPORR_DISABLE=1 leave the MPI library's own call untouched.
+//
+// Both MPI libraries' Fortran bindings call PMPI_* (Open MPI) or their own C entry points
+// from inside the library, so intercepting the C symbols misses Fortran callers: the
+// Fortran symbols (every name mangling gfortran and the `mpi` module use) are wrapped too.
+// The Fortran dist-graph constructors are left to the MPI library (their MPI_UNWEIGHTED is
+// an implementation-private address).
+#include <dlfcn.h>
+#include <mpi.h>
+
+#include <vector>
+
+#include "client/mpi/library.h"
+#include "client/mpi/topology.h"
+
+using toporr::client::mpi::Library;
+
+extern "C" {
+
+int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
+                    int reorder, MPI_Comm* comm_cart) {
+  return toporr::client::mpi::CartCreate(Library::Default(), comm_old, ndims, dims, periods,
+                                         reorder, comm_cart);
+}
+
+int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
+                     int reorder, MPI_Comm* comm_graph) {
+  return toporr::client::mpi::GraphCreate(Library::Default(), comm_old, nnodes, index, edges,
+                                          reorder, comm_graph);
+}
+
+int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+                                   const int sourceweights[], int outdegree,
+                                   const int destinations[], const int destweights[], MPI_Info info,
+                                   int reorder, MPI_Comm* comm_dist_graph) {
+  return toporr::client::mpi::DistGraphCreateAdjacent(
+      Library::Default(), comm_old, indegree, sources, sourceweights, outdegree, destinations,
+      destweights, info, reorder, comm_dist_graph);
+}
+
+int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+                          const int destinations[], const int weights[], MPI_Info info, int reorder,
+                          MPI_Comm* comm_dist_graph) {
+  return toporr::client::mpi::DistGraphCreate(Library::Default(), comm_old, n, sources, degrees,
+                                              destinations, weights, info, reorder,
+                                              comm_dist_graph);
+}
+
+}  // extern "C"
+
+namespace {
+
+using CartF = void (*)(MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
+using GraphF = void (*)(MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+                        MPI_Fint*);
+
+// The MPI library's own Fortran entry point `name` (the next definition after ours).
+template <typename F>
+F Next(const char* name) {
+  return reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
+}
+
+void CartF77(const char* name, MPI_Fint* comm_old, MPI_Fint* ndims, MPI_Fint* dims,
+             MPI_Fint* periods, MPI_Fint* reorder, MPI_Fint* comm_cart, MPI_Fint* ierr) {
+  if (*reorder == 0 || Library::Default().options().disable || *ndims <= 0) {
+    if (CartF next = Next<CartF>(name)) {
+      next(comm_old, ndims, dims, periods, reorder, comm_cart, ierr);
+      return;
+    }
+  }
+  std::vector<int> d(dims, dims + *ndims), p(*ndims);
+  for (int i = 0; i < *ndims; ++i) p[i] = periods[i] != 0;  // Fortran LOGICAL: nonzero is true
+  MPI_Comm out = MPI_COMM_NULL;
+  *ierr = toporr::client::mpi::CartCreate(Library::Default(), MPI_Comm_f2c(*comm_old), *ndims,
+                                          d.data(), p.data(), *reorder != 0, &out);
+  *comm_cart = MPI_Comm_c2f(out);
+}
+
+void GraphF77(const char* name, MPI_Fint* comm_old, MPI_Fint* nnodes, MPI_Fint* index,
+              MPI_Fint* edges, MPI_Fint* reorder, MPI_Fint* comm_graph, MPI_Fint* ierr) {
+  if (*reorder == 0 || Library::Default().options().disable || *nnodes <= 0) {
+    if (GraphF next = Next<GraphF>(name)) {
+      next(comm_old, nnodes, index, edges, reorder, comm_graph, ierr);
+      return;
+    }
+  }
+  std::vector<int> idx(index, index + *nnodes);
+  std::vector<int> e(edges, edges + (*nnodes > 0 ? idx.back() : 0));
+  MPI_Comm out = MPI_COMM_NULL;
+  *ierr = toporr::client::mpi::GraphCreate(Library::Default(), MPI_Comm_f2c(*comm_old), *nnodes,
+                                           idx.data(), e.data(), *reorder != 0, &out);
+  *comm_graph = MPI_Comm_c2f(out);
+}
+
+}  // namespace
+
+#define TOPORR_FORTRAN_CART(sym)                                                       \
+  extern "C" void sym(MPI_Fint* c, MPI_Fint* n, MPI_Fint* d, MPI_Fint* p, MPI_Fint* r, \
+                      MPI_Fint* out, MPI_Fint* ierr) {                                 \
+    CartF77(#sym, c, n, d, p, r, out, ierr);                                           \
+  }
+#define TOPORR_FORTRAN_GRAPH(sym)                                                      \
+  extern "C" void sym(MPI_Fint* c, MPI_Fint* n, MPI_Fint* i, MPI_Fint* e, MPI_Fint* r, \
+                      MPI_Fint* out, MPI_Fint* ierr) {                                 \
+    GraphF77(#sym, c, n, i, e, r, out, ierr);                                          \
+  }
+
+TOPORR_FORTRAN_CART(mpi_cart_create_)
+TOPORR_FORTRAN_CART(mpi_cart_create__)
+TOPORR_FORTRAN_CART(mpi_cart_create)
+TOPORR_FORTRAN_CART(MPI_CART_CREATE)
+TOPORR_FORTRAN_GRAPH(mpi_graph_create_)
+TOPORR_FORTRAN_GRAPH(mpi_graph_create__)
+TOPORR_FORTRAN_GRAPH(mpi_graph_create)
+TOPORR_FORTRAN_GRAPH(MPI_GRAPH_CREATE)

@@ -1,0 +1,213 @@
+#include "client/mpi/topology.h"
+
+#include <vector>
+
+#include "mapping/graph_embed.h"
+
+namespace toporr::client::mpi {
+namespace {
+
+int64_t EdgeBytes(const int weights[], int k) {
+  if (weights == MPI_UNWEIGHTED || weights == nullptr) return kBytesPerEdgeUnit;
+  return static_cast<int64_t>(weights[k]) * kBytesPerEdgeUnit;
+}
+
+// Gathers (from, to, bytes) triples of every rank on rank 0 (whose graph gets them).
+int GatherEdges(MPI_Comm comm, const std::vector<int64_t>& mine, mapping::CommGraph* graph) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int count = static_cast<int>(mine.size());
+  std::vector<int> counts(size), displs(size);
+  int rc = MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
+  if (rc != MPI_SUCCESS) return rc;
+  int total = 0;
+  for (int r = 0; r < size; ++r) {
+    displs[r] = total;
+    total += counts[r];
+  }
+  std::vector<int64_t> all(rank == 0 ? total : 0);
+  rc = MPI_Gatherv(mine.data(), count, MPI_INT64_T, all.data(), counts.data(), displs.data(),
+                   MPI_INT64_T, 0, comm);
+  if (rc != MPI_SUCCESS || rank != 0) return rc;
+  graph->num_ranks = size;
+  for (size_t k = 0; k + 2 < all.size(); k += 3) {
+    graph->edges.push_back(
+        {static_cast<int32_t>(all[k]), static_cast<int32_t>(all[k + 1]), all[k + 2]});
+  }
+  return MPI_SUCCESS;
+}
+
+// The embedding's order, or empty for identity (fallback). Collective.
+std::vector<int32_t> OrderFor(Library& library, MPI_Comm comm, const char* label,
+                              const mapping::CommGraph* graph) {
+  std::vector<int32_t> order;
+  library.GraphOrder(comm, label, graph, &order, nullptr);
+  return order;
+}
+
+bool IsIdentity(const std::vector<int32_t>& order) {
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (order[i] != static_cast<int32_t>(i)) return false;
+  }
+  return true;
+}
+
+// Runs `create(comm)` on `comm_old` reordered by `order` (or on comm_old for identity).
+template <typename Create>
+int OnReordered(MPI_Comm comm_old, const std::vector<int32_t>& order, Create create) {
+  if (order.empty() || IsIdentity(order)) return create(comm_old);
+  MPI_Comm reordered = MPI_COMM_NULL;
+  if (SplitInOrder(comm_old, order, &reordered) != MPI_SUCCESS) return create(comm_old);
+  int rc = create(reordered);
+  MPI_Comm_free(&reordered);
+  return rc;
+}
+
+}  // namespace
+
+int CartCreate(Library& library, MPI_Comm comm_old, int ndims, const int dims[],
+               const int periods[], int reorder, MPI_Comm* comm_cart) {
+  auto own = [&](MPI_Comm c, int r) {
+    return PMPI_Cart_create(c, ndims, dims, periods, r, comm_cart);
+  };
+  if (!reorder || library.options().disable || ndims <= 0) return own(comm_old, reorder);
+  int size = 0, rank = 0;
+  MPI_Comm_size(comm_old, &size);
+  MPI_Comm_rank(comm_old, &rank);
+  int64_t nodes = 1;
+  std::vector<int> dv(dims, dims + ndims);
+  std::vector<bool> pv;
+  for (int i = 0; i < ndims; ++i) {
+    nodes *= dims[i];
+    pv.push_back(periods[i] != 0);
+  }
+  if (nodes > size || nodes <= 0) return own(comm_old, reorder);  // the MPI library's error
+  mapping::CommGraph graph;
+  if (rank == 0) {
+    absl::StatusOr<mapping::CommGraph> g = mapping::CartesianGraph(dv, pv, kBytesPerEdgeUnit);
+    if (g.ok()) graph = *std::move(g);
+    graph.num_ranks = size;
+  }
+  std::vector<int32_t> order = OrderFor(library, comm_old, "cart_create", &graph);
+  return OnReordered(comm_old, order, [&](MPI_Comm c) { return own(c, 0); });
+}
+
+int GraphCreate(Library& library, MPI_Comm comm_old, int nnodes, const int index[],
+                const int edges[], int reorder, MPI_Comm* comm_graph) {
+  auto own = [&](MPI_Comm c, int r) {
+    return PMPI_Graph_create(c, nnodes, index, edges, r, comm_graph);
+  };
+  if (!reorder || library.options().disable || nnodes <= 0) return own(comm_old, reorder);
+  int size = 0, rank = 0;
+  MPI_Comm_size(comm_old, &size);
+  MPI_Comm_rank(comm_old, &rank);
+  if (nnodes > size) return own(comm_old, reorder);
+  mapping::CommGraph graph;
+  graph.num_ranks = size;
+  if (rank == 0) {
+    for (int v = 0; v < nnodes; ++v) {
+      for (int k = v == 0 ? 0 : index[v - 1]; k < index[v]; ++k) {
+        if (edges[k] >= 0 && edges[k] < nnodes)
+          graph.edges.push_back({v, edges[k], kBytesPerEdgeUnit});
+      }
+    }
+  }
+  std::vector<int32_t> order = OrderFor(library, comm_old, "graph_create", &graph);
+  return OnReordered(comm_old, order, [&](MPI_Comm c) { return own(c, 0); });
+}
+
+int DistGraphCreate(Library& library, MPI_Comm comm_old, int n, const int sources[],
+                    const int degrees[], const int destinations[], const int weights[],
+                    MPI_Info info, int reorder, MPI_Comm* comm_dist_graph) {
+  auto own = [&](MPI_Comm c, int r) {
+    return PMPI_Dist_graph_create(c, n, sources, degrees, destinations, weights, info, r,
+                                  comm_dist_graph);
+  };
+  if (!reorder || library.options().disable) return own(comm_old, reorder);
+  int size = 0;
+  MPI_Comm_size(comm_old, &size);
+  std::vector<int64_t> mine;
+  for (int i = 0, k = 0; i < n; ++i) {
+    for (int d = 0; d < degrees[i]; ++d, ++k) {
+      if (sources[i] < 0 || sources[i] >= size || destinations[k] < 0 || destinations[k] >= size) {
+        continue;  // the MPI library reports it below
+      }
+      mine.insert(mine.end(), {sources[i], destinations[k], EdgeBytes(weights, k)});
+    }
+  }
+  mapping::CommGraph graph;
+  if (GatherEdges(comm_old, mine, &graph) != MPI_SUCCESS) return own(comm_old, reorder);
+  std::vector<int32_t> order = OrderFor(library, comm_old, "dist_graph_create", &graph);
+  // Edges name vertices, not the process giving them: the same arguments describe the same
+  // graph on the reordered communicator, whose rank i is vertex i.
+  return OnReordered(comm_old, order, [&](MPI_Comm c) { return own(c, 0); });
+}
+
+int DistGraphCreateAdjacent(Library& library, MPI_Comm comm_old, int indegree, const int sources[],
+                            const int sourceweights[], int outdegree, const int destinations[],
+                            const int destweights[], MPI_Info info, int reorder,
+                            MPI_Comm* comm_dist_graph) {
+  if (!reorder || library.options().disable) {
+    return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree,
+                                           destinations, destweights, info, reorder,
+                                           comm_dist_graph);
+  }
+  int size = 0, rank = 0;
+  MPI_Comm_size(comm_old, &size);
+  MPI_Comm_rank(comm_old, &rank);
+  std::vector<int64_t> mine;
+  for (int k = 0; k < outdegree; ++k) {
+    if (destinations[k] >= 0 && destinations[k] < size) {
+      mine.insert(mine.end(), {rank, destinations[k], EdgeBytes(destweights, k)});
+    }
+  }
+  mapping::CommGraph graph;
+  std::vector<int32_t> order;
+  if (GatherEdges(comm_old, mine, &graph) == MPI_SUCCESS) {
+    order = OrderFor(library, comm_old, "dist_graph_create_adjacent", &graph);
+  }
+  if (order.empty() || IsIdentity(order)) {
+    return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree,
+                                           destinations, destweights, info, 0, comm_dist_graph);
+  }
+  // Vertex v's lists were given by old rank v; the process that becomes new rank v (old rank
+  // order[v]) needs them. So old rank `rank` sends its lists to old rank order[rank] and
+  // receives those of vertex new_rank from old rank new_rank.
+  int new_rank = 0;
+  for (int i = 0; i < size; ++i) {
+    if (order[i] == rank) new_rank = i;
+  }
+  const bool src_w = sourceweights != MPI_UNWEIGHTED;
+  const bool dst_w = destweights != MPI_UNWEIGHTED;
+  std::vector<int> send = {indegree, outdegree, src_w, dst_w};
+  send.insert(send.end(), sources, sources + indegree);
+  if (src_w && indegree > 0) send.insert(send.end(), sourceweights, sourceweights + indegree);
+  send.insert(send.end(), destinations, destinations + outdegree);
+  if (dst_w && outdegree > 0) send.insert(send.end(), destweights, destweights + outdegree);
+  MPI_Comm work = MPI_COMM_NULL;
+  MPI_Comm_dup(comm_old, &work);
+  int send_count = static_cast<int>(send.size()), recv_count = 0;
+  MPI_Sendrecv(&send_count, 1, MPI_INT, order[rank], 0, &recv_count, 1, MPI_INT, new_rank, 0, work,
+               MPI_STATUS_IGNORE);
+  std::vector<int> recv(recv_count);
+  MPI_Sendrecv(send.data(), send_count, MPI_INT, order[rank], 1, recv.data(), recv_count, MPI_INT,
+               new_rank, 1, work, MPI_STATUS_IGNORE);
+  MPI_Comm_free(&work);
+  const int in = recv[0], out = recv[1];
+  const bool rsw = recv[2] != 0, rdw = recv[3] != 0;
+  const int* p = recv.data() + 4;
+  const int* r_sources = p;
+  p += in;
+  const int* r_sw = rsw ? (in > 0 ? p : MPI_WEIGHTS_EMPTY) : MPI_UNWEIGHTED;
+  if (rsw) p += in;
+  const int* r_dest = p;
+  p += out;
+  const int* r_dw = rdw ? (out > 0 ? p : MPI_WEIGHTS_EMPTY) : MPI_UNWEIGHTED;
+  return OnReordered(comm_old, order, [&](MPI_Comm c) {
+    return PMPI_Dist_graph_create_adjacent(c, in, r_sources, r_sw, out, r_dest, r_dw, info, 0,
+                                           comm_dist_graph);
+  });
+}
+
+}  // namespace toporr::client::mpi

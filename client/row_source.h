@@ -1,0 +1,57 @@
+// Where libtoporr's leaders get their host's cost row from: the daemon (daemon_rows.h) or a
+// TOPORRC1 cost file (TOPORR_COSTS). Protocol, per decision:
+//   1. one process (rank 0) calls Prepare() with the job's host list: it checks every host
+//      is known and returns a ticket (the snapshot id, and for the daemon a host-list
+//      token), which is broadcast to the leaders;
+//   2. each leader calls Row() for its own host: one request per host, never per rank.
+// Every call is bounded by the source's deadline. Rows carry the snapshot id they come from
+// so that the caller can refuse to mix snapshots.
+#ifndef TOPORR_CLIENT_ROW_SOURCE_H_
+#define TOPORR_CLIENT_ROW_SOURCE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "client/client_options.h"
+
+namespace toporr::client {
+
+struct HostListTicket {
+  int64_t snapshot_id = 0;
+  std::string token;  // opaque to the caller; empty for the file source
+};
+
+struct CostRow {
+  int64_t snapshot_id = 0;
+  // latency_ns[0..n) then bottleneck_gbps[0..n), columns in job host order (the layout a
+  // RowCostMatrix reads).
+  std::vector<float> values;
+};
+
+class RowSource {
+ public:
+  virtual ~RowSource() = default;
+  // "daemon" or "file": the `source` of a decision report.
+  virtual std::string_view kind() const = 0;
+  // kNotFound naming the first job host the source does not know; transport errors as is.
+  virtual absl::StatusOr<HostListTicket> Prepare(const std::vector<std::string>& hosts) = 0;
+  // The row of hosts[host_index] against `hosts`.
+  virtual absl::StatusOr<CostRow> Row(const HostListTicket& ticket,
+                                      const std::vector<std::string>& hosts, int host_index) = 0;
+};
+
+// The file source (TOPORR_COSTS): each call reads and checks the whole file, so a leader
+// needs nothing from rank 0 but the file name.
+std::unique_ptr<RowSource> NewFileRowSource(std::string path);
+
+// The source `options` select: the file when costs_path is set, else the daemon at
+// `address` (TCP) or `socket`, each request bounded by deadline_ms.
+std::unique_ptr<RowSource> NewRowSource(const ClientOptions& options);
+
+}  // namespace toporr::client
+
+#endif  // TOPORR_CLIENT_ROW_SOURCE_H_
