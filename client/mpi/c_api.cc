@@ -5,6 +5,7 @@
 #include <string>
 
 #include "client/mpi/library.h"
+#include "client/mpi/pmpi_abi.h"
 #include "client/mpi/topology.h"
 #include "client/toporr.h"
 
@@ -222,6 +223,43 @@ int toporr_dist_graph_create(toporr_context context, MPI_Comm comm_old, int n, c
   return FromMpi(toporr::client::mpi::DistGraphCreate(LibraryOf(context), comm_old, n, sources,
                                                       degrees, destinations, weights, info, reorder,
                                                       comm_dist_graph));
+}
+
+}  // extern "C"
+
+// ---- for libtoporr_pmpi.so (pmpi_abi.h) ----
+extern "C" {
+
+int toporr_pmpi_disabled(void) { return Library::Default().options().disable ? 1 : 0; }
+
+int toporr_pmpi_cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
+                            int reorder, MPI_Comm* comm_cart) {
+  return toporr::client::mpi::CartCreate(Library::Default(), comm_old, ndims, dims, periods,
+                                         reorder, comm_cart);
+}
+
+int toporr_pmpi_graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
+                             int reorder, MPI_Comm* comm_graph) {
+  return toporr::client::mpi::GraphCreate(Library::Default(), comm_old, nnodes, index, edges,
+                                          reorder, comm_graph);
+}
+
+int toporr_pmpi_dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+                                           const int sourceweights[], int outdegree,
+                                           const int destinations[], const int destweights[],
+                                           MPI_Info info, int reorder, MPI_Comm* comm_dist_graph) {
+  return toporr::client::mpi::DistGraphCreateAdjacent(
+      Library::Default(), comm_old, indegree, sources, sourceweights, outdegree, destinations,
+      destweights, info, reorder, comm_dist_graph);
+}
+
+int toporr_pmpi_dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
+                                  const int degrees[], const int destinations[],
+                                  const int weights[], MPI_Info info, int reorder,
+                                  MPI_Comm* comm_dist_graph) {
+  return toporr::client::mpi::DistGraphCreate(Library::Default(), comm_old, n, sources, degrees,
+                                              destinations, weights, info, reorder,
+                                              comm_dist_graph);
 }
 
 }  // extern "C"

@@ -4,7 +4,7 @@ The sources in //client/mpi are MPI-library neutral (only <mpi.h>); toporr_mpi_v
 compiles them against one MPI library's headers and links one shared library per role:
   :core                static library (C API + C++ core) for Bazel targets and tests
   :libtoporr.so        the C API, for programs built with mpicc (-ltoporr)
-  :libtoporr_pmpi.so   C API + the PMPI/Fortran interceptors, for LD_PRELOAD
+  :libtoporr_pmpi.so   the PMPI/Fortran interceptors over libtoporr.so, for LD_PRELOAD
 Both shared libraries export only the C API and MPI/Fortran entry points (version script).
 """
 
@@ -22,6 +22,7 @@ def toporr_mpi_variant(mpi):
         hdrs = [
             "//client:toporr.h",
             "//client/mpi:library.h",
+            "//client/mpi:pmpi_abi.h",
             "//client/mpi:topology.h",
         ],
         copts = TOPORR_COPTS,
@@ -48,24 +49,31 @@ def toporr_mpi_variant(mpi):
     cc_binary(
         name = "libtoporr.so",
         linkshared = 1,
-        linkopts = ["-Wl,--version-script=$(location //client/mpi:exports.map)"],
+        linkopts = [
+            "-Wl,-soname,libtoporr.so",
+            "-Wl,--version-script=$(location //client/mpi:exports.map)",
+        ],
         visibility = ["//visibility:public"],
         additional_linker_inputs = ["//client/mpi:exports.map"],
         deps = [":core"],
     )
-    cc_library(
-        name = "pmpi",
-        srcs = ["//client/mpi:pmpi.cc"],
-        copts = TOPORR_COPTS,
-        linkopts = ["-ldl"],
-        deps = [":core", mpi],
-        alwayslink = 1,
-    )
+    # The interceptors only, over libtoporr.so (pmpi_abi.h): one toporr per process even
+    # when the program also links libtoporr.so.
     cc_binary(
         name = "libtoporr_pmpi.so",
+        srcs = [
+            ":libtoporr.so",
+            "//client/mpi:pmpi.cc",
+            "//client/mpi:pmpi_abi.h",
+        ],
+        copts = TOPORR_COPTS,
         linkshared = 1,
-        linkopts = ["-Wl,--version-script=$(location //client/mpi:exports.map)"],
-        visibility = ["//visibility:public"],
+        linkopts = [
+            "-ldl",
+            "-Wl,-rpath,'$$ORIGIN'",
+            "-Wl,--version-script=$(location //client/mpi:exports.map)",
+        ],
         additional_linker_inputs = ["//client/mpi:exports.map"],
-        deps = [":pmpi"],
+        visibility = ["//visibility:public"],
+        deps = [mpi],
     )

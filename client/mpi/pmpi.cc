@@ -12,40 +12,34 @@
 
 #include <vector>
 
-#include "client/mpi/library.h"
-#include "client/mpi/topology.h"
-
-using toporr::client::mpi::Library;
+#include "client/mpi/pmpi_abi.h"
 
 extern "C" {
 
 int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
                     int reorder, MPI_Comm* comm_cart) {
-  return toporr::client::mpi::CartCreate(Library::Default(), comm_old, ndims, dims, periods,
-                                         reorder, comm_cart);
+  return toporr_pmpi_cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
 }
 
 int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
                      int reorder, MPI_Comm* comm_graph) {
-  return toporr::client::mpi::GraphCreate(Library::Default(), comm_old, nnodes, index, edges,
-                                          reorder, comm_graph);
+  return toporr_pmpi_graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
 }
 
 int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
                                    const int sourceweights[], int outdegree,
                                    const int destinations[], const int destweights[], MPI_Info info,
                                    int reorder, MPI_Comm* comm_dist_graph) {
-  return toporr::client::mpi::DistGraphCreateAdjacent(
-      Library::Default(), comm_old, indegree, sources, sourceweights, outdegree, destinations,
-      destweights, info, reorder, comm_dist_graph);
+  return toporr_pmpi_dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights,
+                                                outdegree, destinations, destweights, info, reorder,
+                                                comm_dist_graph);
 }
 
 int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
                           const int destinations[], const int weights[], MPI_Info info, int reorder,
                           MPI_Comm* comm_dist_graph) {
-  return toporr::client::mpi::DistGraphCreate(Library::Default(), comm_old, n, sources, degrees,
-                                              destinations, weights, info, reorder,
-                                              comm_dist_graph);
+  return toporr_pmpi_dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info,
+                                       reorder, comm_dist_graph);
 }
 
 }  // extern "C"
@@ -64,7 +58,7 @@ F Next(const char* name) {
 
 void CartF77(const char* name, MPI_Fint* comm_old, MPI_Fint* ndims, MPI_Fint* dims,
              MPI_Fint* periods, MPI_Fint* reorder, MPI_Fint* comm_cart, MPI_Fint* ierr) {
-  if (*reorder == 0 || Library::Default().options().disable || *ndims <= 0) {
+  if (*reorder == 0 || toporr_pmpi_disabled() || *ndims <= 0) {
     if (CartF next = Next<CartF>(name)) {
       next(comm_old, ndims, dims, periods, reorder, comm_cart, ierr);
       return;
@@ -73,14 +67,14 @@ void CartF77(const char* name, MPI_Fint* comm_old, MPI_Fint* ndims, MPI_Fint* di
   std::vector<int> d(dims, dims + *ndims), p(*ndims);
   for (int i = 0; i < *ndims; ++i) p[i] = periods[i] != 0;  // Fortran LOGICAL: nonzero is true
   MPI_Comm out = MPI_COMM_NULL;
-  *ierr = toporr::client::mpi::CartCreate(Library::Default(), MPI_Comm_f2c(*comm_old), *ndims,
-                                          d.data(), p.data(), *reorder != 0, &out);
+  *ierr = toporr_pmpi_cart_create(MPI_Comm_f2c(*comm_old), *ndims, d.data(), p.data(),
+                                  *reorder != 0, &out);
   *comm_cart = MPI_Comm_c2f(out);
 }
 
 void GraphF77(const char* name, MPI_Fint* comm_old, MPI_Fint* nnodes, MPI_Fint* index,
               MPI_Fint* edges, MPI_Fint* reorder, MPI_Fint* comm_graph, MPI_Fint* ierr) {
-  if (*reorder == 0 || Library::Default().options().disable || *nnodes <= 0) {
+  if (*reorder == 0 || toporr_pmpi_disabled() || *nnodes <= 0) {
     if (GraphF next = Next<GraphF>(name)) {
       next(comm_old, nnodes, index, edges, reorder, comm_graph, ierr);
       return;
@@ -89,8 +83,8 @@ void GraphF77(const char* name, MPI_Fint* comm_old, MPI_Fint* nnodes, MPI_Fint* 
   std::vector<int> idx(index, index + *nnodes);
   std::vector<int> e(edges, edges + (*nnodes > 0 ? idx.back() : 0));
   MPI_Comm out = MPI_COMM_NULL;
-  *ierr = toporr::client::mpi::GraphCreate(Library::Default(), MPI_Comm_f2c(*comm_old), *nnodes,
-                                           idx.data(), e.data(), *reorder != 0, &out);
+  *ierr = toporr_pmpi_graph_create(MPI_Comm_f2c(*comm_old), *nnodes, idx.data(), e.data(),
+                                   *reorder != 0, &out);
   *comm_graph = MPI_Comm_c2f(out);
 }
 
