@@ -12,6 +12,18 @@
 namespace toporr::client {
 namespace {
 
+const char* CodeName(grpc::StatusCode code) {
+  switch (code) {
+    case grpc::StatusCode::UNAVAILABLE: return "UNAVAILABLE: is toporrd running?";
+    case grpc::StatusCode::DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
+    case grpc::StatusCode::UNIMPLEMENTED: return "UNIMPLEMENTED: toporrd too old";
+    case grpc::StatusCode::NOT_FOUND: return "NOT_FOUND";
+    case grpc::StatusCode::FAILED_PRECONDITION: return "FAILED_PRECONDITION";
+    case grpc::StatusCode::INVALID_ARGUMENT: return "INVALID_ARGUMENT";
+    default: return "RPC failed";
+  }
+}
+
 class DaemonRowSource final : public RowSource {
  public:
   explicit DaemonRowSource(const ClientOptions& options)
@@ -45,7 +57,13 @@ class DaemonRowSource final : public RowSource {
     SetDeadline(&context);
     RETURN_IF_ERROR(Check(Stub()->GetCostRow(&context, req, &resp), "GetCostRow"));
     const int n = static_cast<int>(hosts.size());
-    ASSIGN_OR_RETURN(CostRowArrays row, DecodeCostRow(resp, n));
+    absl::StatusOr<CostRowArrays> decoded = DecodeCostRow(resp, n);
+    if (!decoded.ok()) {
+      return absl::DataLossError(absl::StrCat("toporrd at ", target_, ": the row of ",
+                                              hosts[host_index], ": ",
+                                              decoded.status().message()));
+    }
+    const CostRowArrays& row = *decoded;
     CostRow out;
     out.snapshot_id = row.snapshot_id;
     out.values.resize(2 * static_cast<size_t>(n));
@@ -72,7 +90,9 @@ class DaemonRowSource final : public RowSource {
 
   absl::Status Check(const grpc::Status& s, const char* method) const {
     if (s.ok()) return absl::OkStatus();
-    std::string msg = absl::StrCat("toporrd at ", target_, ": ", method, ": ", s.error_message());
+    std::string msg = absl::StrCat("toporrd at ", target_, ": ", method, ": ",
+                                   s.error_message().empty() ? "error" : s.error_message(), " (",
+                                   CodeName(s.error_code()), ")");
     if (s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
       absl::StrAppend(&msg, " (no answer within TOPORR_DEADLINE_MS=", deadline_ms_, ")");
     }

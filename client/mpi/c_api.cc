@@ -230,6 +230,8 @@ int toporr_dist_graph_create(toporr_context context, MPI_Comm comm_old, int n, c
 // ---- for libtoporr_pmpi.so (pmpi_abi.h) ----
 extern "C" {
 
+int toporr_debug_live_caches(void) { return toporr::client::mpi::LiveCaches(); }
+
 int toporr_pmpi_disabled(void) { return Library::Default().options().disable ? 1 : 0; }
 
 int toporr_pmpi_cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -125,7 +126,10 @@ struct CachedDecision {
 };
 using CommCache = std::map<CacheKey, CachedDecision>;
 
+std::atomic<int> live_caches{0};
+
 int DeleteCache(MPI_Comm, int, void* value, void*) {
+  --live_caches;
   delete static_cast<CommCache*>(value);
   return MPI_SUCCESS;
 }
@@ -165,6 +169,8 @@ int64_t ElapsedUs(Clock::time_point start) {
 }
 
 }  // namespace
+
+int LiveCaches() { return live_caches.load(); }
 
 int SplitInOrder(MPI_Comm comm, const std::vector<int32_t>& order, MPI_Comm* newcomm) {
   int rank = 0;
@@ -467,6 +473,7 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
     MPI_Comm_get_attr(comm, cache_keyval_, &cache, &found);
     if (!found) {
       cache = new CommCache;
+      ++live_caches;
       MPI_Comm_set_attr(comm, cache_keyval_, cache);
     }
   }

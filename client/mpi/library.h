@@ -101,6 +101,9 @@ class Library {
   int cache_keyval_ = MPI_KEYVAL_INVALID;
 };
 
+// Decision caches currently attached to communicators (freed with them).
+int LiveCaches();
+
 // MPI_Comm_split(comm, 0, position of this rank in `order`) on a communicator that returns
 // errors; the result gets `comm`'s error handler. Collective; all ranks agree on success.
 int SplitInOrder(MPI_Comm comm, const std::vector<int32_t>& order, MPI_Comm* newcomm);

@@ -12,6 +12,8 @@
 extern "C" {
 #endif
 
+// Decision caches alive on communicators (for leak tests).
+int toporr_debug_live_caches(void);
 // Nonzero when the process-default configuration disables toporr (TOPORR_DISABLE).
 int toporr_pmpi_disabled(void);
 int toporr_pmpi_cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],

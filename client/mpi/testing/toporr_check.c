@@ -9,6 +9,9 @@
  *   dist                 MPI_Dist_graph_create_adjacent(reorder=1): neighbours and
  *                        MPI_Neighbor_allgather give each rank exactly its own
  *   distgen              MPI_Dist_graph_create(reorder=1), the same graph given by rank 0
+ *   leak                 100 reorders of freshly duplicated parents, all freed: no cache
+ *                        stays alive and communicator handles are reused
+ * ROOT "mixed" gives every rank a different root (rank % 2): ranks disagree.
  * Output lines (from the process that is rank 0 of the new communicator):
  *   ORDER <spec> <source> <cached> <old rank of new rank 0> <...of new rank 1> ...
  *   CHECK <spec> ok|FAILED <what>
@@ -19,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client/mpi/pmpi_abi.h"
 #include "client/toporr.h"
 
 static int world_rank, world_size;
@@ -85,8 +89,9 @@ static void Reorder(const char* spec) {
   }
   MPI_Comm comm;
   toporr_decision d;
+  int r = strcmp(root, "mixed") == 0 ? world_rank % 2 : atoi(root);
   int rc = toporr_comm_reorder(NULL, MPI_COMM_WORLD, (toporr_collective)c, (toporr_algorithm)a,
-                               (size_t)atoll(bytes), atoi(root), &comm, &d);
+                               (size_t)atoll(bytes), r, &comm, &d);
   if (rc != TOPORR_SUCCESS) {
     fprintf(stderr, "toporr_check: toporr_comm_reorder: %s\n", toporr_strerror(rc));
     MPI_Abort(MPI_COMM_WORLD, 3);
@@ -207,6 +212,27 @@ static void Graph(void) {
   MPI_Comm_free(&g);
 }
 
+static void Leak(void) {
+  int live_before = toporr_debug_live_caches(), first = -1, worst = 0, ok = 1;
+  for (int i = 0; i < 100; ++i) {
+    MPI_Comm parent, comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &parent);
+    ok &= toporr_comm_reorder(NULL, parent, TOPORR_ALLREDUCE, TOPORR_ALG_AUTO, 1 << 20, 0, &comm,
+                              NULL) == TOPORR_SUCCESS;
+    int handle = (int)MPI_Comm_c2f(comm);
+    if (first < 0) first = handle;
+    if (handle > worst) worst = handle;
+    MPI_Comm_free(&comm);
+    MPI_Comm_free(&parent);
+  }
+  ok &= toporr_debug_live_caches() == live_before && worst <= first + 8;
+  if (!ok) {
+    fprintf(stderr, "leak: caches %d -> %d, handles %d .. %d\n", live_before,
+            toporr_debug_live_caches(), first, worst);
+  }
+  CheckResult("leak", MPI_COMM_WORLD, ok, "caches+handles");
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
@@ -218,6 +244,8 @@ int main(int argc, char** argv) {
       Graph();
     } else if (strcmp(argv[i], "dist") == 0) {
       Dist();
+    } else if (strcmp(argv[i], "leak") == 0) {
+      Leak();
     } else if (strcmp(argv[i], "distgen") == 0) {
       DistGeneral();
     } else {

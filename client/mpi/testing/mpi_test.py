@@ -1,0 +1,360 @@
+#!/usr/bin/env python3
+"""libtoporr inside real MPI jobs: mpirun of C and Fortran programs against a real toporrd.
+
+Usage: mpi_test.py openmpi|mpich [unittest args]. Run by Bazel (cwd = the runfiles tree):
+builds the programs with the MPI library's own wrappers (mpicc/mpif90), starts toporrd on
+a temporary socket with the bundled 16-host fat tree, and places ranks on fabric hosts
+through TOPORR_HOSTMAP. Checked:
+  - every collective/algorithm order equals `toporrctl plan` for the same hosts and ranks,
+    at 1, 2, 3, 7, 8 and 16 ranks; the reordered communicator computes a correct allreduce;
+  - a repeated call is answered from the communicator's cache: no daemon request (counted
+    by the daemon's GetStats), and one GetCostRow per host (not per rank) otherwise;
+  - under LD_PRELOAD=libtoporr_pmpi.so, unchanged C and Fortran programs get reordered
+    MPI_Cart_create / MPI_Graph_create / MPI_Dist_graph_create(_adjacent) communicators whose
+    neighbours, MPI_Neighbor_allgather, MPI_Cart_shift and coordinates are right;
+    reorder=0 and TOPORR_DISABLE=1 leave the MPI library's answer;
+  - every fallback cause (no daemon, stopped daemon, daemon killed mid-request, a server
+    answering garbage / truncated rows / rows of two snapshots / unreachable hosts, a host
+    missing from the fabric, ranks disagreeing): identity order, a correct result, exactly
+    one warning, within the deadline plus one second;
+  - repeated reorders on freed parents leak neither communicators nor caches.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+MPI = sys.argv.pop(1) if len(sys.argv) > 1 else "openmpi"
+ROOT = os.getcwd()
+TOPORRD = os.path.join(ROOT, "daemon/toporrd")
+TOPORRCTL = os.path.join(ROOT, "client/ctl/toporrctl")
+FAKE = os.path.join(ROOT, "client/mpi/testing/fake_toporrd")
+LIBDIR = os.path.realpath(os.path.join(ROOT, "client/mpi", MPI, "libtoporr.so"))
+LIBDIR = os.path.dirname(LIBDIR)
+PMPI = os.path.join(ROOT, "client/mpi", MPI, "libtoporr_pmpi.so")
+FABRIC = os.path.join(ROOT, "deploy/demo/fattree-2l-16h.ibnet")
+
+if MPI == "openmpi":
+    MPICC, MPIF90 = "mpicc.openmpi", "mpif90.openmpi"
+    MPIRUN = ["mpirun.openmpi", "--oversubscribe", "--bind-to", "none"]
+
+    def env_flag(name, value):
+        return ["-x", f"{name}={value}"]
+else:
+    MPICC, MPIF90 = "mpicc.mpich", "mpif90.mpich"
+    MPIRUN = ["mpirun.mpich"]
+
+    def env_flag(name, value):
+        return ["-genv", name, value]
+
+LEAVES = [["node01", "node02", "node03", "node04"], ["node05", "node06", "node07", "node08"],
+          ["node09", "node10", "node11", "node12"], ["node13", "node14", "node15", "node16"]]
+# Hosts of a job that take one host per leaf first: consecutive ranks land on different
+# leaves (a scheduler's round-robin), so identity orders are poor.
+SPREAD = [LEAVES[l][h] for h in range(4) for l in range(4)]
+
+WARNING = "toporr: warning: keeping the identity rank order"
+
+
+def round_robin(num_ranks, num_hosts):
+    """Rank r on SPREAD[r % num_hosts]."""
+    return [SPREAD[r % num_hosts] for r in range(num_ranks)]
+
+
+class Job:
+    def __init__(self, proc, elapsed, tmp):
+        self.stdout, self.stderr, self.elapsed = proc.stdout, proc.stderr, elapsed
+        self.returncode = proc.returncode
+        self.orders, self.checks = {}, {}
+        for line in self.stdout.splitlines():
+            f = line.split()
+            if len(f) >= 4 and f[0] == "ORDER":
+                self.orders.setdefault(f[1], []).append(
+                    {"source": f[2], "cached": f[3] == "1", "order": [int(x) for x in f[4:]]})
+            elif len(f) >= 3 and f[0] == "CHECK":
+                self.checks.setdefault(f[1], []).append(f[2])
+        report = os.path.join(tmp, "report.jsonl")
+        self.report = []
+        if os.path.exists(report):
+            with open(report) as r:
+                self.report = [json.loads(l) for l in r if l.strip()]
+            os.unlink(report)
+
+    def warnings(self):
+        return [l for l in self.stderr.splitlines() if WARNING in l]
+
+
+class MpiTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix=f"toporr-mpi-{MPI}-")
+        cls.check = os.path.join(cls.tmp, "toporr_check")
+        cls.fcart = os.path.join(cls.tmp, "toporr_cart")
+        subprocess.run([MPICC, "-O1", "-Wno-stringop-overread", "-I", ROOT, "-o", cls.check,
+                        "client/mpi/testing/toporr_check.c", "-L", LIBDIR, "-ltoporr",
+                        f"-Wl,-rpath,{LIBDIR}"], check=True)
+        subprocess.run([MPIF90, "-o", cls.fcart, "client/mpi/testing/toporr_cart.f90"],
+                       check=True)
+        cls.sock = os.path.join(cls.tmp, "toporrd.sock")
+        cls.daemon = None
+        cls.start_daemon()
+        out = cls.ctl("ingest", "--format", "ibnetdiscover", FABRIC)
+        assert "snapshot 1 created" in out, out
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.stop_daemon()
+
+    @classmethod
+    def start_daemon(cls):
+        cls.daemon_log = open(os.path.join(cls.tmp, "toporrd.log"), "a")
+        cls.daemon = subprocess.Popen(
+            [TOPORRD, "--config=", "--db", os.path.join(cls.tmp, "toporr.db"), "--socket",
+             cls.sock], stderr=cls.daemon_log)
+        for _ in range(200):
+            if subprocess.run([TOPORRCTL, "--socket", cls.sock, "health"],
+                              capture_output=True).returncode == 0:
+                return
+            time.sleep(0.05)
+        raise RuntimeError("toporrd did not become healthy")
+
+    @classmethod
+    def stop_daemon(cls):
+        if cls.daemon is not None:
+            cls.daemon.send_signal(signal.SIGCONT)
+            cls.daemon.terminate()
+            cls.daemon.wait()
+            cls.daemon = None
+
+    @classmethod
+    def ctl(cls, *args):
+        p = subprocess.run([TOPORRCTL, "--socket", cls.sock] + list(args), capture_output=True,
+                           text=True)
+        if p.returncode != 0:
+            raise RuntimeError(f"toporrctl {' '.join(args)}: {p.stderr}")
+        return p.stdout
+
+    def stats(self):
+        return json.loads(self.ctl("--json", "stats"))["requests"]
+
+    def run_job(self, np, specs, hosts, program=None, preload=False, socket=None, env=None,
+                timeout=180):
+        hostmap = os.path.join(self.tmp, "hostmap")
+        with open(hostmap, "w") as f:
+            f.write("".join(h + "\n" for h in hosts))
+        job_env = dict(os.environ)
+        job_env.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+                        "TOPORR_SOCKET": socket or self.sock, "TOPORR_HOSTMAP": hostmap,
+                        "TOPORR_REPORT": os.path.join(self.tmp, "report.jsonl")})
+        job_env.update(env or {})
+        cmd = MPIRUN + ["-np", str(np)]
+        if preload:
+            cmd += env_flag("LD_PRELOAD", PMPI)
+        cmd += [program or self.check] + list(specs)
+        start = time.monotonic()
+        proc = subprocess.run(cmd, env=job_env, capture_output=True, text=True, timeout=timeout)
+        job = Job(proc, time.monotonic() - start, self.tmp)
+        self.assertEqual(job.returncode, 0, f"{cmd} failed:\n{job.stdout}\n{job.stderr}")
+        return job
+
+    def plan_order(self, hosts, spec):
+        coll, alg, size, root = spec.split(":")
+        hostfile = os.path.join(self.tmp, "plan.hosts")
+        ranks = os.path.join(self.tmp, "plan.ranks")
+        distinct = list(dict.fromkeys(hosts))
+        with open(hostfile, "w") as f:
+            f.write("".join(f"{h} slots={hosts.count(h)}\n" for h in distinct))
+        with open(ranks, "w") as f:
+            f.write("".join(h + "\n" for h in hosts))
+        args = ["--json", "plan", "--hostfile", hostfile, "--ranks", ranks, "--collective", coll,
+                "--size", size, "--root", root]
+        if alg != "auto":
+            args += ["--algorithm", alg]
+        return json.loads(self.ctl(*args))["new_order"]
+
+    # ---- reordering ----
+
+    def check_matches_plan(self, np, num_hosts, specs):
+        hosts = round_robin(np, num_hosts)
+        job = self.run_job(np, specs, hosts)
+        self.assertEqual(job.warnings(), [], job.stderr)
+        self.assertEqual(len(job.report), len(specs))
+        for spec, rep in zip(specs, job.report):
+            with self.subTest(np=np, spec=spec):
+                self.assertEqual(job.checks[spec], ["ok"])
+                got = job.orders[spec][0]
+                self.assertEqual(got["source"], "daemon")
+                self.assertEqual(got["order"], self.plan_order(hosts, spec))
+                self.assertEqual(rep["new_order"], got["order"])
+                self.assertEqual(rep["source"], "daemon")
+                self.assertEqual(rep["snapshot_id"], 1)
+                self.assertIsNone(rep["fallback_reason"])
+                self.assertEqual(rep["size"], np)
+                self.assertEqual(rep["hosts"], len(set(hosts)))
+        return job
+
+    def test_orders_match_toporrctl_plan_at_16_ranks(self):
+        specs = ["allreduce:ring:1048576:0", "allreduce:recursive_doubling:1048576:0",
+                 "allreduce:rabenseifner:1048576:0", "allreduce:auto:1048576:0",
+                 "bcast:binomial:65536:3", "bcast:binary_tree:65536:0",
+                 "bcast:knomial:65536:0", "bcast:scatter_allgather:1048576:0",
+                 "bcast:auto:4194304:5", "allgather:ring:65536:0"]
+        job = self.check_matches_plan(16, 4, specs)
+        # Round-robin over 4 hosts is poor for these: at least one order must change.
+        self.assertTrue(any(r["new_order"] != list(range(16)) for r in job.report))
+
+    def test_orders_match_toporrctl_plan_at_small_sizes(self):
+        specs = ["allreduce:auto:1048576:0", "bcast:binomial:65536:0",
+                 "allreduce:recursive_doubling:4096:0"]
+        for np, hosts in [(1, 1), (2, 2), (3, 2), (7, 3), (8, 4)]:
+            self.check_matches_plan(np, hosts, specs)
+
+    def test_cache_answers_a_repeated_call_without_a_request(self):
+        spec = "allreduce:rabenseifner:1048576:0"
+        before = self.stats()
+        job = self.run_job(16, [spec, spec, "allreduce:rabenseifner:1000000:0"],
+                           round_robin(16, 4))
+        after = self.stats()
+        # One registration and one row per host (4 hosts, 16 ranks), for three calls.
+        self.assertEqual(after.get("RegisterHostList", 0) - before.get("RegisterHostList", 0), 1)
+        self.assertEqual(after.get("GetCostRow", 0) - before.get("GetCostRow", 0), 4)
+        first, second = job.orders[spec]
+        self.assertFalse(first["cached"])
+        self.assertTrue(second["cached"])
+        self.assertEqual(first["order"], second["order"])
+        self.assertTrue(job.orders["allreduce:rabenseifner:1000000:0"][0]["cached"])
+        self.assertEqual([r["cached"] for r in job.report], [False, True, True])
+
+    def test_file_cost_source_needs_no_daemon(self):
+        hosts = round_robin(16, 4)
+        costs = os.path.join(self.tmp, "costs.bin")
+        self.ctl("export", "--format", "costs", "--output", costs, "--hosts",
+                 ",".join(sorted(set(hosts))))
+        spec = "allreduce:auto:1048576:0"
+        before = self.stats()
+        job = self.run_job(16, [spec], hosts, env={"TOPORR_COSTS": costs},
+                           socket="/nonexistent/toporrd.sock")
+        self.assertEqual(self.stats().get("GetCostRow"), before.get("GetCostRow"))
+        self.assertEqual(job.orders[spec][0]["source"], "file")
+        self.assertEqual(job.orders[spec][0]["order"], self.plan_order(hosts, spec))
+        self.assertEqual(job.report[0]["snapshot_id"], 1)
+
+    def test_no_leak_of_communicators_or_caches(self):
+        job = self.run_job(4, ["leak"], round_robin(4, 2))
+        self.assertEqual(job.checks["leak"], ["ok"], job.stdout + job.stderr)
+
+    # ---- topology functions through the PMPI layer ----
+
+    def test_pmpi_reorders_topology_constructors(self):
+        hosts = round_robin(16, 8)
+        job = self.run_job(16, ["cart", "graph", "dist", "distgen"], hosts, preload=True)
+        self.assertEqual(job.warnings(), [], job.stderr)
+        for name in ["cart", "graph", "dist", "distgen"]:
+            with self.subTest(name=name):
+                self.assertTrue(all(c == "ok" for c in job.checks[name]), job.checks[name])
+                self.assertNotEqual(job.orders[name][0]["order"], list(range(16)))
+        reports = {r["collective"]: r for r in job.report}
+        self.assertLess(reports["dist_graph_create_adjacent"]["predicted_after_ns"],
+                        reports["dist_graph_create_adjacent"]["predicted_before_ns"])
+
+    def test_without_pmpi_or_disabled_the_mpi_library_answers(self):
+        hosts = round_robin(16, 8)
+        for preload, env in [(False, {}), (True, {"TOPORR_DISABLE": "1"})]:
+            job = self.run_job(16, ["cart", "dist"], hosts, preload=preload, env=env)
+            for name in ["cart", "dist"]:
+                with self.subTest(preload=preload, name=name):
+                    self.assertTrue(all(c == "ok" for c in job.checks[name]))
+                    self.assertEqual(job.orders[name][0]["order"], list(range(16)))
+            self.assertEqual(job.warnings(), [])
+
+    def test_fortran_cart_create_is_intercepted(self):
+        hosts = round_robin(16, 8)
+        c_job = self.run_job(16, ["cart"], hosts, preload=True)
+        f_job = self.run_job(16, [], hosts, program=self.fcart, preload=True)
+        self.assertEqual(f_job.checks["fortran-cart"], ["ok"])
+        self.assertNotEqual(f_job.orders["fortran-cart"][0]["order"], list(range(16)))
+        self.assertEqual(f_job.orders["fortran-cart"][0]["order"], c_job.orders["cart"][0]["order"])
+        plain = self.run_job(16, [], hosts, program=self.fcart)
+        self.assertEqual(plain.orders["fortran-cart"][0]["order"], list(range(16)))
+
+    # ---- never fail a job ----
+
+    def check_fallback(self, job, spec, reason_part, deadline_ms=2000):
+        self.assertTrue(job.checks[spec] and all(c == "ok" for c in job.checks[spec]), job.stdout)
+        self.assertEqual(job.orders[spec][0]["order"], list(range(len(job.orders[spec][0]["order"]))))
+        self.assertEqual(job.orders[spec][0]["source"], "fallback")
+        warnings = job.warnings()
+        self.assertEqual(len(warnings), 1, job.stderr)
+        self.assertIn(reason_part, warnings[0])
+        self.assertIn(reason_part, job.report[0]["fallback_reason"])
+        self.assertLessEqual(job.report[0]["elapsed_us"], (deadline_ms + 1000) * 1000)
+
+    def test_fallback_without_daemon(self):
+        spec = "allreduce:auto:1048576:0"
+        job = self.run_job(8, [spec, spec], round_robin(8, 4),
+                           socket=os.path.join(self.tmp, "absent.sock"))
+        self.check_fallback(job, spec, "absent.sock")
+        self.assertTrue(job.orders[spec][1]["cached"])  # no second attempt, no second warning
+
+    def test_fallback_when_the_daemon_is_stopped(self):
+        spec = "allreduce:auto:1048576:0"
+        self.daemon.send_signal(signal.SIGSTOP)
+        try:
+            job = self.run_job(8, [spec], round_robin(8, 4), env={"TOPORR_DEADLINE_MS": "700"})
+        finally:
+            self.daemon.send_signal(signal.SIGCONT)
+        self.check_fallback(job, spec, "TOPORR_DEADLINE_MS=700", deadline_ms=700)
+
+    def test_fallback_when_the_daemon_is_killed_mid_request(self):
+        spec = "allreduce:auto:1048576:0"
+        cls = type(self)
+        cls.daemon.send_signal(signal.SIGSTOP)
+        killer = subprocess.Popen(["sh", "-c", f"sleep 1; kill -KILL {cls.daemon.pid}"])
+        try:
+            job = self.run_job(8, [spec], round_robin(8, 4), env={"TOPORR_DEADLINE_MS": "5000"})
+        finally:
+            killer.wait()
+            cls.daemon.wait()
+            cls.daemon = None
+            cls.start_daemon()
+        self.check_fallback(job, spec, "toporrd", deadline_ms=5000)
+
+    def test_fallback_on_misbehaving_servers(self):
+        spec = "allreduce:auto:1048576:0"
+        for mode, reason in [("garbage", "toporrd"), ("truncated", "columns"),
+                             ("mixed", "snapshot"), ("unreachable", "unreachable")]:
+            with self.subTest(mode=mode):
+                sock = os.path.join(self.tmp, f"fake-{mode}.sock")
+                fake = subprocess.Popen([FAKE, "--socket", sock, "--mode", mode],
+                                        stderr=subprocess.DEVNULL)
+                try:
+                    for _ in range(100):
+                        if os.path.exists(sock):
+                            break
+                        time.sleep(0.05)
+                    job = self.run_job(8, [spec], round_robin(8, 4), socket=sock,
+                                       env={"TOPORR_DEADLINE_MS": "1000"})
+                finally:
+                    fake.kill()
+                    fake.wait()
+                self.check_fallback(job, spec, reason, deadline_ms=1000)
+
+    def test_fallback_for_a_host_missing_from_the_fabric(self):
+        spec = "bcast:binomial:65536:0"
+        hosts = round_robin(8, 4)
+        hosts[5] = "node99"
+        job = self.run_job(8, [spec], hosts)
+        self.check_fallback(job, spec, "node99")
+
+    def test_fallback_when_ranks_disagree(self):
+        spec = "allreduce:ring:1048576:mixed"
+        job = self.run_job(8, [spec], round_robin(8, 4))
+        self.check_fallback(job, spec, "different arguments")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
