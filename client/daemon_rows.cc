@@ -14,13 +14,20 @@ namespace {
 
 const char* CodeName(grpc::StatusCode code) {
   switch (code) {
-    case grpc::StatusCode::UNAVAILABLE: return "UNAVAILABLE: is toporrd running?";
-    case grpc::StatusCode::DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
-    case grpc::StatusCode::UNIMPLEMENTED: return "UNIMPLEMENTED: toporrd too old";
-    case grpc::StatusCode::NOT_FOUND: return "NOT_FOUND";
-    case grpc::StatusCode::FAILED_PRECONDITION: return "FAILED_PRECONDITION";
-    case grpc::StatusCode::INVALID_ARGUMENT: return "INVALID_ARGUMENT";
-    default: return "RPC failed";
+    case grpc::StatusCode::UNAVAILABLE:
+      return "UNAVAILABLE: is toporrd running?";
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return "DEADLINE_EXCEEDED";
+    case grpc::StatusCode::UNIMPLEMENTED:
+      return "UNIMPLEMENTED: toporrd too old";
+    case grpc::StatusCode::NOT_FOUND:
+      return "NOT_FOUND";
+    case grpc::StatusCode::FAILED_PRECONDITION:
+      return "FAILED_PRECONDITION";
+    case grpc::StatusCode::INVALID_ARGUMENT:
+      return "INVALID_ARGUMENT";
+    default:
+      return "RPC failed";
   }
 }
 
@@ -60,8 +67,7 @@ class DaemonRowSource final : public RowSource {
     absl::StatusOr<CostRowArrays> decoded = DecodeCostRow(resp, n);
     if (!decoded.ok()) {
       return absl::DataLossError(absl::StrCat("toporrd at ", target_, ": the row of ",
-                                              hosts[host_index], ": ",
-                                              decoded.status().message()));
+                                              hosts[host_index], ": ", decoded.status().message()));
     }
     const CostRowArrays& row = *decoded;
     CostRow out;

@@ -1,0 +1,142 @@
+// libtoporr's MPI-free core: the layout every rank builds from the gathered host names, the
+// placement it plans over, the gathered rows as a cost matrix, and the file row source.
+// The contract checked here is the one the MPI tests rely on: with the same hosts, ranks
+// and costs, libtoporr's plan is exactly `toporrctl plan`'s.
+#include "client/job_layout.h"
+
+#include <fstream>
+
+#include "client/cost_file.h"
+#include "client/decision_report.h"
+#include "client/job_costs.h"
+#include "client/plan.h"
+#include "client/row_source.h"
+#include "common/status_matchers.h"
+#include "common/test_data.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace toporr::client {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::toporr::testing::StatusIs;
+
+TEST(JobLayoutTest, HostsInOrderOfFirstAppearance) {
+  JobLayout l = LayoutFromRankHosts({"b", "a", "b", "c", "a"});
+  EXPECT_THAT(l.hosts, ElementsAre("b", "a", "c"));
+  EXPECT_THAT(l.rank_host, ElementsAre(0, 1, 0, 2, 1));
+}
+
+TEST(JobLayoutTest, UnboundRanksPlaceLikeToporrctlPlan) {
+  const std::vector<std::string> ranks = {"n1", "n2", "n1", "n2", "n1"};
+  JobLayout l = LayoutFromRankHosts(ranks);
+  JobHosts hosts{{"n1", "n2"}, {3, 2}};
+  ASSERT_OK_AND_ASSIGN(mapping::Placement want,
+                       ExplicitPlacement(hosts, "n1\nn2\nn1\nn2\nn1\n", "ranks"));
+  mapping::Placement got = JobPlacement(l, {});
+  ASSERT_EQ(got.size(), want.size());
+  for (int r = 0; r < got.size(); ++r) {
+    EXPECT_EQ(got.ranks[r].host, want.ranks[r].host);
+    EXPECT_EQ(got.ranks[r].core, want.ranks[r].core);
+    EXPECT_EQ(got.ranks[r].l3, want.ranks[r].l3);
+  }
+}
+
+TEST(JobLayoutTest, BoundRanksKeepTheirHwlocLocation) {
+  JobLayout l = LayoutFromRankHosts({"n1", "n1"});
+  mapping::RankLocation bound{0, 1, 2, 3, 17};
+  mapping::Placement p = JobPlacement(l, {bound, mapping::RankLocation{}});
+  EXPECT_EQ(p.ranks[0].core, 17);
+  EXPECT_EQ(p.ranks[0].package, 1);
+  EXPECT_EQ(p.ranks[1].core, 1);  // second rank of n1, unbound: slot 1
+}
+
+class RowsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // 3 hosts: asymmetric latencies, one zero rate (beta 0).
+    file_.snapshot_id = 42;
+    file_.hosts = {"a", "b", "c"};
+    file_.costs.n = 3;
+    file_.costs.hops = {0, 1, 3, 1, 0, 3, 3, 3, 0};
+    file_.costs.latency_ns = {0, 900, 1300, 910, 0, 1250, 1300, 1240, 0};
+    file_.costs.bottleneck_gbps = {0, 200, 100, 200, 0, 0, 100, 100, 0};
+    path_ = ::toporr::testing::MakeTempDir("rows") + "/costs.bin";
+    ASSERT_OK_AND_ASSIGN(std::string bytes, EncodeCostFile(file_));
+    std::ofstream(path_, std::ios::binary) << bytes;
+  }
+  CostFile file_;
+  std::string path_;
+};
+
+TEST_F(RowsTest, FileRowsInJobOrderMatchTheServedMatrix) {
+  std::unique_ptr<RowSource> source = NewFileRowSource(path_);
+  EXPECT_EQ(source->kind(), "file");
+  const std::vector<std::string> job = {"c", "a", "b"};  // not the file's order
+  ASSERT_OK_AND_ASSIGN(HostListTicket ticket, source->Prepare(job));
+  EXPECT_EQ(ticket.snapshot_id, 42);
+  std::vector<CostRow> rows;
+  std::vector<const float*> views;
+  for (int h = 0; h < 3; ++h) {
+    ASSERT_OK_AND_ASSIGN(CostRow row, source->Row(ticket, job, h));
+    EXPECT_EQ(row.snapshot_id, 42);
+    rows.push_back(std::move(row));
+  }
+  for (const CostRow& r : rows) views.push_back(r.values.data());
+  RowCostMatrix rows_matrix(3, views);
+  // The same matrix as toporrctl reads it (JobCostsFromMatrix), permuted to job order.
+  const int perm[3] = {2, 0, 1};
+  std::vector<double> lat(9), gbps(9);
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      lat[i * 3 + j] = file_.costs.latency_ns[perm[i] * 3 + perm[j]];
+      gbps[i * 3 + j] = file_.costs.bottleneck_gbps[perm[i] * 3 + perm[j]];
+    }
+  }
+  ASSERT_OK_AND_ASSIGN(JobCosts served, JobCostsFromMatrix(3, lat, gbps));
+  for (int a = 0; a < 3; ++a) {
+    for (int b = 0; b < 3; ++b) {
+      EXPECT_EQ(rows_matrix.AlphaNs(a, b), served.costs->AlphaNs(a, b)) << a << "," << b;
+      EXPECT_EQ(rows_matrix.BetaNs(a, b), served.costs->BetaNs(a, b)) << a << "," << b;
+    }
+  }
+}
+
+TEST_F(RowsTest, UnknownHostAndMissingFileAreNamed) {
+  std::unique_ptr<RowSource> source = NewFileRowSource(path_);
+  EXPECT_THAT(source->Prepare({"a", "zz"}),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("host zz of the job")));
+  EXPECT_THAT(NewFileRowSource(path_ + ".absent")->Prepare({"a"}),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("cannot open")));
+}
+
+TEST(DecisionReportTest, OneJsonLineWithNullsForWhatIsUnknown) {
+  Decision d;
+  d.collective = "allreduce";
+  d.algorithm = "auto";
+  d.chosen_algorithm = "ring";
+  d.bytes = 1024;
+  d.size = 2;
+  d.hosts = 2;
+  d.source = "fallback";
+  d.fallback_reason = "toporrd at unix:/x: \"down\"";
+  d.new_order = {0, 1};
+  const std::string line = DecisionJsonLine(d);
+  EXPECT_EQ(line.back(), '\n');
+  EXPECT_EQ(line.find('\n'), line.size() - 1);
+  EXPECT_THAT(line, HasSubstr("\"fallback_reason\":\"toporrd at unix:/x: \\\"down\\\"\""));
+  EXPECT_THAT(line, HasSubstr("\"snapshot_id\":null"));
+  EXPECT_THAT(line, HasSubstr("\"predicted_before_ns\":null"));
+  EXPECT_THAT(line, HasSubstr("\"new_order\":[0,1]"));
+  const std::string dir = ::toporr::testing::MakeTempDir("report");
+  EXPECT_OK(AppendReportLine(dir + "/r.jsonl", line));
+  EXPECT_OK(AppendReportLine(dir + "/r.jsonl", line));
+  EXPECT_EQ(::toporr::testing::ReadFileOrDie(dir + "/r.jsonl"), line + line);
+  EXPECT_THAT(AppendReportLine(dir + "/absent/r.jsonl", line),
+              StatusIs(absl::StatusCode::kUnavailable, HasSubstr("absent/r.jsonl")));
+}
+
+}  // namespace
+}  // namespace toporr::client
