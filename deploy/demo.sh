@@ -58,3 +58,30 @@ ctl plan --hostfile "$SCRATCH/job.hosts" --map-by node --collective allreduce \
   --algorithm ring --size 1M --fabric "$FABRIC" --hostfile-out "$SCRATCH/job.hosts.reordered"
 echo; echo "== the same job, best algorithm (auto), costs from the daemon"
 ctl plan --hostfile "$SCRATCH/job.hosts" --map-by node --collective allreduce --size 1M
+
+# libtoporr in a real MPI job. All 16 ranks run on this machine; TOPORR_HOSTMAP says which
+# fabric host each one stands for: round-robin over 8 hosts, one per leaf switch first
+# (node01 node05 node09 node13 node02 ...), the poor order a scheduler's round-robin gives.
+echo; echo "== building libtoporr for Open MPI and the demo program (mpicc)"
+toporr_build //client/mpi/openmpi:libtoporr.so //client/mpi/openmpi:libtoporr_pmpi.so
+LIB="$(dirname "$(readlink -f "$BIN/client/mpi/openmpi/libtoporr.so")")"
+mpicc.openmpi -O2 -I "$TOPORR_ROOT" -o "$SCRATCH/reorder_demo" \
+  "$TOPORR_ROOT/deploy/demo/reorder_demo.c" -L "$LIB" -ltoporr -Wl,-rpath,"$LIB"
+for i in $(seq 0 15); do
+  echo "node$(printf %02d $(((i % 4) * 4 + (i / 4) % 2 + 1)))"
+done >"$SCRATCH/hostmap"
+mpi_job() {
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    mpirun.openmpi --oversubscribe --bind-to none -np 16 \
+    -x LD_PRELOAD="$LIB/libtoporr_pmpi.so" -x TOPORR_SOCKET="$SOCK" \
+    -x TOPORR_HOSTMAP="$SCRATCH/hostmap" -x TOPORR_REPORT="$SCRATCH/report.jsonl" \
+    -x TOPORR_DEADLINE_MS="${TOPORR_DEADLINE_MS:-2000}" "$SCRATCH/reorder_demo"
+}
+echo; echo "== mpirun -np 16, LD_PRELOAD=libtoporr_pmpi.so, TOPORR_HOSTMAP: $(paste -sd' ' "$SCRATCH/hostmap")"
+mpi_job
+echo; echo "== the same job with toporrd stopped (SIGSTOP), TOPORR_DEADLINE_MS=500: identity, one warning"
+kill -STOP "$DAEMON"
+TOPORR_DEADLINE_MS=500 mpi_job
+kill -CONT "$DAEMON"
+echo; echo "== TOPORR_REPORT ($SCRATCH/report.jsonl), first decision:"
+head -1 "$SCRATCH/report.jsonl"
