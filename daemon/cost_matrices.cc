@@ -8,6 +8,16 @@
 namespace toporr::daemon {
 namespace {
 
+// The CompactCosts fields besides the bytes: the rates palette and the latency model.
+void SetPaletteAndModel(const std::vector<double>& rates, const mapping::CostModelOptions& model,
+                        v1::CompactCosts* out) {
+  out->mutable_rates_gbps()->Reserve(static_cast<int>(rates.size()));
+  for (double r : rates) out->add_rates_gbps(static_cast<float>(r));
+  out->set_nic_latency_ns(model.nic_latency_ns);
+  out->set_switch_latency_ns(model.switch_latency_ns);
+  out->set_link_latency_ns(model.link_latency_ns);
+}
+
 // The matrix written straight into the response's byte fields. kOutOfRange when it does
 // not fit the compact form (the caller sends CostArrays instead).
 absl::Status FillCompact(const mapping::PairCosts& costs, const std::vector<int>& hosts,
@@ -15,13 +25,22 @@ absl::Status FillCompact(const mapping::PairCosts& costs, const std::vector<int>
   std::vector<double> rates;
   RETURN_IF_ERROR(
       costs.MatrixCompact(hosts, out->mutable_hops(), out->mutable_rate_index(), &rates));
-  out->mutable_rates_gbps()->Reserve(static_cast<int>(rates.size()));
-  for (double r : rates) out->add_rates_gbps(static_cast<float>(r));
-  const mapping::CostModelOptions& model = costs.cost_model();
-  out->set_nic_latency_ns(model.nic_latency_ns);
-  out->set_switch_latency_ns(model.switch_latency_ns);
-  out->set_link_latency_ns(model.link_latency_ns);
+  SetPaletteAndModel(rates, costs.cost_model(), out);
   return absl::OkStatus();
+}
+
+void StartRow(const Serving& s, v1::GetCostRowResponse* resp) {
+  resp->set_snapshot_id(s.info.id);
+  resp->set_route_kind(RouteKindOf(s));
+}
+
+void FillRowArrays(const Serving& s, int self, const std::vector<int>& cols,
+                   v1::GetCostRowResponse* resp) {
+  v1::CostArrays* costs = resp->mutable_costs();
+  costs->mutable_hops()->Reserve(cols.size());
+  costs->mutable_bottleneck_gbps()->Reserve(cols.size());
+  costs->mutable_latency_ns()->Reserve(cols.size());
+  for (int c : cols) AppendCost(s.costs->Cost(self, c), costs);
 }
 
 }  // namespace
@@ -69,6 +88,50 @@ absl::Status FillCostMatrix(const Serving& s, const std::vector<int>& hosts,
   costs->mutable_bottleneck_gbps()->Reserve(matrix.size());
   costs->mutable_latency_ns()->Reserve(matrix.size());
   for (const auto& c : matrix) AppendCost(c, costs);
+  return absl::OkStatus();
+}
+
+void FillCostRow(const Serving& s, int self, const std::vector<int>& cols, bool compact_requested,
+                 v1::GetCostRowResponse* resp) {
+  StartRow(s, resp);
+  resp->set_host_column(-1);
+  resp->mutable_hosts()->Reserve(static_cast<int>(cols.size()));
+  for (size_t j = 0; j < cols.size(); ++j) {
+    resp->add_hosts(s.fabric.hosts[cols[j]].name);
+    if (cols[j] == self && resp->host_column() < 0) resp->set_host_column(static_cast<int>(j));
+  }
+  FillRowArrays(s, self, cols, resp);
+  if (compact_requested) {
+    resp->set_compact_fallback(
+        "compact rows are served for registered host lists (RegisterHostList, host_list)");
+  }
+}
+
+absl::Status FillListedCostRow(const Serving& s, int self, const HostLists::View& view,
+                               bool compact, v1::GetCostRowResponse* resp) {
+  StartRow(s, resp);
+  const int32_t column = view.list->column_of[self];
+  resp->set_host_column(column);
+  if (compact) {
+    if (column < 0) {
+      resp->set_compact_fallback("host '" + s.fabric.hosts[self].name +
+                                 "' is not one of the host list's hosts");
+    } else if (view.rows->status.ok()) {
+      const mapping::CompactRowSet& rows = view.rows->rows;
+      v1::CompactCosts* out = resp->mutable_compact();
+      out->mutable_hops()->resize(rows.n);
+      out->mutable_rate_index()->resize(rows.n);
+      rows.CopyRow(static_cast<size_t>(column), out->mutable_hops()->data(),
+                   out->mutable_rate_index()->data());
+      SetPaletteAndModel(rows.rates_gbps, s.costs->cost_model(), out);
+      return absl::OkStatus();
+    } else if (view.rows->status.code() == absl::StatusCode::kOutOfRange) {
+      resp->set_compact_fallback(std::string(view.rows->status.message()));
+    } else {
+      return view.rows->status;
+    }
+  }
+  FillRowArrays(s, self, view.list->hosts, resp);
   return absl::OkStatus();
 }
 

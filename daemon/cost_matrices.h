@@ -1,7 +1,9 @@
-// The cost-matrix replies below the gRPC adapter: GetCostMatrix's choice between the reply
-// cache, the compact byte form and the plain arrays, and GetQuantizedCostMatrix's packing of
-// uint16 costs. The adapter validates the request and resolves host names; these functions
-// take the resolved host indices of one served snapshot and fill the reply.
+// The cost-matrix and cost-row replies below the gRPC adapter: GetCostMatrix's choice
+// between the reply cache, the compact byte form and the plain arrays, GetCostRow's rows
+// (arrays, or a copy out of a registered host list's compact rows), and
+// GetQuantizedCostMatrix's packing of uint16 costs. The adapter validates the request and
+// resolves host names; these functions take the resolved host indices of one served
+// snapshot and fill the reply.
 // Thread-safety: as the Serving (immutable) and MatrixCache (thread-safe) they are given.
 #ifndef TOPORR_DAEMON_COST_MATRICES_H_
 #define TOPORR_DAEMON_COST_MATRICES_H_
@@ -12,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "daemon/fabric_state.h"
+#include "daemon/host_lists.h"
 #include "daemon/matrix_cache.h"
 #include "mapping/host_costs.h"
 #include "toporr/v1/toporr.pb.h"
@@ -32,6 +35,21 @@ void AppendCost(const mapping::HostPairCost& c, v1::CostArrays* out);
 absl::Status FillCostMatrix(const Serving& s, const std::vector<int>& hosts,
                             const v1::GetCostMatrixRequest& req, MatrixCache* cache,
                             v1::GetCostMatrixResponse* resp);
+
+// Fills `resp` with the row of host `self` against `cols` (indices into s.fabric.hosts, the
+// columns in order) as arrays, with the columns' names, snapshot, route kind and
+// host_column. `compact_requested`: compact rows are served for registered host lists
+// only, so compact_fallback says so.
+void FillCostRow(const Serving& s, int self, const std::vector<int>& cols, bool compact_requested,
+                 v1::GetCostRowResponse* resp);
+
+// Fills `resp` with the row of host `self` against the registered list of `view` (resolved
+// against `s`; `view.rows` set when `compact`), no column names. Compact when asked for,
+// `self` is one of the list's hosts and the list fits the form: a copy of n bytes. Else the
+// arrays, with compact_fallback saying why when compact was asked for. Errors of the rows
+// other than kOutOfRange are returned.
+absl::Status FillListedCostRow(const Serving& s, int self, const HostLists::View& view,
+                               bool compact, v1::GetCostRowResponse* resp);
 
 // Fills `resp` with the PMIx-style uint16 quantised costs between `hosts` for messages of
 // `reference_bytes` (0: 65536), little-endian, row-major.

@@ -118,39 +118,50 @@ void ToProto(const db::SnapshotInfo& info, bool current, v1::SnapshotInfo* out) 
 
 grpc::Status TopologyService::GetSnapshot(grpc::ServerContext*, const v1::GetSnapshotRequest*,
                                           v1::GetSnapshotResponse* resp) {
-  auto current = RequireCurrent(*state_);
-  if (!current.ok()) return ToGrpcStatus(current.status());
-  ToProto((*current)->info, true, resp->mutable_snapshot());
-  return grpc::Status::OK;
+  return Serve(stats_, __func__, [&]() -> absl::Status {
+    ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
+    ToProto(current->info, true, resp->mutable_snapshot());
+    return absl::OkStatus();
+  });
 }
 
 grpc::Status TopologyService::ListHosts(grpc::ServerContext*, const v1::ListHostsRequest*,
                                         v1::ListHostsResponse* resp) {
-  auto current = RequireCurrent(*state_);
-  if (!current.ok()) return ToGrpcStatus(current.status());
-  const Serving& s = **current;
-  resp->set_snapshot_id(s.info.id);
-  for (const fabric::Host& h : s.fabric.hosts) {
-    v1::Host* host = resp->add_hosts();
-    host->set_name(h.name);
-    for (int ca : h.cas) HcaToProto(s.fabric, ca, host->add_hcas());
-  }
-  for (int ca : s.fabric.anonymous_endpoints) {
-    HcaToProto(s.fabric, ca, resp->add_anonymous_endpoints());
-  }
-  return grpc::Status::OK;
+  return Serve(stats_, __func__, [&]() -> absl::Status {
+    ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
+    const Serving& s = *current;
+    resp->set_snapshot_id(s.info.id);
+    for (const fabric::Host& h : s.fabric.hosts) {
+      v1::Host* host = resp->add_hosts();
+      host->set_name(h.name);
+      for (int ca : h.cas) HcaToProto(s.fabric, ca, host->add_hcas());
+    }
+    for (int ca : s.fabric.anonymous_endpoints) {
+      HcaToProto(s.fabric, ca, resp->add_anonymous_endpoints());
+    }
+    return absl::OkStatus();
+  });
 }
 
 grpc::Status TopologyService::GetCostRow(grpc::ServerContext*, const v1::GetCostRowRequest* req,
                                          v1::GetCostRowResponse* resp) {
-  return Serve([&]() -> absl::Status {
+  return Serve(stats_, __func__, [&]() -> absl::Status {
     if (req->host().empty()) return absl::InvalidArgumentError("host is required");
+    if (!req->host_list().empty() && !req->hosts().empty()) {
+      return absl::InvalidArgumentError("give the columns as hosts or as host_list, not both");
+    }
     ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
     const Serving& s = *current;
     int self = s.fabric.FindHost(req->host());
     if (self < 0) {
       return absl::NotFoundError(
           absl::StrCat("host '", req->host(), "' is not in snapshot ", s.info.id));
+    }
+    resp->set_host(req->host());
+    if (!req->host_list().empty()) {
+      ASSIGN_OR_RETURN(HostLists::View list,
+                       host_lists_->Find(req->host_list(), s, /*want_rows=*/req->compact()));
+      return FillListedCostRow(s, self, list, req->compact(), resp);
     }
     std::vector<int> cols;
     if (req->hosts().empty()) {
@@ -159,17 +170,7 @@ grpc::Status TopologyService::GetCostRow(grpc::ServerContext*, const v1::GetCost
     } else {
       ASSIGN_OR_RETURN(cols, ResolveHosts(s, req->hosts(), /*allow_duplicates=*/true));
     }
-    resp->set_snapshot_id(s.info.id);
-    resp->set_host(req->host());
-    resp->set_route_kind(RouteKindOf(s));
-    v1::CostArrays* costs = resp->mutable_costs();
-    costs->mutable_hops()->Reserve(cols.size());
-    costs->mutable_bottleneck_gbps()->Reserve(cols.size());
-    costs->mutable_latency_ns()->Reserve(cols.size());
-    for (int c : cols) {
-      resp->add_hosts(s.fabric.hosts[c].name);
-      AppendCost(s.costs->Cost(self, c), costs);
-    }
+    FillCostRow(s, self, cols, req->compact(), resp);
     return absl::OkStatus();
   });
 }
@@ -177,7 +178,7 @@ grpc::Status TopologyService::GetCostRow(grpc::ServerContext*, const v1::GetCost
 grpc::Status TopologyService::GetCostMatrix(grpc::ServerContext*,
                                             const v1::GetCostMatrixRequest* req,
                                             v1::GetCostMatrixResponse* resp) {
-  return Serve([&]() -> absl::Status {
+  return Serve(stats_, __func__, [&]() -> absl::Status {
     if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
     if (req->hosts_size() > kMaxMatrixHosts) {
       return absl::InvalidArgumentError(
@@ -195,7 +196,7 @@ grpc::Status TopologyService::GetCostMatrix(grpc::ServerContext*,
 grpc::Status TopologyService::GetQuantizedCostMatrix(grpc::ServerContext*,
                                                      const v1::GetQuantizedCostMatrixRequest* req,
                                                      v1::GetQuantizedCostMatrixResponse* resp) {
-  return Serve([&]() -> absl::Status {
+  return Serve(stats_, __func__, [&]() -> absl::Status {
     if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
     if (req->hosts_size() > kMaxMatrixHosts * 4) {
       return absl::InvalidArgumentError(
@@ -216,7 +217,7 @@ grpc::Status TopologyService::GetQuantizedCostMatrix(grpc::ServerContext*,
 
 grpc::Status TopologyService::GetPath(grpc::ServerContext*, const v1::GetPathRequest* req,
                                       v1::GetPathResponse* resp) {
-  return Serve([&]() -> absl::Status {
+  return Serve(stats_, __func__, [&]() -> absl::Status {
     if (req->src_host().empty() || req->dst_host().empty()) {
       return absl::InvalidArgumentError("src_host and dst_host are required");
     }
@@ -249,9 +250,38 @@ grpc::Status TopologyService::GetPath(grpc::ServerContext*, const v1::GetPathReq
   });
 }
 
+grpc::Status TopologyService::RegisterHostList(grpc::ServerContext*,
+                                               const v1::RegisterHostListRequest* req,
+                                               v1::RegisterHostListResponse* resp) {
+  return Serve(stats_, __func__, [&]() -> absl::Status {
+    if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
+    ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
+    ASSIGN_OR_RETURN(std::string token, host_lists_->Register(req->hosts(), *current));
+    resp->set_host_list(token);
+    resp->set_snapshot_id(current->info.id);
+    resp->set_num_hosts(req->hosts_size());
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status TopologyService::GetStats(grpc::ServerContext*, const v1::GetStatsRequest*,
+                                       v1::GetStatsResponse* resp) {
+  return Serve(stats_, __func__, [&]() -> absl::Status {
+    if (stats_ != nullptr) {
+      for (const auto& [method, count] : stats_->Counts()) {
+        (*resp->mutable_requests())[method] = count;
+      }
+    }
+    auto current = state_->Current();
+    resp->set_snapshot_id(current != nullptr ? current->info.id : 0);
+    resp->set_host_lists(static_cast<int64_t>(host_lists_->size()));
+    return absl::OkStatus();
+  });
+}
+
 grpc::Status AdminService::Ingest(grpc::ServerContext*, const v1::IngestRequest* req,
                                   v1::IngestResponse* resp) {
-  return Serve([&]() -> absl::Status {
+  return Serve(stats_, __func__, [&]() -> absl::Status {
     if (!privileged_) return absl::PermissionDeniedError(denial_reason_);
     const auto* known = std::find_if(std::begin(kFormats), std::end(kFormats),
                                      [&](const auto& f) { return f.first == req->format(); });
@@ -280,7 +310,7 @@ grpc::Status AdminService::Ingest(grpc::ServerContext*, const v1::IngestRequest*
 grpc::Status AdminService::ListSnapshots(grpc::ServerContext*, const v1::ListSnapshotsRequest*,
                                          v1::ListSnapshotsResponse* resp) {
   // Read-only: allowed on every connection.
-  return Serve([&]() -> absl::Status {
+  return Serve(stats_, __func__, [&]() -> absl::Status {
     ASSIGN_OR_RETURN(std::vector<db::SnapshotInfo> list, state_->ListSnapshots());
     auto current = state_->Current();
     for (const auto& info : list) {
@@ -292,7 +322,7 @@ grpc::Status AdminService::ListSnapshots(grpc::ServerContext*, const v1::ListSna
 
 grpc::Status AdminService::GetDiff(grpc::ServerContext*, const v1::GetDiffRequest* req,
                                    v1::GetDiffResponse* resp) {
-  return Serve([&]() -> absl::Status {
+  return Serve(stats_, __func__, [&]() -> absl::Status {
     int64_t to = req->to_snapshot();
     if (to == 0) {
       ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
@@ -326,7 +356,7 @@ grpc::Status AdminService::GetDiff(grpc::ServerContext*, const v1::GetDiffReques
 
 grpc::Status AdminService::Discover(grpc::ServerContext*, const v1::DiscoverRequest*,
                                     v1::IngestResponse* resp) {
-  return Serve([&]() -> absl::Status {
+  return Serve(stats_, __func__, [&]() -> absl::Status {
     if (!privileged_) return absl::PermissionDeniedError(denial_reason_);
     if (sweeper_ == nullptr) {
       return absl::FailedPreconditionError("live discovery is not configured on this daemon");

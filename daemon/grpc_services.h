@@ -9,15 +9,20 @@
 
 #include "daemon/discovery.h"
 #include "daemon/fabric_state.h"
+#include "daemon/host_lists.h"
 #include "daemon/matrix_cache.h"
+#include "daemon/rpc_stats.h"
 #include "toporr/v1/toporr.grpc.pb.h"
 
 namespace toporr::daemon {
 
 class TopologyService final : public toporr::v1::Topology::Service {
  public:
-  // `cache` (may be null) keeps recent compact matrix replies; several services may share it.
-  TopologyService(FabricState* state, MatrixCache* cache) : state_(state), cache_(cache) {}
+  // `cache` (may be null) keeps recent compact matrix replies, `host_lists` the registered
+  // host lists, `stats` (may be null) counts every request; several services (the daemon's
+  // two servers) share them.
+  TopologyService(FabricState* state, MatrixCache* cache, HostLists* host_lists, RpcStats* stats)
+      : state_(state), cache_(cache), host_lists_(host_lists), stats_(stats) {}
 
   grpc::Status GetSnapshot(grpc::ServerContext*, const v1::GetSnapshotRequest*,
                            v1::GetSnapshotResponse*) override;
@@ -32,24 +37,32 @@ class TopologyService final : public toporr::v1::Topology::Service {
                                       v1::GetQuantizedCostMatrixResponse*) override;
   grpc::Status GetPath(grpc::ServerContext*, const v1::GetPathRequest*,
                        v1::GetPathResponse*) override;
+  grpc::Status RegisterHostList(grpc::ServerContext*, const v1::RegisterHostListRequest*,
+                                v1::RegisterHostListResponse*) override;
+  grpc::Status GetStats(grpc::ServerContext*, const v1::GetStatsRequest*,
+                        v1::GetStatsResponse*) override;
 
  private:
   FabricState* state_;
   MatrixCache* cache_;
+  HostLists* host_lists_;
+  RpcStats* stats_;
 };
 
 // `privileged` is decided per connection by the Unix-socket listener (SO_PEERCRED); the
 // daemon runs one instance of each kind on two gRPC servers.
 class AdminService final : public toporr::v1::Admin::Service {
  public:
-  // `sweeper` may be null (Discover then answers FAILED_PRECONDITION).
+  // `sweeper` may be null (Discover then answers FAILED_PRECONDITION); `stats` (may be
+  // null) counts every request.
   AdminService(FabricState* state, DiscoverySweeper* sweeper, bool privileged,
-               std::string denial_reason, int64_t max_ingest_bytes)
+               std::string denial_reason, int64_t max_ingest_bytes, RpcStats* stats)
       : state_(state),
         sweeper_(sweeper),
         privileged_(privileged),
         denial_reason_(std::move(denial_reason)),
-        max_ingest_bytes_(max_ingest_bytes) {}
+        max_ingest_bytes_(max_ingest_bytes),
+        stats_(stats) {}
 
   grpc::Status Ingest(grpc::ServerContext*, const v1::IngestRequest*, v1::IngestResponse*) override;
   grpc::Status ListSnapshots(grpc::ServerContext*, const v1::ListSnapshotsRequest*,
@@ -65,6 +78,7 @@ class AdminService final : public toporr::v1::Admin::Service {
   bool privileged_;
   std::string denial_reason_;
   int64_t max_ingest_bytes_;
+  RpcStats* stats_;
 };
 
 void ToProto(const db::SnapshotInfo& info, bool current, v1::SnapshotInfo* out);

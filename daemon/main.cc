@@ -144,14 +144,18 @@ int Run() {
   grpc::EnableDefaultHealthCheckService(true);
   // Identical compact matrix requests (every leader of a job launch) share one computation.
   MatrixCache matrix_cache(8);
-  TopologyService topology(state->get(), &matrix_cache);
+  // Jobs' host lists (RegisterHostList), and the request counters (GetStats) of both servers.
+  HostLists host_lists;
+  RpcStats stats;
+  TopologyService topology(state->get(), &matrix_cache, &host_lists, &stats);
   const gid_t admin_gid = LookupGroup(config.admin_group);
   AdminService read_admin(state->get(), &sweeper, /*privileged=*/false,
                           "admin RPCs need uid 0 or membership of group '" + config.admin_group +
                               "', over the Unix socket",
-                          config.max_ingest_bytes);
-  AdminService admin(state->get(), &sweeper, /*privileged=*/true, "", config.max_ingest_bytes);
-  TopologyService admin_topology(state->get(), &matrix_cache);
+                          config.max_ingest_bytes, &stats);
+  AdminService admin(state->get(), &sweeper, /*privileged=*/true, "", config.max_ingest_bytes,
+                     &stats);
+  TopologyService admin_topology(state->get(), &matrix_cache, &host_lists, &stats);
   std::unique_ptr<grpc::Server> read_server =
       BuildServer(&topology, &read_admin, config, config.listen_address);
   std::unique_ptr<grpc::Server> admin_server = BuildServer(&admin_topology, &admin, config, "");

@@ -4,21 +4,31 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <map>
 #include <string>
+#include <vector>
 
+#include "common/status_matchers.h"
 #include "common/test_data.h"
 #include "daemon/testing/subprocess.h"
 #include "gmock/gmock.h"
+#include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
+#include "mapping/host_costs.h"
+#include "toporr/v1/toporr.grpc.pb.h"
 
 namespace toporr {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
 using ::testing::Not;
 using ::toporr::testing::DaemonProcess;
 using ::toporr::testing::RunProcess;
 using ::toporr::testing::RunResult;
+using ::toporr::testing::StatusIs;
 
 class ToporrdTest : public ::testing::Test {
  protected:
@@ -359,6 +369,216 @@ TEST_F(ToporrdTest, AdminRpcsNeedPrivilegeReadsDoNot) {
   r = as_nobody({"--json", "cost", "node01", "node02"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("\"hops\":1,"));
+}
+
+// The Topology service over the daemon's socket, its answers as absl::StatusOr.
+class TopologyClient {
+ public:
+  explicit TopologyClient(const std::string& socket)
+      : stub_(v1::Topology::NewStub(
+            grpc::CreateChannel("unix:" + socket, grpc::InsecureChannelCredentials()))) {}
+
+  template <typename Req, typename Resp>
+  absl::StatusOr<Resp> Call(grpc::Status (v1::Topology::Stub::*method)(grpc::ClientContext*,
+                                                                       const Req&, Resp*),
+                            const Req& request) {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+    Resp response;
+    const grpc::Status st = (stub_.get()->*method)(&ctx, request, &response);
+    if (!st.ok()) {
+      return absl::Status(static_cast<absl::StatusCode>(st.error_code()), st.error_message());
+    }
+    return response;
+  }
+
+  absl::StatusOr<v1::RegisterHostListResponse> Register(const std::vector<std::string>& hosts) {
+    v1::RegisterHostListRequest req;
+    for (const auto& h : hosts) req.add_hosts(h);
+    return Call(&v1::Topology::Stub::RegisterHostList, req);
+  }
+  absl::StatusOr<v1::GetCostRowResponse> Row(const std::string& host, const std::string& token,
+                                             bool compact) {
+    v1::GetCostRowRequest req;
+    req.set_host(host);
+    req.set_host_list(token);
+    req.set_compact(compact);
+    return Call(&v1::Topology::Stub::GetCostRow, req);
+  }
+  absl::StatusOr<v1::GetCostMatrixResponse> Matrix(const std::vector<std::string>& hosts,
+                                                   bool compact) {
+    v1::GetCostMatrixRequest req;
+    for (const auto& h : hosts) req.add_hosts(h);
+    req.set_compact(compact);
+    return Call(&v1::Topology::Stub::GetCostMatrix, req);
+  }
+  std::map<std::string, int64_t> Counts() {
+    auto stats = Call(&v1::Topology::Stub::GetStats, v1::GetStatsRequest());
+    EXPECT_OK(stats);
+    if (!stats.ok()) return {};
+    return {stats->requests().begin(), stats->requests().end()};
+  }
+
+ private:
+  std::unique_ptr<v1::Topology::Stub> stub_;
+};
+
+// Every host's compact row by token is, byte for byte, that host's row of the compact
+// GetCostMatrix over the same list, and decodes to the row of the plain matrix; the plain
+// row by token is the plain matrix's row.
+void ExpectRowsAreMatrixRows(TopologyClient& c, const std::vector<std::string>& hosts,
+                             const std::string& token, int64_t snapshot, v1::RouteKind kind) {
+  ASSERT_OK_AND_ASSIGN(v1::GetCostMatrixResponse compact, c.Matrix(hosts, true));
+  ASSERT_OK_AND_ASSIGN(v1::GetCostMatrixResponse plain, c.Matrix(hosts, false));
+  ASSERT_TRUE(compact.has_compact()) << compact.compact_fallback();
+  const v1::CompactCosts& m = compact.compact();
+  const size_t n = hosts.size();
+  mapping::CostModelOptions model;
+  model.nic_latency_ns = m.nic_latency_ns();
+  model.switch_latency_ns = m.switch_latency_ns();
+  model.link_latency_ns = m.link_latency_ns();
+  for (size_t i = 0; i < n; ++i) {
+    ASSERT_OK_AND_ASSIGN(v1::GetCostRowResponse row, c.Row(hosts[i], token, true));
+    EXPECT_EQ(row.snapshot_id(), snapshot);
+    EXPECT_EQ(row.route_kind(), kind);
+    EXPECT_EQ(row.host(), hosts[i]);
+    EXPECT_EQ(row.hosts_size(), 0) << "the client knows its list";
+    EXPECT_EQ(row.host_column(), static_cast<int>(i));
+    EXPECT_EQ(row.costs().hops_size(), 0);
+    ASSERT_TRUE(row.has_compact()) << row.compact_fallback();
+    const v1::CompactCosts& r = row.compact();
+    EXPECT_EQ(r.hops(), m.hops().substr(i * n, n)) << hosts[i];
+    EXPECT_EQ(r.rate_index(), m.rate_index().substr(i * n, n)) << hosts[i];
+    EXPECT_THAT(r.rates_gbps(), ::testing::ElementsAreArray(m.rates_gbps()));
+    EXPECT_EQ(r.nic_latency_ns(), m.nic_latency_ns());
+    EXPECT_EQ(r.switch_latency_ns(), m.switch_latency_ns());
+    EXPECT_EQ(r.link_latency_ns(), m.link_latency_ns());
+    for (size_t j = 0; j < n; ++j) {
+      const auto h = static_cast<uint8_t>(r.hops()[j]);
+      const auto x = static_cast<uint8_t>(r.rate_index()[j]);
+      const mapping::HostPairCost want =
+          j == i ? mapping::HostPairCost{}
+                 : mapping::DecodeCompactPair(h, x < r.rates_gbps_size() ? r.rates_gbps(x) : -1,
+                                              model);
+      const size_t k = i * n + j;
+      EXPECT_EQ(want.hops, plain.costs().hops(k)) << i << "," << j;
+      EXPECT_EQ(static_cast<float>(want.bottleneck_gbps), plain.costs().bottleneck_gbps(k));
+      EXPECT_EQ(static_cast<float>(want.latency_ns), plain.costs().latency_ns(k));
+    }
+    ASSERT_OK_AND_ASSIGN(v1::GetCostRowResponse arrays, c.Row(hosts[i], token, false));
+    EXPECT_FALSE(arrays.has_compact());
+    EXPECT_EQ(arrays.hosts_size(), 0);
+    ASSERT_EQ(arrays.costs().hops_size(), static_cast<int>(n));
+    for (size_t j = 0; j < n; ++j) {
+      const size_t k = i * n + j;
+      EXPECT_EQ(arrays.costs().hops(j), plain.costs().hops(k));
+      EXPECT_EQ(arrays.costs().bottleneck_gbps(j), plain.costs().bottleneck_gbps(k));
+      EXPECT_EQ(arrays.costs().latency_ns(j), plain.costs().latency_ns(k));
+    }
+  }
+}
+
+TEST_F(ToporrdTest, HostListRowsByTokenAreMatrixRows) {
+  DaemonProcess d(db_, sock_);
+  ASSERT_TRUE(d.Start()) << d.log();
+  auto c = std::make_unique<TopologyClient>(sock_);
+  const std::vector<std::string> hosts = {"node16", "node01", "node09", "node02", "node13",
+                                          "node05", "node12", "node07", "node03", "node14"};
+  EXPECT_THAT(c->Register(hosts), StatusIs(absl::StatusCode::kFailedPrecondition,
+                                           HasSubstr("no fabric has been ingested")));
+  ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
+
+  ASSERT_OK_AND_ASSIGN(v1::RegisterHostListResponse reg, c->Register(hosts));
+  EXPECT_THAT(reg.host_list(), MatchesRegex("[0-9a-f]{32}"));
+  EXPECT_EQ(reg.snapshot_id(), 1);
+  EXPECT_EQ(reg.num_hosts(), static_cast<int>(hosts.size()));
+  ASSERT_OK_AND_ASSIGN(v1::RegisterHostListResponse again, c->Register(hosts));
+  EXPECT_EQ(again.host_list(), reg.host_list()) << "the same list, the same token";
+  ExpectRowsAreMatrixRows(*c, hosts, reg.host_list(), 1, v1::SHORTEST_PATH);
+
+  // Along the forwarding tables: a new snapshot, the same token, the list resolved again.
+  const std::string lfts = WriteSample("dump_fts_fattree.txt", "fattree.lfts");
+  ASSERT_EQ(d.Ctl({"ingest", "--format", "lft", lfts}).exit_code, 0);
+  ExpectRowsAreMatrixRows(*c, hosts, reg.host_list(), 2, v1::FORWARDING_TABLES);
+
+  // A host outside the list still gets its row, as arrays (compact rows are the list's).
+  ASSERT_OK_AND_ASSIGN(v1::GetCostRowResponse outside, c->Row("node04", reg.host_list(), true));
+  EXPECT_EQ(outside.host_column(), -1);
+  EXPECT_EQ(outside.costs().hops_size(), static_cast<int>(hosts.size()));
+  EXPECT_THAT(outside.compact_fallback(), HasSubstr("not one of the host list's hosts"));
+
+  // The token outlives the daemon; the registration does not.
+  c.reset();  // an open connection holds the daemon's shutdown for its 5 s grace period
+  ASSERT_EQ(d.Stop(), 0) << d.log();
+  DaemonProcess d2(db_, sock_);
+  ASSERT_TRUE(d2.Start()) << d2.log();
+  TopologyClient c2(sock_);
+  EXPECT_THAT(c2.Row("node01", reg.host_list(), true),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("unknown host list " + reg.host_list() +
+                                 " (toporrd restarted? register it again)")));
+  ASSERT_OK_AND_ASSIGN(v1::RegisterHostListResponse after, c2.Register(hosts));
+  EXPECT_EQ(after.host_list(), reg.host_list());
+  EXPECT_OK(c2.Row("node01", reg.host_list(), true));
+}
+
+TEST_F(ToporrdTest, HostListErrorsAndStatsCountEveryCall) {
+  DaemonProcess d(db_, sock_);
+  ASSERT_TRUE(d.Start()) << d.log();
+  ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
+  TopologyClient c(sock_);
+  ASSERT_OK_AND_ASSIGN(v1::RegisterHostListResponse reg, c.Register({"node01", "node02"}));
+
+  // Each call moves its own counter by exactly one (and GetStats' by one per GetStats),
+  // whatever its status.
+  std::map<std::string, int64_t> before = c.Counts();
+  EXPECT_EQ(before["RegisterHostList"], 1);
+  auto expect_one_more = [&](const std::string& method) {
+    std::map<std::string, int64_t> now = c.Counts();
+    std::map<std::string, int64_t> want = before;
+    ++want[method];
+    ++want["GetStats"];
+    EXPECT_EQ(now, want) << "after " << method;
+    before = now;
+  };
+  EXPECT_THAT(c.Register({"node01", "nodeX", "nodeY"}),
+              StatusIs(absl::StatusCode::kNotFound,
+                       AllOf(HasSubstr("'nodeX'"), HasSubstr("2 of the 3 hosts"))));
+  expect_one_more("RegisterHostList");
+  EXPECT_THAT(c.Register({"node01", "node02", "node01"}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("listed twice")));
+  expect_one_more("RegisterHostList");
+  EXPECT_THAT(c.Register({}), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("empty")));
+  expect_one_more("RegisterHostList");
+  EXPECT_THAT(c.Row("node01", "00112233445566778899aabbccddeeff", true),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("unknown host list 00112233445566778899aabbccddeeff")));
+  expect_one_more("GetCostRow");
+  EXPECT_THAT(c.Row("nodeX", reg.host_list(), true),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("'nodeX'")));
+  expect_one_more("GetCostRow");
+  v1::GetCostRowRequest both;
+  both.set_host("node01");
+  both.add_hosts("node02");
+  both.set_host_list(reg.host_list());
+  EXPECT_THAT(c.Call(&v1::Topology::Stub::GetCostRow, both),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not both")));
+  expect_one_more("GetCostRow");
+  EXPECT_OK(c.Row("node02", reg.host_list(), true));
+  expect_one_more("GetCostRow");
+  EXPECT_OK(c.Call(&v1::Topology::Stub::GetSnapshot, v1::GetSnapshotRequest()));
+  expect_one_more("GetSnapshot");
+  // toporrctl's calls count too (another connection, the admin server).
+  RunResult r = d.Ctl({"--json", "stats"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\"snapshot_id\":1"));
+  EXPECT_THAT(r.out, HasSubstr("\"host_lists\":1"));
+  EXPECT_THAT(r.out, HasSubstr("\"GetCostRow\":4"));
+  EXPECT_EQ(c.Counts()["GetStats"], before["GetStats"] + 2) << "toporrctl's and ours";
+  r = d.Ctl({"stats"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("GetCostRow"));
+  EXPECT_THAT(r.out, HasSubstr("1 registered host list"));
 }
 
 }  // namespace

@@ -102,9 +102,7 @@ void HostCosts::Matrix(const std::vector<int>& hosts, std::vector<HostPairCost>*
   }
 }
 
-absl::Status HostCosts::MatrixCompact(const std::vector<int>& hosts, std::string* hops,
-                                      std::string* rate_index,
-                                      std::vector<double>* rates_gbps) const {
+absl::Status HostCosts::MatrixCompactRows(const std::vector<int>& hosts, CompactRowSet* out) const {
   const size_t n = hosts.size();
   std::vector<int32_t> cls;
   std::vector<int> rep;
@@ -121,7 +119,7 @@ absl::Status HostCosts::MatrixCompact(const std::vector<int>& hosts, std::string
   }
   // Class x class table of (hops byte, rate index), the whole square: Choose breaks ties
   // source-major, so it need not be symmetric. Palette indices are cached per rate rank.
-  CompactRates palette(rates_gbps);
+  CompactRates palette(&out->rates_gbps);
   std::vector<int16_t> index_of_rank;
   std::vector<uint8_t> table_hops(k * k), table_rate(k * k);
   // Classes of single-attachment hosts (the usual case) are filled from the attachment
@@ -161,41 +159,70 @@ absl::Status HostCosts::MatrixCompact(const std::vector<int>& hosts, std::string
       table_rate[x * k + y] = r;
     }
   }
-  // Rows appended in order (no zero-fill of n*n bytes first): the first row of a class by
-  // gather, later ones as a copy of it; then the two entries a copy gets wrong: the first
-  // row's own diagonal (a distinct host of the class there) and this row's diagonal.
-  hops->clear();
-  rate_index->clear();
-  hops->reserve(n * n);
-  rate_index->reserve(n * n);
-  std::vector<size_t> first_row(k, n);
-  std::string row_hops(n, '\0'), row_rate(n, '\0');
+  // One stored row per class, gathered from the class's table row; its entries for the
+  // other members of the class are table[x][x], their cost to each other.
+  out->n = n;
+  out->row_of.assign(n, -1);
+  out->diagonal.clear();
+  out->hops.clear();
+  out->rate_index.clear();
+  out->hops.reserve(k * n);
+  out->rate_index.reserve(k * n);
+  std::vector<int32_t> row_of_class(k, -1);
   for (size_t i = 0; i < n; ++i) {
     const size_t x = static_cast<size_t>(cls[i]);
-    const bool valid = rep[x] >= 0;
-    const uint8_t diagonal = valid ? 0 : kCompactUnreachable;
-    if (first_row[x] == n) {
-      first_row[x] = i;
+    if (row_of_class[x] < 0) {
+      const int32_t r = out->AddRow(rep[x] >= 0 ? 0 : kCompactUnreachable);
+      char* row_hops = &out->hops[static_cast<size_t>(r) * n];
+      char* row_rate = &out->rate_index[static_cast<size_t>(r) * n];
       const uint8_t* th = table_hops.data() + x * k;
       const uint8_t* tr = table_rate.data() + x * k;
       for (size_t j = 0; j < n; ++j) {
         row_hops[j] = static_cast<char>(th[cls[j]]);
         row_rate[j] = static_cast<char>(tr[cls[j]]);
       }
-      row_hops[i] = static_cast<char>(diagonal);
-      row_rate[i] = 0;
-      hops->append(row_hops);
-      rate_index->append(row_rate);
-      continue;
+      row_of_class[x] = r;
     }
-    const size_t f = first_row[x];
-    hops->append(*hops, f * n, n);
-    rate_index->append(*rate_index, f * n, n);
-    (*hops)[i * n + f] = static_cast<char>(table_hops[x * k + x]);
-    (*rate_index)[i * n + f] = static_cast<char>(table_rate[x * k + x]);
-    (*hops)[i * n + i] = static_cast<char>(diagonal);
+    out->row_of[i] = row_of_class[x];
+  }
+  return absl::OkStatus();
+}
+
+int32_t CompactRowSet::AddRow(uint8_t diagonal_hops) {
+  diagonal.push_back(diagonal_hops);
+  hops.resize(hops.size() + n, '\0');
+  rate_index.resize(rate_index.size() + n, '\0');
+  return static_cast<int32_t>(diagonal.size()) - 1;
+}
+
+void CompactRowSet::CopyRow(size_t i, char* hops_out, char* rate_out) const {
+  const size_t r = static_cast<size_t>(row_of[i]);
+  std::memcpy(hops_out, hops.data() + r * n, n);
+  std::memcpy(rate_out, rate_index.data() + r * n, n);
+  hops_out[i] = static_cast<char>(diagonal[r]);
+  rate_out[i] = 0;
+}
+
+absl::Status PairCosts::MatrixCompact(const std::vector<int>& hosts, std::string* hops,
+                                      std::string* rate_index,
+                                      std::vector<double>* rates_gbps) const {
+  CompactRowSet rows;
+  absl::Status s = MatrixCompactRows(hosts, &rows);
+  if (!s.ok()) return s;
+  // Appended row by row (no zero-fill of n*n bytes first), then each row's diagonal.
+  const size_t n = rows.n;
+  hops->clear();
+  rate_index->clear();
+  hops->reserve(n * n);
+  rate_index->reserve(n * n);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t r = static_cast<size_t>(rows.row_of[i]);
+    hops->append(rows.hops, r * n, n);
+    rate_index->append(rows.rate_index, r * n, n);
+    (*hops)[i * n + i] = static_cast<char>(rows.diagonal[r]);
     (*rate_index)[i * n + i] = 0;
   }
+  *rates_gbps = std::move(rows.rates_gbps);
   return absl::OkStatus();
 }
 
@@ -209,13 +236,6 @@ absl::Status CompactTooManyRates() {
   return absl::OutOfRangeError("the pairs have more than " + std::to_string(kCompactMaxRates) +
                                " distinct bottleneck rates; the compact matrix holds at most " +
                                std::to_string(kCompactMaxRates));
-}
-
-void CopyGroupRows(size_t n, const std::vector<size_t>& rows, uint8_t diagonal, std::string* m) {
-  if (rows.empty()) return;
-  const char* first = m->data() + rows[0] * n;
-  for (size_t r = 1; r < rows.size(); ++r) std::memcpy(m->data() + rows[r] * n, first, n);
-  for (size_t i : rows) (*m)[i * n + i] = static_cast<char>(diagonal);
 }
 
 absl::StatusOr<HostPath> HostCosts::Path(int a, int b) const {

@@ -65,6 +65,28 @@ struct HostPath {
   HostPairCost cost;
 };
 
+// PairCosts::MatrixCompactRows' answer: row i of MatrixCompact(hosts) is stored row row_of[i] with
+// its entry i replaced by that row's `diagonal` hops byte (0 for a valid host index,
+// kCompactUnreachable for one out of range) and rate index 0. Immutable once filled; safe
+// to read from several threads.
+struct CompactRowSet {
+  size_t n = 0;                    // hosts.size(): the length of every row
+  std::vector<int32_t> row_of;     // per list entry: its stored row
+  std::vector<uint8_t> diagonal;   // per stored row: the hops byte of its members' diagonal
+  std::string hops;                // stored rows, n bytes each, row r at [r * n, (r + 1) * n)
+  std::string rate_index;          // the same layout
+  std::vector<double> rates_gbps;  // the palette, as MatrixCompact's
+
+  size_t num_rows() const { return diagonal.size(); }
+  // Appends a stored row of n zero bytes in `hops` and `rate_index` whose members' diagonal
+  // is `diagonal_hops`; returns its index r (the row's bytes start at r * n).
+  int32_t AddRow(uint8_t diagonal_hops);
+  // Writes row i of the n x n matrix (n bytes each) to `hops_out` and `rate_out`.
+  void CopyRow(size_t i, char* hops_out, char* rate_out) const;
+  // Bytes held (for caches that bound their memory).
+  size_t bytes() const { return hops.size() + rate_index.size() + row_of.size() * 4; }
+};
+
 // What the daemon serves for host pairs, whichever way routes are known: the cost of a
 // pair, a row-major matrix over a host list, and the path (hop list) behind a cost.
 // Implemented by HostCosts (widest-shortest paths in the fabric graph) and LftHostCosts
@@ -102,9 +124,15 @@ class PairCosts : public HostCostMatrix {
   // twice (Matrix gives such pairs the zero cost, which the form cannot say);
   // kOutOfRange when a path has more than kCompactMaxHops switches or the pairs have more
   // than kCompactMaxRates distinct rates: send Matrix() instead.
-  virtual absl::Status MatrixCompact(const std::vector<int>& hosts, std::string* hops,
-                                     std::string* rate_index,
-                                     std::vector<double>* rates_gbps) const = 0;
+  // MatrixCompactRows expanded row by row (CompactRowSet::CopyRow).
+  absl::Status MatrixCompact(const std::vector<int>& hosts, std::string* hops,
+                             std::string* rate_index, std::vector<double>* rates_gbps) const;
+
+  // The matrix MatrixCompact gives, with the rows that are equal off the diagonal stored
+  // once (hosts on one leaf switch have one row): O(distinct rows * n) bytes instead of
+  // n*n, so that one row of a 10,000-host list is a copy. Same palette, same errors.
+  virtual absl::Status MatrixCompactRows(const std::vector<int>& hosts,
+                                         CompactRowSet* out) const = 0;
 };
 
 inline constexpr uint8_t kCompactUnreachable = 255;
@@ -137,12 +165,6 @@ class CompactRates {
 // The kOutOfRange MatrixCompact returns for a path of `hops` switches or a full palette.
 absl::Status CompactTooManyHops(int32_t hops);
 absl::Status CompactTooManyRates();
-
-// Copies, for every group of rows (indices into a row-major n x n byte matrix) whose
-// entries are equal except on the diagonal, the first row of the group over the others
-// and then writes `diagonal` at (i, i) of every row of the group. Used by MatrixCompact
-// implementations after filling the first row of each group.
-void CopyGroupRows(size_t n, const std::vector<size_t>& rows, uint8_t diagonal, std::string* m);
 
 // The HostPairCost of a route with `switches` switches and bottleneck `gbps` under `model`
 // (hops < 0: unreachable). The one place the latency model is applied.
@@ -186,11 +208,9 @@ class HostCosts final : public PairCosts {
   const CostModelOptions& cost_model() const override { return options_; }
 
   // One Choose per pair of host classes (hosts that hang off the same switch ports), then
-  // a byte gather for one row per class and a copy for the others: for 1,000 hosts on a
-  // few dozen leaves, ~2 MB of writes and no per-pair work.
-  absl::Status MatrixCompact(const std::vector<int>& hosts, std::string* hops,
-                             std::string* rate_index,
-                             std::vector<double>* rates_gbps) const override;
+  // a byte gather for one stored row per class: for 1,000 hosts on a few dozen leaves, a
+  // few dozen rows and no per-pair work.
+  absl::Status MatrixCompactRows(const std::vector<int>& hosts, CompactRowSet* out) const override;
 
   const CostModelOptions& options() const { return options_; }
 

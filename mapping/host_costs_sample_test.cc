@@ -201,6 +201,40 @@ TEST(MatrixCompactTest, EdgeCasesMixedRatesAndDualHomed) {
   for (const auto& hosts : HostLists(lft->num_hosts())) ExpectCompactIsMatrix(*lft, hosts);
 }
 
+// MatrixCompactRows: every row copied out equals MatrixCompact's, with one stored row per
+// leaf (fattree-2l-16h: 16 hosts on 4 leaves), one for node16 (two ports on leaf04) and one
+// per index out of range.
+void ExpectRowsAreMatrix(const PairCosts& costs, const std::vector<int>& hosts, size_t max_rows) {
+  std::string hops, rate_index;
+  std::vector<double> rates;
+  ASSERT_OK(costs.MatrixCompact(hosts, &hops, &rate_index, &rates));
+  CompactRowSet rows;
+  ASSERT_OK(costs.MatrixCompactRows(hosts, &rows));
+  const size_t n = hosts.size();
+  ASSERT_EQ(rows.n, n);
+  EXPECT_LE(rows.num_rows(), max_rows);
+  EXPECT_EQ(rows.rates_gbps, rates);
+  std::string row_hops(n, '?'), row_rate(n, '?');
+  for (size_t i = 0; i < n; ++i) {
+    rows.CopyRow(i, row_hops.data(), row_rate.data());
+    EXPECT_EQ(row_hops, hops.substr(i * n, n)) << "row " << i;
+    EXPECT_EQ(row_rate, rate_index.substr(i * n, n)) << "row " << i;
+  }
+}
+
+TEST(MatrixCompactTest, RowsAreStoredOncePerLeaf) {
+  const Fabric f = Load("ibnetdiscover_fattree_default.txt");
+  ASSERT_OK_AND_ASSIGN(auto costs, HostCosts::Create(f));
+  ASSERT_OK_AND_ASSIGN(auto lft, LftHostCosts::Create(f, LoadTables("dump_fts_fattree.txt")));
+  for (const PairCosts* c :
+       {static_cast<const PairCosts*>(costs.get()), static_cast<const PairCosts*>(lft.get())}) {
+    const std::vector<std::vector<int>> lists = HostLists(c->num_hosts());
+    ExpectRowsAreMatrix(*c, lists[0], 5);
+    ExpectRowsAreMatrix(*c, lists[1], 5);
+    ExpectRowsAreMatrix(*c, lists[3], 5 + 2);  // with_bad: two indices out of range
+  }
+}
+
 TEST(MatrixCompactTest, RepeatedHostIsRefused) {
   const Fabric f = Load("ibnetdiscover_fattree_default.txt");
   ASSERT_OK_AND_ASSIGN(auto costs, HostCosts::Create(f));

@@ -99,14 +99,16 @@ void LftHostCosts::Matrix(const std::vector<int>& hosts, std::vector<HostPairCos
   }
 }
 
-absl::Status LftHostCosts::MatrixCompact(const std::vector<int>& hosts, std::string* hops,
-                                         std::string* rate_index,
-                                         std::vector<double>* rates_gbps) const {
+absl::Status LftHostCosts::MatrixCompactRows(const std::vector<int>& hosts,
+                                             CompactRowSet* out) const {
   const size_t n = hosts.size();
   const int num = num_hosts();
-  hops->resize(n * n);
-  rate_index->resize(n * n);
-  CompactRates palette(rates_gbps);
+  out->n = n;
+  out->row_of.assign(n, -1);
+  out->diagonal.clear();
+  out->hops.clear();
+  out->rate_index.clear();
+  CompactRates palette(&out->rates_gbps);
   auto put = [&](size_t k, int32_t switches, double gbps) -> absl::Status {
     uint8_t h = kCompactUnreachable, r = 0;
     if (switches >= 0) {
@@ -116,8 +118,8 @@ absl::Status LftHostCosts::MatrixCompact(const std::vector<int>& hosts, std::str
       h = static_cast<uint8_t>(switches);
       r = static_cast<uint8_t>(index);
     }
-    (*hops)[k] = static_cast<char>(h);
-    (*rate_index)[k] = static_cast<char>(r);
+    out->hops[k] = static_cast<char>(h);
+    out->rate_index[k] = static_cast<char>(r);
     return absl::OkStatus();
   };
   // As in Matrix, rows grouped by the switch their host hangs off, and here also by the
@@ -128,7 +130,8 @@ absl::Status LftHostCosts::MatrixCompact(const std::vector<int>& hosts, std::str
   for (size_t i = 0; i < n; ++i) {
     const int a = hosts[i];
     if (a < 0 || a >= num) {
-      for (size_t j = 0; j < n; ++j) RETURN_IF_ERROR(put(i * n + j, -1, 0));
+      const size_t r = static_cast<size_t>(out->row_of[i] = out->AddRow(kCompactUnreachable));
+      for (size_t j = 0; j < n; ++j) RETURN_IF_ERROR(put(r * n + j, -1, 0));
       continue;
     }
     if (seen[a]++) {
@@ -138,30 +141,30 @@ absl::Status LftHostCosts::MatrixCompact(const std::vector<int>& hosts, std::str
       groups[attachment_[a].switch_node][attachment_[a].gbps].push_back(i);
       continue;
     }
+    const size_t r = static_cast<size_t>(out->row_of[i] = out->AddRow(0));
     for (size_t j = 0; j < n; ++j) {
-      if (j == i) {
-        (*hops)[i * n + i] = (*rate_index)[i * n + i] = 0;
-        continue;
-      }
+      if (j == i) continue;  // the diagonal: CopyRow writes it
       const HostPairCost c = Cost(a, hosts[j]);
-      RETURN_IF_ERROR(put(i * n + j, c.hops, c.bottleneck_gbps));
+      RETURN_IF_ERROR(put(r * n + j, c.hops, c.bottleneck_gbps));
     }
   }
   for (const auto& [sw, by_rate] : groups) {
+    std::vector<size_t> first_byte;  // per rate group: where its stored row starts
+    for (const auto& [att_gbps, rows] : by_rate) {
+      const int32_t r = out->AddRow(0);
+      for (size_t i : rows) out->row_of[i] = r;
+      first_byte.push_back(static_cast<size_t>(r) * n);
+    }
     for (size_t j = 0; j < n; ++j) {
       const int b = hosts[j];
       int32_t switches = -1;
       double gbps = 0;
       const bool routed = FromSwitch(sw, b, &switches, &gbps);
-      // Fills the first row of each group; its own diagonal is written by CopyGroupRows.
+      size_t g = 0;
       for (const auto& [att_gbps, rows] : by_rate) {
-        RETURN_IF_ERROR(routed ? put(rows[0] * n + j, switches, std::min(att_gbps, gbps))
-                               : put(rows[0] * n + j, -1, 0));
+        const size_t k = first_byte[g++] + j;
+        RETURN_IF_ERROR(routed ? put(k, switches, std::min(att_gbps, gbps)) : put(k, -1, 0));
       }
-    }
-    for (const auto& [att_gbps, rows] : by_rate) {
-      CopyGroupRows(n, rows, 0, hops);
-      CopyGroupRows(n, rows, 0, rate_index);
     }
   }
   return absl::OkStatus();

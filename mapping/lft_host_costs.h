@@ -38,10 +38,8 @@ class LftHostCosts final : public PairCosts {
   RouteKind route_kind() const override { return RouteKind::kForwardingTables; }
   const CostModelOptions& cost_model() const override { return model_; }
   // Rows grouped as Matrix groups them (and further by the rate of the row host's cable):
-  // one walk per (switch, column host), one row of bytes per group, copied to its members.
-  absl::Status MatrixCompact(const std::vector<int>& hosts, std::string* hops,
-                             std::string* rate_index,
-                             std::vector<double>* rates_gbps) const override;
+  // one lookup per (switch, column host), one stored row per group.
+  absl::Status MatrixCompactRows(const std::vector<int>& hosts, CompactRowSet* out) const override;
 
   const LftRoutes& routes() const { return *routes_; }
 

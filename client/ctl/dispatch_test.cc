@@ -77,7 +77,7 @@ TEST(DispatchTest, HelpListsEveryCommand) {
     CtlRun r = Ctl({help});
     EXPECT_EQ(r.exit_code, 0);
     for (const char* command : {"ingest", "discover", "diff", "hosts", "cost", "row", "matrix",
-                                "path", "snapshot", "snapshots", "health", "plan"}) {
+                                "path", "snapshot", "snapshots", "health", "stats", "plan"}) {
       EXPECT_THAT(r.out, HasSubstr(std::string("\n  ") + command + " ")) << command;
     }
   }

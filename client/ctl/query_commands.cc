@@ -2,6 +2,7 @@
 
 #include <ctime>
 #include <iomanip>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -316,6 +317,34 @@ absl::StatusOr<Reply> Snapshots(Invocation& inv, const CommandArgs& args) {
                  SnapshotsText);
 }
 
+void StatsJson(const v1::GetStatsResponse& resp, JsonWriter& w) {
+  const std::map<std::string, int64_t> requests(resp.requests().begin(), resp.requests().end());
+  w.BeginObject();
+  w.Field("snapshot_id", resp.snapshot_id());
+  w.Field("host_lists", resp.host_lists());
+  w.Key("requests");
+  w.BeginObject();
+  for (const auto& [method, count] : requests) w.Field(method, count);
+  w.EndObject();
+  w.EndObject();
+}
+
+void StatsText(const v1::GetStatsResponse& resp, std::ostream& out) {
+  const std::map<std::string, int64_t> requests(resp.requests().begin(), resp.requests().end());
+  out << "snapshot " << resp.snapshot_id() << ", " << resp.host_lists() << " registered host list"
+      << (resp.host_lists() == 1 ? "" : "s") << "\n"
+      << std::left << std::setw(26) << "METHOD"
+      << "REQUESTS\n";
+  for (const auto& [method, count] : requests) out << std::setw(26) << method << count << "\n";
+}
+
+absl::StatusOr<Reply> Stats(Invocation& inv, const CommandArgs& args) {
+  RETURN_IF_ERROR(NoArguments("stats", args));
+  ASSIGN_OR_RETURN(auto resp,
+                   inv.daemon.Call(&v1::Topology::Stub::GetStats, v1::GetStatsRequest(), 10));
+  return ReplyOf(std::move(resp), StatsJson, StatsText);
+}
+
 // Extra arguments are ignored, as they always were.
 absl::StatusOr<Reply> Health(Invocation& inv, const CommandArgs&) {
   ASSIGN_OR_RETURN(auto resp, inv.daemon.Call(&grpc::health::v1::Health::Stub::Check,
@@ -370,6 +399,7 @@ std::vector<Command> QueryCommands() {
       {"snapshot", "  snapshot             the snapshot being served\n", Snapshot},
       {"snapshots", "  snapshots            all stored snapshots, newest first\n", Snapshots},
       {"health", "  health               the daemon's gRPC health status\n", Health},
+      {"stats", "  stats                requests served since start, by method\n", Stats},
   };
 }
 

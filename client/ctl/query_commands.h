@@ -1,4 +1,5 @@
-// toporrctl's read commands: hosts, cost, row, matrix, path, snapshot, snapshots, health.
+// toporrctl's read commands: hosts, cost, row, matrix, path, snapshot, snapshots, health,
+// stats.
 // Each asks the daemon one read RPC (open to every local user, also over --target) and
 // replies with the answer as a table or as JSON.
 #ifndef TOPORR_CLIENT_CTL_QUERY_COMMANDS_H_

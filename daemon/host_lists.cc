@@ -1,0 +1,174 @@
+#include "daemon/host_lists.h"
+
+#include <openssl/evp.h>
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace toporr::daemon {
+
+std::string HostLists::Token(const Names& names) {
+  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+  EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr);
+  for (const std::string& name : names) {
+    unsigned char size[8];
+    for (int i = 0; i < 8; ++i)
+      size[i] = static_cast<unsigned char>(uint64_t{name.size()} >> 8 * i);
+    EVP_DigestUpdate(ctx, size, sizeof(size));
+    EVP_DigestUpdate(ctx, name.data(), name.size());
+  }
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int digest_size = 0;
+  EVP_DigestFinal_ex(ctx, digest, &digest_size);
+  EVP_MD_CTX_free(ctx);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string token;
+  for (int i = 0; i < 16; ++i) {
+    token += kHex[digest[i] >> 4];
+    token += kHex[digest[i] & 15];
+  }
+  return token;
+}
+
+std::shared_ptr<const ResolvedHostList> HostLists::Resolve(const std::vector<std::string>& names,
+                                                           const Serving& s) {
+  auto out = std::make_shared<ResolvedHostList>();
+  out->snapshot_id = s.info.id;
+  out->hosts.reserve(names.size());
+  out->column_of.assign(s.fabric.hosts.size(), -1);
+  size_t unknown = 0, first_unknown = 0;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const int h = s.fabric.FindHost(names[i]);
+    out->hosts.push_back(h);
+    if (h < 0) {
+      if (unknown++ == 0) first_unknown = i;
+      continue;
+    }
+    int32_t& column = out->column_of[h];
+    if (column >= 0 && out->status.ok()) {
+      out->status = absl::InvalidArgumentError(
+          absl::StrCat("host '", names[i], "' is listed twice (columns ", column, " and ", i, ")"));
+    }
+    if (column < 0) column = static_cast<int32_t>(i);
+  }
+  if (unknown > 0) {
+    out->status = absl::NotFoundError(absl::StrCat(
+        "host '", names[first_unknown], "' is not in snapshot ", s.info.id, " (", unknown,
+        " of the ", names.size(), " hosts are unknown; see `toporrctl hosts`)"));
+  }
+  if (!out->status.ok()) {
+    out->hosts = {};
+    out->column_of = {};
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> HostLists::Register(const Names& names, const Serving& s) {
+  if (names.empty()) return absl::InvalidArgumentError("hosts must not be empty");
+  auto entry = std::make_shared<Entry>();
+  entry->names.assign(names.begin(), names.end());
+  std::shared_ptr<const ResolvedHostList> list = Resolve(entry->names, s);
+  if (!list->status.ok()) return list->status;
+  entry->token = Token(names);
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = by_token_.find(entry->token);
+  if (it != by_token_.end()) {
+    lru_.splice(lru_.begin(), lru_, it->second);
+    Store(**it->second, std::move(list), nullptr);
+    return entry->token;
+  }
+  entry->list = std::move(list);
+  lru_.push_front(entry);
+  by_token_.emplace(entry->token, lru_.begin());
+  while (lru_.size() > options_.max_lists) {
+    Entry& cold = *lru_.back();
+    DropRows(cold);
+    cold.held = false;
+    by_token_.erase(cold.token);
+    lru_.pop_back();
+  }
+  return entry->token;
+}
+
+absl::StatusOr<HostLists::View> HostLists::Find(const std::string& token, const Serving& s,
+                                                bool want_rows) {
+  const auto fresh = [&](const View& v) {
+    return v.list != nullptr && v.list->snapshot_id == s.info.id &&
+           (!want_rows || !v.list->status.ok() ||
+            (v.rows != nullptr && v.rows->snapshot_id == s.info.id));
+  };
+  const auto answer = [&](View v) -> absl::StatusOr<View> {
+    if (!want_rows) v.rows = nullptr;
+    if (v.list->status.ok()) return v;
+    return absl::Status(v.list->status.code(),
+                        absl::StrCat("host list ", token, ": ", v.list->status.message(),
+                                     "; the fabric changed since it was registered"));
+  };
+  std::shared_ptr<Entry> entry;
+  View v;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = by_token_.find(token);
+    if (it == by_token_.end()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("unknown host list ", token, " (toporrd restarted? register it again)"));
+    }
+    lru_.splice(lru_.begin(), lru_, it->second);
+    entry = *it->second;
+    v = {entry->list, entry->rows};
+    if (fresh(v)) return answer(std::move(v));
+  }
+  // Built once for everyone asking: whoever comes next finds it fresh.
+  std::lock_guard<std::mutex> build(entry->build_mu);
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    v = {entry->list, entry->rows};
+  }
+  if (fresh(v)) return answer(std::move(v));
+  if (v.list == nullptr || v.list->snapshot_id != s.info.id) v.list = Resolve(entry->names, s);
+  if (want_rows && v.list->status.ok() && (v.rows == nullptr || v.rows->snapshot_id != s.info.id)) {
+    auto rows = std::make_shared<CompactHostListRows>();
+    rows->snapshot_id = s.info.id;
+    rows->status = s.costs->MatrixCompactRows(v.list->hosts, &rows->rows);
+    if (!rows->status.ok()) rows->rows = {};
+    v.rows = std::move(rows);
+  }
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    Store(*entry, v.list, v.rows);
+  }
+  return answer(std::move(v));
+}
+
+void HostLists::Store(Entry& entry, std::shared_ptr<const ResolvedHostList> list,
+                      std::shared_ptr<const CompactHostListRows> rows) {
+  // A request still serving an older snapshot never replaces a newer one's.
+  if (entry.list != nullptr && entry.list->snapshot_id > list->snapshot_id) return;
+  if (rows != nullptr && rows != entry.rows) {
+    DropRows(entry);
+    entry.rows = std::move(rows);
+    if (entry.held) row_bytes_ += entry.rows->rows.bytes();
+  }
+  entry.list = std::move(list);
+  if (entry.rows != nullptr && entry.rows->snapshot_id != entry.list->snapshot_id) {
+    DropRows(entry);
+  }
+  // Beyond the budget, the coldest lists' rows go (never those just built).
+  for (auto it = lru_.rbegin(); row_bytes_ > options_.max_row_bytes && it != lru_.rend(); ++it) {
+    if (it->get() != &entry) DropRows(**it);
+  }
+}
+
+void HostLists::DropRows(Entry& entry) {
+  if (entry.rows == nullptr) return;
+  if (entry.held) row_bytes_ -= entry.rows->rows.bytes();
+  entry.rows = nullptr;
+}
+
+size_t HostLists::size() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return by_token_.size();
+}
+
+}  // namespace toporr::daemon
