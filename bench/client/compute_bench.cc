@@ -1,5 +1,6 @@
 // libtoporr's compute step (rank 0 after the rows are gathered): client::Plan of a 1 MiB
-// recursive-doubling allreduce over the job's host costs, at 1,024 and 16,384 hosts with one rank per host, and the process's memory.
+// recursive-doubling allreduce over the job's host costs, at 1,024 and 16,384 hosts with one rank
+// per host, and the process's memory.
 //
 // Inputs are synthetic (mapping::FatTreeCostMatrix: leaves of 32 hosts, pods of 16 leaves,
 // 2:1 taper at the core) with the ranks listed in a scattered host order, the fragmented
@@ -83,7 +84,8 @@ void BM_PlanDense(benchmark::State& state) {
 BENCHMARK(BM_PlanDense)->Name("Plan/Dense")->Arg(1024)->Arg(4096)->Unit(benchmark::kMillisecond);
 
 void BM_PlanHier(benchmark::State& state) {
-  std::unique_ptr<mapping::HierarchicalCostMatrix> fabric = Fabric(static_cast<int>(state.range(0)));
+  std::unique_ptr<mapping::HierarchicalCostMatrix> fabric =
+      Fabric(static_cast<int>(state.range(0)));
   RunPlan(state, *fabric, fabric->size_bytes() / 1048576.0);
 }
 BENCHMARK(BM_PlanHier)->Name("Plan/Hier")->Arg(1024)->Arg(16384)->Unit(benchmark::kMillisecond);

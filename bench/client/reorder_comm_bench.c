@@ -68,10 +68,11 @@ int main(int argc, char** argv) {
   }
   if (rank == 0) {
     double md = Median(dup, n), mr = Median(reorder, n), mc = Median(cached, n);
-    printf("{\"ranks\":%d,\"iterations\":%d,\"dup_us\":%.1f,\"reorder_us\":%.1f,"
-           "\"cached_us\":%.1f,\"reorder_over_dup\":%.2f,\"cached_over_dup\":%.2f,"
-           "\"reordered\":%d,\"fallbacks\":%d}\n",
-           size, n, md, mr, mc, mr / md, mc / md, reordered, fallbacks);
+    printf(
+        "{\"ranks\":%d,\"iterations\":%d,\"dup_us\":%.1f,\"reorder_us\":%.1f,"
+        "\"cached_us\":%.1f,\"reorder_over_dup\":%.2f,\"cached_over_dup\":%.2f,"
+        "\"reordered\":%d,\"fallbacks\":%d}\n",
+        size, n, md, mr, mc, mr / md, mc / md, reordered, fallbacks);
   }
   free(dup);
   free(reorder);

@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
     }
   }
   PrintOrder("  allreduce communicator", comm);
-  enum { kCount = 1 << 18 };  /* 1 MiB of ints */
+  enum { kCount = 1 << 18 }; /* 1 MiB of ints */
   int* buf = malloc(sizeof(int) * kCount);
   for (int i = 0; i < kCount; ++i) buf[i] = rank + i;
   MPI_Allreduce(MPI_IN_PLACE, buf, kCount, MPI_INT, MPI_SUM, comm);

@@ -108,7 +108,8 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--mode") == 0) mode = argv[i + 1];
   }
   if (socket.empty() || mode.empty()) {
-    std::fprintf(stderr, "usage: fake_toporrd --socket PATH --mode truncated|mixed|unreachable|garbage\n");
+    std::fprintf(stderr,
+                 "usage: fake_toporrd --socket PATH --mode truncated|mixed|unreachable|garbage\n");
     return 2;
   }
   if (mode == "garbage") return ServeGarbage(socket);

@@ -111,10 +111,10 @@ class MpiTest(unittest.TestCase):
 
     @classmethod
     def start_daemon(cls):
-        cls.daemon_log = open(os.path.join(cls.tmp, "toporrd.log"), "a")
-        cls.daemon = subprocess.Popen(
-            [TOPORRD, "--config=", "--db", os.path.join(cls.tmp, "toporr.db"), "--socket",
-             cls.sock], stderr=cls.daemon_log)
+        with open(os.path.join(cls.tmp, "toporrd.log"), "a") as log:
+            cls.daemon = subprocess.Popen(
+                [TOPORRD, "--config=", "--db", os.path.join(cls.tmp, "toporr.db"), "--socket",
+                 cls.sock], stderr=log)
         for _ in range(200):
             if subprocess.run([TOPORRCTL, "--socket", cls.sock, "health"],
                               capture_output=True).returncode == 0:
@@ -216,17 +216,18 @@ class MpiTest(unittest.TestCase):
     def test_cache_answers_a_repeated_call_without_a_request(self):
         spec = "allreduce:rabenseifner:1048576:0"
         before = self.stats()
-        job = self.run_job(16, [spec, spec, "allreduce:rabenseifner:1000000:0"],
+        job = self.run_job(16, [spec, spec, "allreduce:rabenseifner:1500000:0"],
                            round_robin(16, 4))
         after = self.stats()
-        # One registration and one row per host (4 hosts, 16 ranks), for three calls.
+        # One registration and one row per host (4 hosts, 16 ranks) for three calls: the
+        # second repeats the first, the third falls in the same power-of-two size class.
         self.assertEqual(after.get("RegisterHostList", 0) - before.get("RegisterHostList", 0), 1)
         self.assertEqual(after.get("GetCostRow", 0) - before.get("GetCostRow", 0), 4)
         first, second = job.orders[spec]
         self.assertFalse(first["cached"])
         self.assertTrue(second["cached"])
         self.assertEqual(first["order"], second["order"])
-        self.assertTrue(job.orders["allreduce:rabenseifner:1000000:0"][0]["cached"])
+        self.assertTrue(job.orders["allreduce:rabenseifner:1500000:0"][0]["cached"])
         self.assertEqual([r["cached"] for r in job.report], [False, True, True])
 
     def test_file_cost_source_needs_no_daemon(self):
@@ -325,8 +326,8 @@ class MpiTest(unittest.TestCase):
 
     def test_fallback_on_misbehaving_servers(self):
         spec = "allreduce:auto:1048576:0"
-        for mode, reason in [("garbage", "toporrd"), ("truncated", "columns"),
-                             ("mixed", "snapshot"), ("unreachable", "unreachable")]:
+        for mode, reason in [("garbage", "toporrd"), ("truncated", "the row of"),
+                             ("mixed", "snapshot"), ("unreachable", "the row of")]:
             with self.subTest(mode=mode):
                 sock = os.path.join(self.tmp, f"fake-{mode}.sock")
                 fake = subprocess.Popen([FAKE, "--socket", sock, "--mode", mode],
