@@ -96,11 +96,12 @@ class DaemonRowSource final : public RowSource {
 
   absl::Status Check(const grpc::Status& s, const char* method) const {
     if (s.ok()) return absl::OkStatus();
-    std::string msg = absl::StrCat("toporrd at ", target_, ": ", method, ": ",
-                                   s.error_message().empty() ? "error" : s.error_message(), " (",
-                                   CodeName(s.error_code()), ")");
+    std::string msg = absl::StrCat("toporrd at ", target_, ": ", method, ": ");
     if (s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
-      absl::StrAppend(&msg, " (no answer within TOPORR_DEADLINE_MS=", deadline_ms_, ")");
+      absl::StrAppend(&msg, "no answer within TOPORR_DEADLINE_MS=", deadline_ms_, " ms");
+    } else {
+      absl::StrAppend(&msg, s.error_message().empty() ? "error" : s.error_message(), " (",
+                      CodeName(s.error_code()), ")");
     }
     return absl::Status(static_cast<absl::StatusCode>(s.error_code()), msg);
   }
