@@ -39,13 +39,13 @@ PMPI = os.path.join(ROOT, "client/mpi", MPI, "libtoporr_pmpi.so")
 FABRIC = os.path.join(ROOT, "deploy/demo/fattree-2l-16h.ibnet")
 
 if MPI == "openmpi":
-    MPICC, MPIF90 = "mpicc.openmpi", "mpif90.openmpi"
+    MPICC, MPICXX, MPIF90 = "mpicc.openmpi", "mpicxx.openmpi", "mpif90.openmpi"
     MPIRUN = ["mpirun.openmpi", "--oversubscribe", "--bind-to", "none"]
 
     def env_flag(name, value):
         return ["-x", f"{name}={value}"]
 else:
-    MPICC, MPIF90 = "mpicc.mpich", "mpif90.mpich"
+    MPICC, MPICXX, MPIF90 = "mpicc.mpich", "mpicxx.mpich", "mpif90.mpich"
     MPIRUN = ["mpirun.mpich"]
 
     def env_flag(name, value):
@@ -99,6 +99,13 @@ class MpiTest(unittest.TestCase):
                         f"-Wl,-rpath,{LIBDIR}"], check=True)
         subprocess.run([MPIF90, "-o", cls.fcart, "client/mpi/testing/toporr_cart.f90"],
                        check=True)
+        link = ["-L", LIBDIR, "-ltoporr", f"-Wl,-rpath,{LIBDIR}"]
+        cls.cxx = os.path.join(cls.tmp, "toporr_cxx_check")
+        subprocess.run([MPICXX, "-std=c++17", "-O1", "-I", ROOT, "-o", cls.cxx,
+                        "client/mpi/testing/toporr_cxx_check.cc"] + link, check=True)
+        cls.freorder = os.path.join(cls.tmp, "toporr_reorder")
+        subprocess.run([MPIF90, "-J", cls.tmp, "-o", cls.freorder, "client/toporr_f.f90",
+                        "client/mpi/testing/toporr_reorder.f90"] + link, check=True)
         cls.sock = os.path.join(cls.tmp, "toporrd.sock")
         cls.daemon = None
         cls.start_daemon()
@@ -247,6 +254,19 @@ class MpiTest(unittest.TestCase):
     def test_no_leak_of_communicators_or_caches(self):
         job = self.run_job(4, ["leak"], round_robin(4, 2))
         self.assertEqual(job.checks["leak"], ["ok"], job.stdout + job.stderr)
+
+    def test_c_cxx_and_fortran_callers_get_the_same_order(self):
+        spec = "allreduce:auto:1048576:0"
+        hosts = round_robin(16, 4)
+        c = self.run_job(16, [spec], hosts).orders[spec][0]["order"]
+        self.assertNotEqual(c, list(range(16)))
+        cxx = self.run_job(16, [], hosts, program=self.cxx)
+        self.assertEqual(cxx.checks["cxx-reorder"], ["ok"])
+        self.assertEqual(cxx.orders["cxx-reorder"][0]["source"], "daemon")
+        self.assertEqual(cxx.orders["cxx-reorder"][0]["order"], c)
+        fortran = self.run_job(16, [], hosts, program=self.freorder)
+        self.assertEqual(fortran.checks["fortran-reorder"], ["ok"])
+        self.assertEqual(fortran.orders["fortran-reorder"][0]["order"], c)
 
     # ---- topology functions through the PMPI layer ----
 
