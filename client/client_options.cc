@@ -55,6 +55,11 @@ EnvironmentOptions OptionsFromEnvironment(ClientOptions base, const GetEnvFn& ge
   if (const char* v = getenv_fn("TOPORR_DISABLE"); v != nullptr) {
     if (!ParseBool(v, &o.disable)) bad("TOPORR_DISABLE", v, "0 or 1");
   }
+  if (const char* v = getenv_fn("TOPORR_COMPRESS_ABOVE"); v != nullptr && *v != '\0') {
+    if (!ParseIntIn(v, 0, 1 << 30, &o.compress_above_hosts)) {
+      bad("TOPORR_COMPRESS_ABOVE", v, "a host count >= 0");
+    }
+  }
   if (const char* v = getenv_fn("TOPORR_VERBOSE"); v != nullptr && *v != '\0') {
     if (!ParseIntIn(v, 0, 9, &o.verbose)) bad("TOPORR_VERBOSE", v, "0, 1 or 2");
   }

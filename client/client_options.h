@@ -14,6 +14,8 @@
 //   TOPORR_REPORT=FILE       rank 0 appends one JSON line per decision (decision_report.h)
 //   TOPORR_HOSTMAP=FILE      line i names the host of MPI_COMM_WORLD rank i (plan.h
 //                            ParseRankHosts format); overrides the host each rank reports
+//   TOPORR_COMPRESS_ABOVE=N  jobs of more than N hosts (default 2048) exchange their costs
+//                            in leaf-group form, O(n + groups^2) per process, not n^2
 // A malformed value keeps the default and yields a warning naming the variable.
 #ifndef TOPORR_CLIENT_CLIENT_OPTIONS_H_
 #define TOPORR_CLIENT_CLIENT_OPTIONS_H_
@@ -33,6 +35,7 @@ struct ClientOptions {
   int verbose = 0;
   std::string report_path;
   std::string hostmap_path;
+  int compress_above_hosts = 2048;
 };
 
 struct EnvironmentOptions {

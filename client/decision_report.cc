@@ -36,6 +36,12 @@ std::string DecisionJsonLine(const Decision& d) {
   } else {
     w.Null();
   }
+  w.Key("cost_form");
+  if (d.cost_form.empty()) {
+    w.Null();
+  } else {
+    w.String(d.cost_form);
+  }
   w.Key("new_order");
   w.BeginArray();
   for (int32_t r : d.new_order) w.Int(r);

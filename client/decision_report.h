@@ -8,6 +8,8 @@
 //   source                 "daemon", "file" or "fallback"
 //   fallback_reason        null, or why the identity order was kept
 //   snapshot_id            the snapshot the costs came from (null on fallback before any)
+//   cost_form              "rows" (n x n, one shared window per host) or "groups" (the
+//                          leaf-group form of large jobs); null on fallback
 //   new_order              new rank i = old rank new_order[i]
 //   predicted_before_ns, predicted_after_ns   the mapping engine's prediction (null on
 //                          fallback)
@@ -35,6 +37,7 @@ struct Decision {
   std::string source;           // "daemon", "file", "fallback"
   std::string fallback_reason;  // empty: null
   int64_t snapshot_id = 0;      // 0: null
+  std::string cost_form;        // "rows" or "groups"; empty: null
   std::vector<int32_t> new_order;
   double predicted_before_ns = -1;  // < 0: null
   double predicted_after_ns = -1;

@@ -84,18 +84,21 @@ typedef enum {
 /* Options. Initialise with toporr_options_init, then change fields; strings are copied by
  * toporr_context_create and may be freed afterwards. NULL or "" strings mean "not set". */
 typedef struct toporr_options {
-  const char* socket;  /* toporrd's Unix socket; default /run/toporr/toporrd.sock
-                          (TOPORR_SOCKET) */
-  const char* address; /* HOST:PORT of toporrd's TCP listener; wins over socket
-                          (TOPORR_ADDRESS) */
-  const char* costs;   /* a cost file from `toporrctl export --format costs`; wins over the
-                          daemon: no request is made (TOPORR_COSTS) */
-  int deadline_ms;     /* deadline of each daemon request; default 2000 (TOPORR_DEADLINE_MS) */
-  int disable;         /* nonzero: never reorder (TOPORR_DISABLE) */
-  int verbose;         /* 0 quiet, 1 a line per decision on rank 0 (TOPORR_VERBOSE) */
-  const char* report;  /* rank 0 appends one JSON line per decision (TOPORR_REPORT) */
-  const char* hostmap; /* line i names the host of MPI_COMM_WORLD rank i (TOPORR_HOSTMAP) */
-  int radix;           /* k-nomial radix, 2..8; default 4 */
+  const char* socket;       /* toporrd's Unix socket; default /run/toporr/toporrd.sock
+                               (TOPORR_SOCKET) */
+  const char* address;      /* HOST:PORT of toporrd's TCP listener; wins over socket
+                               (TOPORR_ADDRESS) */
+  const char* costs;        /* a cost file from `toporrctl export --format costs`; wins over the
+                               daemon: no request is made (TOPORR_COSTS) */
+  int deadline_ms;          /* deadline of each daemon request; default 2000 (TOPORR_DEADLINE_MS) */
+  int disable;              /* nonzero: never reorder (TOPORR_DISABLE) */
+  int verbose;              /* 0 quiet, 1 a line per decision on rank 0 (TOPORR_VERBOSE) */
+  const char* report;       /* rank 0 appends one JSON line per decision (TOPORR_REPORT) */
+  const char* hostmap;      /* line i names the host of MPI_COMM_WORLD rank i (TOPORR_HOSTMAP) */
+  int radix;                /* k-nomial radix, 2..8; default 4 */
+  int compress_above_hosts; /* jobs of more hosts exchange costs in leaf-group form, O(n +
+                               groups^2) per process instead of n^2; default 2048
+                               (TOPORR_COMPRESS_ABOVE) */
 } toporr_options;
 
 /* Defaults, then every TOPORR_* variable that is set. Malformed values keep the default and

@@ -124,6 +124,7 @@ void toporr_options_init(toporr_options* options) {
   // Numbers and flags parse (with warnings for bad values) in one place.
   toporr::client::EnvironmentOptions parsed = toporr::client::OptionsFromEnvironment();
   options->deadline_ms = parsed.options.deadline_ms;
+  options->compress_above_hosts = parsed.options.compress_above_hosts;
   options->disable = parsed.options.disable;
   options->verbose = parsed.options.verbose;
 }
@@ -135,7 +136,10 @@ int toporr_context_create(const toporr_options* options, toporr_context* context
     toporr_options_init(&o);
     options = &o;
   }
-  if (options->deadline_ms <= 0 || options->radix < 2 || options->radix > 8) return TOPORR_ERR_ARG;
+  if (options->deadline_ms <= 0 || options->radix < 2 || options->radix > 8 ||
+      options->compress_above_hosts < 0) {
+    return TOPORR_ERR_ARG;
+  }
   ClientOptions c;
   if (options->socket != nullptr && *options->socket != '\0') c.socket = options->socket;
   c.address = Text(options->address);
@@ -145,6 +149,7 @@ int toporr_context_create(const toporr_options* options, toporr_context* context
   c.verbose = options->verbose;
   c.report_path = Text(options->report);
   c.hostmap_path = Text(options->hostmap);
+  c.compress_above_hosts = options->compress_above_hosts;
   *context = new (std::nothrow) toporr_context_s{Library(std::move(c)), options->radix};
   return *context == nullptr ? TOPORR_ERR_NOMEM : TOPORR_SUCCESS;
 }

@@ -237,6 +237,23 @@ class MpiTest(unittest.TestCase):
         self.assertTrue(job.orders["allreduce:rabenseifner:1500000:0"][0]["cached"])
         self.assertEqual([r["cached"] for r in job.report], [False, True, True])
 
+    def test_large_job_form_leaf_groups_plan_as_well_as_dense_rows(self):
+        # TOPORR_COMPRESS_ABOVE=2 makes this 8-host job exchange its costs in leaf-group form
+        # (CompressRows), the path of jobs beyond 2,048 hosts.
+        hosts = round_robin(16, 8)
+        specs = ["allreduce:rabenseifner:1048576:0", "bcast:binomial:65536:0"]
+        dense = self.run_job(16, specs, hosts)
+        grouped = self.run_job(16, specs, hosts, env={"TOPORR_COMPRESS_ABOVE": "2"})
+        self.assertEqual(grouped.warnings(), [], grouped.stderr)
+        for d, g in zip(dense.report, grouped.report):
+            with self.subTest(spec=d["collective"] + " " + d["algorithm"]):
+                self.assertEqual(g["source"], "daemon")
+                self.assertEqual((d["cost_form"], g["cost_form"]), ("rows", "groups"))
+                self.assertEqual(g["predicted_before_ns"], d["predicted_before_ns"])
+                self.assertLessEqual(g["predicted_after_ns"], d["predicted_after_ns"] * 1.001)
+        for spec in specs:
+            self.assertEqual(grouped.checks[spec], ["ok"])
+
     def test_file_cost_source_needs_no_daemon(self):
         hosts = round_robin(16, 4)
         costs = os.path.join(self.tmp, "costs.bin")
