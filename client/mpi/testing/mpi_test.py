@@ -149,7 +149,7 @@ class MpiTest(unittest.TestCase):
         return json.loads(self.ctl("--json", "stats"))["requests"]
 
     def run_job(self, np, specs, hosts, program=None, preload=False, socket=None, env=None,
-                timeout=180):
+                timeout=180, bind=False, rank_env=None):
         hostmap = os.path.join(self.tmp, "hostmap")
         with open(hostmap, "w") as f:
             f.write("".join(h + "\n" for h in hosts))
@@ -158,9 +158,15 @@ class MpiTest(unittest.TestCase):
                         "TOPORR_SOCKET": socket or self.sock, "TOPORR_HOSTMAP": hostmap,
                         "TOPORR_REPORT": os.path.join(self.tmp, "report.jsonl")})
         job_env.update(env or {})
-        cmd = MPIRUN + ["-np", str(np)]
+        cmd = list(MPIRUN)
+        if bind:  # one core per rank, so that libtoporr asks hwloc where it runs
+            cmd = [MPIRUN[0], "--bind-to", "core"] if MPI == "openmpi" else [MPIRUN[0], "-bind-to",
+                                                                             "core"]
+        cmd += ["-np", str(np)]
         if preload:
             cmd += env_flag("LD_PRELOAD", PMPI)
+        for name, value in (rank_env or {}).items():  # for the ranks only, not mpirun
+            cmd += env_flag(name, value)
         cmd += [program or self.check] + list(specs)
         start = time.monotonic()
         proc = subprocess.run(cmd, env=job_env, capture_output=True, text=True, timeout=timeout)
@@ -387,6 +393,17 @@ class MpiTest(unittest.TestCase):
         hosts[5] = "node99"
         job = self.run_job(8, [spec], hosts)
         self.check_fallback(job, spec, "node99")
+
+    def test_bound_ranks_use_hwloc_and_fall_back_when_it_fails(self):
+        spec = "allreduce:auto:1048576:0"
+        hosts = round_robin(2, 2)
+        job = self.run_job(2, [spec], hosts, bind=True)
+        self.assertEqual(job.warnings(), [], job.stderr)
+        self.assertEqual(job.orders[spec][0]["source"], "daemon")
+        # hwloc told to describe another machine (no usable topology of this one).
+        job = self.run_job(2, [spec], hosts, bind=True,
+                           rank_env={"HWLOC_THISSYSTEM": "0", "HWLOC_XMLFILE": "/nonexistent.xml"})
+        self.check_fallback(job, spec, "hwloc")
 
     def test_fallback_when_ranks_disagree(self):
         spec = "allreduce:ring:1048576:mixed"
