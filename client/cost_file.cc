@@ -1,6 +1,8 @@
 #include "client/cost_file.h"
 
+#include <algorithm>
 #include <cstring>
+#include <fstream>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -63,7 +65,92 @@ class Reader {
   std::string_view file_name_;
 };
 
+// The n length-prefixed host names: non-empty, distinct.
+absl::Status ReadHosts(Reader& in, uint32_t n, std::vector<std::string>* hosts) {
+  std::set<std::string_view> seen;
+  hosts->reserve(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t length = 0;
+    const char* name = nullptr;
+    if (auto s = in.Get("a host name length", &length); !s.ok()) return s;
+    if (auto s = in.Take(length, "a host name", &name); !s.ok()) return s;
+    std::string_view host(name, length);
+    if (host.empty()) return in.Error(absl::StrCat("host ", i, " has an empty name"));
+    if (!seen.insert(host).second)
+      return in.Error(absl::StrCat("duplicate host '", std::string(host), "'"));
+    hosts->emplace_back(host);
+  }
+  return absl::OkStatus();
+}
+
+constexpr size_t kFixedHeader = 8 + sizeof(int64_t) + sizeof(uint32_t);
+constexpr size_t kCellBytes = sizeof(int32_t) + 2 * sizeof(float);
+
+// pread of exactly `size` bytes at `offset`.
+absl::Status ReadAt(std::ifstream& in, const std::string& path, uint64_t offset, size_t size,
+                    char* out) {
+  in.seekg(static_cast<std::streamoff>(offset));
+  in.read(out, static_cast<std::streamsize>(size));
+  if (!in)
+    return absl::DataLossError(absl::StrCat(path, ": cannot read ", size, " bytes at ", offset));
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+absl::StatusOr<CostFileHeader> ReadCostFileHeader(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open the cost file"));
+  const uint64_t size = static_cast<uint64_t>(in.tellg());
+  std::string fixed(std::min<uint64_t>(size, kFixedHeader), '\0');
+  if (auto s = ReadAt(in, path, 0, fixed.size(), fixed.data()); !s.ok()) return s;
+  Reader head(fixed, path);
+  const char* magic = nullptr;
+  if (auto s = head.Take(kMagic.size(), "the header", &magic); !s.ok()) return s;
+  if (std::string_view(magic, kMagic.size()) != kMagic) {
+    return head.Error("not a toporr cost file (bad magic; expected TOPORRC1)");
+  }
+  CostFileHeader h;
+  uint32_t n = 0;
+  if (auto s = head.Get("the snapshot id", &h.snapshot_id); !s.ok()) return s;
+  if (auto s = head.Get("the host count", &n); !s.ok()) return s;
+  const uint64_t matrices = static_cast<uint64_t>(n) * n * kCellBytes;
+  if (matrices > size - kFixedHeader || size - kFixedHeader - matrices < 4ull * n) {
+    return head.Error(absl::StrCat("truncated: ", n, " hosts announced in ", size, " bytes"));
+  }
+  // The names fill exactly what the matrices leave.
+  std::string names(size - kFixedHeader - matrices, '\0');
+  if (auto s = ReadAt(in, path, kFixedHeader, names.size(), names.data()); !s.ok()) return s;
+  Reader in_names(names, path);
+  if (auto s = ReadHosts(in_names, n, &h.hosts); !s.ok()) return s;
+  if (in_names.remaining() != 0) {
+    return in_names.Error("the host names and matrices do not add up to the file size");
+  }
+  h.matrices_offset = kFixedHeader + names.size();
+  return h;
+}
+
+absl::Status ReadCostFileRow(const std::string& path, const CostFileHeader& header, int row,
+                             std::vector<float>* bottleneck_gbps, std::vector<float>* latency_ns) {
+  const uint64_t n = header.hosts.size();
+  if (row < 0 || static_cast<uint64_t>(row) >= n) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": no row ", row));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open the cost file"));
+  const uint64_t gbps_at =
+      header.matrices_offset + n * n * sizeof(int32_t) + row * n * sizeof(float);
+  const uint64_t latency_at = gbps_at + n * n * sizeof(float);
+  bottleneck_gbps->resize(n);
+  latency_ns->resize(n);
+  if (auto s = ReadAt(in, path, gbps_at, n * sizeof(float),
+                      reinterpret_cast<char*>(bottleneck_gbps->data()));
+      !s.ok()) {
+    return s;
+  }
+  return ReadAt(in, path, latency_at, n * sizeof(float),
+                reinterpret_cast<char*>(latency_ns->data()));
+}
 
 absl::StatusOr<std::string> EncodeCostFile(const CostFile& file) {
   const size_t n = file.hosts.size();
@@ -100,19 +187,7 @@ absl::StatusOr<CostFile> DecodeCostFile(std::string_view bytes, std::string_view
   if (auto s = in.Get("the host count", &n); !s.ok()) return s;
   // Every host needs at least its 4-byte length: reject absurd counts before allocating.
   if (n > in.remaining() / 4) return in.Error(absl::StrCat("truncated: ", n, " hosts announced"));
-  std::set<std::string_view> seen;
-  file.hosts.reserve(n);
-  for (uint32_t i = 0; i < n; ++i) {
-    uint32_t length = 0;
-    const char* name = nullptr;
-    if (auto s = in.Get("a host name length", &length); !s.ok()) return s;
-    if (auto s = in.Take(length, "a host name", &name); !s.ok()) return s;
-    std::string_view host(name, length);
-    if (host.empty()) return in.Error(absl::StrCat("host ", i, " has an empty name"));
-    if (!seen.insert(host).second)
-      return in.Error(absl::StrCat("duplicate host '", std::string(host), "'"));
-    file.hosts.emplace_back(host);
-  }
+  if (auto s = ReadHosts(in, n, &file.hosts); !s.ok()) return s;
   const size_t cells = static_cast<size_t>(n) * n;
   file.costs.n = static_cast<int>(n);
   if (auto s = in.GetArray("the hops matrix", cells, &file.costs.hops); !s.ok()) return s;

@@ -33,6 +33,20 @@ absl::StatusOr<std::string> EncodeCostFile(const CostFile& file);
 // or empty host name.
 absl::StatusOr<CostFile> DecodeCostFile(std::string_view bytes, std::string_view file_name);
 
+// Reading one row without the n^2 rest (what each leader of a job needs): the header, then
+// the row's bottleneck and latency values at their offsets. Memory O(n).
+struct CostFileHeader {
+  int64_t snapshot_id = 0;
+  std::vector<std::string> hosts;
+  uint64_t matrices_offset = 0;  // where the hops matrix starts
+};
+// kNotFound when the file cannot be opened; kDataLoss "<path>: <what>" for a bad magic, a
+// size that does not match the announced host count, or bad names (as DecodeCostFile).
+absl::StatusOr<CostFileHeader> ReadCostFileHeader(const std::string& path);
+// Row `row` (file order) of the bottleneck and latency matrices.
+absl::Status ReadCostFileRow(const std::string& path, const CostFileHeader& header, int row,
+                             std::vector<float>* bottleneck_gbps, std::vector<float>* latency_ns);
+
 }  // namespace toporr::client
 
 #endif  // TOPORR_CLIENT_COST_FILE_H_

@@ -1,8 +1,10 @@
 #include "client/cost_file.h"
 
 #include <cstring>
+#include <fstream>
 
 #include "common/status_matchers.h"
+#include "common/test_data.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -32,6 +34,38 @@ TEST(CostFile, RoundTripKeepsEveryValue) {
   EXPECT_EQ(back.costs.hops, ThreeHosts().costs.hops);
   EXPECT_EQ(back.costs.bottleneck_gbps, ThreeHosts().costs.bottleneck_gbps);
   EXPECT_EQ(back.costs.latency_ns, ThreeHosts().costs.latency_ns);
+}
+
+std::string WriteFile(const std::string& bytes) {
+  const std::string path = ::toporr::testing::MakeTempDir("costfile") + "/costs.bin";
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+TEST(CostFileRows, HeaderAndOneRowWithoutTheRest) {
+  ASSERT_OK_AND_ASSIGN(std::string bytes, EncodeCostFile(ThreeHosts()));
+  const std::string path = WriteFile(bytes);
+  ASSERT_OK_AND_ASSIGN(CostFileHeader h, ReadCostFileHeader(path));
+  EXPECT_EQ(h.snapshot_id, 42);
+  EXPECT_EQ(h.hosts, ThreeHosts().hosts);
+  std::vector<float> gbps, latency;
+  ASSERT_OK(ReadCostFileRow(path, h, 2, &gbps, &latency));
+  EXPECT_EQ(gbps, (std::vector<float>{50, 50, 0}));
+  EXPECT_EQ(latency, (std::vector<float>{1500.5f, 1500.5f, 0}));
+  EXPECT_THAT(ReadCostFileRow(path, h, 3, &gbps, &latency),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no row 3")));
+}
+
+TEST(CostFileRows, TruncatedOrPaddedFilesAndBadMagicAreNamed) {
+  ASSERT_OK_AND_ASSIGN(std::string bytes, EncodeCostFile(ThreeHosts()));
+  for (const std::string& bad : {bytes.substr(0, bytes.size() - 1), bytes + "x",
+                                 bytes.substr(0, 10), "TOPORRC9" + bytes.substr(8)}) {
+    const std::string path = WriteFile(bad);
+    EXPECT_THAT(ReadCostFileHeader(path), StatusIs(absl::StatusCode::kDataLoss, HasSubstr(path)))
+        << bad.size();
+  }
+  EXPECT_THAT(ReadCostFileHeader("/nonexistent/costs.bin"),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("/nonexistent/costs.bin")));
 }
 
 TEST(CostFile, EveryTruncationIsDataLossNamingTheFile) {

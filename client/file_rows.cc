@@ -1,6 +1,5 @@
-// The TOPORR_COSTS source: rows out of a TOPORRC1 file (cost_file.h).
-#include <fstream>
-#include <sstream>
+// The TOPORR_COSTS source: rows out of a TOPORRC1 file (cost_file.h), reading the header and
+// one row only, so a leader needs O(n) memory whatever the file's size.
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
@@ -18,39 +17,31 @@ class FileRowSource final : public RowSource {
   std::string_view kind() const override { return "file"; }
 
   absl::StatusOr<HostListTicket> Prepare(const std::vector<std::string>& hosts) override {
-    ASSIGN_OR_RETURN(CostFile file, Load());
+    ASSIGN_OR_RETURN(CostFileHeader file, ReadCostFileHeader(path_));
     RETURN_IF_ERROR(Columns(file, hosts).status());
     return HostListTicket{file.snapshot_id, ""};
   }
 
   absl::StatusOr<CostRow> Row(const HostListTicket&, const std::vector<std::string>& hosts,
                               int host_index) override {
-    ASSIGN_OR_RETURN(CostFile file, Load());
+    ASSIGN_OR_RETURN(CostFileHeader file, ReadCostFileHeader(path_));
     ASSIGN_OR_RETURN(std::vector<int> columns, Columns(file, hosts));
+    std::vector<float> gbps, latency;
+    RETURN_IF_ERROR(ReadCostFileRow(path_, file, columns[host_index], &gbps, &latency));
     const size_t n = hosts.size();
-    const size_t fn = file.hosts.size();
-    const size_t row = static_cast<size_t>(columns[host_index]);
     CostRow out;
     out.snapshot_id = file.snapshot_id;
     out.values.resize(2 * n);
     for (size_t j = 0; j < n; ++j) {
-      out.values[j] = file.costs.latency_ns[row * fn + columns[j]];
-      out.values[n + j] = file.costs.bottleneck_gbps[row * fn + columns[j]];
+      out.values[j] = latency[columns[j]];
+      out.values[n + j] = gbps[columns[j]];
     }
     return out;
   }
 
  private:
-  absl::StatusOr<CostFile> Load() const {
-    std::ifstream in(path_, std::ios::binary);
-    if (!in) return absl::NotFoundError(absl::StrCat(path_, ": cannot open the cost file"));
-    std::stringstream content;
-    content << in.rdbuf();
-    return DecodeCostFile(content.str(), path_);
-  }
-
   // File index of each job host; kNotFound naming the first host the file lacks.
-  absl::StatusOr<std::vector<int>> Columns(const CostFile& file,
+  absl::StatusOr<std::vector<int>> Columns(const CostFileHeader& file,
                                            const std::vector<std::string>& hosts) const {
     std::unordered_map<std::string, int> index;
     for (size_t i = 0; i < file.hosts.size(); ++i) index[file.hosts[i]] = static_cast<int>(i);
