@@ -9,14 +9,27 @@
 #include <iterator>
 #include <sstream>
 
+#include "benchmark/benchmark.h"
+
 namespace toporr::bench {
 
-void PointRunfilesAtSelf(const char* argv0) {
-  if (std::getenv("TEST_SRCDIR") != nullptr) return;
-  const char* runfiles = std::getenv("RUNFILES_DIR");
-  const std::string dir = runfiles ? runfiles : std::string(argv0) + ".runfiles";
-  setenv("TEST_SRCDIR", dir.c_str(), 1);
-  setenv("TEST_WORKSPACE", "toporr", 1);
+int DaemonBenchMain(int argc, char** argv, const char* hosts_usage, int default_hosts,
+                    int (*run)(const std::string& dump_path, int num_hosts)) {
+  benchmark::Initialize(&argc, argv);
+  if (argc != 2 && argc != 3) {
+    std::fprintf(stderr, "usage: %s [--benchmark_...] IBNETDISCOVER_DUMP [HOSTS=%s]\n", argv[0],
+                 hosts_usage);
+    return 2;
+  }
+  if (std::getenv("TEST_SRCDIR") == nullptr) {
+    const char* runfiles = std::getenv("RUNFILES_DIR");
+    const std::string dir = runfiles ? runfiles : std::string(argv[0]) + ".runfiles";
+    setenv("TEST_SRCDIR", dir.c_str(), 1);
+    setenv("TEST_WORKSPACE", "toporr", 1);
+  }
+  const int rc = run(argv[1], argc == 3 ? std::atoi(argv[2]) : default_hosts);
+  benchmark::Shutdown();
+  return rc;
 }
 
 double ProcessCpuMs(pid_t pid) {

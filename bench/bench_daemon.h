@@ -14,10 +14,13 @@
 
 namespace toporr::bench {
 
-// Under `bazel run` a cc_binary gets RUNFILES_DIR (or nothing); the DaemonProcess helper
-// finds toporrd / toporrctl through TEST_SRCDIR + TEST_WORKSPACE, as in a test. Call it in
-// main() before BenchDaemon::Start.
-void PointRunfilesAtSelf(const char* argv0);
+// The main() of a daemon benchmark run as `NAME [benchmark flags] DUMP [HOSTS]`: Google
+// Benchmark's flags, the runfiles (under `bazel run` a cc_binary gets RUNFILES_DIR or
+// nothing; the DaemonProcess helper finds toporrd / toporrctl through TEST_SRCDIR +
+// TEST_WORKSPACE, as in a test), then `run(DUMP, HOSTS)`, HOSTS being `default_hosts` when
+// absent (`hosts_usage` says what that is). Returns the exit status.
+int DaemonBenchMain(int argc, char** argv, const char* hosts_usage, int default_hosts,
+                    int (*run)(const std::string& dump_path, int num_hosts));
 
 // CPU time (user + system) the process `pid` has used so far, in ms; -1 when unreadable.
 double ProcessCpuMs(pid_t pid);
@@ -29,7 +32,7 @@ class BenchDaemon {
   // Starts toporrd and ingests `dump_path` (ibnetdiscover), then, with $TOPORR_BENCH_LFTS
   // naming an LFT dump of the same fabric (dump_fts or opensm-lfts.dump), its forwarding
   // tables, so that costs follow them. Progress and errors go to stderr as "`name`: ...";
-  // null on error.
+  // null on error. Needs the runfiles DaemonBenchMain points at.
   static std::unique_ptr<BenchDaemon> Start(const std::string& name, const std::string& dump_path);
   // Stops the daemon if still running and removes its files.
   ~BenchDaemon();

@@ -440,13 +440,5 @@ int Run(const std::string& dump_path, int num_hosts) {
 }  // namespace toporr::bench
 
 int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  if (argc != 2 && argc != 3) {
-    std::fprintf(stderr, "usage: %s [--benchmark_...] IBNETDISCOVER_DUMP [HOSTS=1000]\n", argv[0]);
-    return 2;
-  }
-  toporr::bench::PointRunfilesAtSelf(argv[0]);
-  const int rc = toporr::bench::Run(argv[1], argc == 3 ? std::atoi(argv[2]) : 1000);
-  benchmark::Shutdown();
-  return rc;
+  return toporr::bench::DaemonBenchMain(argc, argv, "1000", 1000, toporr::bench::Run);
 }
