@@ -36,4 +36,5 @@ run scale_bench "$DIR"
 run mapping_bench
 run reorder_bench '--benchmark_filter=/1024(/process_time)?$'
 run daemon_matrix_bench "$DIR/ibnetdiscover.txt" 8
+run leader_rows_bench "$DIR/ibnetdiscover.txt"
 echo "bench_smoke_test: all benchmarks ran" >&2

@@ -41,20 +41,17 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "bench/bench_daemon.h"
 #include "bench/measure.h"
 #include "benchmark/benchmark.h"
 #include "client/cost_matrix_codec.h"
 #include "collectors/hosts.h"
 #include "collectors/ibnetdiscover.h"
-#include "daemon/testing/subprocess.h"
 #include "fabric/fabric.h"
 #include "grpcpp/grpcpp.h"
 #include "mapping/host_costs.h"
@@ -78,20 +75,6 @@ struct Setup {
   pid_t daemon_pid = -1;
 };
 Setup* g = nullptr;
-
-// CPU time (user + system) the process `pid` has used so far, in ms; -1 when unreadable.
-double ProcessCpuMs(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const size_t paren = stat.rfind(')');  // the command name may contain spaces
-  if (paren == std::string::npos) return -1;
-  std::istringstream fields(stat.substr(paren + 2));
-  std::string skip;
-  for (int i = 3; i < 14; ++i) fields >> skip;  // state .. cmajflt (fields 3-13)
-  double utime = 0, stime = 0;                  // fields 14 and 15, in clock ticks
-  fields >> utime >> stime;
-  return (utime + stime) * 1000.0 / static_cast<double>(sysconf(_SC_CLK_TCK));
-}
 
 // Calls `method` of `stub` with `request` once per lap (30 s deadline) and reports latency
 // percentiles, the response size and the daemon's CPU time per lap (its whole process, gRPC
@@ -407,31 +390,6 @@ void BM_StepSocketTransfer(benchmark::State& state) {
 }
 BENCHMARK(BM_StepSocketTransfer)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// The daemon's peak resident memory, from /proc (-1 when unreadable).
-double DaemonPeakRssMb(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string key;
-  while (in >> key) {
-    if (key == "VmHWM:") {
-      double kib = 0;
-      in >> kib;
-      return kib / 1024.0;
-    }
-    in.ignore(1 << 12, '\n');
-  }
-  return -1;
-}
-
-// Under `bazel run` a cc_binary gets RUNFILES_DIR (or nothing); the DaemonProcess helper
-// finds toporrd / toporrctl through TEST_SRCDIR + TEST_WORKSPACE, as in a test.
-void PointRunfilesAtSelf(const char* argv0) {
-  if (std::getenv("TEST_SRCDIR") != nullptr) return;
-  const char* runfiles = std::getenv("RUNFILES_DIR");
-  const std::string dir = runfiles ? runfiles : std::string(argv0) + ".runfiles";
-  setenv("TEST_SRCDIR", dir.c_str(), 1);
-  setenv("TEST_WORKSPACE", "toporr", 1);
-}
-
 int Run(const std::string& dump_path, int num_hosts) {
   // The fabric as the daemon will see it, for host names and the in-process steps.
   collectors::IbnetdiscoverOptions opts;
@@ -460,82 +418,27 @@ int Run(const std::string& dump_path, int num_hosts) {
   g->compact_request = g->matrix_request;
   g->compact_request.set_compact(true);
 
-  char tmpl[] = "/tmp/toporr-daemon-bench.XXXXXX";
-  if (mkdtemp(tmpl) == nullptr) {
-    std::perror("mkdtemp");
-    return 1;
-  }
-  const std::string dir = tmpl;
-  int rc = 0;
-  {
-    testing::DaemonProcess daemon(dir + "/toporr.db", dir + "/toporrd.sock");
-    if (!daemon.Start()) {
-      std::fprintf(stderr, "daemon_matrix_bench: toporrd did not start:\n%s\n",
-                   daemon.log().c_str());
-      return 1;
-    }
-    const auto t0 = std::chrono::steady_clock::now();
-    testing::RunResult ingest = daemon.Ctl({"ingest", "--format", "ibnetdiscover", dump_path});
-    const double ingest_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (ingest.exit_code != 0) {
-      std::fprintf(stderr, "daemon_matrix_bench: toporrctl ingest failed (%d): %s%s\n",
-                   ingest.exit_code, ingest.out.c_str(), ingest.err.c_str());
-      return 1;
-    }
-    std::fprintf(stderr, "daemon_matrix_bench: toporrctl ingest of %s took %.2f s\n",
-                 dump_path.c_str(), ingest_s);
-    // With $TOPORR_BENCH_LFTS (an LFT dump of the same fabric: dump_fts or opensm-lfts.dump),
-    // the daemon serves costs along forwarding tables instead of shortest paths.
-    if (const char* lfts = std::getenv("TOPORR_BENCH_LFTS"); lfts != nullptr && *lfts) {
-      const auto l0 = std::chrono::steady_clock::now();
-      testing::RunResult r = daemon.Ctl({"--timeout", "600", "ingest", "--format", "lft", lfts});
-      if (r.exit_code != 0) {
-        std::fprintf(stderr, "daemon_matrix_bench: LFT ingest failed (%d): %s%s\n", r.exit_code,
-                     r.out.c_str(), r.err.c_str());
-        return 1;
-      }
-      std::fprintf(stderr, "daemon_matrix_bench: LFT ingest of %s took %.2f s: %s", lfts,
-                   std::chrono::duration<double>(std::chrono::steady_clock::now() - l0).count(),
-                   r.out.c_str());
-    }
-    g->daemon_pid = daemon.pid();
-    grpc::ChannelArguments args;
-    args.SetMaxReceiveMessageSize(-1);
-    g->stub = v1::Topology::NewStub(grpc::CreateCustomChannel(
-        "unix:" + dir + "/toporrd.sock", grpc::InsecureChannelCredentials(), args));
-    args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 64 << 20);
-    args.SetInt(GRPC_ARG_HTTP2_MAX_FRAME_SIZE, (1 << 24) - 1);
-    args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
-    g->wide_stub = v1::Topology::NewStub(grpc::CreateCustomChannel(
-        "unix:" + dir + "/toporrd.sock", grpc::InsecureChannelCredentials(), args));
-    benchmark::RunSpecifiedBenchmarks();
-    std::fprintf(stderr, "daemon_matrix_bench: toporrd peak RSS %.1f MB\n",
-                 DaemonPeakRssMb(daemon.pid()));
-    g->stub.reset();
-    g->wide_stub.reset();
-    rc = daemon.Stop() == 0 ? 0 : 1;
-    if (rc != 0) std::fprintf(stderr, "toporrd log:\n%s\n", daemon.log().c_str());
-  }
-  for (const char* f :
-       {"/toporr.db", "/toporr.db-wal", "/toporr.db-shm", "/toporrd.sock", "/toporrd.sock.log"}) {
-    std::remove((dir + f).c_str());
-  }
-  rmdir(dir.c_str());
-  return rc;
+  std::unique_ptr<BenchDaemon> daemon = BenchDaemon::Start("daemon_matrix_bench", dump_path);
+  if (daemon == nullptr) return 1;
+  g->daemon_pid = daemon->pid();
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(-1);
+  g->stub = v1::Topology::NewStub(grpc::CreateCustomChannel(
+      "unix:" + daemon->socket_path(), grpc::InsecureChannelCredentials(), args));
+  args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 64 << 20);
+  args.SetInt(GRPC_ARG_HTTP2_MAX_FRAME_SIZE, (1 << 24) - 1);
+  args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
+  g->wide_stub = v1::Topology::NewStub(grpc::CreateCustomChannel(
+      "unix:" + daemon->socket_path(), grpc::InsecureChannelCredentials(), args));
+  benchmark::RunSpecifiedBenchmarks();
+  g->stub.reset();
+  g->wide_stub.reset();
+  return daemon->Stop();
 }
 
 }  // namespace
 }  // namespace toporr::bench
 
 int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  if (argc != 2 && argc != 3) {
-    std::fprintf(stderr, "usage: %s [--benchmark_...] IBNETDISCOVER_DUMP [HOSTS=1000]\n", argv[0]);
-    return 2;
-  }
-  toporr::bench::PointRunfilesAtSelf(argv[0]);
-  const int rc = toporr::bench::Run(argv[1], argc == 3 ? std::atoi(argv[2]) : 1000);
-  benchmark::Shutdown();
-  return rc;
+  return toporr::bench::DaemonBenchMain(argc, argv, "1000", 1000, toporr::bench::Run);
 }

@@ -1,6 +1,7 @@
-// The host cost matrix of a GetCostMatrixResponse as plain arrays, whichever form the daemon
-// sent it in (toporr.proto): CostArrays, or CompactCosts (two bytes per pair plus a rate
-// palette and the latency model) when the request set `compact`.
+// The host cost matrix of a GetCostMatrixResponse, and one host's cost row of a
+// GetCostRowResponse, as plain arrays, whichever form the daemon sent them in
+// (toporr.proto): CostArrays, or CompactCosts (two bytes per pair plus a rate palette and
+// the latency model) when the request set `compact`.
 //
 // Decoding is exact: a compact response decodes to the very floats the daemon would have put
 // in CostArrays for the same matrix (latency evaluated in double as
@@ -34,15 +35,24 @@ absl::StatusOr<CostMatrixArrays> DecodeCostMatrix(const v1::GetCostMatrixRespons
 // `*out` is unspecified after an error.
 absl::Status DecodeCostMatrix(const v1::GetCostMatrixResponse& response, CostMatrixArrays* out);
 
-// One host's row as GetCostRow serves it (compact or plain), n == expected_n columns.
+// One host's costs to the n columns of its request (for a registered host list, the list in
+// its order): element j = cost(host, column j); the host's own column all zero.
 struct CostRowArrays {
   int64_t snapshot_id = 0;
   int n = 0;
   std::vector<int32_t> hops;
-  std::vector<double> bottleneck_gbps;
-  std::vector<double> latency_ns;
+  std::vector<double> bottleneck_gbps;  // the floats of the wire form, widened
+  std::vector<double> latency_ns;       // likewise: as DecodeCostMatrix computes them
 };
-absl::StatusOr<CostRowArrays> DecodeCostRow(const v1::GetCostRowResponse& resp, int expected_n);
+
+// Decodes `response` (compact or CostArrays) for a request of `expected_n` columns, checking
+// what a client must be able to rely on: n == expected_n (hosts, when the reply names them,
+// and every array), palette indexes inside the palette, rates and latency constants finite
+// and >= 0, the host's own column (host_column) zero, and every other column reachable.
+// kDataLoss naming what is wrong otherwise (an unreachable column among them: the fabric is
+// partitioned, so the row cannot be used to rank the job's hosts); kInvalidArgument for
+// expected_n < 1.
+absl::StatusOr<CostRowArrays> DecodeCostRow(const v1::GetCostRowResponse& response, int expected_n);
 
 }  // namespace toporr::client
 

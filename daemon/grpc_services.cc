@@ -143,9 +143,10 @@ grpc::Status TopologyService::ListHosts(grpc::ServerContext*, const v1::ListHost
   });
 }
 
-grpc::Status TopologyService::GetCostRow(grpc::ServerContext*, const v1::GetCostRowRequest* req,
-                                         v1::GetCostRowResponse* resp) {
-  return Serve(stats_, __func__, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* TopologyService::GetCostRow(grpc::CallbackServerContext* context,
+                                                      const v1::GetCostRowRequest* req,
+                                                      v1::GetCostRowResponse* resp) {
+  return ServeCallback(context, stats_, __func__, [&]() -> absl::Status {
     if (req->host().empty()) return absl::InvalidArgumentError("host is required");
     if (!req->host_list().empty() && !req->hosts().empty()) {
       return absl::InvalidArgumentError("give the columns as hosts or as host_list, not both");
@@ -264,9 +265,10 @@ grpc::Status TopologyService::RegisterHostList(grpc::ServerContext*,
   });
 }
 
-grpc::Status TopologyService::GetStats(grpc::ServerContext*, const v1::GetStatsRequest*,
-                                       v1::GetStatsResponse* resp) {
-  return Serve(stats_, __func__, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* TopologyService::GetStats(grpc::CallbackServerContext* context,
+                                                    const v1::GetStatsRequest*,
+                                                    v1::GetStatsResponse* resp) {
+  return ServeCallback(context, stats_, __func__, [&]() -> absl::Status {
     if (stats_ != nullptr) {
       for (const auto& [method, count] : stats_->Counts()) {
         (*resp->mutable_requests())[method] = count;

@@ -16,7 +16,12 @@
 
 namespace toporr::daemon {
 
-class TopologyService final : public toporr::v1::Topology::Service {
+// GetCostRow and GetStats on gRPC's callback API (ServeCallback, grpc_status.h), the other
+// methods synchronous.
+using TopologyServiceBase = v1::Topology::WithCallbackMethod_GetCostRow<
+    v1::Topology::WithCallbackMethod_GetStats<v1::Topology::Service>>;
+
+class TopologyService final : public TopologyServiceBase {
  public:
   // `cache` (may be null) keeps recent compact matrix replies, `host_lists` the registered
   // host lists, `stats` (may be null) counts every request; several services (the daemon's
@@ -28,8 +33,8 @@ class TopologyService final : public toporr::v1::Topology::Service {
                            v1::GetSnapshotResponse*) override;
   grpc::Status ListHosts(grpc::ServerContext*, const v1::ListHostsRequest*,
                          v1::ListHostsResponse*) override;
-  grpc::Status GetCostRow(grpc::ServerContext*, const v1::GetCostRowRequest*,
-                          v1::GetCostRowResponse*) override;
+  grpc::ServerUnaryReactor* GetCostRow(grpc::CallbackServerContext*, const v1::GetCostRowRequest*,
+                                       v1::GetCostRowResponse*) override;
   grpc::Status GetCostMatrix(grpc::ServerContext*, const v1::GetCostMatrixRequest*,
                              v1::GetCostMatrixResponse*) override;
   grpc::Status GetQuantizedCostMatrix(grpc::ServerContext*,
@@ -39,8 +44,8 @@ class TopologyService final : public toporr::v1::Topology::Service {
                        v1::GetPathResponse*) override;
   grpc::Status RegisterHostList(grpc::ServerContext*, const v1::RegisterHostListRequest*,
                                 v1::RegisterHostListResponse*) override;
-  grpc::Status GetStats(grpc::ServerContext*, const v1::GetStatsRequest*,
-                        v1::GetStatsResponse*) override;
+  grpc::ServerUnaryReactor* GetStats(grpc::CallbackServerContext*, const v1::GetStatsRequest*,
+                                     v1::GetStatsResponse*) override;
 
  private:
   FabricState* state_;

@@ -566,6 +566,16 @@ TEST_F(ToporrdTest, HostListErrorsAndStatsCountEveryCall) {
   expect_one_more("GetCostRow");
   EXPECT_OK(c.Row("node02", reg.host_list(), true));
   expect_one_more("GetCostRow");
+  v1::GetCostRowRequest named;  // compact rows are for registered lists: arrays, and why
+  named.set_host("node01");
+  named.add_hosts("node02");
+  named.set_compact(true);
+  ASSERT_OK_AND_ASSIGN(v1::GetCostRowResponse arrays,
+                       c.Call(&v1::Topology::Stub::GetCostRow, named));
+  EXPECT_EQ(arrays.costs().hops_size(), 1);
+  EXPECT_EQ(arrays.host_column(), -1);
+  EXPECT_THAT(arrays.compact_fallback(), HasSubstr("registered host lists"));
+  expect_one_more("GetCostRow");
   EXPECT_OK(c.Call(&v1::Topology::Stub::GetSnapshot, v1::GetSnapshotRequest()));
   expect_one_more("GetSnapshot");
   // toporrctl's calls count too (another connection, the admin server).
@@ -573,7 +583,7 @@ TEST_F(ToporrdTest, HostListErrorsAndStatsCountEveryCall) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("\"snapshot_id\":1"));
   EXPECT_THAT(r.out, HasSubstr("\"host_lists\":1"));
-  EXPECT_THAT(r.out, HasSubstr("\"GetCostRow\":4"));
+  EXPECT_THAT(r.out, HasSubstr("\"GetCostRow\":5"));
   EXPECT_EQ(c.Counts()["GetStats"], before["GetStats"] + 2) << "toporrctl's and ours";
   r = d.Ctl({"stats"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

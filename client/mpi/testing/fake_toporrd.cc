@@ -57,6 +57,7 @@ class FakeTopology final : public toporr::v1::Topology::Service {
     size_t n = hosts.size();
     resp->set_snapshot_id(mode_ == "mixed" && self % 2 == 1 ? 8 : 7);
     resp->set_host(req->host());
+    resp->set_host_column(static_cast<int32_t>(self));
     if (mode_ == "truncated") --n;
     std::string hops(n, '\3'), rate(n, '\0');
     if (self < n) hops[self] = '\0';
