@@ -9,67 +9,27 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <limits>
 #include <map>
 #include <sstream>
 #include <tuple>
-#include <unordered_map>
 
 #include "absl/strings/str_cat.h"
 #include "client/job_layout.h"
+#include "client/mpi/collective_status.h"
+#include "client/mpi/leaf_groups.h"
 #include "client/node_topology.h"
 #include "client/plan.h"
 #include "collectors/hwloc_topology.h"
 #include "common/status_macros.h"
 #include "mapping/distance.h"
 #include "mapping/graph_embed.h"
-#include "mapping/hierarchical_cost_matrix.h"
 
 namespace toporr::client::mpi {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr int kReasonBytes = 512;
 constexpr int kTokenBytes = 128;
-
-// ---- small collective helpers on a communicator that returns errors ----
-
-std::string MpiError(const char* call, int code) {
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) len = 0;
-  return absl::StrCat(call, " failed: ", std::string(text, len));
-}
-
-void CopyReason(const std::string& s, char* out) {
-  const size_t n = std::min(s.size(), static_cast<size_t>(kReasonBytes - 1));
-  std::memcpy(out, s.data(), n);
-  out[n] = '\0';
-}
-
-// Every rank passes its own status; all get the first failing rank's (lowest rank) status,
-// or OK when none failed. Collective on `work`.
-absl::Status Agree(MPI_Comm work, const absl::Status& mine) {
-  int rank = 0, size = 1;
-  MPI_Comm_rank(work, &rank);
-  MPI_Comm_size(work, &size);
-  int first = mine.ok() ? size : rank;
-  int agreed = size;
-  if (int rc = MPI_Allreduce(&first, &agreed, 1, MPI_INT, MPI_MIN, work); rc != MPI_SUCCESS) {
-    return absl::InternalError(MpiError("MPI_Allreduce", rc));
-  }
-  if (agreed == size) return absl::OkStatus();
-  char reason[kReasonBytes] = {0};
-  if (rank == agreed) CopyReason(std::string(mine.message()), reason);
-  if (int rc = MPI_Bcast(reason, kReasonBytes, MPI_CHAR, agreed, work); rc != MPI_SUCCESS) {
-    return absl::InternalError(MpiError("MPI_Bcast", rc));
-  }
-  reason[kReasonBytes - 1] = '\0';
-  return absl::UnavailableError(agreed == 0 || std::strstr(reason, "rank ") == reason
-                                    ? std::string(reason)
-                                    : absl::StrCat("rank ", agreed, ": ", reason));
-}
 
 // ---- where this rank runs ----
 
@@ -165,177 +125,6 @@ absl::Status SameArguments(MPI_Comm work, uint64_t h) {
         "ranks called toporr with different arguments (collective, algorithm, root or size)");
   }
   return absl::OkStatus();
-}
-
-// ---- the leaf-group form of the gathered rows, for large jobs ----
-
-uint64_t Mix(uint64_t h, uint64_t v) { return (h ^ v) * 1099511628211ull; }
-uint64_t Bits(float f) {
-  uint32_t b = 0;
-  std::memcpy(&b, &f, sizeof(b));
-  return b;
-}
-
-// Leaders turn their rows into mapping::HierarchicalCostMatrix's form without ever holding
-// n^2 values: each leader keys its row with its own column and its nearest hosts masked
-// (the hosts of its leaf), the keys are allgathered (n entries) and group hosts; each
-// leader checks that its row is one value per other group and one value inside its group,
-// and all leaders of a group must agree on those values; one representative per group
-// sends them to rank 0, which builds the g x g matrices. O(n + g^2) per process.
-// Fabrics that are not leaf-grouped (e.g. a torus) fail the check: kFailedPrecondition,
-// and the caller falls back. Collective on `work`; `leaders` is null on non-leaders.
-absl::Status CompressRows(MPI_Comm work, MPI_Comm leaders, const JobLayout& layout, int my_host,
-                          const CostRow& row, std::unique_ptr<mapping::HostCostMatrix>* out) {
-  int rank = 0;
-  MPI_Comm_rank(work, &rank);
-  const bool leader = leaders != MPI_COMM_NULL;
-  const int n = static_cast<int>(layout.hosts.size());
-  int num_leaders = 0;
-  std::vector<uint64_t> keyed;  // (key, host) per leader
-  int rc = MPI_SUCCESS;
-  if (leader) {
-    const float* lat = row.values.data();
-    const float* gbps = lat + n;
-    float nearest = std::numeric_limits<float>::infinity();
-    for (int j = 0; j < n; ++j) {
-      if (j != my_host) nearest = std::min(nearest, lat[j]);
-    }
-    uint64_t key = 1469598103934665603ull;
-    for (int j = 0; j < n; ++j) {
-      const bool masked = j == my_host || lat[j] == nearest;
-      key = Mix(Mix(key, masked ? ~0ull : Bits(lat[j])), masked ? ~0ull : Bits(gbps[j]));
-    }
-    MPI_Comm_size(leaders, &num_leaders);
-    uint64_t mine[2] = {key, static_cast<uint64_t>(my_host)};
-    keyed.resize(2 * static_cast<size_t>(num_leaders));
-    rc = MPI_Allgather(mine, 2, MPI_UINT64_T, keyed.data(), 2, MPI_UINT64_T, leaders);
-  }
-  RETURN_IF_ERROR(Agree(work, rc == MPI_SUCCESS
-                                  ? absl::OkStatus()
-                                  : absl::InternalError(MpiError("key allgather", rc))));
-  if (!leader) {
-    RETURN_IF_ERROR(Agree(work, absl::OkStatus()));
-    return Agree(work, absl::OkStatus());
-  }
-
-  // Groups: hosts with one key, numbered by first appearance over the host list.
-  std::vector<uint64_t> host_key(n, 0);
-  std::vector<char> seen(n, 0);
-  for (int l = 0; l < num_leaders; ++l) {
-    const int h = static_cast<int>(keyed[2 * l + 1]);
-    if (!seen[h]) host_key[h] = keyed[2 * l];
-    seen[h] = 1;
-  }
-  std::unordered_map<uint64_t, int32_t> ids;
-  std::vector<int32_t> group_of(n);
-  for (int h = 0; h < n; ++h) {
-    group_of[h] = ids.emplace(host_key[h], static_cast<int32_t>(ids.size())).first->second;
-  }
-  const int g = static_cast<int>(ids.size());
-
-  // This leader's group row: [lat to each group | Gb/s to each group | intra lat | intra
-  // Gb/s], -1 where no host exists (the intra entry of a one-host group).
-  const int own = group_of[my_host];
-  std::vector<float> grow(2 * static_cast<size_t>(g) + 2, -1.0f);
-  absl::Status local = absl::OkStatus();
-  {
-    const float* lat = row.values.data();
-    const float* gbps = lat + n;
-    for (int j = 0; j < n && local.ok(); ++j) {
-      if (j == my_host) continue;
-      const int G = group_of[j];
-      float* l = G == own ? &grow[2 * g] : &grow[G];
-      float* b = G == own ? &grow[2 * g + 1] : &grow[g + G];
-      if (*l < 0) {
-        *l = lat[j];
-        *b = gbps[j];
-      } else if (*l != lat[j] || *b != gbps[j]) {
-        local = absl::FailedPreconditionError(absl::StrCat(
-            "the costs of ", layout.hosts[my_host], " to the hosts grouped with ", layout.hosts[j],
-            " differ: the fabric is not leaf-grouped (raise TOPORR_COMPRESS_ABOVE)"));
-      }
-    }
-  }
-  uint64_t row_hash = 1469598103934665603ull;
-  for (float v : grow) row_hash = Mix(row_hash, Bits(v));
-  std::vector<uint64_t> hashes(num_leaders);
-  {
-    uint64_t mine[1] = {row_hash};  // every leader takes part, failed or not
-    rc = MPI_Allgather(mine, 1, MPI_UINT64_T, hashes.data(), 1, MPI_UINT64_T, leaders);
-    if (rc != MPI_SUCCESS && local.ok())
-      local = absl::InternalError(MpiError("hash allgather", rc));
-  }
-  // Every leader of a group must have the same group row (the hosts of a leaf are alike).
-  std::vector<int> rep_of_group(g, -1);
-  if (local.ok()) {
-    for (int l = 0; l < num_leaders; ++l) {
-      const int G = group_of[static_cast<int>(keyed[2 * l + 1])];
-      if (rep_of_group[G] < 0) {
-        rep_of_group[G] = l;
-      } else if (hashes[l] != hashes[rep_of_group[G]]) {
-        local = absl::FailedPreconditionError(absl::StrCat(
-            "hosts ", layout.hosts[keyed[2 * rep_of_group[G] + 1]], " and ",
-            layout.hosts[keyed[2 * l + 1]], " look alike but see the fabric differently"));
-        break;
-      }
-    }
-  }
-  // Agree over everyone (non-leaders passed OK above in the same order of calls).
-  RETURN_IF_ERROR(Agree(work, local));
-
-  // Representatives send their group rows to rank 0 (leader 0).
-  int my_leader = 0;
-  MPI_Comm_rank(leaders, &my_leader);
-  const bool rep = rep_of_group[own] == my_leader;
-  const int row_len = 2 * g + 2;
-  std::vector<int> counts(num_leaders, 0), displs(num_leaders, 0);
-  for (int G = 0; G < g; ++G) counts[rep_of_group[G]] = row_len;
-  for (int l = 0, off = 0; l < num_leaders; ++l) {
-    displs[l] = off;
-    off += counts[l];
-  }
-  std::vector<float> all(my_leader == 0 ? static_cast<size_t>(row_len) * g : 0);
-  rc = MPI_Gatherv(grow.data(), rep ? row_len : 0, MPI_FLOAT, all.data(), counts.data(),
-                   displs.data(), MPI_FLOAT, 0, leaders);
-  absl::Status built =
-      rc == MPI_SUCCESS ? absl::OkStatus() : absl::InternalError(MpiError("group row gather", rc));
-  if (built.ok() && rank == 0) {
-    mapping::HierarchicalCostMatrix::Options o;
-    o.host_group = std::move(group_of);
-    o.num_groups = g;
-    o.group_alpha_ns.assign(static_cast<size_t>(g) * g, 0.0);
-    o.group_beta_ns.assign(static_cast<size_t>(g) * g, 0.0);
-    float intra_lat = -1, intra_gbps = -1;
-    for (int G = 0; G < g && built.ok(); ++G) {
-      const float* r = all.data() + displs[rep_of_group[G]];
-      for (int H = 0; H < g; ++H) {
-        if (H == G) continue;
-        o.group_alpha_ns[static_cast<size_t>(G) * g + H] = r[H];
-        o.group_beta_ns[static_cast<size_t>(G) * g + H] = r[g + H] > 0 ? 8.0 / r[g + H] : 0.0;
-      }
-      if (r[2 * g] < 0) continue;  // a one-host group
-      if (intra_lat < 0) {
-        intra_lat = r[2 * g];
-        intra_gbps = r[2 * g + 1];
-      } else if (intra_lat != r[2 * g] || intra_gbps != r[2 * g + 1]) {
-        built = absl::FailedPreconditionError(
-            "hosts inside different leaf groups are connected differently (raise "
-            "TOPORR_COMPRESS_ABOVE)");
-      }
-    }
-    o.intra_group_alpha_ns = std::max(0.0f, intra_lat);
-    o.intra_group_beta_ns = intra_gbps > 0 ? 8.0 / intra_gbps : 0.0;
-    if (built.ok()) {
-      absl::StatusOr<std::unique_ptr<mapping::HierarchicalCostMatrix>> m =
-          mapping::HierarchicalCostMatrix::Create(std::move(o));
-      if (m.ok()) {
-        *out = *std::move(m);
-      } else {
-        built = m.status();
-      }
-    }
-  }
-  return Agree(work, built);
 }
 
 int64_t ElapsedUs(Clock::time_point start) {

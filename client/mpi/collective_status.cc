@@ -1,0 +1,44 @@
+#include "client/mpi/collective_status.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+
+namespace toporr::client::mpi {
+
+std::string MpiError(const char* call, int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) len = 0;
+  return absl::StrCat(call, " failed: ", std::string(text, len));
+}
+
+void CopyReason(const std::string& s, char* out) {
+  const size_t n = std::min(s.size(), static_cast<size_t>(kReasonBytes - 1));
+  std::memcpy(out, s.data(), n);
+  out[n] = '\0';
+}
+
+absl::Status Agree(MPI_Comm work, const absl::Status& mine) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(work, &rank);
+  MPI_Comm_size(work, &size);
+  int first = mine.ok() ? size : rank;
+  int agreed = size;
+  if (int rc = MPI_Allreduce(&first, &agreed, 1, MPI_INT, MPI_MIN, work); rc != MPI_SUCCESS) {
+    return absl::InternalError(MpiError("MPI_Allreduce", rc));
+  }
+  if (agreed == size) return absl::OkStatus();
+  char reason[kReasonBytes] = {0};
+  if (rank == agreed) CopyReason(std::string(mine.message()), reason);
+  if (int rc = MPI_Bcast(reason, kReasonBytes, MPI_CHAR, agreed, work); rc != MPI_SUCCESS) {
+    return absl::InternalError(MpiError("MPI_Bcast", rc));
+  }
+  reason[kReasonBytes - 1] = '\0';
+  return absl::UnavailableError(agreed == 0 || std::strstr(reason, "rank ") == reason
+                                    ? std::string(reason)
+                                    : absl::StrCat("rank ", agreed, ": ", reason));
+}
+
+}  // namespace toporr::client::mpi
