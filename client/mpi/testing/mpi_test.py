@@ -333,6 +333,8 @@ class MpiTest(unittest.TestCase):
         self.assertEqual(job.orders[spec][0]["source"], "fallback")
         warnings = job.warnings()
         self.assertEqual(len(warnings), 1, job.stderr)
+        # ... and nothing else: the library prints no logs of its own or of gRPC.
+        self.assertEqual([l for l in job.stderr.splitlines() if l.strip()], warnings)
         self.assertIn(reason_part, warnings[0])
         self.assertIn(reason_part, job.report[0]["fallback_reason"])
         self.assertLessEqual(job.report[0]["elapsed_us"], (deadline_ms + 1000) * 1000)
