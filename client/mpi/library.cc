@@ -262,18 +262,22 @@ absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* de
       }
     }
   } comms;
+  // Each constructor is collective on its own communicator: agree after each, so that a
+  // rank whose call failed never leaves the others waiting in the next one.
+  auto agree_mpi = [&](const char* call, int rc) {
+    return Agree(work,
+                 rc == MPI_SUCCESS ? absl::OkStatus() : absl::InternalError(MpiError(call, rc)));
+  };
   int host_rank = 0;
-  {
-    int rc = MPI_Comm_split_type(work, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &comms.node);
-    if (rc == MPI_SUCCESS) rc = MPI_Comm_split(comms.node, my_host, rank, &comms.host);
-    if (rc == MPI_SUCCESS) rc = MPI_Comm_rank(comms.host, &host_rank);
-    if (rc == MPI_SUCCESS) {
-      rc = MPI_Comm_split(work, host_rank == 0 ? 0 : MPI_UNDEFINED, rank, &comms.leaders);
-    }
-    RETURN_IF_ERROR(Agree(work, rc == MPI_SUCCESS
-                                    ? absl::OkStatus()
-                                    : absl::InternalError(MpiError("MPI_Comm_split", rc))));
-  }
+  RETURN_IF_ERROR(
+      agree_mpi("MPI_Comm_split_type",
+                MPI_Comm_split_type(work, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &comms.node)));
+  RETURN_IF_ERROR(
+      agree_mpi("MPI_Comm_split", MPI_Comm_split(comms.node, my_host, rank, &comms.host)));
+  MPI_Comm_rank(comms.host, &host_rank);
+  RETURN_IF_ERROR(
+      agree_mpi("MPI_Comm_split",
+                MPI_Comm_split(work, host_rank == 0 ? 0 : MPI_UNDEFINED, rank, &comms.leaders)));
   const bool leader = host_rank == 0;
 
   // 4. Rank 0 registers the host list; leaders fetch their own row.

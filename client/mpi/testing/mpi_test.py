@@ -106,6 +106,9 @@ class MpiTest(unittest.TestCase):
         cls.freorder = os.path.join(cls.tmp, "toporr_reorder")
         subprocess.run([MPIF90, "-J", cls.tmp, "-o", cls.freorder, "client/toporr_f.f90",
                         "client/mpi/testing/toporr_reorder.f90"] + link, check=True)
+        cls.shim = os.path.join(cls.tmp, "fail_split_shim.so")
+        subprocess.run([MPICC, "-shared", "-fPIC", "-o", cls.shim,
+                        "client/mpi/testing/fail_split_shim.c"], check=True)
         cls.sock = os.path.join(cls.tmp, "toporrd.sock")
         cls.daemon = None
         cls.start_daemon()
@@ -406,6 +409,16 @@ class MpiTest(unittest.TestCase):
         job = self.run_job(2, [spec], hosts, bind=True,
                            rank_env={"HWLOC_THISSYSTEM": "0", "HWLOC_XMLFILE": "/nonexistent.xml"})
         self.check_fallback(job, spec, "hwloc")
+
+    def test_fallback_when_mpi_comm_split_fails_on_one_rank(self):
+        spec = "allreduce:auto:1048576:0"
+        # Calls of a cache miss: 1 the per-host split, 2 the leaders, 3 the reordered result.
+        for call in ["1", "3"]:
+            with self.subTest(call=call):
+                job = self.run_job(8, [spec], round_robin(8, 4), rank_env={
+                    "LD_PRELOAD": self.shim, "TOPORR_TEST_FAIL_SPLIT_CALL": call,
+                    "TOPORR_TEST_FAIL_SPLIT_RANK": "5"})
+                self.check_fallback(job, spec, "MPI_Comm_split")
 
     def test_fallback_when_ranks_disagree(self):
         spec = "allreduce:ring:1048576:mixed"
