@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -59,9 +60,28 @@ absl::StatusOr<std::unique_ptr<HierarchicalCostMatrix>> HierarchicalCostMatrix::
   return std::unique_ptr<HierarchicalCostMatrix>(new HierarchicalCostMatrix(std::move(options)));
 }
 
+HierarchicalCostMatrix::HierarchicalCostMatrix(Options o) : o_(std::move(o)) {
+  // Palette of the distinct (alpha, beta) pairs, keyed by their exact bits.
+  constexpr size_t kMaxPalette = 1 << 16;
+  std::map<std::pair<double, double>, uint16_t> ids;
+  std::vector<uint16_t> index(o_.group_alpha_ns.size());
+  for (size_t k = 0; k < index.size(); ++k) {
+    auto [it, inserted] = ids.emplace(std::pair(o_.group_alpha_ns[k], o_.group_beta_ns[k]),
+                                      static_cast<uint16_t>(ids.size()));
+    if (inserted && ids.size() > kMaxPalette) return;  // too varied: keep the doubles
+    index[k] = it->second;
+  }
+  palette_.resize(ids.size());
+  for (const auto& [pair, id] : ids) palette_[id] = pair;
+  pair_index_ = std::move(index);
+  std::vector<double>().swap(o_.group_alpha_ns);
+  std::vector<double>().swap(o_.group_beta_ns);
+}
+
 size_t HierarchicalCostMatrix::size_bytes() const {
   return sizeof(*this) + o_.host_group.capacity() * sizeof(int32_t) +
-         (o_.group_alpha_ns.capacity() + o_.group_beta_ns.capacity()) * sizeof(double);
+         (o_.group_alpha_ns.capacity() + o_.group_beta_ns.capacity()) * sizeof(double) +
+         palette_.capacity() * sizeof(palette_[0]) + pair_index_.capacity() * sizeof(uint16_t);
 }
 
 absl::StatusOr<std::unique_ptr<HierarchicalCostMatrix>> CompressToHierarchical(

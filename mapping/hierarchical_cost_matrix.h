@@ -6,8 +6,11 @@
 //   - groups ga != gb: alpha = group_alpha_ns[ga*g+gb], beta = group_beta_ns[ga*g+gb]
 //     (row-major over groups, need not be symmetric).
 // The diagonal (a == b) is 0, as for every HostCostMatrix. Units as in cost_matrix.h: ns and
-// ns/byte, smaller is closer. A 16,384-host job with 512 groups needs 64 KiB for the group
-// ids plus 4 MiB for the two group matrices (size_bytes() reports it).
+// ns/byte, smaller is closer. Group pairs are stored as an index into a palette of the
+// distinct (alpha, beta) pairs (a fabric has few: one per path class), 2 bytes per pair,
+// unless there are more than 65,536 distinct pairs (then 16 bytes per pair). A 16,384-host
+// job with 512 groups needs 64 KiB for the group ids plus 512 KiB for the pair indexes
+// (size_bytes() reports it); answers are the Options' doubles exactly.
 // Immutable after Create; safe to share between threads.
 #ifndef TOPORR_MAPPING_HIERARCHICAL_COST_MATRIX_H_
 #define TOPORR_MAPPING_HIERARCHICAL_COST_MATRIX_H_
@@ -15,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -41,12 +45,16 @@ class HierarchicalCostMatrix final : public HostCostMatrix {
   double AlphaNs(int a, int b) const override {
     if (a == b) return 0;
     const int ga = o_.host_group[a], gb = o_.host_group[b];
-    return ga == gb ? o_.intra_group_alpha_ns : o_.group_alpha_ns[Index(ga, gb)];
+    if (ga == gb) return o_.intra_group_alpha_ns;
+    return palette_.empty() ? o_.group_alpha_ns[Index(ga, gb)]
+                            : palette_[pair_index_[Index(ga, gb)]].first;
   }
   double BetaNs(int a, int b) const override {
     if (a == b) return 0;
     const int ga = o_.host_group[a], gb = o_.host_group[b];
-    return ga == gb ? o_.intra_group_beta_ns : o_.group_beta_ns[Index(ga, gb)];
+    if (ga == gb) return o_.intra_group_beta_ns;
+    return palette_.empty() ? o_.group_beta_ns[Index(ga, gb)]
+                            : palette_[pair_index_[Index(ga, gb)]].second;
   }
 
   int32_t num_groups() const { return o_.num_groups; }
@@ -57,10 +65,12 @@ class HierarchicalCostMatrix final : public HostCostMatrix {
   size_t size_bytes() const;
 
  private:
-  explicit HierarchicalCostMatrix(Options o) : o_(std::move(o)) {}
+  explicit HierarchicalCostMatrix(Options o);
   size_t Index(int ga, int gb) const { return static_cast<size_t>(ga) * o_.num_groups + gb; }
 
-  Options o_;
+  Options o_;  // group_alpha_ns / group_beta_ns emptied when the palette holds them
+  std::vector<std::pair<double, double>> palette_;  // distinct (alpha, beta) of group pairs
+  std::vector<uint16_t> pair_index_;                // per group pair, into palette_
 };
 
 // Compresses `matrix` given the leaf group of every host. Succeeds only when the hosts of

@@ -69,15 +69,36 @@ TEST(HierarchicalCostMatrixTest, RefusesToCompressInequivalentHosts) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("3 group ids for 8")));
 }
 
-TEST(HierarchicalCostMatrixTest, SixteenThousandHostsFitInEightMegabytes) {
+TEST(HierarchicalCostMatrixTest, SixteenThousandHostsFitInOneMegabyte) {
   FatTreeShape shape;
   shape.num_hosts = 16384;
   shape.hosts_per_leaf = 32;  // 512 leaf groups
   ASSERT_OK_AND_ASSIGN(auto tree, FatTreeCostMatrix(shape));
   EXPECT_EQ(tree->num_groups(), 512);
-  // 16k ints + 2 * 512^2 doubles = 64 KiB + 4 MiB.
-  EXPECT_LT(tree->size_bytes(), size_t{8} << 20);
-  EXPECT_GE(tree->size_bytes(), 16384 * sizeof(int32_t) + 2 * 512 * 512 * sizeof(double));
+  // 16k ints + 512^2 two-byte palette indexes = 64 KiB + 512 KiB (the fat tree has three
+  // distinct group-pair costs).
+  EXPECT_LT(tree->size_bytes(), size_t{1} << 20);
+  EXPECT_GE(tree->size_bytes(), 16384 * sizeof(int32_t) + 512 * 512 * sizeof(uint16_t));
+}
+
+TEST(HierarchicalCostMatrixTest, ManyDistinctPairCostsKeepTheDoubles) {
+  // 300 groups whose pair costs are all different (more than the 65,536 palette entries):
+  // the answers stay exact either way.
+  HierarchicalCostMatrix::Options o;
+  const int g = 300;
+  o.num_groups = g;
+  for (int h = 0; h < g; ++h) o.host_group.push_back(h);
+  o.group_alpha_ns.assign(g * g, 0);
+  o.group_beta_ns.assign(g * g, 0);
+  for (int a = 0; a < g; ++a) {
+    for (int b = 0; b < g; ++b) {
+      if (a != b) o.group_alpha_ns[a * g + b] = 1000 + a * g + b;
+    }
+  }
+  ASSERT_OK_AND_ASSIGN(auto m, HierarchicalCostMatrix::Create(o));
+  EXPECT_EQ(m->AlphaNs(7, 9), 1000 + 7 * g + 9);
+  EXPECT_EQ(m->AlphaNs(299, 0), 1000 + 299 * g);
+  EXPECT_GE(m->size_bytes(), size_t{2} * g * g * sizeof(double));
 }
 
 TEST(HierarchicalCostMatrixTest, CreateValidates) {
