@@ -253,7 +253,41 @@ absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* de
   const int my_host = layout.rank_host[rank];
   decision->hosts = n;
 
-  // 3. Per-host groups and their leaders.
+  // 3. Rank 0 registers the host list (the one request of the job that is not per host);
+  // the ticket, or why there is none, goes to every rank in one broadcast. First, so that an
+  // absent or stalled daemon costs no more MPI steps than needed.
+  struct {
+    int ok;
+    int64_t snapshot_id;
+    char token[kTokenBytes];
+    char reason[kReasonBytes];
+  } ticket_msg = {};
+  HostListTicket ticket;
+  {
+    if (rank == 0) {
+      absl::StatusOr<HostListTicket> t = source_->Prepare(layout.hosts);
+      if (t.ok() && t->token.size() >= kTokenBytes) {
+        t = absl::DataLossError("host list token too long");
+      }
+      if (t.ok()) {
+        ticket_msg.ok = 1;
+        ticket_msg.snapshot_id = t->snapshot_id;
+        std::memcpy(ticket_msg.token, t->token.data(), t->token.size());
+      } else {
+        CopyReason(std::string(t.status().message()), ticket_msg.reason);
+      }
+    }
+    if (int rc = MPI_Bcast(&ticket_msg, sizeof(ticket_msg), MPI_BYTE, 0, work); rc != MPI_SUCCESS) {
+      return absl::InternalError(MpiError("MPI_Bcast", rc));
+    }
+    ticket_msg.token[kTokenBytes - 1] = '\0';
+    ticket_msg.reason[kReasonBytes - 1] = '\0';
+    if (!ticket_msg.ok) return absl::UnavailableError(ticket_msg.reason);
+    ticket = {ticket_msg.snapshot_id, ticket_msg.token};
+    decision->snapshot_id = ticket.snapshot_id;
+  }
+
+  // 4. Per-host groups and their leaders.
   struct Comms {
     MPI_Comm node = MPI_COMM_NULL, host = MPI_COMM_NULL, leaders = MPI_COMM_NULL;
     ~Comms() {
@@ -280,35 +314,7 @@ absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* de
                 MPI_Comm_split(work, host_rank == 0 ? 0 : MPI_UNDEFINED, rank, &comms.leaders)));
   const bool leader = host_rank == 0;
 
-  // 4. Rank 0 registers the host list; leaders fetch their own row.
-  struct {
-    int64_t snapshot_id;
-    char token[kTokenBytes];
-  } ticket_msg = {};
-  HostListTicket ticket;
-  {
-    absl::Status prepared = absl::OkStatus();
-    if (rank == 0) {
-      absl::StatusOr<HostListTicket> t = source_->Prepare(layout.hosts);
-      if (t.ok() && t->token.size() >= kTokenBytes) {
-        t = absl::DataLossError("host list token too long");
-      }
-      if (t.ok()) {
-        ticket_msg.snapshot_id = t->snapshot_id;
-        std::memcpy(ticket_msg.token, t->token.data(), t->token.size());
-      } else {
-        prepared = t.status();
-      }
-    }
-    // Only rank 0 can fail here; Agree broadcasts its reason.
-    RETURN_IF_ERROR(Agree(work, prepared));
-    if (int rc = MPI_Bcast(&ticket_msg, sizeof(ticket_msg), MPI_BYTE, 0, work); rc != MPI_SUCCESS) {
-      return absl::InternalError(MpiError("MPI_Bcast", rc));
-    }
-    ticket_msg.token[kTokenBytes - 1] = '\0';
-    ticket = {ticket_msg.snapshot_id, ticket_msg.token};
-    decision->snapshot_id = ticket.snapshot_id;
-  }
+  // 5. Each leader fetches its own host's row.
   CostRow row;
   {
     absl::Status fetched = absl::OkStatus();
@@ -330,7 +336,7 @@ absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* de
     RETURN_IF_ERROR(Agree(work, fetched));
   }
 
-  // 5. The costs reach rank 0: dense rows in one shared window per host, or, for jobs of
+  // 6. The costs reach rank 0: dense rows in one shared window per host, or, for jobs of
   // more than compress_above_hosts hosts, the leaf-group form (CompressRows).
   MPI_Win window = MPI_WIN_NULL;
   std::unique_ptr<mapping::HostCostMatrix> costs;
@@ -374,7 +380,7 @@ absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* de
   }
   row = CostRow{};  // the leader's own copy is no longer needed
 
-  // 6. Rank 0 plans and broadcasts the order.
+  // 7. Rank 0 plans and broadcasts the order.
   struct {
     int ok;
     double before_ns, after_ns;

@@ -8,8 +8,9 @@
 //   3. ranks are grouped per host (MPI_Comm_split_type SHARED, then by host name); the
 //      lowest rank of each group is its host's leader;
 //   4. rank 0 registers the host list with the source (one request) and broadcasts the
-//      ticket; each leader asks for ITS host's row (one request per host, never per rank);
-//      rows must come from the ticket's snapshot;
+//      ticket (before the grouping of step 3, so a dead daemon costs few MPI steps); each
+//      leader asks for ITS host's row (one request per host, never per rank); rows must come
+//      from the ticket's snapshot;
 //   5. leaders allgather the rows into an MPI-3 shared window per host (the matrix is held
 //      once per host, not per rank);
 //   6. rank 0 computes the order with the mapping engine (client/plan.h Plan, or the graph

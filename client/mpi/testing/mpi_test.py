@@ -330,6 +330,17 @@ class MpiTest(unittest.TestCase):
 
     # ---- never fail a job ----
 
+    overhead_us = {}
+
+    def mpi_overhead_us(self, np):
+        """What a successful call of this job size spends in MPI (names, splits, gathers,
+        broadcasts) on this machine now: the fallback bound is the deadline plus one second
+        on top of it. Matters for MPICH, whose busy-polling ranks are slow when oversubscribed."""
+        if np not in self.overhead_us:
+            job = self.run_job(np, ["allreduce:auto:1048576:0"], round_robin(np, 4))
+            self.overhead_us[np] = job.report[0]["elapsed_us"]
+        return self.overhead_us[np]
+
     def check_fallback(self, job, spec, reason_part, deadline_ms=2000):
         self.assertTrue(job.checks[spec] and all(c == "ok" for c in job.checks[spec]), job.stdout)
         self.assertEqual(job.orders[spec][0]["order"], list(range(len(job.orders[spec][0]["order"]))))
@@ -340,7 +351,9 @@ class MpiTest(unittest.TestCase):
         self.assertEqual([l for l in job.stderr.splitlines() if l.strip()], warnings)
         self.assertIn(reason_part, warnings[0])
         self.assertIn(reason_part, job.report[0]["fallback_reason"])
-        self.assertLessEqual(job.report[0]["elapsed_us"], (deadline_ms + 1000) * 1000)
+        np = len(job.orders[spec][0]["order"])
+        self.assertLessEqual(job.report[0]["elapsed_us"],
+                             (deadline_ms + 1000) * 1000 + self.mpi_overhead_us(np))
 
     def test_fallback_without_daemon(self):
         spec = "allreduce:auto:1048576:0"
