@@ -22,6 +22,7 @@ through TOPORR_HOSTMAP. Checked:
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -121,10 +122,13 @@ class MpiTest(unittest.TestCase):
 
     @classmethod
     def start_daemon(cls):
+        with socket.socket() as probe:  # a free loopback port for the TCP listener
+            probe.bind(("127.0.0.1", 0))
+            cls.tcp = f"127.0.0.1:{probe.getsockname()[1]}"
         with open(os.path.join(cls.tmp, "toporrd.log"), "a") as log:
             cls.daemon = subprocess.Popen(
                 [TOPORRD, "--config=", "--db", os.path.join(cls.tmp, "toporr.db"), "--socket",
-                 cls.sock], stderr=log)
+                 cls.sock, "--listen", cls.tcp], stderr=log)
         for _ in range(200):
             if subprocess.run([TOPORRCTL, "--socket", cls.sock, "health"],
                               capture_output=True).returncode == 0:
@@ -262,6 +266,15 @@ class MpiTest(unittest.TestCase):
                 self.assertLessEqual(g["predicted_after_ns"], d["predicted_after_ns"] * 1.001)
         for spec in specs:
             self.assertEqual(grouped.checks[spec], ["ok"])
+
+    def test_daemon_over_tcp(self):
+        spec = "allreduce:auto:1048576:0"
+        hosts = round_robin(8, 4)
+        job = self.run_job(8, [spec], hosts, socket="/nonexistent/toporrd.sock",
+                           env={"TOPORR_ADDRESS": self.tcp})
+        self.assertEqual(job.warnings(), [], job.stderr)
+        self.assertEqual(job.orders[spec][0]["source"], "daemon")
+        self.assertEqual(job.orders[spec][0]["order"], self.plan_order(hosts, spec))
 
     def test_file_cost_source_needs_no_daemon(self):
         hosts = round_robin(16, 4)
