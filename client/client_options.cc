@@ -43,6 +43,7 @@ EnvironmentOptions OptionsFromEnvironment(ClientOptions base, const GetEnvFn& ge
   text("TOPORR_COSTS", &o.costs_path);
   text("TOPORR_REPORT", &o.report_path);
   text("TOPORR_HOSTMAP", &o.hostmap_path);
+  text("TOPORR_ALGORITHM", &o.algorithm);
   auto bad = [&](const char* name, const char* value, std::string_view expected) {
     r.warnings.push_back(absl::StrCat(name, "=", std::string(value).substr(0, 64),
                                       " ignored: expected ", std::string(expected)));
@@ -58,6 +59,14 @@ EnvironmentOptions OptionsFromEnvironment(ClientOptions base, const GetEnvFn& ge
   if (const char* v = getenv_fn("TOPORR_COMPRESS_ABOVE"); v != nullptr && *v != '\0') {
     if (!ParseIntIn(v, 0, 1 << 30, &o.compress_above_hosts)) {
       bad("TOPORR_COMPRESS_ABOVE", v, "a host count >= 0");
+    }
+  }
+  if (const char* v = getenv_fn("TOPORR_MIN_BYTES"); v != nullptr && *v != '\0') {
+    int64_t bytes = 0;
+    if (!absl::SimpleAtoi(std::string(v), &bytes) || bytes < 0) {
+      bad("TOPORR_MIN_BYTES", v, "a byte count >= 0");
+    } else {
+      o.min_bytes = bytes;
     }
   }
   if (const char* v = getenv_fn("TOPORR_VERBOSE"); v != nullptr && *v != '\0') {

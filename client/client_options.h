@@ -14,12 +14,17 @@
 //   TOPORR_REPORT=FILE       rank 0 appends one JSON line per decision (decision_report.h)
 //   TOPORR_HOSTMAP=FILE      line i names the host of MPI_COMM_WORLD rank i (plan.h
 //                            ParseRankHosts format); overrides the host each rank reports
+//   TOPORR_ALGORITHM=NAME    force toporr's collectives to one algorithm (mapping/pattern.h
+//                            names, e.g. ring, knomial) where the collective has it
+//   TOPORR_MIN_BYTES=N       the PMPI layer runs toporr's collectives from N bytes up
+//                            (default 65536); smaller calls go straight to the MPI library
 //   TOPORR_COMPRESS_ABOVE=N  jobs of more than N hosts (default 2048) exchange their costs
 //                            in leaf-group form, O(n + groups^2) per process, not n^2
 // A malformed value keeps the default and yields a warning naming the variable.
 #ifndef TOPORR_CLIENT_CLIENT_OPTIONS_H_
 #define TOPORR_CLIENT_CLIENT_OPTIONS_H_
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -36,6 +41,8 @@ struct ClientOptions {
   std::string report_path;
   std::string hostmap_path;
   int compress_above_hosts = 2048;
+  std::string algorithm;  // empty: auto
+  int64_t min_bytes = 65536;
 };
 
 struct EnvironmentOptions {

@@ -210,7 +210,11 @@ absl::StatusOr<PlanResult> Plan(const PlanRequest& request, const mapping::Place
   sel.count = request.message_bytes;
   sel.type_size = 1;
   sel.radix = request.radix;
-  if (request.algorithm.has_value()) sel.algorithms = {*request.algorithm};
+  if (request.algorithm.has_value()) {
+    sel.algorithms = {*request.algorithm};
+  } else {
+    sel.algorithms = request.candidates;  // empty: every algorithm of the collective
+  }
 
   mapping::ReorderOptions ropts;
   ropts.root = request.root;

@@ -74,6 +74,8 @@ absl::StatusOr<mapping::Placement> ExplicitPlacement(const JobHosts& hosts, std:
 struct PlanRequest {
   mapping::Collective collective = mapping::Collective::kAllreduce;
   std::optional<mapping::Algorithm> algorithm;  // nullopt = auto (best predicted)
+  // With auto: the algorithms to choose among (empty: every one the collective has).
+  std::vector<mapping::Algorithm> candidates;
   int64_t message_bytes =
       1 << 20;  // allreduce/bcast/reduce: whole buffer; allgather/gather: per rank
   int root = 0;

@@ -152,6 +152,20 @@ int toporr_dist_graph_create(toporr_context context, MPI_Comm comm_old, int n, c
                              const int degrees[], const int destinations[], const int weights[],
                              MPI_Info info, int reorder, MPI_Comm* comm_dist_graph);
 
+/* toporr's own collectives (client/mpi/collectives.h): the algorithm runs on a communicator
+ * reordered for it, both chosen by the mapping engine's prediction among toporr's
+ * algorithms (TOPORR_ALG_AUTO; or `algorithm`, or the TOPORR_ALGORITHM variable, forces
+ * one), cached per (communicator, size class). Allreduce: ring, recursive doubling,
+ * Rabenseifner; bcast: binomial, binary tree, k-nomial, scatter-allgather(-ring). The MPI
+ * library's own call runs instead for non-commutative ops, inter-communicators, count 0,
+ * and on any fallback (daemon absent, ...). Same arguments and semantics as MPI_Allreduce /
+ * MPI_Bcast (MPI_IN_PLACE, any datatype); they return MPI error codes, like the calls they
+ * replace, and are collective over `comm`. */
+int toporr_allreduce(toporr_context context, const void* sendbuf, void* recvbuf, int count,
+                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, toporr_algorithm algorithm);
+int toporr_bcast(toporr_context context, void* buffer, int count, MPI_Datatype datatype, int root,
+                 MPI_Comm comm, toporr_algorithm algorithm);
+
 /* Fortran (ISO_C_BINDING) entry points taking Fortran communicator handles; see
  * client/toporr_f.f90 for the interface module. */
 int toporr_comm_reorder_f(MPI_Fint comm, int collective, int algorithm, int64_t bytes, int root,

@@ -4,6 +4,8 @@
 #include <new>
 #include <string>
 
+#include "client/mpi/collective_api.h"
+#include "client/mpi/collectives.h"
 #include "client/mpi/library.h"
 #include "client/mpi/pmpi_abi.h"
 #include "client/mpi/topology.h"
@@ -186,6 +188,22 @@ int toporr_comm_reorder(toporr_context context, MPI_Comm comm, toporr_collective
   }
 }
 
+int toporr_allreduce(toporr_context context, const void* sendbuf, void* recvbuf, int count,
+                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, toporr_algorithm algorithm) {
+  std::optional<mapping::Algorithm> a;
+  if (!AlgorithmOf(algorithm, &a)) return MPI_ERR_ARG;
+  return toporr::client::mpi::Allreduce(LibraryOf(context), sendbuf, recvbuf, count, datatype, op,
+                                        comm, a);
+}
+
+int toporr_bcast(toporr_context context, void* buffer, int count, MPI_Datatype datatype, int root,
+                 MPI_Comm comm, toporr_algorithm algorithm) {
+  std::optional<mapping::Algorithm> a;
+  if (!AlgorithmOf(algorithm, &a)) return MPI_ERR_ARG;
+  return toporr::client::mpi::Bcast(LibraryOf(context), buffer, count, datatype, root, comm, a,
+                                    context != nullptr ? context->radix : 4);
+}
+
 int toporr_comm_reorder_f(MPI_Fint comm, int collective, int algorithm, int64_t bytes, int root,
                           MPI_Fint* newcomm) {
   if (newcomm == nullptr || bytes < 0) return TOPORR_ERR_ARG;
@@ -236,6 +254,53 @@ int toporr_dist_graph_create(toporr_context context, MPI_Comm comm_old, int n, c
 extern "C" {
 
 int toporr_debug_live_caches(void) { return toporr::client::mpi::LiveCaches(); }
+
+int toporr_coll_allreduce(int algorithm, const void* sendbuf, void* recvbuf, int count,
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  namespace coll = toporr::client::mpi::coll;
+  switch (algorithm) {
+    case TOPORR_ALG_RING:
+      return coll::AllreduceRing(sendbuf, recvbuf, count, datatype, op, comm);
+    case TOPORR_ALG_RECURSIVE_DOUBLING:
+      return coll::AllreduceRecursiveDoubling(sendbuf, recvbuf, count, datatype, op, comm);
+    case TOPORR_ALG_RABENSEIFNER:
+      return coll::AllreduceRabenseifner(sendbuf, recvbuf, count, datatype, op, comm);
+  }
+  return MPI_ERR_ARG;
+}
+
+int toporr_coll_bcast(int algorithm, void* buffer, int count, MPI_Datatype datatype, int root,
+                      MPI_Comm comm, int radix) {
+  namespace coll = toporr::client::mpi::coll;
+  switch (algorithm) {
+    case TOPORR_ALG_BINOMIAL:
+      return coll::BcastBinomial(buffer, count, datatype, root, comm);
+    case TOPORR_ALG_BINARY_TREE:
+      return coll::BcastBinaryTree(buffer, count, datatype, root, comm);
+    case TOPORR_ALG_KNOMIAL:
+      return coll::BcastKnomial(buffer, count, datatype, root, comm, radix);
+    case TOPORR_ALG_SCATTER_ALLGATHER:
+      return coll::BcastScatterAllgather(buffer, count, datatype, root, comm);
+    case TOPORR_ALG_SCATTER_ALLGATHER_RING:
+      return coll::BcastScatterAllgatherRing(buffer, count, datatype, root, comm);
+  }
+  return MPI_ERR_ARG;
+}
+
+long long toporr_pmpi_min_bytes(void) {
+  return Library::Default().options().disable ? -1 : Library::Default().options().min_bytes;
+}
+
+int toporr_pmpi_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                          MPI_Op op, MPI_Comm comm) {
+  return toporr::client::mpi::Allreduce(Library::Default(), sendbuf, recvbuf, count, datatype, op,
+                                        comm, std::nullopt);
+}
+
+int toporr_pmpi_bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  return toporr::client::mpi::Bcast(Library::Default(), buffer, count, datatype, root, comm,
+                                    std::nullopt, 4);
+}
 
 int toporr_pmpi_disabled(void) { return Library::Default().options().disable ? 1 : 0; }
 

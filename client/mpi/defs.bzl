@@ -16,14 +16,18 @@ def toporr_mpi_variant(mpi):
         name = "core",
         srcs = [
             "//client/mpi:c_api.cc",
+            "//client/mpi:collective_api.cc",
             "//client/mpi:collective_status.cc",
+            "//client/mpi:collectives.cc",
             "//client/mpi:leaf_groups.cc",
             "//client/mpi:library.cc",
             "//client/mpi:topology.cc",
         ],
         hdrs = [
             "//client:toporr.h",
+            "//client/mpi:collective_api.h",
             "//client/mpi:collective_status.h",
+            "//client/mpi:collectives.h",
             "//client/mpi:leaf_groups.h",
             "//client/mpi:library.h",
             "//client/mpi:pmpi_abi.h",

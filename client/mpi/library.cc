@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -86,15 +87,54 @@ using CacheKey = std::tuple<int, int, int, int, int>;  // collective, algorithm,
 struct CachedDecision {
   std::vector<int32_t> order;  // empty: identity
   Decision decision;
+  // For toporr's collectives: a communicator in `order` that only toporr sends on (created
+  // on first use, freed with the cache or at MPI_Finalize).
+  MPI_Comm internal = MPI_COMM_NULL;
 };
 using CommCache = std::map<CacheKey, CachedDecision>;
 
 std::atomic<int> live_caches{0};
+std::mutex registry_mu;
+std::set<CommCache*>* registry = new std::set<CommCache*>;  // caches alive, for MPI_Finalize
+
+void FreeInternal(CommCache* cache) {
+  for (auto& [key, entry] : *cache) {
+    if (entry.internal != MPI_COMM_NULL) MPI_Comm_free(&entry.internal);
+  }
+}
 
 int DeleteCache(MPI_Comm, int, void* value, void*) {
+  auto* cache = static_cast<CommCache*>(value);
+  {
+    std::lock_guard<std::mutex> lock(registry_mu);
+    registry->erase(cache);
+  }
+  FreeInternal(cache);
   --live_caches;
-  delete static_cast<CommCache*>(value);
+  delete cache;
   return MPI_SUCCESS;
+}
+
+// MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI still works: free every
+// internal communicator then (MPI_COMM_WORLD's caches may be deleted later, or never).
+int FreeAllInternal(MPI_Comm, int, void*, void*) {
+  std::lock_guard<std::mutex> lock(registry_mu);
+  for (CommCache* cache : *registry) FreeInternal(cache);
+  return MPI_SUCCESS;
+}
+
+// The algorithms toporr runs itself (collectives.h), by collective.
+std::vector<mapping::Algorithm> OwnAlgorithms(mapping::Collective c) {
+  using A = mapping::Algorithm;
+  switch (c) {
+    case mapping::Collective::kAllreduce:
+      return {A::kRing, A::kRecursiveDoubling, A::kRabenseifner};
+    case mapping::Collective::kBcast:
+      return {A::kBinomial, A::kBinaryTree, A::kKnomial, A::kScatterAllgather,
+              A::kScatterAllgatherRing};
+    default:
+      return {};
+  }
 }
 
 int SizeClass(int64_t bytes) {
@@ -104,6 +144,11 @@ int SizeClass(int64_t bytes) {
     ++c;
   }
   return c;
+}
+
+CacheKey KeyOf(const ReorderRequest& r) {
+  const int algorithm = r.algorithm ? static_cast<int>(*r.algorithm) : r.own_algorithms ? -2 : -1;
+  return CacheKey{static_cast<int>(r.collective), algorithm, r.root, SizeClass(r.bytes), r.radix};
 }
 
 uint64_t KeyHash(const CacheKey& k) {
@@ -421,6 +466,47 @@ absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* de
   return absl::OkStatus();
 }
 
+void Library::EnsureKeyvals() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cache_keyval_ != MPI_KEYVAL_INVALID) return;
+  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, DeleteCache, &cache_keyval_, nullptr);
+  int finalize_keyval = MPI_KEYVAL_INVALID;
+  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, FreeAllInternal, &finalize_keyval, nullptr);
+  MPI_Comm_set_attr(MPI_COMM_SELF, finalize_keyval, nullptr);
+}
+
+int Library::CollectiveComm(MPI_Comm comm, const ReorderRequest& request, MPI_Comm* run_on,
+                            std::optional<mapping::Algorithm>* algorithm, int* root) {
+  EnsureKeyvals();
+  const CacheKey key = KeyOf(request);
+  CommCache* cache = nullptr;
+  int found = 0;
+  MPI_Comm_get_attr(comm, cache_keyval_, &cache, &found);
+  auto it = found ? cache->find(key) : CommCache::iterator();
+  if (!found || it == cache->end() || it->second.internal == MPI_COMM_NULL) {
+    // A miss: decide (collective, with the agreement check) and keep the communicator.
+    MPI_Comm reordered = MPI_COMM_NULL;
+    Decision d;
+    if (int rc = CommReorder(comm, request, &reordered, &d); rc != MPI_SUCCESS) return rc;
+    MPI_Comm_get_attr(comm, cache_keyval_, &cache, &found);
+    it = cache->find(key);
+    if (it->second.internal != MPI_COMM_NULL) MPI_Comm_free(&it->second.internal);
+    it->second.internal = reordered;
+  }
+  const CachedDecision& c = it->second;
+  *run_on = c.internal;
+  *algorithm = std::nullopt;  // fallback: the MPI library's own, on the caller's communicator
+  if (c.decision.source != "fallback") {
+    absl::StatusOr<mapping::Algorithm> a = mapping::ParseAlgorithm(c.decision.chosen_algorithm);
+    if (a.ok()) *algorithm = *a;
+  }
+  *root = request.root;
+  for (size_t i = 0; i < c.order.size(); ++i) {
+    if (c.order[i] == request.root) *root = static_cast<int>(i);
+  }
+  return MPI_SUCCESS;
+}
+
 int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm* newcomm,
                          Decision* decision_out) {
   const Clock::time_point start = Clock::now();
@@ -437,12 +523,8 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
   d.size = size;
   d.source = "fallback";
 
-  if (cache_keyval_ == MPI_KEYVAL_INVALID) {
-    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, DeleteCache, &cache_keyval_, nullptr);
-  }
-  const CacheKey key{static_cast<int>(request.collective),
-                     request.algorithm ? static_cast<int>(*request.algorithm) : -1, request.root,
-                     SizeClass(request.bytes), request.radix};
+  EnsureKeyvals();
+  const CacheKey key = KeyOf(request);
 
   MPI_Comm work = MPI_COMM_NULL;
   if (int rc = MPI_Comm_dup(comm, &work); rc != MPI_SUCCESS) return rc;
@@ -457,6 +539,10 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
     if (!found) {
       cache = new CommCache;
       ++live_caches;
+      {
+        std::lock_guard<std::mutex> lock(registry_mu);
+        registry->insert(cache);
+      }
       MPI_Comm_set_attr(comm, cache_keyval_, cache);
     }
   }
@@ -475,6 +561,7 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
       PlanRequest plan;
       plan.collective = request.collective;
       plan.algorithm = request.algorithm;
+      if (request.own_algorithms) plan.candidates = OwnAlgorithms(request.collective);
       plan.message_bytes = std::max<int64_t>(1, request.bytes);
       plan.root = request.root;
       plan.radix = request.radix;

@@ -52,6 +52,8 @@ struct ReorderRequest {
   int64_t bytes = 1 << 20;
   int root = 0;
   int radix = 4;  // k-nomial
+  // With auto: choose only among the algorithms toporr runs itself (collectives.h).
+  bool own_algorithms = false;
 };
 
 // What rank 0 computes from the gathered costs: the order and its predictions.
@@ -79,6 +81,14 @@ class Library {
   int CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm* newcomm,
                   Decision* decision);
 
+  // For toporr's collectives: the (cached) decision for `request` on `comm` as a
+  // communicator only toporr sends on, in the decided order (*run_on), the algorithm to run
+  // on it (nullopt: fall back to the MPI library's own call on `comm`) and the request's
+  // root translated to *run_on. A cache hit costs no communication; a miss is
+  // CommReorder (collective).
+  int CollectiveComm(MPI_Comm comm, const ReorderRequest& request, MPI_Comm* run_on,
+                     std::optional<mapping::Algorithm>* algorithm, int* root);
+
   // Collective over `comm`: the order for a process graph, computed on rank 0 by the graph
   // embedding (`graph` need only be set on rank 0). On any failure: identity (with
   // *order empty) and the one warning; never an error. `label` names the caller in
@@ -92,6 +102,7 @@ class Library {
   absl::Status Decide(MPI_Comm work, const Planner& planner, Decision* decision,
                       std::vector<int32_t>* order);
   void Warn(int rank, const std::string& reason);
+  void EnsureKeyvals();
   void Finish(MPI_Comm comm, const Decision& d);
 
   ClientOptions options_;

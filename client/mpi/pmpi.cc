@@ -1,6 +1,8 @@
 // libtoporr_pmpi.so: under LD_PRELOAD, an unchanged MPI program's topology constructors with
 // reorder = 1 return communicators reordered by toporr (topology.h); reorder = 0 and
-// TOPORR_DISABLE=1 leave the MPI library's own call untouched.
+// TOPORR_DISABLE=1 leave the MPI library's own call untouched. MPI_Allreduce and MPI_Bcast
+// of at least TOPORR_MIN_BYTES (default 64 KiB) run toporr's collectives (collective_api.h);
+// smaller calls cost one datatype-size lookup and a comparison before the MPI library's.
 //
 // Both MPI libraries' Fortran bindings call PMPI_* (Open MPI) or their own C entry points
 // from inside the library, so intercepting the C symbols misses Fortran callers: the
@@ -15,6 +17,31 @@
 #include "client/mpi/pmpi_abi.h"
 
 extern "C" {
+
+static long long MinBytes() {
+  static const long long min = toporr_pmpi_min_bytes();
+  return min;
+}
+
+static bool Large(int count, MPI_Datatype datatype) {
+  const long long min = MinBytes();
+  int size = 0;
+  return min >= 0 && count > 0 && MPI_Type_size(datatype, &size) == MPI_SUCCESS &&
+         static_cast<long long>(count) * size >= min;
+}
+
+int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                  MPI_Comm comm) {
+  if (Large(count, datatype)) {
+    return toporr_pmpi_allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+  }
+  return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  if (Large(count, datatype)) return toporr_pmpi_bcast(buffer, count, datatype, root, comm);
+  return PMPI_Bcast(buffer, count, datatype, root, comm);
+}
 
 int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
                     int reorder, MPI_Comm* comm_cart) {

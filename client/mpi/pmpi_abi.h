@@ -12,6 +12,19 @@
 extern "C" {
 #endif
 
+// The PMPI layer's threshold: collectives of fewer bytes go straight to the MPI library;
+// -1 when toporr is disabled (everything goes there).
+long long toporr_pmpi_min_bytes(void);
+int toporr_pmpi_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                          MPI_Op op, MPI_Comm comm);
+int toporr_pmpi_bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+// One of toporr's algorithms run directly on `comm` (no selection, no reordering), for tests
+// and benchmarks: `algorithm` is a toporr_algorithm value (TOPORR_ALG_RING, ...); radix for
+// k-nomial. MPI_ERR_ARG for an algorithm toporr does not carry for that collective.
+int toporr_coll_allreduce(int algorithm, const void* sendbuf, void* recvbuf, int count,
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int toporr_coll_bcast(int algorithm, void* buffer, int count, MPI_Datatype datatype, int root,
+                      MPI_Comm comm, int radix);
 // Decision caches alive on communicators (for leak tests).
 int toporr_debug_live_caches(void);
 // Nonzero when the process-default configuration disables toporr (TOPORR_DISABLE).

@@ -107,6 +107,12 @@ class MpiTest(unittest.TestCase):
         cls.freorder = os.path.join(cls.tmp, "toporr_reorder")
         subprocess.run([MPIF90, "-J", cls.tmp, "-o", cls.freorder, "client/toporr_f.f90",
                         "client/mpi/testing/toporr_reorder.f90"] + link, check=True)
+        cls.coll = os.path.join(cls.tmp, "coll_check")
+        subprocess.run([MPICC, "-O1", "-I", ROOT, "-o", cls.coll, "client/mpi/testing/coll_check.c"]
+                       + link + ["-lm"], check=True)
+        cls.stencil = os.path.join(cls.tmp, "stencil")
+        subprocess.run([MPICC, "-O1", "-o", cls.stencil, "client/mpi/testing/stencil.c"],
+                       check=True)
         cls.shim = os.path.join(cls.tmp, "fail_split_shim.so")
         subprocess.run([MPICC, "-shared", "-fPIC", "-o", cls.shim,
                         "client/mpi/testing/fail_split_shim.c"], check=True)
@@ -306,6 +312,42 @@ class MpiTest(unittest.TestCase):
         fortran = self.run_job(16, [], hosts, program=self.freorder)
         self.assertEqual(fortran.checks["fortran-reorder"], ["ok"])
         self.assertEqual(fortran.orders["fortran-reorder"][0]["order"], c)
+
+    # ---- toporr's own collectives ----
+
+    def test_collectives_match_the_mpi_library(self):
+        # coll_check.c: every algorithm x counts x datatypes x ops x roots / in-place, against
+        # the library's own MPI_Allreduce / MPI_Bcast, plus calls through the selection on
+        # communicators reordered with the daemon's costs.
+        for np in [1, 2, 3, 5, 7, 8, 12, 16]:
+            with self.subTest(np=np):
+                job = self.run_job(np, [], round_robin(np, 4), program=self.coll)
+                lines = [l for l in job.stdout.splitlines() if l.startswith("COLL ")]
+                self.assertEqual(len(lines), 1, job.stdout)
+                cases, failures = map(int, lines[0].split()[1:])
+                self.assertGreater(cases, 3000)
+                self.assertEqual(failures, 0, job.stdout)
+                self.assertEqual(job.warnings(), [], job.stderr)
+                if np > 1:
+                    chosen = {r["collective"] + ":" + r["algorithm"]: r for r in job.report}
+                    self.assertIn("allreduce:ring", chosen)
+                    self.assertEqual(chosen["allreduce:ring"]["source"], "daemon")
+
+    def test_pmpi_collectives_leave_an_unchanged_program_unchanged(self):
+        hosts = round_robin(16, 4)
+        plain = self.run_job(16, [], hosts, program=self.stencil)
+        dropped_in = self.run_job(16, [], hosts, program=self.stencil, preload=True)
+        self.assertEqual(dropped_in.stdout, plain.stdout)
+        self.assertEqual(dropped_in.warnings(), [], dropped_in.stderr)
+        decided = {r["collective"] for r in dropped_in.report if r["source"] == "daemon"}
+        self.assertEqual(decided, {"cart_create", "allreduce", "bcast"})
+        self.assertTrue(all(r["bytes"] >= 65536 for r in dropped_in.report
+                            if r["collective"] in ("allreduce", "bcast")))
+        # The daemon gone: the MPI library's own calls, the same output, one warning.
+        gone = self.run_job(16, [], hosts, program=self.stencil, preload=True,
+                            socket=os.path.join(self.tmp, "absent.sock"))
+        self.assertEqual(gone.stdout, plain.stdout)
+        self.assertEqual(len(gone.warnings()), 1, gone.stderr)
 
     # ---- topology functions through the PMPI layer ----
 

@@ -1,0 +1,114 @@
+// toporr_allreduce / toporr_bcast (toporr.h) and their PMPI entry points (pmpi_abi.h):
+// the decision and communicator from Library::CollectiveComm, the algorithm from
+// collectives.h, the MPI library's own call wherever toporr does not act.
+#include "client/mpi/collective_api.h"
+
+#include <optional>
+
+#include "absl/status/statusor.h"
+#include "client/mpi/collectives.h"
+#include "client/mpi/library.h"
+#include "mapping/pattern.h"
+
+namespace toporr::client::mpi {
+namespace {
+
+using mapping::Algorithm;
+
+// Set while toporr itself runs on this thread: its own MPI_Allreduce / MPI_Bcast calls (which
+// the PMPI layer intercepts too) then go straight to the MPI library.
+thread_local bool inside_toporr = false;
+
+class Inside {
+ public:
+  Inside() { inside_toporr = true; }
+  ~Inside() { inside_toporr = false; }
+};
+
+// TOPORR_ALGORITHM, when it names an algorithm `collective` has.
+std::optional<Algorithm> Forced(const Library& lib, mapping::Collective collective,
+                                std::optional<Algorithm> requested) {
+  if (requested || lib.options().algorithm.empty()) return requested;
+  absl::StatusOr<Algorithm> a = mapping::ParseAlgorithm(lib.options().algorithm);
+  if (!a.ok()) return std::nullopt;
+  for (Algorithm x : mapping::AlgorithmsFor(collective)) {
+    if (x == *a) return *a;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+int Allreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+              MPI_Op op, MPI_Comm comm, std::optional<Algorithm> algorithm) {
+  int commutative = 0, inter = 0, type_size = 0;
+  MPI_Op_commutative(op, &commutative);
+  MPI_Comm_test_inter(comm, &inter);
+  MPI_Type_size(type, &type_size);
+  if (!commutative || inter || count <= 0 || lib.options().disable || inside_toporr) {
+    return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
+  }
+  Inside inside;
+  ReorderRequest request;
+  request.collective = mapping::Collective::kAllreduce;
+  request.algorithm = Forced(lib, request.collective, algorithm);
+  request.own_algorithms = true;
+  request.bytes = static_cast<int64_t>(count) * type_size;
+  MPI_Comm run_on = MPI_COMM_NULL;
+  std::optional<Algorithm> chosen;
+  int root = 0;
+  if (lib.CollectiveComm(comm, request, &run_on, &chosen, &root) != MPI_SUCCESS || !chosen) {
+    return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
+  }
+  switch (*chosen) {
+    case Algorithm::kRing:
+      return coll::AllreduceRing(sendbuf, recvbuf, count, type, op, run_on);
+    case Algorithm::kRecursiveDoubling:
+      return coll::AllreduceRecursiveDoubling(sendbuf, recvbuf, count, type, op, run_on);
+    case Algorithm::kRabenseifner:
+      return coll::AllreduceRabenseifner(sendbuf, recvbuf, count, type, op, run_on);
+    default:  // an algorithm toporr does not carry: the library's, on the reordered ranks
+      return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, run_on);
+  }
+}
+
+int Bcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+          std::optional<Algorithm> algorithm, int radix) {
+  int inter = 0, type_size = 0, size = 1;
+  MPI_Comm_test_inter(comm, &inter);
+  MPI_Type_size(type, &type_size);
+  if (!inter) MPI_Comm_size(comm, &size);
+  if (inter || count <= 0 || lib.options().disable || root < 0 || root >= size || inside_toporr) {
+    return PMPI_Bcast(buffer, count, type, root, comm);
+  }
+  Inside inside;
+  ReorderRequest request;
+  request.collective = mapping::Collective::kBcast;
+  request.algorithm = Forced(lib, request.collective, algorithm);
+  request.own_algorithms = true;
+  request.bytes = static_cast<int64_t>(count) * type_size;
+  request.root = root;
+  request.radix = radix;
+  MPI_Comm run_on = MPI_COMM_NULL;
+  std::optional<Algorithm> chosen;
+  int new_root = root;
+  if (lib.CollectiveComm(comm, request, &run_on, &chosen, &new_root) != MPI_SUCCESS || !chosen) {
+    return PMPI_Bcast(buffer, count, type, root, comm);
+  }
+  switch (*chosen) {
+    case Algorithm::kBinomial:
+      return coll::BcastBinomial(buffer, count, type, new_root, run_on);
+    case Algorithm::kBinaryTree:
+      return coll::BcastBinaryTree(buffer, count, type, new_root, run_on);
+    case Algorithm::kKnomial:
+      return coll::BcastKnomial(buffer, count, type, new_root, run_on, radix);
+    case Algorithm::kScatterAllgather:
+      return coll::BcastScatterAllgather(buffer, count, type, new_root, run_on);
+    case Algorithm::kScatterAllgatherRing:
+      return coll::BcastScatterAllgatherRing(buffer, count, type, new_root, run_on);
+    default:
+      return PMPI_Bcast(buffer, count, type, new_root, run_on);
+  }
+}
+
+}  // namespace toporr::client::mpi

@@ -1,0 +1,23 @@
+// toporr's collectives as the C API and the PMPI layer call them: selection (or a forced
+// algorithm) through Library::CollectiveComm, then collectives.h on the reordered
+// communicator, or the MPI library's own call where toporr does not act. MPI error codes.
+#ifndef TOPORR_CLIENT_MPI_COLLECTIVE_API_H_
+#define TOPORR_CLIENT_MPI_COLLECTIVE_API_H_
+
+#include <mpi.h>
+
+#include <optional>
+
+#include "client/mpi/library.h"
+#include "mapping/pattern.h"
+
+namespace toporr::client::mpi {
+
+int Allreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+              MPI_Op op, MPI_Comm comm, std::optional<mapping::Algorithm> algorithm);
+int Bcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+          std::optional<mapping::Algorithm> algorithm, int radix);
+
+}  // namespace toporr::client::mpi
+
+#endif  // TOPORR_CLIENT_MPI_COLLECTIVE_API_H_

@@ -1,0 +1,391 @@
+#include "client/mpi/collectives.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace toporr::client::mpi::coll {
+namespace {
+
+constexpr int kTag = 0x7C01;  // on toporr's own communicators only: no user message matches
+
+// Element access for any datatype: element i of `base` is at base + i * extent.
+struct Elements {
+  explicit Elements(MPI_Datatype type) {
+    MPI_Aint lb = 0, true_lb = 0, true_extent = 0;
+    MPI_Type_get_extent(type, &lb, &extent);
+    MPI_Type_get_true_extent(type, &true_lb, &true_extent);
+    this->true_lb = true_lb;
+    this->true_extent = true_extent;
+  }
+  char* At(void* base, int64_t i) const { return static_cast<char*>(base) + i * extent; }
+  const char* At(const void* base, int64_t i) const {
+    return static_cast<const char*>(base) + i * extent;
+  }
+  MPI_Aint extent = 0, true_lb = 0, true_extent = 0;
+};
+
+// Scratch space for `count` elements of a datatype (true extent, shifted by the true lower
+// bound as MPI requires of a buffer pointer).
+class Scratch {
+ public:
+  Scratch(const Elements& e, int count)
+      : storage_(count > 0 ? static_cast<size_t>(e.true_extent + (count - 1) * e.extent) : 1) {
+    ptr_ = storage_.data() - e.true_lb;
+  }
+  char* get() { return ptr_; }
+
+ private:
+  std::vector<char> storage_;
+  char* ptr_;
+};
+
+// Local copy of `count` elements through the MPI library (any datatype layout).
+int Copy(const void* src, void* dst, int count, MPI_Datatype type) {
+  if (count == 0 || src == dst) return MPI_SUCCESS;
+  return MPI_Sendrecv(src, count, type, 0, kTag, dst, count, type, 0, kTag, MPI_COMM_SELF,
+                      MPI_STATUS_IGNORE);
+}
+
+int Exchange(const void* send, int send_count, void* recv, int recv_count, MPI_Datatype type,
+             int peer, MPI_Comm comm) {
+  return MPI_Sendrecv(send, send_count, type, peer, kTag, recv, recv_count, type, peer, kTag, comm,
+                      MPI_STATUS_IGNORE);
+}
+
+int Reduce(const void* in, void* inout, int count, MPI_Datatype type, MPI_Op op) {
+  return count == 0 ? MPI_SUCCESS : MPI_Reduce_local(in, inout, count, type, op);
+}
+
+int LargestPowerOfTwoAtMost(int p) {
+  int x = 1;
+  while (x * 2 <= p) x *= 2;
+  return x;
+}
+
+#define RETURN_IF_MPI_ERROR(expr)                     \
+  do {                                                \
+    const int toporr_rc_ = (expr);                    \
+    if (toporr_rc_ != MPI_SUCCESS) return toporr_rc_; \
+  } while (0)
+
+}  // namespace
+
+int AllreduceRecursiveDoubling(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                               MPI_Op op, MPI_Comm comm) {
+  int p = 1, r = 0;
+  MPI_Comm_size(comm, &p);
+  MPI_Comm_rank(comm, &r);
+  if (sendbuf != MPI_IN_PLACE) RETURN_IF_MPI_ERROR(Copy(sendbuf, recvbuf, count, type));
+  if (p == 1 || count == 0) return MPI_SUCCESS;
+  const Elements e(type);
+  Scratch tmp(e, count);
+  const int adj = LargestPowerOfTwoAtMost(p);
+  const int extra = p - adj;
+  int newrank = r - extra;
+  if (r < 2 * extra) {  // fold the extra ranks in: even ones give their data and wait
+    if (r % 2 == 0) {
+      RETURN_IF_MPI_ERROR(MPI_Send(recvbuf, count, type, r + 1, kTag, comm));
+      newrank = -1;
+    } else {
+      RETURN_IF_MPI_ERROR(MPI_Recv(tmp.get(), count, type, r - 1, kTag, comm, MPI_STATUS_IGNORE));
+      RETURN_IF_MPI_ERROR(Reduce(tmp.get(), recvbuf, count, type, op));
+      newrank = r / 2;
+    }
+  }
+  if (newrank >= 0) {
+    for (int dist = 1; dist < adj; dist *= 2) {
+      const int nr = newrank ^ dist;
+      const int remote = nr < extra ? nr * 2 + 1 : nr + extra;
+      RETURN_IF_MPI_ERROR(Exchange(recvbuf, count, tmp.get(), count, type, remote, comm));
+      RETURN_IF_MPI_ERROR(Reduce(tmp.get(), recvbuf, count, type, op));
+    }
+  }
+  if (r < 2 * extra) {
+    if (r % 2 == 1) return MPI_Send(recvbuf, count, type, r - 1, kTag, comm);
+    return MPI_Recv(recvbuf, count, type, r + 1, kTag, comm, MPI_STATUS_IGNORE);
+  }
+  return MPI_SUCCESS;
+}
+
+int AllreduceRing(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                  MPI_Comm comm) {
+  int p = 1, r = 0;
+  MPI_Comm_size(comm, &p);
+  MPI_Comm_rank(comm, &r);
+  if (count < p) return AllreduceRecursiveDoubling(sendbuf, recvbuf, count, type, op, comm);
+  if (sendbuf != MPI_IN_PLACE) RETURN_IF_MPI_ERROR(Copy(sendbuf, recvbuf, count, type));
+  if (p == 1) return MPI_SUCCESS;
+  const Elements e(type);
+  // Blocks: the first count % p hold one element more.
+  const int small = count / p, split = count % p;
+  auto block_count = [&](int b) { return b < split ? small + 1 : small; };
+  auto block_start = [&](int b) {
+    return b < split ? static_cast<int64_t>(b) * (small + 1)
+                     : static_cast<int64_t>(split) * (small + 1) +
+                           static_cast<int64_t>(b - split) * small;
+  };
+  auto mod = [&](int x) { return ((x % p) + p) % p; };
+  Scratch tmp(e, small + 1);
+  const int right = mod(r + 1), left = mod(r - 1);
+  for (int t = 0; t < p - 1; ++t) {  // reduce-scatter: r ends with block r+1 complete
+    const int sb = mod(r - t), rb = mod(r - t - 1);
+    RETURN_IF_MPI_ERROR(MPI_Sendrecv(e.At(recvbuf, block_start(sb)), block_count(sb), type, right,
+                                     kTag, tmp.get(), block_count(rb), type, left, kTag, comm,
+                                     MPI_STATUS_IGNORE));
+    RETURN_IF_MPI_ERROR(
+        Reduce(tmp.get(), e.At(recvbuf, block_start(rb)), block_count(rb), type, op));
+  }
+  for (int t = 0; t < p - 1; ++t) {  // allgather of the complete blocks
+    const int sb = mod(r + 1 - t), rb = mod(r - t);
+    RETURN_IF_MPI_ERROR(MPI_Sendrecv(e.At(recvbuf, block_start(sb)), block_count(sb), type, right,
+                                     kTag, e.At(recvbuf, block_start(rb)), block_count(rb), type,
+                                     left, kTag, comm, MPI_STATUS_IGNORE));
+  }
+  return MPI_SUCCESS;
+}
+
+int AllreduceRabenseifner(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                          MPI_Op op, MPI_Comm comm) {
+  int p = 1, r = 0;
+  MPI_Comm_size(comm, &p);
+  MPI_Comm_rank(comm, &r);
+  const int pof2 = LargestPowerOfTwoAtMost(p);
+  if (count < pof2 || p == 1) {
+    return AllreduceRecursiveDoubling(sendbuf, recvbuf, count, type, op, comm);
+  }
+  if (sendbuf != MPI_IN_PLACE) RETURN_IF_MPI_ERROR(Copy(sendbuf, recvbuf, count, type));
+  const Elements e(type);
+  Scratch tmp(e, count);
+  const int rem = p - pof2;
+  const int lhalf = count / 2, rhalf = count - lhalf;
+  int vrank = r - rem;
+  if (r < 2 * rem) {  // pairs trade halves; the odd rank of each pair drops out
+    if (r % 2 == 1) {
+      RETURN_IF_MPI_ERROR(MPI_Sendrecv(recvbuf, lhalf, type, r - 1, kTag, e.At(tmp.get(), lhalf),
+                                       rhalf, type, r - 1, kTag, comm, MPI_STATUS_IGNORE));
+      RETURN_IF_MPI_ERROR(Reduce(e.At(tmp.get(), lhalf), e.At(recvbuf, lhalf), rhalf, type, op));
+      RETURN_IF_MPI_ERROR(MPI_Send(e.At(recvbuf, lhalf), rhalf, type, r - 1, kTag, comm));
+      vrank = -1;
+    } else {
+      RETURN_IF_MPI_ERROR(MPI_Sendrecv(e.At(recvbuf, lhalf), rhalf, type, r + 1, kTag, tmp.get(),
+                                       lhalf, type, r + 1, kTag, comm, MPI_STATUS_IGNORE));
+      RETURN_IF_MPI_ERROR(Reduce(tmp.get(), recvbuf, lhalf, type, op));
+      RETURN_IF_MPI_ERROR(
+          MPI_Recv(e.At(recvbuf, lhalf), rhalf, type, r + 1, kTag, comm, MPI_STATUS_IGNORE));
+      vrank = r / 2;
+    }
+  }
+  auto real = [&](int v) { return v < rem ? 2 * v : v + rem; };
+  if (vrank >= 0) {
+    // Reduce-scatter by recursive halving: the window [lo, hi) halves at every step.
+    std::vector<std::pair<int, int>> parents;
+    int lo = 0, hi = count;
+    for (int mask = 1; mask < pof2; mask *= 2) {
+      const int vdest = vrank ^ mask, dest = real(vdest);
+      const int mid = lo + (hi - lo) / 2;
+      parents.emplace_back(lo, hi);
+      if (vrank < vdest) {  // keep the left half
+        RETURN_IF_MPI_ERROR(Exchange(e.At(recvbuf, mid), hi - mid, e.At(tmp.get(), lo), mid - lo,
+                                     type, dest, comm));
+        RETURN_IF_MPI_ERROR(Reduce(e.At(tmp.get(), lo), e.At(recvbuf, lo), mid - lo, type, op));
+        hi = mid;
+      } else {
+        RETURN_IF_MPI_ERROR(Exchange(e.At(recvbuf, lo), mid - lo, e.At(tmp.get(), mid), hi - mid,
+                                     type, dest, comm));
+        RETURN_IF_MPI_ERROR(Reduce(e.At(tmp.get(), mid), e.At(recvbuf, mid), hi - mid, type, op));
+        lo = mid;
+      }
+    }
+    // Allgather by recursive doubling, in reverse: each step joins a window with its sibling.
+    for (int k = static_cast<int>(parents.size()) - 1, mask = pof2 / 2; k >= 0; --k, mask /= 2) {
+      const int dest = real(vrank ^ mask);
+      const auto [plo, phi] = parents[k];
+      const int olo = lo == plo ? hi : plo, ohi = lo == plo ? phi : lo;
+      RETURN_IF_MPI_ERROR(
+          Exchange(e.At(recvbuf, lo), hi - lo, e.At(recvbuf, olo), ohi - olo, type, dest, comm));
+      lo = plo;
+      hi = phi;
+    }
+  }
+  if (r < 2 * rem) {
+    if (r % 2 == 0) return MPI_Send(recvbuf, count, type, r + 1, kTag, comm);
+    return MPI_Recv(recvbuf, count, type, r - 1, kTag, comm, MPI_STATUS_IGNORE);
+  }
+  return MPI_SUCCESS;
+}
+
+namespace {
+
+// Receives from `parent` (unless < 0), then sends to every child concurrently.
+int TreeBcast(void* buffer, int count, MPI_Datatype type, int parent,
+              const std::vector<int>& children, MPI_Comm comm) {
+  if (parent >= 0) {
+    RETURN_IF_MPI_ERROR(MPI_Recv(buffer, count, type, parent, kTag, comm, MPI_STATUS_IGNORE));
+  }
+  if (children.empty()) return MPI_SUCCESS;
+  std::vector<MPI_Request> requests(children.size());
+  for (size_t i = 0; i < children.size(); ++i) {
+    RETURN_IF_MPI_ERROR(MPI_Isend(buffer, count, type, children[i], kTag, comm, &requests[i]));
+  }
+  return MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+}
+
+// Shifted rank v (root = 0) <-> rank.
+struct Shift {
+  int p, root;
+  int Real(int v) const { return (v + root) % p; }
+};
+
+// Binary tree of Open MPI's build_tree(2): children of v are v + delta and v + 2 delta,
+// delta = 2^level(v); level L holds shifted ranks 2^L - 1 .. 2^(L+1) - 2.
+std::vector<int> BinaryChildren(int v, int p) {
+  int level = 0, first_of_next = 1;
+  while (first_of_next <= v) {
+    ++level;
+    first_of_next = 2 * first_of_next + 1;
+  }
+  const int delta = 1 << level;
+  std::vector<int> out;
+  for (int i = 1; i <= 2; ++i) {
+    if (v + delta * i < p) out.push_back(v + delta * i);
+  }
+  return out;
+}
+
+std::vector<int> KnomialChildren(int v, int p, int radix, int* parent) {
+  int start = 1;
+  if (v == 0) {
+    while (static_cast<int64_t>(start) * radix < p) start *= radix;
+    *parent = -1;
+  } else {
+    int mask = 1;
+    while (v % (radix * mask) == 0) mask *= radix;
+    *parent = v / (radix * mask) * (radix * mask);
+    start = mask / radix;
+  }
+  std::vector<int> out;
+  for (int m = start; m >= 1; m /= radix) {
+    for (int k = 1; k < radix; ++k) {
+      if (static_cast<int64_t>(v) + static_cast<int64_t>(k) * m < p) out.push_back(v + k * m);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int BcastBinomial(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  int p = 1, r = 0;
+  MPI_Comm_size(comm, &p);
+  MPI_Comm_rank(comm, &r);
+  if (p == 1 || count == 0) return MPI_SUCCESS;
+  const Shift s{p, root};
+  const int v = (r - root + p) % p;
+  int mask = 1;  // smallest power of two greater than v
+  while (mask <= v) mask *= 2;
+  const int parent = v == 0 ? -1 : s.Real(v - mask / 2);
+  std::vector<int> children;
+  for (int m = mask; v + m < p; m *= 2) children.push_back(s.Real(v + m));
+  return TreeBcast(buffer, count, type, parent, children, comm);
+}
+
+int BcastBinaryTree(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  int p = 1, r = 0;
+  MPI_Comm_size(comm, &p);
+  MPI_Comm_rank(comm, &r);
+  if (p == 1 || count == 0) return MPI_SUCCESS;
+  const Shift s{p, root};
+  const int v = (r - root + p) % p;
+  int parent = -1;
+  for (int u = 0; u < v && parent < 0; ++u) {
+    for (int c : BinaryChildren(u, p)) {
+      if (c == v) parent = s.Real(u);
+    }
+  }
+  std::vector<int> children;
+  for (int c : BinaryChildren(v, p)) children.push_back(s.Real(c));
+  return TreeBcast(buffer, count, type, parent, children, comm);
+}
+
+int BcastKnomial(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm, int radix) {
+  int p = 1, r = 0;
+  MPI_Comm_size(comm, &p);
+  MPI_Comm_rank(comm, &r);
+  if (p == 1 || count == 0) return MPI_SUCCESS;
+  if (radix < 2) radix = 2;
+  const Shift s{p, root};
+  const int v = (r - root + p) % p;
+  int parent = -1;
+  std::vector<int> children;
+  for (int c : KnomialChildren(v, p, radix, &parent)) children.push_back(s.Real(c));
+  return TreeBcast(buffer, count, type, parent < 0 ? -1 : s.Real(parent), children, comm);
+}
+
+namespace {
+
+// Binomial scatter of blocks of `sc` elements (block b = shifted rank b's), then an
+// allgather: recursive doubling (p a power of two and `ring` false) or ring.
+int ScatterAllgather(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                     bool ring) {
+  int p = 1, r = 0;
+  MPI_Comm_size(comm, &p);
+  MPI_Comm_rank(comm, &r);
+  if (p == 1 || count == 0) return MPI_SUCCESS;
+  if (count < p) return BcastBinomial(buffer, count, type, root, comm);
+  const Elements e(type);
+  const Shift s{p, root};
+  const int v = (r - root + p) % p;
+  const int64_t sc = (count + p - 1) / p;
+  // Elements of blocks [b, b + n), clipped to the communicator and the message.
+  auto first = [&](int64_t b) { return std::min<int64_t>(b * sc, count); };
+  auto elems = [&](int64_t b, int64_t n) {
+    return static_cast<int>(first(std::min<int64_t>(b + n, p)) - first(b));
+  };
+  int low = 1;  // v's subtree spans `low` blocks; the root's every block
+  if (v == 0) {
+    while (low < p) low *= 2;
+  } else {
+    low = v & -v;
+    RETURN_IF_MPI_ERROR(MPI_Recv(e.At(buffer, first(v)), elems(v, low), type, s.Real(v - low), kTag,
+                                 comm, MPI_STATUS_IGNORE));
+  }
+  for (int m = low / 2; m >= 1; m /= 2) {
+    if (v + m < p) {
+      RETURN_IF_MPI_ERROR(
+          MPI_Send(e.At(buffer, first(v + m)), elems(v + m, m), type, s.Real(v + m), kTag, comm));
+    }
+  }
+  const bool pof2 = (p & (p - 1)) == 0;
+  if (!ring && pof2) {
+    for (int mask = 1; mask < p; mask *= 2) {
+      const int partner = v ^ mask;
+      const int mine = v & ~(mask - 1), theirs = partner & ~(mask - 1);
+      RETURN_IF_MPI_ERROR(Exchange(e.At(buffer, first(mine)), elems(mine, mask),
+                                   e.At(buffer, first(theirs)), elems(theirs, mask), type,
+                                   s.Real(partner), comm));
+    }
+    return MPI_SUCCESS;
+  }
+  const int right = s.Real((v + 1) % p), left = s.Real((v - 1 + p) % p);
+  for (int t = 0; t < p - 1; ++t) {
+    const int sb = ((v - t) % p + p) % p, rb = ((v - t - 1) % p + p) % p;
+    RETURN_IF_MPI_ERROR(MPI_Sendrecv(e.At(buffer, first(sb)), elems(sb, 1), type, right, kTag,
+                                     e.At(buffer, first(rb)), elems(rb, 1), type, left, kTag, comm,
+                                     MPI_STATUS_IGNORE));
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int BcastScatterAllgather(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  return ScatterAllgather(buffer, count, type, root, comm, /*ring=*/false);
+}
+
+int BcastScatterAllgatherRing(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  return ScatterAllgather(buffer, count, type, root, comm, /*ring=*/true);
+}
+
+}  // namespace toporr::client::mpi::coll

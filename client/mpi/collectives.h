@@ -1,0 +1,42 @@
+// toporr's own collective algorithms, over MPI point-to-point, so that the algorithm a
+// communicator was reordered for is the one that runs on it (MPI libraries pick theirs by
+// their own size rules). Schedules follow Open MPI's coll/base algorithms
+// (../shared/reference/formats_and_algorithms.md § 5), which is what the mapping engine
+// models and predicts:
+//   allreduce  ring (count < size: recursive doubling), recursive doubling (non-power-of-two
+//              sizes: even ranks of the first 2*extra fold into their odd neighbour),
+//              Rabenseifner (reduce-scatter by recursive halving + allgather by recursive
+//              doubling; non-power-of-two: odd ranks of the first 2*rem drop out after
+//              trading halves; count < pof2: recursive doubling)
+//   bcast      binomial, binary tree, k-nomial (radix 2..8), scatter-allgather (binomial
+//              scatter + recursive-doubling allgather; ring allgather when the size is not a
+//              power of two), scatter-allgather-ring; scatter variants with count < size:
+//              binomial
+// Whole messages (no segmentation). Any count (0 too), any size, MPI_IN_PLACE, predefined
+// and derived datatypes (temporary buffers by true extent), predefined and user-defined
+// ops applied with MPI_Reduce_local in rank order (so the allreduce algorithms are correct
+// for commutative ops; callers send non-commutative ops to the MPI library). Every
+// function returns an MPI error code and is collective over `comm` (an intra-communicator).
+#ifndef TOPORR_CLIENT_MPI_COLLECTIVES_H_
+#define TOPORR_CLIENT_MPI_COLLECTIVES_H_
+
+#include <mpi.h>
+
+namespace toporr::client::mpi::coll {
+
+int AllreduceRing(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                  MPI_Comm comm);
+int AllreduceRecursiveDoubling(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                               MPI_Op op, MPI_Comm comm);
+int AllreduceRabenseifner(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                          MPI_Op op, MPI_Comm comm);
+
+int BcastBinomial(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm);
+int BcastBinaryTree(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm);
+int BcastKnomial(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm, int radix);
+int BcastScatterAllgather(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm);
+int BcastScatterAllgatherRing(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm);
+
+}  // namespace toporr::client::mpi::coll
+
+#endif  // TOPORR_CLIENT_MPI_COLLECTIVES_H_

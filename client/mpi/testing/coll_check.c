@@ -1,0 +1,318 @@
+/* Correctness of toporr's collectives against the MPI library's own, over a generated table
+ * (run by mpi_test.py at several communicator sizes):
+ *   allreduce: ring, recursive doubling, Rabenseifner
+ *   bcast:     binomial, binary tree, k-nomial (radix 2..8), scatter-allgather(-ring)
+ * x counts (0..17, around powers of two up to 1000, and 2^20, 2^20 + 7 for two cheap
+ *   type/op pairs) x datatypes {int, double, float complex, a vector of ints, a struct of int
+ *   and double} x ops {sum, max, bxor, a user commutative op} where MPI defines the pair
+ *   (derived types with the user op only: MPI leaves predefined ops on them undefined)
+ *   x in place or not (allreduce) / roots {0, size/2, size-1} (bcast).
+ * Each case runs on a duplicate of MPI_COMM_WORLD through toporr_coll_* (the algorithm
+ * alone), and a sample through toporr_allreduce / toporr_bcast (selection + reordered
+ * communicator). Integer results must equal the library's bitwise; floating ones within
+ * rounding (bitwise for max). Prints "COLL <cases> <failures>" on rank 0 and the first
+ * failures as "BAD ...". Exit status 1 on any failure. */
+#include <complex.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/mpi/pmpi_abi.h"
+#include "client/toporr.h"
+
+static int rank, size;
+static MPI_Datatype vec_type, struct_type;
+static MPI_Op user_op;
+static long cases, failures;
+
+typedef struct {
+  int i;
+  double d;
+} Pair;
+
+enum { kInt, kDouble, kComplex, kVector, kStruct, kNumTypes };
+static const char* kTypeNames[] = {"int", "double", "complex", "vector", "struct"};
+enum { kSum, kMax, kBxor, kUser, kNumOps };
+static const char* kOpNames[] = {"sum", "max", "bxor", "user"};
+
+/* Elements per datatype element (vector: 2 ints at stride 2 -> extent 3 ints). */
+static size_t ElementBytes(int t) {
+  switch (t) {
+    case kInt:
+      return sizeof(int);
+    case kDouble:
+      return sizeof(double);
+    case kComplex:
+      return sizeof(float complex);
+    case kVector:
+      return 3 * sizeof(int);
+    default:
+      return sizeof(Pair);
+  }
+}
+
+static MPI_Datatype TypeOf(int t) {
+  switch (t) {
+    case kInt:
+      return MPI_INT;
+    case kDouble:
+      return MPI_DOUBLE;
+    case kComplex:
+      return MPI_C_FLOAT_COMPLEX;
+    case kVector:
+      return vec_type;
+    default:
+      return struct_type;
+  }
+}
+
+static MPI_Op OpOf(int o) {
+  switch (o) {
+    case kSum:
+      return MPI_SUM;
+    case kMax:
+      return MPI_MAX;
+    case kBxor:
+      return MPI_BXOR;
+    default:
+      return user_op;
+  }
+}
+
+/* The pairs MPI defines: predefined ops on their basic types only (derived types, as the
+ * vector and the struct, take user ops). */
+static int Valid(int t, int o) {
+  if (o == kUser) return 1;
+  if (t == kStruct || t == kVector) return 0;
+  if (t == kComplex) return o == kSum;
+  if (t == kDouble) return o != kBxor;
+  return 1;
+}
+
+/* A user commutative op: sum, element by element, for every type of the table. */
+static void UserSum(void* in, void* inout, int* len, MPI_Datatype* type) {
+  if (*type == MPI_INT) {
+    for (int k = 0; k < *len; ++k) ((int*)inout)[k] += ((int*)in)[k];
+  } else if (*type == MPI_DOUBLE) {
+    for (int k = 0; k < *len; ++k) ((double*)inout)[k] += ((double*)in)[k];
+  } else if (*type == MPI_C_FLOAT_COMPLEX) {
+    for (int k = 0; k < *len; ++k) ((float complex*)inout)[k] += ((float complex*)in)[k];
+  } else if (*type == vec_type) {
+    for (int k = 0; k < *len; ++k) {
+      ((int*)inout)[3 * k] += ((int*)in)[3 * k];
+      ((int*)inout)[3 * k + 2] += ((int*)in)[3 * k + 2];
+    }
+  } else {
+    for (int k = 0; k < *len; ++k) {
+      ((Pair*)inout)[k].i += ((Pair*)in)[k].i;
+      ((Pair*)inout)[k].d += ((Pair*)in)[k].d;
+    }
+  }
+}
+
+/* Deterministic contents of element k of rank r (the vector's gap ints stay -7). */
+static void Fill(int t, void* buf, int count, int r, int salt) {
+  for (long k = 0; k < count; ++k) {
+    const int v = (int)((r * 131 + k * 7 + salt * 17) % 2001) - 1000;
+    switch (t) {
+      case kInt:
+        ((int*)buf)[k] = v;
+        break;
+      case kDouble:
+        ((double*)buf)[k] = v * 0.37 + r * 1e-3;
+        break;
+      case kComplex:
+        ((float complex*)buf)[k] = v * 0.5f + (r - v) * 0.25f * I;
+        break;
+      case kVector:
+        ((int*)buf)[3 * k] = v;
+        ((int*)buf)[3 * k + 1] = -7;
+        ((int*)buf)[3 * k + 2] = v ^ r;
+        break;
+      default:
+        ((Pair*)buf)[k].i = v;
+        ((Pair*)buf)[k].d = v * 0.25;
+    }
+  }
+}
+
+/* 1 when `got` matches `want`: bitwise for integers and for max, else within rounding. */
+static int Same(int t, int o, const void* got, const void* want, int count) {
+  for (long k = 0; k < count; ++k) {
+    switch (t) {
+      case kInt:
+        if (((int*)got)[k] != ((int*)want)[k]) return 0;
+        break;
+      case kDouble: {
+        double a = ((double*)got)[k], b = ((double*)want)[k];
+        if (o == kMax ? a != b : fabs(a - b) > 1e-9 * (1 + fabs(b))) return 0;
+        break;
+      }
+      case kComplex: {
+        float complex a = ((float complex*)got)[k], b = ((float complex*)want)[k];
+        if (cabsf(a - b) > 1e-3f * (1 + cabsf(b))) return 0;
+        break;
+      }
+      case kVector:
+        if (((int*)got)[3 * k] != ((int*)want)[3 * k] ||
+            ((int*)got)[3 * k + 1] != ((int*)want)[3 * k + 1] ||
+            ((int*)got)[3 * k + 2] != ((int*)want)[3 * k + 2])
+          return 0;
+        break;
+      default:
+        if (((Pair*)got)[k].i != ((Pair*)want)[k].i ||
+            fabs(((Pair*)got)[k].d - ((Pair*)want)[k].d) > 1e-9 * (1 + fabs(((Pair*)want)[k].d)))
+          return 0;
+    }
+  }
+  return 1;
+}
+
+static void Record(int ok, const char* what) {
+  int all = 0;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  ++cases;
+  if (!all) {
+    if (rank == 0 && failures < 20) printf("BAD %s\n", what);
+    ++failures;
+  }
+}
+
+static const int kAllreduceAlgs[] = {TOPORR_ALG_RING, TOPORR_ALG_RECURSIVE_DOUBLING,
+                                     TOPORR_ALG_RABENSEIFNER};
+static const char* kAllreduceNames[] = {"ring", "recursive_doubling", "rabenseifner"};
+
+static void CheckAllreduce(MPI_Comm comm, int alg, int t, int o, int count, int in_place,
+                           int selected) {
+  const size_t bytes = ElementBytes(t) * (size_t)(count > 0 ? count : 1);
+  char* send = malloc(bytes);
+  char* got = malloc(bytes);
+  char* want = malloc(bytes);
+  Fill(t, send, count, rank, count);
+  Fill(t, got, count, rank + 1000, count); /* garbage the algorithm must overwrite */
+  memcpy(want, got, bytes);
+  MPI_Allreduce(send, want, count, TypeOf(t), OpOf(o), comm);
+  int rc;
+  if (in_place) memcpy(got, send, bytes);
+  const void* src = in_place ? MPI_IN_PLACE : send;
+  if (selected) {
+    rc = toporr_allreduce(NULL, src, got, count, TypeOf(t), OpOf(o), MPI_COMM_WORLD,
+                          (toporr_algorithm)kAllreduceAlgs[alg]);
+  } else {
+    rc = toporr_coll_allreduce(kAllreduceAlgs[alg], src, got, count, TypeOf(t), OpOf(o), comm);
+  }
+  char what[200];
+  snprintf(what, sizeof(what), "allreduce %s%s size=%d count=%d type=%s op=%s%s",
+           kAllreduceNames[alg], selected ? " (selected)" : "", size, count, kTypeNames[t],
+           kOpNames[o], in_place ? " in-place" : "");
+  Record(rc == MPI_SUCCESS && Same(t, o, got, want, count), what);
+  free(send);
+  free(got);
+  free(want);
+}
+
+static const int kBcastAlgs[] = {TOPORR_ALG_BINOMIAL, TOPORR_ALG_BINARY_TREE, TOPORR_ALG_KNOMIAL,
+                                 TOPORR_ALG_SCATTER_ALLGATHER, TOPORR_ALG_SCATTER_ALLGATHER_RING};
+static const char* kBcastNames[] = {"binomial", "binary_tree", "knomial", "scatter_allgather",
+                                    "scatter_allgather_ring"};
+
+static void CheckBcast(MPI_Comm comm, int alg, int t, int count, int root, int radix,
+                       int selected) {
+  const size_t bytes = ElementBytes(t) * (size_t)(count > 0 ? count : 1);
+  char* got = malloc(bytes);
+  char* want = malloc(bytes);
+  Fill(t, want, count, root, count); /* what root holds */
+  if (rank == root) {
+    memcpy(got, want, bytes);
+  } else {
+    Fill(t, got, count, rank + 1000, count);
+    if (t == kVector) { /* the gaps are not part of the type: they keep their own value */
+      for (long k = 0; k < count; ++k) ((int*)want)[3 * k + 1] = ((int*)got)[3 * k + 1];
+    }
+  }
+  int rc = selected ? toporr_bcast(NULL, got, count, TypeOf(t), root, MPI_COMM_WORLD,
+                                   (toporr_algorithm)kBcastAlgs[alg])
+                    : toporr_coll_bcast(kBcastAlgs[alg], got, count, TypeOf(t), root, comm, radix);
+  char what[200];
+  snprintf(what, sizeof(what), "bcast %s%s size=%d count=%d type=%s root=%d radix=%d",
+           kBcastNames[alg], selected ? " (selected)" : "", size, count, kTypeNames[t], root,
+           radix);
+  Record(rc == MPI_SUCCESS && Same(t, kSum, got, want, count), what);
+  free(got);
+  free(want);
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Type_vector(1, 2, 2, MPI_INT, &vec_type); /* 2 ints, then a gap: resized to 3 ints */
+  {
+    MPI_Datatype raw = vec_type;
+    int lens[2] = {1, 1};
+    MPI_Aint disp[2] = {0, 2 * sizeof(int)};
+    MPI_Datatype types[2] = {MPI_INT, MPI_INT};
+    MPI_Datatype two;
+    MPI_Type_create_struct(2, lens, disp, types, &two); /* ints at 0 and 2: a strided pair */
+    MPI_Type_create_resized(two, 0, 3 * sizeof(int), &vec_type);
+    MPI_Type_free(&two);
+    MPI_Type_free(&raw);
+  }
+  MPI_Type_commit(&vec_type);
+  {
+    int lens[2] = {1, 1};
+    MPI_Aint disp[2] = {offsetof(Pair, i), offsetof(Pair, d)};
+    MPI_Datatype types[2] = {MPI_INT, MPI_DOUBLE}, raw;
+    MPI_Type_create_struct(2, lens, disp, types, &raw);
+    MPI_Type_create_resized(raw, 0, sizeof(Pair), &struct_type);
+    MPI_Type_free(&raw);
+    MPI_Type_commit(&struct_type);
+  }
+  MPI_Op_create(UserSum, 1, &user_op);
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+
+  int counts[64], n = 0;
+  for (int c = 0; c <= 17; ++c) counts[n++] = c;
+  const int more[] = {31,  32,  33,  63,  64,  65,  100, 127, 128,
+                      129, 255, 256, 257, 511, 512, 513, 999, 1000};
+  for (size_t i = 0; i < sizeof(more) / sizeof(more[0]); ++i) counts[n++] = more[i];
+
+  for (int a = 0; a < 3; ++a) {
+    for (int ci = 0; ci < n; ++ci) {
+      for (int t = 0; t < kNumTypes; ++t) {
+        for (int o = 0; o < kNumOps; ++o) {
+          if (!Valid(t, o)) continue;
+          CheckAllreduce(comm, a, t, o, counts[ci], (ci + t + o) % 2, 0);
+        }
+      }
+    }
+    CheckAllreduce(comm, a, kInt, kSum, 1 << 20, 0, 0);
+    CheckAllreduce(comm, a, kDouble, kMax, (1 << 20) + 7, 1, 0);
+    CheckAllreduce(comm, a, kDouble, kSum, (1 << 20) + 7, 0, 1); /* selected + reordered */
+    CheckAllreduce(comm, a, kVector, kUser, 1000, 1, 1);
+  }
+  const int roots[3] = {0, size / 2, size - 1};
+  for (int a = 0; a < 5; ++a) {
+    for (int ci = 0; ci < n; ++ci) {
+      for (int t = 0; t < kNumTypes; ++t) {
+        for (int ri = 0; ri < 3; ++ri) {
+          const int radix = 2 + (ci + ri) % 7; /* k-nomial radices 2..8 */
+          CheckBcast(comm, a, t, counts[ci], roots[ri], radix, 0);
+        }
+      }
+    }
+    CheckBcast(comm, a, kInt, 1 << 20, size - 1, 4, 0);
+    CheckBcast(comm, a, kDouble, (1 << 20) + 7, size / 2, 3, 1); /* selected + reordered */
+    CheckBcast(comm, a, kStruct, 1000, size - 1, 4, 1);
+  }
+  if (rank == 0) printf("COLL %ld %ld\n", cases, failures);
+  MPI_Comm_free(&comm);
+  MPI_Op_free(&user_op);
+  MPI_Type_free(&vec_type);
+  MPI_Type_free(&struct_type);
+  MPI_Finalize();
+  return failures == 0 ? 0 : 1;
+}
