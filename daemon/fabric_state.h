@@ -87,6 +87,10 @@ class FabricState {
   // nullptr until a first fabric has been ingested.
   std::shared_ptr<const Serving> Current() const;
 
+  // Replaces FabricStateOptions::default_host_map (SIGHUP reload): later ingests use it; the
+  // snapshot being served is kept.
+  void SetDefaultHostMap(std::string content, std::string name);
+
   absl::StatusOr<IngestOutcome> Ingest(InputFormat format, const std::string& source_name,
                                        const std::string& content, const std::string& host_map);
 
@@ -107,7 +111,12 @@ class FabricState {
   absl::StatusOr<SnapshotDiff> Diff(int64_t from, int64_t to);
 
  private:
-  explicit FabricState(FabricStateOptions options) : options_(std::move(options)) {}
+  explicit FabricState(FabricStateOptions options)
+      : options_(std::move(options)),
+        default_host_map_(std::make_shared<const std::pair<std::string, std::string>>(
+            options_.default_host_map, options_.default_host_map_name)) {}
+  // (content, name) of the default host map.
+  std::shared_ptr<const std::pair<std::string, std::string>> DefaultHostMap() const;
   // Stores `fabric` with the routes `costs` walks (if any) unless the content is already
   // current, and serves it. `costs` is built by the caller (BuildPairCosts) before anything
   // is stored, so that a fabric we cannot serve is never stored.
@@ -124,6 +133,8 @@ class FabricState {
   std::unique_ptr<db::Store> store_ ABSL_GUARDED_BY(ingest_mu_);
   mutable std::mutex current_mu_;
   std::shared_ptr<const Serving> current_ ABSL_GUARDED_BY(current_mu_);
+  std::shared_ptr<const std::pair<std::string, std::string>> default_host_map_
+      ABSL_GUARDED_BY(current_mu_);
 };
 
 // Host-pair costs for a fabric: along `tables` when given, else widest-shortest paths.

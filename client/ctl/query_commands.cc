@@ -1,5 +1,6 @@
 #include "client/ctl/query_commands.h"
 
+#include <algorithm>
 #include <ctime>
 #include <iomanip>
 #include <map>
@@ -345,19 +346,40 @@ absl::StatusOr<Reply> Stats(Invocation& inv, const CommandArgs& args) {
   return ReplyOf(std::move(resp), StatsJson, StatsText);
 }
 
-// Extra arguments are ignored, as they always were.
-absl::StatusOr<Reply> Health(Invocation& inv, const CommandArgs&) {
+// `health`: the daemon's gRPC health status and, when it does not serve queries, why (the
+// answer of GetSnapshot). Exit 0 whenever the daemon answers (it is alive: scripts waiting
+// for it to start, then ingesting, rely on that), 1 when it cannot be reached; `--ready`
+// exits 1 unless SERVING (what a readiness probe wants). Other arguments are ignored, as they
+// always were.
+struct HealthAnswer {
+  std::string status;
+  std::string reason;  // empty when SERVING
+};
+
+absl::StatusOr<Reply> Health(Invocation& inv, const CommandArgs& args) {
+  const bool ready = std::find(args.begin(), args.end(), "--ready") != args.end();
   ASSIGN_OR_RETURN(auto resp, inv.daemon.Call(&grpc::health::v1::Health::Stub::Check,
                                               grpc::health::v1::HealthCheckRequest(), 5));
+  HealthAnswer answer{HealthResponse::ServingStatus_Name(resp.status()), ""};
+  const bool serving = resp.status() == HealthResponse::SERVING;
+  if (!serving) {
+    auto snapshot = inv.daemon.Call(&v1::Topology::Stub::GetSnapshot, v1::GetSnapshotRequest(), 5);
+    answer.reason =
+        snapshot.ok() ? "the daemon serves no snapshot" : std::string(snapshot.status().message());
+  }
   Reply reply = ReplyOf(
-      HealthResponse::ServingStatus_Name(resp.status()),
-      [](const std::string& status, JsonWriter& w) {
+      std::move(answer),
+      [](const HealthAnswer& a, JsonWriter& w) {
         w.BeginObject();
-        w.Field("status", status);
+        w.Field("status", a.status);
+        w.Field("serving", a.reason.empty());
+        if (!a.reason.empty()) w.Field("reason", a.reason);
         w.EndObject();
       },
-      [](const std::string& status, std::ostream& out) { out << status << "\n"; });
-  reply.exit_code = resp.status() == HealthResponse::SERVING ? 0 : 1;
+      [](const HealthAnswer& a, std::ostream& out) {
+        out << a.status << (a.reason.empty() ? "" : ": " + a.reason) << "\n";
+      });
+  reply.exit_code = serving || !ready ? 0 : 1;
   return reply;
 }
 
@@ -398,7 +420,10 @@ std::vector<Command> QueryCommands() {
        Path},
       {"snapshot", "  snapshot             the snapshot being served\n", Snapshot},
       {"snapshots", "  snapshots            all stored snapshots, newest first\n", Snapshots},
-      {"health", "  health               the daemon's gRPC health status\n", Health},
+      {"health",
+       "  health [--ready]     the daemon's gRPC health status and why it is not serving\n"
+       "                       (--ready: exit 1 unless SERVING)\n",
+       Health},
       {"stats", "  stats                requests served since start, by method\n", Stats},
   };
 }
