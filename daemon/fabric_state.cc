@@ -73,8 +73,12 @@ absl::StatusOr<IngestOutcome> FabricState::StoreAndServe(fabric::Fabric fabric, 
     serving->info = result.snapshot;
     serving->fabric = std::move(fabric);
     serving->Serve(std::move(costs));
-    std::lock_guard<std::mutex> c(current_mu_);
-    current_ = std::move(serving);
+    {
+      std::lock_guard<std::mutex> c(current_mu_);
+      current_ = serving;
+    }
+    // Under ingest_mu_: listeners see the snapshots in order.
+    if (on_change_) on_change_(*serving);
   }
   return outcome;
 }

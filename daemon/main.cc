@@ -338,17 +338,22 @@ int Run() {
                               : " (listen " + config.listen_address + ")");
     return 1;
   }
-  int64_t health_snapshot = -1;  // the snapshot id the health status was last set for
-  auto update_health = [&] {
+  const bool loaded = (*state)->Current() != nullptr;
+  SetHealth(read_server.get(), loaded);
+  SetHealth(admin_server.get(), loaded);
+  // SERVING from the moment the first snapshot is swapped in (before its Ingest answers).
+  (*state)->SetOnChange([&](const Serving&) {
+    SetHealth(read_server.get(), true);
+    SetHealth(admin_server.get(), true);
+  });
+  int64_t status_snapshot = loaded ? (*state)->Current()->info.id : 0;  // last STATUS= sent
+  auto snapshot_changed = [&] {
     auto current = (*state)->Current();
     const int64_t id = current != nullptr ? current->info.id : 0;
-    if (id == health_snapshot) return false;
-    health_snapshot = id;
-    SetHealth(read_server.get(), id != 0);
-    SetHealth(admin_server.get(), id != 0);
+    if (id == status_snapshot) return false;
+    status_snapshot = id;
     return true;
   };
-  update_health();
 
   const uid_t self = geteuid();
   auto listener = PeerListener::Start(config.socket_path, [&](int fd, const PeerCredentials& peer) {
@@ -407,7 +412,7 @@ int Run() {
       TOPORR_LOG(INFO) << "signal " << sig << ": shutting down";
       break;
     }
-    if (update_health()) notifier.Status(SnapshotStatus(**state));
+    if (snapshot_changed()) notifier.Status(SnapshotStatus(**state));
     if (!config.metrics_textfile_dir.empty() && absl::Now() >= next_textfile) {
       next_textfile = absl::Now() + absl::Seconds(config.metrics_interval_s);
       if (absl::Status s = WriteTextfile(config.metrics_textfile_dir, RenderDaemonMetrics(metrics));
@@ -425,6 +430,7 @@ int Run() {
     }
   }
   notifier.Stopping();
+  (*state)->SetOnChange(nullptr);
   listener->reset();  // stop accepting, remove the socket file
   metrics_http.reset();
   const auto deadline = std::chrono::system_clock::now() + std::chrono::seconds(5);

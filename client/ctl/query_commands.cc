@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "client/cost_matrix_codec.h"
 #include "common/status_macros.h"
@@ -337,12 +339,39 @@ void StatsText(const v1::GetStatsResponse& resp, std::ostream& out) {
       << std::left << std::setw(26) << "METHOD"
       << "REQUESTS\n";
   for (const auto& [method, count] : requests) out << std::setw(26) << method << count << "\n";
+  if (resp.metrics_text().empty()) return;
+  // The daemon's Prometheus metrics, one per line as `name  label=value ...  value`; the
+  // histograms' buckets are left out (their _count and _sum stay; mean = sum / count).
+  out << "\nMETRICS (toporrctl stats --prometheus for the exposition text)\n";
+  for (absl::string_view line : absl::StrSplit(resp.metrics_text(), '\n', absl::SkipEmpty())) {
+    if (line[0] == '#') continue;
+    const size_t space = line.rfind(' ');
+    absl::string_view series = line.substr(0, space);
+    const absl::string_view value = line.substr(space + 1);
+    std::string name(series.substr(0, series.find('{')));
+    if (absl::EndsWith(name, "_bucket")) continue;
+    std::string labels;
+    if (const size_t brace = series.find('{'); brace != absl::string_view::npos) {
+      labels = std::string(series.substr(brace + 1, series.size() - brace - 2));
+      labels = absl::StrReplaceAll(labels, {{"\",", " "}, {"\"", ""}});
+    }
+    out << std::setw(40) << name << std::setw(44) << labels << value << "\n";
+  }
 }
 
+// `stats [--prometheus]`: the request counts and the metrics (daemon/metrics_text.h), or the
+// raw exposition text.
 absl::StatusOr<Reply> Stats(Invocation& inv, const CommandArgs& args) {
-  RETURN_IF_ERROR(NoArguments("stats", args));
+  const bool prometheus = args.size() == 1 && args[0] == "--prometheus";
+  if (!prometheus) RETURN_IF_ERROR(NoArguments("stats", args));
   ASSIGN_OR_RETURN(auto resp,
                    inv.daemon.Call(&v1::Topology::Stub::GetStats, v1::GetStatsRequest(), 10));
+  if (prometheus) {
+    return ReplyOf(
+        std::move(resp),
+        [](const v1::GetStatsResponse& r, JsonWriter& w) { w.String(r.metrics_text()); },
+        [](const v1::GetStatsResponse& r, std::ostream& out) { out << r.metrics_text(); });
+  }
   return ReplyOf(std::move(resp), StatsJson, StatsText);
 }
 
@@ -424,7 +453,10 @@ std::vector<Command> QueryCommands() {
        "  health [--ready]     the daemon's gRPC health status and why it is not serving\n"
        "                       (--ready: exit 1 unless SERVING)\n",
        Health},
-      {"stats", "  stats                requests served since start, by method\n", Stats},
+      {"stats",
+       "  stats [--prometheus] requests served by method, and the daemon's metrics (ingests,\n"
+       "                       latencies, sweeps, refusals; --prometheus: exposition text)\n",
+       Stats},
   };
 }
 
