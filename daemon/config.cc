@@ -42,6 +42,28 @@ absl::Status ParseConfig(std::string_view text, std::string_view file_name, Daem
       config->socket_path = value;
     } else if (key == "listen_address") {
       config->listen_address = value;
+    } else if (key == "tls_cert_path") {
+      config->tls_cert_path = value;
+    } else if (key == "tls_key_path") {
+      config->tls_key_path = value;
+    } else if (key == "tls_client_ca_path") {
+      config->tls_client_ca_path = value;
+    } else if (key == "tls_admin_clients") {
+      config->tls_admin_clients = value;
+    } else if (key == "listen_insecure") {
+      if (value != "true" && value != "false") {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where(), key, " must be true or false, got `", value, "`"));
+      }
+      config->listen_insecure = value == "true";
+    } else if (key == "metrics_listen") {
+      config->metrics_listen = value;
+    } else if (key == "metrics_textfile_dir") {
+      config->metrics_textfile_dir = value;
+    } else if (key == "metrics_interval_s") {
+      int64_t v;
+      if (auto s = parse_int(1, 3600, &v); !s.ok()) return s;
+      config->metrics_interval_s = static_cast<int>(v);
     } else if (key == "admin_group") {
       config->admin_group = value;
     } else if (key == "host_map_path") {
@@ -71,7 +93,9 @@ absl::Status ParseConfig(std::string_view text, std::string_view file_name, Daem
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
           where(), "unknown key `", key,
-          "` (known: db_path, socket_path, listen_address, admin_group, keep_snapshots, "
+          "` (known: db_path, socket_path, listen_address, tls_cert_path, tls_key_path, "
+          "tls_client_ca_path, tls_admin_clients, listen_insecure, metrics_listen, "
+          "metrics_textfile_dir, metrics_interval_s, admin_group, keep_snapshots, "
           "host_map_path, max_ingest_bytes, discovery_interval_s, discovery_command, "
           "discovery_probe_pause_us, discovery_timeout_s)"));
     }

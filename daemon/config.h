@@ -16,8 +16,25 @@ struct DaemonConfig {
   // Unix socket for read and admin RPCs; created mode 0666 (reads are open to every user;
   // admin RPCs are checked per connection with SO_PEERCRED).
   std::string socket_path = "/run/toporr/toporrd.sock";
-  // Optional "HOST:PORT" TCP listener for read RPCs only. Empty: none.
+  // Optional "HOST:PORT" TCP listener. Empty: none. It serves read RPCs over TLS
+  // (tls_cert_path + tls_key_path), admin RPCs only to clients presenting a certificate signed
+  // by tls_client_ca_path whose common name is in tls_admin_clients (mutual TLS). Without TLS
+  // the daemon refuses to start unless listen_insecure is set or the address is loopback
+  // (127.0.0.0/8, [::1], localhost: the traffic never leaves the machine); plain TCP never
+  // carries admin RPCs.
   std::string listen_address;
+  std::string tls_cert_path;       // PEM server certificate (chain)
+  std::string tls_key_path;        // PEM private key of tls_cert_path
+  std::string tls_client_ca_path;  // PEM CA(s) that sign admin client certificates
+  // Comma-separated client certificate common names allowed to call admin RPCs over TCP.
+  std::string tls_admin_clients;
+  bool listen_insecure = false;  // allow a plain-TCP listen_address (read RPCs only)
+  // Optional "HOST:PORT" HTTP listener serving GET /metrics (Prometheus text format).
+  std::string metrics_listen;
+  // Optional node_exporter textfile collector directory: toporrd.prom is written there
+  // atomically every metrics_interval_s seconds.
+  std::string metrics_textfile_dir;
+  int metrics_interval_s = 15;
   // Members of this group (besides uid 0 and the daemon's own uid) may call admin RPCs.
   std::string admin_group = "toporr-admin";
   // Snapshots kept in the database (the current one is never deleted).

@@ -87,6 +87,17 @@ DiscoverySweeper::~DiscoverySweeper() {
 
 absl::StatusOr<IngestOutcome> DiscoverySweeper::SweepNow() {
   std::lock_guard<std::mutex> l(sweep_mu_);
+  const absl::Time start = absl::Now();
+  absl::StatusOr<IngestOutcome> out = SweepLocked();
+  const std::string result = !out.ok() ? "failed" : out->created ? "created" : "unchanged";
+  if (options_.stats != nullptr) {
+    options_.stats->RecordSweep(result);
+    options_.stats->RecordIngest("discovery", out.ok() ? result : "refused", absl::Now() - start);
+  }
+  return out;
+}
+
+absl::StatusOr<IngestOutcome> DiscoverySweeper::SweepLocked() {
   char tmpl[] = "/tmp/toporr-sweep.XXXXXX";
   if (mkdtemp(tmpl) == nullptr) return absl::UnavailableError("mkdtemp failed");
   const std::string dir = tmpl;
@@ -124,6 +135,22 @@ absl::StatusOr<IngestOutcome> DiscoverySweeper::SweepNow() {
   return state_->IngestFabric(std::move(fabric), &tables, "libibnetdisc", "toporr-discover");
 }
 
+void LogSweep(const std::string& trigger, const absl::StatusOr<IngestOutcome>& out) {
+  if (!out.ok()) {
+    TOPORR_LOG(WARNING) << "sweep (" << trigger << "): " << out.status().message();
+    return;
+  }
+  if (out->created) {
+    TOPORR_LOG(INFO) << "sweep (" << trigger << "): new snapshot " << out->snapshot.id << " ("
+                     << out->snapshot.num_hosts << " hosts, " << out->snapshot.num_switches
+                     << " switches)";
+  } else {
+    TOPORR_LOG(INFO) << "sweep (" << trigger << "): fabric unchanged, snapshot "
+                     << out->snapshot.id;
+  }
+  for (const auto& w : out->warnings) TOPORR_LOG(WARNING) << "sweep: " << w;
+}
+
 void DiscoverySweeper::Start() {
   if (options_.interval_s <= 0 || thread_.joinable()) return;
   thread_ = std::thread([this] { Loop(); });
@@ -132,16 +159,7 @@ void DiscoverySweeper::Start() {
 void DiscoverySweeper::Loop() {
   while (true) {
     absl::StatusOr<IngestOutcome> out = SweepNow();
-    if (!out.ok()) {
-      TOPORR_LOG(WARNING) << out.status().message();
-    } else if (out->created) {
-      TOPORR_LOG(INFO) << "fabric sweep: new snapshot " << out->snapshot.id;
-    } else {
-      TOPORR_LOG(INFO) << "fabric sweep: unchanged (snapshot " << out->snapshot.id << ")";
-    }
-    for (const auto& w : out.ok() ? out->warnings : std::vector<std::string>()) {
-      TOPORR_LOG(WARNING) << "fabric sweep: " << w;
-    }
+    LogSweep("scheduled", out);
     std::unique_lock<std::mutex> l(loop_mu_);
     if (loop_cv_.wait_for(l, std::chrono::seconds(options_.interval_s),
                           [this] { return stopping_; })) {

@@ -19,6 +19,7 @@
 
 #include "absl/status/statusor.h"
 #include "daemon/fabric_state.h"
+#include "daemon/rpc_stats.h"
 
 namespace toporr::daemon {
 
@@ -32,6 +33,9 @@ struct DiscoveryOptions {
   int probe_pause_us = 200;
   // A sweep that takes longer is killed and reported as failed.
   int timeout_s = 600;
+  // Counts sweeps and their ingests (format "discovery") when not null; must outlive the
+  // sweeper.
+  RpcStats* stats = nullptr;
 };
 
 // Thread-safe; sweeps are serialised.
@@ -51,6 +55,7 @@ class DiscoverySweeper {
 
  private:
   void Loop();
+  absl::StatusOr<IngestOutcome> SweepLocked();
 
   const DiscoveryOptions options_;
   FabricState* const state_;
@@ -66,6 +71,10 @@ class DiscoverySweeper {
 // Runs argv with a timeout, capturing stderr. Exit code, or kDeadlineExceeded when it ran
 // too long, kCancelled when `*cancel` became true (the child is killed either way),
 // kUnavailable when it cannot be started.
+// One log line for a sweep's outcome: "sweep (<trigger>): new snapshot 7 (...)", warnings
+// on lines of their own.
+void LogSweep(const std::string& trigger, const absl::StatusOr<IngestOutcome>& out);
+
 absl::StatusOr<int> RunCommand(const std::vector<std::string>& argv, int timeout_s,
                                std::string* stderr_tail, const std::atomic<bool>* cancel = nullptr);
 

@@ -73,10 +73,26 @@ absl::StatusOr<IngestOutcome> FabricState::StoreAndServe(fabric::Fabric fabric, 
     serving->info = result.snapshot;
     serving->fabric = std::move(fabric);
     serving->Serve(std::move(costs));
-    std::lock_guard<std::mutex> c(current_mu_);
-    current_ = std::move(serving);
+    {
+      std::lock_guard<std::mutex> c(current_mu_);
+      current_ = serving;
+    }
+    // Under ingest_mu_: listeners see the snapshots in order.
+    if (on_change_) on_change_(*serving);
   }
   return outcome;
+}
+
+void FabricState::SetDefaultHostMap(std::string content, std::string name) {
+  auto map = std::make_shared<const std::pair<std::string, std::string>>(std::move(content),
+                                                                         std::move(name));
+  std::lock_guard<std::mutex> l(current_mu_);
+  default_host_map_ = std::move(map);
+}
+
+std::shared_ptr<const std::pair<std::string, std::string>> FabricState::DefaultHostMap() const {
+  std::lock_guard<std::mutex> l(current_mu_);
+  return default_host_map_;
 }
 
 absl::StatusOr<IngestOutcome> FabricState::Ingest(InputFormat format,
@@ -111,13 +127,14 @@ absl::StatusOr<IngestOutcome> FabricState::Ingest(InputFormat format,
       break;
   }
   const bool own_map = !host_map.empty();
+  std::shared_ptr<const std::pair<std::string, std::string>> default_map = DefaultHostMap();
   collectors::FabricInput input;
   input.format = format;
   input.source_name = source_name;
   input.content = content;
   input.host_rule = options_.host_rule;
-  input.host_map = own_map ? host_map : options_.default_host_map;
-  input.host_map_name = own_map ? "request host map" : options_.default_host_map_name;
+  input.host_map = own_map ? host_map : default_map->first;
+  input.host_map_name = own_map ? "request host map" : default_map->second;
   ASSIGN_OR_RETURN(fabric::Fabric fabric, collectors::ParseFabricInput(input));
   return IngestFabric(std::move(fabric), nullptr, collectors::InputFormatName(format), source_name);
 }

@@ -15,6 +15,7 @@
 #ifndef TOPORR_DAEMON_FABRIC_STATE_H_
 #define TOPORR_DAEMON_FABRIC_STATE_H_
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -87,6 +88,17 @@ class FabricState {
   // nullptr until a first fabric has been ingested.
   std::shared_ptr<const Serving> Current() const;
 
+  // Called after each new snapshot is swapped in (on the ingesting thread, in snapshot order;
+  // keep it short): the daemon flips its gRPC health status there. Set before serving.
+  void SetOnChange(std::function<void(const Serving&)> on_change) {
+    std::lock_guard<std::mutex> l(ingest_mu_);
+    on_change_ = std::move(on_change);
+  }
+
+  // Replaces FabricStateOptions::default_host_map (SIGHUP reload): later ingests use it; the
+  // snapshot being served is kept.
+  void SetDefaultHostMap(std::string content, std::string name);
+
   absl::StatusOr<IngestOutcome> Ingest(InputFormat format, const std::string& source_name,
                                        const std::string& content, const std::string& host_map);
 
@@ -107,7 +119,12 @@ class FabricState {
   absl::StatusOr<SnapshotDiff> Diff(int64_t from, int64_t to);
 
  private:
-  explicit FabricState(FabricStateOptions options) : options_(std::move(options)) {}
+  explicit FabricState(FabricStateOptions options)
+      : options_(std::move(options)),
+        default_host_map_(std::make_shared<const std::pair<std::string, std::string>>(
+            options_.default_host_map, options_.default_host_map_name)) {}
+  // (content, name) of the default host map.
+  std::shared_ptr<const std::pair<std::string, std::string>> DefaultHostMap() const;
   // Stores `fabric` with the routes `costs` walks (if any) unless the content is already
   // current, and serves it. `costs` is built by the caller (BuildPairCosts) before anything
   // is stored, so that a fabric we cannot serve is never stored.
@@ -122,8 +139,11 @@ class FabricState {
   const FabricStateOptions options_;
   std::mutex ingest_mu_;  // serialises ingests (and store access)
   std::unique_ptr<db::Store> store_ ABSL_GUARDED_BY(ingest_mu_);
+  std::function<void(const Serving&)> on_change_ ABSL_GUARDED_BY(ingest_mu_);
   mutable std::mutex current_mu_;
   std::shared_ptr<const Serving> current_ ABSL_GUARDED_BY(current_mu_);
+  std::shared_ptr<const std::pair<std::string, std::string>> default_host_map_
+      ABSL_GUARDED_BY(current_mu_);
 };
 
 // Host-pair costs for a fabric: along `tables` when given, else widest-shortest paths.

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/logging.h"
 #include "common/status_macros.h"
 #include "daemon/cost_matrices.h"
 #include "daemon/grpc_status.h"
@@ -277,36 +280,80 @@ grpc::ServerUnaryReactor* TopologyService::GetStats(grpc::CallbackServerContext*
     auto current = state_->Current();
     resp->set_snapshot_id(current != nullptr ? current->info.id : 0);
     resp->set_host_lists(static_cast<int64_t>(host_lists_->size()));
+    // This call is recorded once answered: count it here already.
+    ++(*resp->mutable_requests())["GetStats"];
+    if (metrics_ != nullptr) resp->set_metrics_text(RenderDaemonMetrics(*metrics_));
     return absl::OkStatus();
   });
 }
 
-grpc::Status AdminService::Ingest(grpc::ServerContext*, const v1::IngestRequest* req,
+grpc::Status AdminService::Ingest(grpc::ServerContext* context, const v1::IngestRequest* req,
                                   v1::IngestResponse* resp) {
   return Serve(stats_, __func__, [&]() -> absl::Status {
-    if (!privileged_) return absl::PermissionDeniedError(denial_reason_);
-    const auto* known = std::find_if(std::begin(kFormats), std::end(kFormats),
-                                     [&](const auto& f) { return f.first == req->format(); });
-    if (known == std::end(kFormats)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("unsupported input format ", v1::InputFormat_Name(req->format()),
-                       " (supported: ", collectors::SupportedInputFormats(), ")"));
+    RETURN_IF_ERROR(Authorize(context, "Ingest"));
+    const absl::Time start = absl::Now();
+    absl::Status s = IngestChecked(req, resp);
+    const std::string format = absl::AsciiStrToLower(v1::InputFormat_Name(req->format()));
+    const std::string result = !s.ok() ? "refused" : resp->created() ? "created" : "unchanged";
+    if (stats_ != nullptr) stats_->RecordIngest(format, result, absl::Now() - start);
+    if (!s.ok()) {
+      TOPORR_LOG(WARNING) << "ingest " << format << " " << req->source_name()
+                          << " refused: " << s.message();
+    } else {
+      TOPORR_LOG(INFO) << "ingest " << format << " " << req->source_name() << ": "
+                       << (resp->created() ? "new snapshot " : "unchanged, snapshot ")
+                       << resp->snapshot().id() << " (" << resp->snapshot().num_hosts()
+                       << " hosts, " << resp->snapshot().num_switches() << " switches, "
+                       << resp->snapshot().num_forwarding_tables() << " forwarding tables)";
     }
-    const InputFormat format = known->second;
-    if (req->source_name().empty()) return absl::InvalidArgumentError("source_name is required");
-    if (req->content().empty()) {
-      return absl::InvalidArgumentError(req->source_name() + ": file is empty");
-    }
-    if (static_cast<int64_t>(req->content().size()) > max_ingest_bytes_) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(req->source_name(), ": ", req->content().size(),
-                       " bytes exceeds max_ingest_bytes ", max_ingest_bytes_));
-    }
-    ASSIGN_OR_RETURN(IngestOutcome outcome,
-                     state_->Ingest(format, req->source_name(), req->content(), req->host_map()));
-    ToProto(outcome, resp);
-    return absl::OkStatus();
+    return s;
   });
+}
+
+absl::Status AdminService::Authorize(const grpc::ServerContext* context, const char* method) {
+  if (privileged_) return absl::OkStatus();
+  std::string who = context->peer();
+  std::string reason = "admin_denied";
+  std::shared_ptr<const grpc::AuthContext> auth = context->auth_context();
+  if (auth != nullptr && auth->IsPeerAuthenticated()) {
+    // gRPC sets the peer identity only for a certificate verified against the client CA.
+    for (const grpc::string_ref& name : auth->FindPropertyValues("x509_common_name")) {
+      const std::string cn(name.data(), name.size());
+      if (std::find(tls_admin_clients_.begin(), tls_admin_clients_.end(), cn) !=
+          tls_admin_clients_.end()) {
+        return absl::OkStatus();
+      }
+      who = absl::StrCat(who, " (certificate CN=", cn, ")");
+      reason = "tls_client_not_allowed";
+    }
+  }
+  if (stats_ != nullptr) stats_->RecordPeerRefused(reason);
+  TOPORR_LOG(WARNING) << method << " from " << who << " refused: " << denial_reason_;
+  return absl::PermissionDeniedError(denial_reason_);
+}
+
+absl::Status AdminService::IngestChecked(const v1::IngestRequest* req, v1::IngestResponse* resp) {
+  const auto* known = std::find_if(std::begin(kFormats), std::end(kFormats),
+                                   [&](const auto& f) { return f.first == req->format(); });
+  if (known == std::end(kFormats)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unsupported input format ", v1::InputFormat_Name(req->format()),
+                     " (supported: ", collectors::SupportedInputFormats(), ")"));
+  }
+  const InputFormat format = known->second;
+  if (req->source_name().empty()) return absl::InvalidArgumentError("source_name is required");
+  if (req->content().empty()) {
+    return absl::InvalidArgumentError(req->source_name() + ": file is empty");
+  }
+  if (static_cast<int64_t>(req->content().size()) > max_ingest_bytes_) {
+    return absl::InvalidArgumentError(absl::StrCat(req->source_name(), ": ", req->content().size(),
+                                                   " bytes exceeds max_ingest_bytes ",
+                                                   max_ingest_bytes_));
+  }
+  ASSIGN_OR_RETURN(IngestOutcome outcome,
+                   state_->Ingest(format, req->source_name(), req->content(), req->host_map()));
+  ToProto(outcome, resp);
+  return absl::OkStatus();
 }
 
 grpc::Status AdminService::ListSnapshots(grpc::ServerContext*, const v1::ListSnapshotsRequest*,
@@ -356,14 +403,16 @@ grpc::Status AdminService::GetDiff(grpc::ServerContext*, const v1::GetDiffReques
   });
 }
 
-grpc::Status AdminService::Discover(grpc::ServerContext*, const v1::DiscoverRequest*,
+grpc::Status AdminService::Discover(grpc::ServerContext* context, const v1::DiscoverRequest*,
                                     v1::IngestResponse* resp) {
   return Serve(stats_, __func__, [&]() -> absl::Status {
-    if (!privileged_) return absl::PermissionDeniedError(denial_reason_);
+    RETURN_IF_ERROR(Authorize(context, "Discover"));
     if (sweeper_ == nullptr) {
       return absl::FailedPreconditionError("live discovery is not configured on this daemon");
     }
-    ASSIGN_OR_RETURN(IngestOutcome outcome, sweeper_->SweepNow());
+    absl::StatusOr<IngestOutcome> swept = sweeper_->SweepNow();
+    LogSweep("toporrctl discover", swept);
+    ASSIGN_OR_RETURN(IngestOutcome outcome, std::move(swept));
     ToProto(outcome, resp);
     return absl::OkStatus();
   });

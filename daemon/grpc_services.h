@@ -6,11 +6,13 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "daemon/discovery.h"
 #include "daemon/fabric_state.h"
 #include "daemon/host_lists.h"
 #include "daemon/matrix_cache.h"
+#include "daemon/metrics_text.h"
 #include "daemon/rpc_stats.h"
 #include "toporr/v1/toporr.grpc.pb.h"
 
@@ -28,6 +30,9 @@ class TopologyService final : public TopologyServiceBase {
   // two servers) share them.
   TopologyService(FabricState* state, MatrixCache* cache, HostLists* host_lists, RpcStats* stats)
       : state_(state), cache_(cache), host_lists_(host_lists), stats_(stats) {}
+
+  // GetStats answers with these metrics too (GetStatsResponse.metrics_text); may be null.
+  void set_metrics(const MetricsSources* metrics) { metrics_ = metrics; }
 
   grpc::Status GetSnapshot(grpc::ServerContext*, const v1::GetSnapshotRequest*,
                            v1::GetSnapshotResponse*) override;
@@ -52,6 +57,7 @@ class TopologyService final : public TopologyServiceBase {
   MatrixCache* cache_;
   HostLists* host_lists_;
   RpcStats* stats_;
+  const MetricsSources* metrics_ = nullptr;
 };
 
 // `privileged` is decided per connection by the Unix-socket listener (SO_PEERCRED); the
@@ -69,6 +75,12 @@ class AdminService final : public toporr::v1::Admin::Service {
         max_ingest_bytes_(max_ingest_bytes),
         stats_(stats) {}
 
+  // Over TCP with mutual TLS, an unprivileged instance allows admin RPCs to clients whose
+  // verified certificate's common name is one of `names`.
+  void set_tls_admin_clients(std::vector<std::string> names) {
+    tls_admin_clients_ = std::move(names);
+  }
+
   grpc::Status Ingest(grpc::ServerContext*, const v1::IngestRequest*, v1::IngestResponse*) override;
   grpc::Status ListSnapshots(grpc::ServerContext*, const v1::ListSnapshotsRequest*,
                              v1::ListSnapshotsResponse*) override;
@@ -78,9 +90,15 @@ class AdminService final : public toporr::v1::Admin::Service {
                         v1::IngestResponse*) override;
 
  private:
+  // OK when this connection may call admin RPCs (privileged, or an allowed TLS client);
+  // else PERMISSION_DENIED with the denial reason, counted and logged.
+  absl::Status Authorize(const grpc::ServerContext* context, const char* method);
+  absl::Status IngestChecked(const v1::IngestRequest* req, v1::IngestResponse* resp);
+
   FabricState* state_;
   DiscoverySweeper* sweeper_;
   bool privileged_;
+  std::vector<std::string> tls_admin_clients_;
   std::string denial_reason_;
   int64_t max_ingest_bytes_;
   RpcStats* stats_;

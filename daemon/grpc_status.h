@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/time/clock.h"
 #include "daemon/rpc_stats.h"
 #include "grpcpp/server_context.h"
 #include "grpcpp/support/server_callback.h"
@@ -14,13 +15,15 @@ namespace toporr::daemon {
 
 grpc::Status ToGrpcStatus(const absl::Status& status);
 
-// How every gRPC method answers: counts the request as `method` in `stats` (may be null;
-// pass __func__, the method's own name), runs `body` (the conversion and validation,
-// returning absl::Status) and converts its result with ToGrpcStatus.
+// How every gRPC method answers: runs `body` (the conversion and validation, returning
+// absl::Status), records the request as `method` with its status and latency in `stats` (may
+// be null; pass __func__, the method's own name) and converts the result with ToGrpcStatus.
 template <typename Body>
 grpc::Status Serve(RpcStats* stats, const char* method, Body&& body) {
-  if (stats != nullptr) stats->Count(method);
-  return ToGrpcStatus(body());
+  const absl::Time start = absl::Now();
+  const absl::Status status = body();
+  if (stats != nullptr) stats->Record(method, status.code(), absl::Now() - start);
+  return ToGrpcStatus(status);
 }
 
 // The same for a method served on gRPC's callback API: it answers through the context's

@@ -1,7 +1,10 @@
 // toporrd: the toporr topology daemon. See README.md and deploy/toporrd.service.
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -10,14 +13,25 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "common/logging.h"
+#include "common/status_macros.h"
 #include "daemon/config.h"
 #include "daemon/discovery.h"
 #include "daemon/fabric_state.h"
+#include "daemon/file_modes.h"
 #include "daemon/grpc_services.h"
+#include "daemon/metrics_http.h"
+#include "daemon/metrics_text.h"
 #include "daemon/peer_listener.h"
+#include "daemon/service_notifier.h"
+#include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/ext/health_check_service_server_builder_option.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
@@ -31,6 +45,10 @@ ABSL_FLAG(std::string, db, "",
           "/var/lib/toporr/toporr.db)");
 ABSL_FLAG(std::string, socket, "", "Unix socket path (default /run/toporr/toporrd.sock)");
 ABSL_FLAG(std::string, listen, "", "Optional HOST:PORT TCP listener for read RPCs");
+ABSL_FLAG(std::string, metrics_listen, "",
+          "Optional HOST:PORT HTTP listener for Prometheus (GET /metrics)");
+ABSL_FLAG(std::string, metrics_textfile_dir, "",
+          "Optional node_exporter textfile directory (toporrd.prom written atomically)");
 ABSL_FLAG(std::string, admin_group, "", "Group allowed to call admin RPCs (default toporr-admin)");
 ABSL_FLAG(int, keep_snapshots, 0, "Snapshots kept in the database (default 20)");
 ABSL_FLAG(std::string, host_map, "", "GUID -> host map file applied to every ingest");
@@ -63,6 +81,10 @@ absl::Status Configure(DaemonConfig* config) {
   if (!absl::GetFlag(FLAGS_db).empty()) config->db_path = absl::GetFlag(FLAGS_db);
   if (!absl::GetFlag(FLAGS_socket).empty()) config->socket_path = absl::GetFlag(FLAGS_socket);
   if (!absl::GetFlag(FLAGS_listen).empty()) config->listen_address = absl::GetFlag(FLAGS_listen);
+  if (!absl::GetFlag(FLAGS_metrics_listen).empty())
+    config->metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
+  if (!absl::GetFlag(FLAGS_metrics_textfile_dir).empty())
+    config->metrics_textfile_dir = absl::GetFlag(FLAGS_metrics_textfile_dir);
   if (!absl::GetFlag(FLAGS_admin_group).empty())
     config->admin_group = absl::GetFlag(FLAGS_admin_group);
   if (absl::GetFlag(FLAGS_keep_snapshots) > 0)
@@ -75,29 +97,161 @@ absl::Status Configure(DaemonConfig* config) {
   return absl::OkStatus();
 }
 
+// The TCP listener's credentials: TLS when a certificate is configured (client certificates
+// requested and verified against tls_client_ca_path when set: mutual TLS for admin RPCs),
+// plain only when allowed (listen_insecure, or a loopback address).
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> TcpCredentials(
+    const DaemonConfig& config) {
+  if (config.tls_cert_path.empty() != config.tls_key_path.empty()) {
+    return absl::InvalidArgumentError("tls_cert_path and tls_key_path go together");
+  }
+  if (config.tls_cert_path.empty()) {
+    if (!config.tls_client_ca_path.empty() || !config.tls_admin_clients.empty()) {
+      return absl::InvalidArgumentError(
+          "tls_client_ca_path / tls_admin_clients need tls_cert_path and tls_key_path");
+    }
+    const std::string host = config.listen_address.substr(0, config.listen_address.rfind(':'));
+    const bool loopback = absl::StartsWith(host, "127.") || host == "[::1]" || host == "localhost";
+    if (!config.listen_insecure && !loopback) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "listen_address ", config.listen_address,
+          " without TLS: set tls_cert_path and tls_key_path, or listen_insecure = true to "
+          "serve read RPCs in plain TCP"));
+    }
+    return grpc::InsecureServerCredentials();
+  }
+  grpc::SslServerCredentialsOptions::PemKeyCertPair pair;
+  RETURN_IF_ERROR(ReadFile(config.tls_key_path, &pair.private_key));
+  RETURN_IF_ERROR(ReadFile(config.tls_cert_path, &pair.cert_chain));
+  grpc::SslServerCredentialsOptions ssl(GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
+  if (!config.tls_client_ca_path.empty()) {
+    RETURN_IF_ERROR(ReadFile(config.tls_client_ca_path, &ssl.pem_root_certs));
+    // Read RPCs stay open to clients without a certificate; one that presents a certificate
+    // must present a valid one.
+    ssl.client_certificate_request = GRPC_SSL_REQUEST_CLIENT_CERTIFICATE_AND_VERIFY;
+  } else if (!config.tls_admin_clients.empty()) {
+    return absl::InvalidArgumentError("tls_admin_clients needs tls_client_ca_path");
+  }
+  ssl.pem_key_cert_pairs.push_back(std::move(pair));
+  return grpc::SslServerCredentials(ssl);
+}
+
 std::unique_ptr<grpc::Server> BuildServer(grpc::Service* topology, grpc::Service* admin,
                                           const DaemonConfig& config,
-                                          const std::string& tcp_address) {
+                                          std::shared_ptr<grpc::ServerCredentials> tcp) {
   grpc::ServerBuilder builder;
   builder.RegisterService(topology);
   builder.RegisterService(admin);
   builder.SetMaxReceiveMessageSize(
       static_cast<int>(std::min<int64_t>(config.max_ingest_bytes + (1 << 20), INT32_MAX)));
   builder.SetMaxSendMessageSize(-1);
-  if (!tcp_address.empty()) {
-    builder.AddListeningPort(tcp_address, grpc::InsecureServerCredentials());
-  }
+  if (tcp != nullptr) builder.AddListeningPort(config.listen_address, tcp);
   return builder.BuildAndStart();
 }
 
+// "snapshot 7 (ibnetdiscover fabric.topo, 16 hosts)" or why there is none.
+std::string SnapshotStatus(const FabricState& state) {
+  auto current = state.Current();
+  if (current == nullptr) return "no snapshot yet: waiting for `toporrctl ingest` or discovery";
+  return absl::StrCat("serving snapshot ", current->info.id, " (", current->info.source_kind, " ",
+                      current->info.source_name, ", ", current->fabric.hosts.size(), " hosts)");
+}
+
+// The health of both servers: "" (the whole daemon) and toporr.v1.Topology answer SERVING
+// only while a snapshot is loaded (before, no query can be answered); toporr.v1.Admin serves
+// as soon as the sockets listen (it is how the first snapshot arrives).
+void SetHealth(grpc::Server* server, bool has_snapshot) {
+  grpc::HealthCheckServiceInterface* health = server->GetHealthCheckService();
+  if (health == nullptr) return;
+  health->SetServingStatus("", has_snapshot);
+  health->SetServingStatus("toporr.v1.Topology", has_snapshot);
+  health->SetServingStatus("toporr.v1.Admin", true);
+}
+
+// True when the read server answers a health check over its in-process channel within 5 s:
+// the serving loop sends the watchdog keep-alive only then, so a daemon whose gRPC threads
+// are stuck is restarted by systemd.
+bool ServerAnswers(grpc::Server* server) {
+  grpc::ChannelArguments args;
+  auto stub = grpc::health::v1::Health::NewStub(server->InProcessChannel(args));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  grpc::health::v1::HealthCheckRequest request;
+  request.set_service("toporr.v1.Admin");
+  grpc::health::v1::HealthCheckResponse response;
+  return stub->Check(&context, request, &response).ok();
+}
+
+// The settings a SIGHUP applies without a restart: the host map and the admin group. Others
+// (paths, listeners, TLS, discovery) need `systemctl restart toporrd`; a reload that changes
+// them says so.
+struct Reloadable {
+  std::atomic<gid_t> admin_gid{static_cast<gid_t>(-1)};
+};
+
+void Reload(const DaemonConfig& running, FabricState* state, Reloadable* live) {
+  DaemonConfig next;
+  if (absl::Status s = Configure(&next); !s.ok()) {
+    TOPORR_LOG(ERROR) << "reload: configuration: " << s.message() << "; keeping the old one";
+    return;
+  }
+  std::string host_map;
+  if (!next.host_map_path.empty()) {
+    if (absl::Status s = ReadFile(next.host_map_path, &host_map); !s.ok()) {
+      TOPORR_LOG(ERROR) << "reload: host map: " << s.message() << "; keeping the old one";
+      return;
+    }
+  }
+  state->SetDefaultHostMap(host_map, next.host_map_path.empty() ? "host map" : next.host_map_path);
+  live->admin_gid = LookupGroup(next.admin_group);
+  std::vector<std::string> restart;
+  if (next.db_path != running.db_path) restart.push_back("db_path");
+  if (next.socket_path != running.socket_path) restart.push_back("socket_path");
+  if (next.listen_address != running.listen_address) restart.push_back("listen_address");
+  if (next.tls_cert_path != running.tls_cert_path || next.tls_key_path != running.tls_key_path ||
+      next.tls_client_ca_path != running.tls_client_ca_path ||
+      next.tls_admin_clients != running.tls_admin_clients) {
+    restart.push_back("tls_*");
+  }
+  if (next.metrics_listen != running.metrics_listen) restart.push_back("metrics_listen");
+  if (next.discovery_interval_s != running.discovery_interval_s ||
+      next.discovery_command != running.discovery_command) {
+    restart.push_back("discovery_*");
+  }
+  TOPORR_LOG(INFO) << "reload: host map "
+                   << (next.host_map_path.empty() ? "(none)" : next.host_map_path)
+                   << ", admin group " << next.admin_group << " applied; " << SnapshotStatus(*state)
+                   << (restart.empty() ? ""
+                                       : "; changed settings that need a restart: " +
+                                             absl::StrJoin(restart, ", "));
+}
+
 int Run() {
+  umask(027);  // the database and the textfile are modeled explicitly; nothing else is public
   DaemonConfig config;
   if (absl::Status s = Configure(&config); !s.ok()) {
     TOPORR_LOG(ERROR) << "configuration: " << s.message();
     return 2;
   }
+  for (const auto& [path, what] :
+       {std::pair{config.db_path, "database"}, std::pair{config.socket_path, "socket path"}}) {
+    if (absl::Status s = RefuseSymlink(path, what); !s.ok()) {
+      TOPORR_LOG(ERROR) << s.message();
+      return 2;
+    }
+  }
+  std::shared_ptr<grpc::ServerCredentials> tcp_credentials;
+  if (!config.listen_address.empty()) {
+    auto credentials = TcpCredentials(config);
+    if (!credentials.ok()) {
+      TOPORR_LOG(ERROR) << "configuration: " << credentials.status().message();
+      return 2;
+    }
+    tcp_credentials = *credentials;
+  }
 
-  // Block the shutdown signals before any thread starts; the main thread waits for them.
+  // Block the shutdown and reload signals before any thread starts; the serving loop waits
+  // for them.
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);
@@ -105,6 +259,8 @@ int Run() {
   sigaddset(&signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  ServiceNotifier notifier;
+  const int64_t started_unix_ms = absl::ToUnixMillis(absl::Now());
 
   FabricStateOptions options;
   options.store.path = config.db_path;
@@ -119,9 +275,14 @@ int Run() {
     }
     options.default_host_map_name = config.host_map_path;
   }
+  notifier.Status("loading " + config.db_path);
   auto state = FabricState::Create(options);
   if (!state.ok()) {
     TOPORR_LOG(ERROR) << "cannot open " << config.db_path << ": " << state.status().message();
+    return 1;
+  }
+  if (absl::Status s = SecureDatabaseFiles(config.db_path); !s.ok()) {
+    TOPORR_LOG(ERROR) << s.message();
     return 1;
   }
   if (auto current = (*state)->Current()) {
@@ -130,9 +291,11 @@ int Run() {
                      << " hosts)";
   } else {
     TOPORR_LOG(INFO) << "database " << config.db_path
-                     << " has no snapshot yet; waiting for `toporrctl ingest`";
+                     << " has no snapshot yet; health is NOT_SERVING until `toporrctl ingest`";
   }
 
+  // Request counters of both servers and the discovery sweeps (GetStats, metrics).
+  RpcStats stats;
   DiscoveryOptions discovery;
   for (auto word : absl::StrSplit(config.discovery_command, ' ', absl::SkipEmpty())) {
     discovery.command.emplace_back(word);
@@ -140,26 +303,34 @@ int Run() {
   discovery.interval_s = config.discovery_interval_s;
   discovery.probe_pause_us = config.discovery_probe_pause_us;
   discovery.timeout_s = config.discovery_timeout_s;
+  discovery.stats = &stats;
   DiscoverySweeper sweeper(discovery, state->get());
 
   grpc::EnableDefaultHealthCheckService(true);
   // Identical compact matrix requests (every leader of a job launch) share one computation.
   MatrixCache matrix_cache(8);
-  // Jobs' host lists (RegisterHostList), and the request counters (GetStats) of both servers.
+  // Jobs' host lists (RegisterHostList).
   HostLists host_lists;
-  RpcStats stats;
+  MetricsSources metrics{state->get(), &host_lists, &matrix_cache, &stats, started_unix_ms};
   TopologyService topology(state->get(), &matrix_cache, &host_lists, &stats);
-  const gid_t admin_gid = LookupGroup(config.admin_group);
+  topology.set_metrics(&metrics);
+  Reloadable live;
+  live.admin_gid = LookupGroup(config.admin_group);
   AdminService read_admin(state->get(), &sweeper, /*privileged=*/false,
                           "admin RPCs need uid 0 or membership of group '" + config.admin_group +
-                              "', over the Unix socket",
+                              "' over the Unix socket, or over TCP a client certificate "
+                              "listed in tls_admin_clients",
                           config.max_ingest_bytes, &stats);
+  read_admin.set_tls_admin_clients(
+      absl::StrSplit(config.tls_admin_clients, ',', absl::SkipWhitespace()));
   AdminService admin(state->get(), &sweeper, /*privileged=*/true, "", config.max_ingest_bytes,
                      &stats);
   TopologyService admin_topology(state->get(), &matrix_cache, &host_lists, &stats);
+  admin_topology.set_metrics(&metrics);
   std::unique_ptr<grpc::Server> read_server =
-      BuildServer(&topology, &read_admin, config, config.listen_address);
-  std::unique_ptr<grpc::Server> admin_server = BuildServer(&admin_topology, &admin, config, "");
+      BuildServer(&topology, &read_admin, config, tcp_credentials);
+  std::unique_ptr<grpc::Server> admin_server =
+      BuildServer(&admin_topology, &admin, config, nullptr);
   if (!read_server || !admin_server) {
     TOPORR_LOG(ERROR) << "cannot start gRPC server"
                       << (config.listen_address.empty()
@@ -167,15 +338,45 @@ int Run() {
                               : " (listen " + config.listen_address + ")");
     return 1;
   }
+  const bool loaded = (*state)->Current() != nullptr;
+  SetHealth(read_server.get(), loaded);
+  SetHealth(admin_server.get(), loaded);
+  // SERVING from the moment the first snapshot is swapped in (before its Ingest answers).
+  (*state)->SetOnChange([&](const Serving&) {
+    SetHealth(read_server.get(), true);
+    SetHealth(admin_server.get(), true);
+  });
+  int64_t status_snapshot = loaded ? (*state)->Current()->info.id : 0;  // last STATUS= sent
+  auto snapshot_changed = [&] {
+    auto current = (*state)->Current();
+    const int64_t id = current != nullptr ? current->info.id : 0;
+    if (id == status_snapshot) return false;
+    status_snapshot = id;
+    return true;
+  };
 
   const uid_t self = geteuid();
   auto listener = PeerListener::Start(config.socket_path, [&](int fd, const PeerCredentials& peer) {
     grpc::AddInsecureChannelFromFd(
-        IsAdminPeer(peer, self, admin_gid) ? admin_server.get() : read_server.get(), fd);
+        IsAdminPeer(peer, self, live.admin_gid) ? admin_server.get() : read_server.get(), fd);
   });
   if (!listener.ok()) {
     TOPORR_LOG(ERROR) << listener.status().message();
     return 1;
+  }
+  if (absl::Status s = SecureSocket(config.socket_path, live.admin_gid); !s.ok()) {
+    TOPORR_LOG(ERROR) << s.message();
+    return 1;
+  }
+  std::unique_ptr<MetricsHttpServer> metrics_http;
+  if (!config.metrics_listen.empty()) {
+    auto http = MetricsHttpServer::Start(config.metrics_listen,
+                                         [&metrics] { return RenderDaemonMetrics(metrics); });
+    if (!http.ok()) {
+      TOPORR_LOG(ERROR) << http.status().message();
+      return 1;
+    }
+    metrics_http = *std::move(http);
   }
   if (config.discovery_interval_s > 0) {
     TOPORR_LOG(INFO) << "live discovery every " << config.discovery_interval_s << " s with "
@@ -183,20 +384,55 @@ int Run() {
     sweeper.Start();
   }
   TOPORR_LOG(INFO) << "toporrd serving on unix:" << config.socket_path
-                   << (config.listen_address.empty() ? "" : " and " + config.listen_address)
+                   << (config.listen_address.empty()
+                           ? ""
+                           : absl::StrCat(" and ", config.listen_address,
+                                          config.tls_cert_path.empty() ? " (plain TCP)"
+                                          : config.tls_client_ca_path.empty()
+                                              ? " (TLS)"
+                                              : " (TLS, mTLS admin)"))
+                   << (config.metrics_listen.empty()
+                           ? ""
+                           : ", metrics on http://" + config.metrics_listen + "/metrics")
                    << ", database " << config.db_path;
+  notifier.Ready(SnapshotStatus(**state));
 
+  // The serving loop: signals, the health status and STATUS= when the snapshot changes, the
+  // textfile every metrics_interval_s, watchdog keep-alives while the server answers.
+  const absl::Duration tick = std::min(absl::Seconds(1), notifier.keepalive_interval());
+  absl::Time next_textfile = absl::Now();
   while (true) {
-    int sig = 0;
-    sigwait(&signals, &sig);
+    const timespec timeout = absl::ToTimespec(tick);
+    const int sig = sigtimedwait(&signals, nullptr, &timeout);
     if (sig == SIGHUP) {
-      TOPORR_LOG(INFO) << "SIGHUP ignored (restart the service to reload the configuration)";
-      continue;
+      notifier.Reloading();
+      Reload(config, state->get(), &live);
+      notifier.Reloaded(SnapshotStatus(**state));
+    } else if (sig == SIGTERM || sig == SIGINT) {
+      TOPORR_LOG(INFO) << "signal " << sig << ": shutting down";
+      break;
     }
-    TOPORR_LOG(INFO) << "signal " << sig << ": shutting down";
-    break;
+    if (snapshot_changed()) notifier.Status(SnapshotStatus(**state));
+    if (!config.metrics_textfile_dir.empty() && absl::Now() >= next_textfile) {
+      next_textfile = absl::Now() + absl::Seconds(config.metrics_interval_s);
+      if (absl::Status s = WriteTextfile(config.metrics_textfile_dir, RenderDaemonMetrics(metrics));
+          !s.ok()) {
+        TOPORR_LOG(WARNING) << "metrics textfile: " << s.message();
+      }
+    }
+    if (notifier.keepalive_interval() != absl::InfiniteDuration()) {
+      if (ServerAnswers(read_server.get())) {
+        notifier.WatchdogKeepalive();
+      } else {
+        TOPORR_LOG(ERROR) << "gRPC server does not answer its own health check; no watchdog "
+                             "keep-alive";
+      }
+    }
   }
+  notifier.Stopping();
+  (*state)->SetOnChange(nullptr);
   listener->reset();  // stop accepting, remove the socket file
+  metrics_http.reset();
   const auto deadline = std::chrono::system_clock::now() + std::chrono::seconds(5);
   read_server->Shutdown(deadline);
   admin_server->Shutdown(deadline);

@@ -20,9 +20,11 @@ std::shared_ptr<const v1::GetCostMatrixResponse> MatrixCache::Find(
   for (auto it = entries_.begin(); it != entries_.end(); ++it) {
     if (it->first == key) {
       entries_.splice(entries_.begin(), entries_, it);
+      ++hits_;
       return entries_.front().second;
     }
   }
+  ++misses_;
   return nullptr;
 }
 

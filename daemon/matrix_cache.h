@@ -4,6 +4,7 @@
 #ifndef TOPORR_DAEMON_MATRIX_CACHE_H_
 #define TOPORR_DAEMON_MATRIX_CACHE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <list>
 #include <memory>
@@ -25,11 +26,16 @@ class MatrixCache {
   void Insert(const v1::GetCostMatrixRequest& req, int64_t snapshot_id,
               std::shared_ptr<const v1::GetCostMatrixResponse> reply);
 
+  // Find() calls answered from the cache, and not (metrics; 0 when disabled).
+  int64_t hits() const { return hits_.load(std::memory_order_relaxed); }
+  int64_t misses() const { return misses_.load(std::memory_order_relaxed); }
+
  private:
   static std::string Key(const v1::GetCostMatrixRequest& req, int64_t snapshot_id);
 
   const int capacity_;
   std::mutex mu_;
+  std::atomic<int64_t> hits_{0}, misses_{0};
   // Most recently used first.
   std::list<std::pair<std::string, std::shared_ptr<const v1::GetCostMatrixResponse>>> entries_;
 };

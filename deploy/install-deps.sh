@@ -17,6 +17,8 @@ PACKAGES=(
   # MPI
   openmpi-bin libopenmpi-dev libsimgrid-dev  # libsimgrid-dev: SimGrid SMPI, bench/smpi
   mpich libmpich-dev gfortran  # MPICH build of libtoporr, Fortran tests
+  # operations: sd_notify, the metrics HTTP endpoint, and the real tools their tests run
+  libsystemd-dev libcivetweb-dev systemd prometheus openssl
   # misc tools used by scripts and tests
   python3 procps
 )

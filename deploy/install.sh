@@ -6,14 +6,25 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 [[ $(id -u) -eq 0 ]] || { echo "install.sh: run as root" >&2; exit 1; }
 
 "$TOPORR_ROOT/deploy/install-deps.sh"
-toporr_build //daemon:toporrd //client/ctl:toporrctl
+toporr_build //daemon:toporrd //client/ctl:toporrctl //collectors:toporr-discover
 install -m 0755 "$(toporr_bazel_bin)/daemon/toporrd" /usr/local/sbin/toporrd
+# toporrd runs the collector found next to itself (`toporrctl discover`, discovery_interval_s).
+install -m 0755 "$(toporr_bazel_bin)/collectors/toporr-discover" /usr/local/sbin/toporr-discover
 install -m 0755 "$(toporr_bazel_bin)/client/ctl/toporrctl" /usr/local/bin/toporrctl
 install -d -m 0755 /etc/toporr /usr/local/share/doc/toporr
 [[ -e /etc/toporr/toporrd.conf ]] ||
   install -m 0644 "$TOPORR_ROOT/deploy/toporrd.conf.example" /etc/toporr/toporrd.conf
 install -m 0644 "$TOPORR_ROOT/README.md" /usr/local/share/doc/toporr/README.md
-install -m 0644 "$TOPORR_ROOT/deploy/toporrd.service" /etc/systemd/system/toporrd.service
+install -d -m 0755 /usr/local/share/man/man8 /usr/local/share/man/man1 \
+  /usr/local/share/bash-completion/completions
+install -m 0644 "$TOPORR_ROOT/deploy/man/toporrd.8" /usr/local/share/man/man8/toporrd.8
+install -m 0644 "$TOPORR_ROOT/deploy/man/toporrctl.1" /usr/local/share/man/man1/toporrctl.1
+install -m 0644 "$TOPORR_ROOT/deploy/completion/toporrctl" \
+  /usr/local/share/bash-completion/completions/toporrctl
+# The unit names the Debian package's paths (/usr/sbin); this install lives under /usr/local.
+sed 's|/usr/sbin/toporrd|/usr/local/sbin/toporrd|' "$TOPORR_ROOT/deploy/toporrd.service" \
+  >/etc/systemd/system/toporrd.service
+chmod 0644 /etc/systemd/system/toporrd.service
 getent group toporr-admin >/dev/null || groupadd --system toporr-admin
 if command -v systemctl >/dev/null && [[ -d /run/systemd/system ]]; then
   systemctl daemon-reload

@@ -21,6 +21,8 @@ _LIBS = {
     "benchmark_main": (["benchmark"], ["-lbenchmark_main", "-lpthread"]),
     "scotch": ([], ["-lscotch", "-lscotcherr", "-lz", "-lm", "-lpthread"]),
     "xml2": (["libxml-2.0"], []),
+    "systemd": (["libsystemd"], []),  # sd_notify (libsystemd-dev)
+    "civetweb": ([], ["-lcivetweb"]),  # libcivetweb-dev ships no .pc file
 }
 
 def _system_libs_impl(ctx):

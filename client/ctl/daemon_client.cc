@@ -2,6 +2,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <fstream>
+#include <sstream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -13,7 +15,22 @@ DaemonClient::DaemonClient(Options options) : options_(std::move(options)) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(-1);
   args.SetMaxSendMessageSize(-1);
-  channel_ = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+  if (!options_.target.empty() && !options_.tls_ca.empty()) {
+    grpc::SslCredentialsOptions ssl;
+    auto read = [&](const std::string& path, std::string* out) {
+      std::ifstream in(path, std::ios::binary);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      if (!in && init_error_.ok()) init_error_ = absl::NotFoundError(path + ": cannot read");
+      *out = ss.str();
+    };
+    read(options_.tls_ca, &ssl.pem_root_certs);
+    if (!options_.tls_cert.empty()) read(options_.tls_cert, &ssl.pem_cert_chain);
+    if (!options_.tls_key.empty()) read(options_.tls_key, &ssl.pem_private_key);
+    credentials = grpc::SslCredentials(ssl);
+  }
+  channel_ = grpc::CreateCustomChannel(target, credentials, args);
   topology_ = v1::Topology::NewStub(channel_);
   admin_ = v1::Admin::NewStub(channel_);
   health_ = grpc::health::v1::Health::NewStub(channel_);

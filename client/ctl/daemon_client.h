@@ -26,7 +26,10 @@ class DaemonClient {
  public:
   struct Options {
     std::string socket;  // Unix socket path, used when `target` is empty
-    std::string target;  // HOST:PORT of the daemon's TCP listener (read RPCs only)
+    std::string target;  // HOST:PORT of the daemon's TCP listener
+    // TLS to `target`: the CA that signed the daemon's certificate (PEM file; empty: plain
+    // TCP), and for admin RPCs over TCP this client's certificate and key (mutual TLS).
+    std::string tls_ca, tls_cert, tls_key;
     // Deadline of every RPC in seconds; <= 0: each call's own default.
     double timeout_s = 0;
   };
@@ -40,6 +43,7 @@ class DaemonClient {
   absl::StatusOr<Response> Call(grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&,
                                                              Response*),
                                 const Request& request, double default_deadline_s) {
+    if (!init_error_.ok()) return init_error_;
     grpc::ClientContext context;
     SetDeadline(&context, default_deadline_s);
     Response response;
@@ -64,6 +68,7 @@ class DaemonClient {
   absl::Status RpcError(const grpc::Status& status) const;
 
   Options options_;
+  absl::Status init_error_;  // a TLS file that cannot be read
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::Topology::Stub> topology_;
   std::unique_ptr<v1::Admin::Stub> admin_;

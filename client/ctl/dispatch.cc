@@ -26,7 +26,10 @@ constexpr char kUsageOptions[] = R"(usage: toporrctl [options] COMMAND [args]
 
 options:
   --socket PATH        daemon Unix socket (default $TOPORR_SOCKET or /run/toporr/toporrd.sock)
-  --target HOST:PORT   use the daemon's TCP listener instead (read commands only)
+  --target HOST:PORT   use the daemon's TCP listener instead
+  --tls-ca FILE        TLS to --target, trusting the daemon certificate's CA (PEM)
+  --tls-cert FILE      with --tls-key: this client's certificate, for admin commands over
+  --tls-key FILE       TCP (mutual TLS; its common name must be in tls_admin_clients)
   --json               machine-readable output (see README.md for field names)
   --timeout SECONDS    deadline of each RPC (default 30 for ingest, 10 otherwise)
 
@@ -80,6 +83,12 @@ absl::StatusOr<CommandLine> ParseCommandLine(const std::vector<std::string>& arg
       ASSIGN_OR_RETURN(line.options.daemon.socket, value());
     } else if (a == "--target") {
       ASSIGN_OR_RETURN(line.options.daemon.target, value());
+    } else if (a == "--tls-ca") {
+      ASSIGN_OR_RETURN(line.options.daemon.tls_ca, value());
+    } else if (a == "--tls-cert") {
+      ASSIGN_OR_RETURN(line.options.daemon.tls_cert, value());
+    } else if (a == "--tls-key") {
+      ASSIGN_OR_RETURN(line.options.daemon.tls_key, value());
     } else if (a == "--json") {
       line.options.json = true;
     } else if (a == "--timeout") {

@@ -6,7 +6,7 @@
 // table and prints its Reply (client/ctl/output.h): tables by default, one JSON document with
 // `--json` (field names are documented in README.md). Errors go to the error stream: exit
 // code 2 for bad usage (with the usage text), 1 for anything else (the daemon, an RPC, a
-// file); a command may choose another code for a result (health: 1 when not serving; ingest
+// file); a command may choose another code for a result (health --ready: 1 when not serving; ingest
 // of traces: 3 when they disagree).
 //
 // Adding a command: a function `absl::StatusOr<Reply>(Invocation&, const CommandArgs&)` and

@@ -1,11 +1,14 @@
 #include "client/ctl/query_commands.h"
 
+#include <algorithm>
 #include <ctime>
 #include <iomanip>
 #include <map>
 #include <string>
 #include <utility>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "client/cost_matrix_codec.h"
 #include "common/status_macros.h"
@@ -336,28 +339,76 @@ void StatsText(const v1::GetStatsResponse& resp, std::ostream& out) {
       << std::left << std::setw(26) << "METHOD"
       << "REQUESTS\n";
   for (const auto& [method, count] : requests) out << std::setw(26) << method << count << "\n";
+  if (resp.metrics_text().empty()) return;
+  // The daemon's Prometheus metrics, one per line as `name  label=value ...  value`; the
+  // histograms' buckets are left out (their _count and _sum stay; mean = sum / count).
+  out << "\nMETRICS (toporrctl stats --prometheus for the exposition text)\n";
+  for (absl::string_view line : absl::StrSplit(resp.metrics_text(), '\n', absl::SkipEmpty())) {
+    if (line[0] == '#') continue;
+    const size_t space = line.rfind(' ');
+    absl::string_view series = line.substr(0, space);
+    const absl::string_view value = line.substr(space + 1);
+    std::string name(series.substr(0, series.find('{')));
+    if (absl::EndsWith(name, "_bucket")) continue;
+    std::string labels;
+    if (const size_t brace = series.find('{'); brace != absl::string_view::npos) {
+      labels = std::string(series.substr(brace + 1, series.size() - brace - 2));
+      labels = absl::StrReplaceAll(labels, {{"\",", " "}, {"\"", ""}});
+    }
+    out << std::setw(40) << name << std::setw(44) << labels << value << "\n";
+  }
 }
 
+// `stats [--prometheus]`: the request counts and the metrics (daemon/metrics_text.h), or the
+// raw exposition text.
 absl::StatusOr<Reply> Stats(Invocation& inv, const CommandArgs& args) {
-  RETURN_IF_ERROR(NoArguments("stats", args));
+  const bool prometheus = args.size() == 1 && args[0] == "--prometheus";
+  if (!prometheus) RETURN_IF_ERROR(NoArguments("stats", args));
   ASSIGN_OR_RETURN(auto resp,
                    inv.daemon.Call(&v1::Topology::Stub::GetStats, v1::GetStatsRequest(), 10));
+  if (prometheus) {
+    return ReplyOf(
+        std::move(resp),
+        [](const v1::GetStatsResponse& r, JsonWriter& w) { w.String(r.metrics_text()); },
+        [](const v1::GetStatsResponse& r, std::ostream& out) { out << r.metrics_text(); });
+  }
   return ReplyOf(std::move(resp), StatsJson, StatsText);
 }
 
-// Extra arguments are ignored, as they always were.
-absl::StatusOr<Reply> Health(Invocation& inv, const CommandArgs&) {
+// `health`: the daemon's gRPC health status and, when it does not serve queries, why (the
+// answer of GetSnapshot). Exit 0 whenever the daemon answers (it is alive: scripts waiting
+// for it to start, then ingesting, rely on that), 1 when it cannot be reached; `--ready`
+// exits 1 unless SERVING (what a readiness probe wants). Other arguments are ignored, as they
+// always were.
+struct HealthAnswer {
+  std::string status;
+  std::string reason;  // empty when SERVING
+};
+
+absl::StatusOr<Reply> Health(Invocation& inv, const CommandArgs& args) {
+  const bool ready = std::find(args.begin(), args.end(), "--ready") != args.end();
   ASSIGN_OR_RETURN(auto resp, inv.daemon.Call(&grpc::health::v1::Health::Stub::Check,
                                               grpc::health::v1::HealthCheckRequest(), 5));
+  HealthAnswer answer{HealthResponse::ServingStatus_Name(resp.status()), ""};
+  const bool serving = resp.status() == HealthResponse::SERVING;
+  if (!serving) {
+    auto snapshot = inv.daemon.Call(&v1::Topology::Stub::GetSnapshot, v1::GetSnapshotRequest(), 5);
+    answer.reason =
+        snapshot.ok() ? "the daemon serves no snapshot" : std::string(snapshot.status().message());
+  }
   Reply reply = ReplyOf(
-      HealthResponse::ServingStatus_Name(resp.status()),
-      [](const std::string& status, JsonWriter& w) {
+      std::move(answer),
+      [](const HealthAnswer& a, JsonWriter& w) {
         w.BeginObject();
-        w.Field("status", status);
+        w.Field("status", a.status);
+        w.Field("serving", a.reason.empty());
+        if (!a.reason.empty()) w.Field("reason", a.reason);
         w.EndObject();
       },
-      [](const std::string& status, std::ostream& out) { out << status << "\n"; });
-  reply.exit_code = resp.status() == HealthResponse::SERVING ? 0 : 1;
+      [](const HealthAnswer& a, std::ostream& out) {
+        out << a.status << (a.reason.empty() ? "" : ": " + a.reason) << "\n";
+      });
+  reply.exit_code = serving || !ready ? 0 : 1;
   return reply;
 }
 
@@ -398,8 +449,14 @@ std::vector<Command> QueryCommands() {
        Path},
       {"snapshot", "  snapshot             the snapshot being served\n", Snapshot},
       {"snapshots", "  snapshots            all stored snapshots, newest first\n", Snapshots},
-      {"health", "  health               the daemon's gRPC health status\n", Health},
-      {"stats", "  stats                requests served since start, by method\n", Stats},
+      {"health",
+       "  health [--ready]     the daemon's gRPC health status and why it is not serving\n"
+       "                       (--ready: exit 1 unless SERVING)\n",
+       Health},
+      {"stats",
+       "  stats [--prometheus] requests served by method, and the daemon's metrics (ingests,\n"
+       "                       latencies, sweeps, refusals; --prometheus: exposition text)\n",
+       Stats},
   };
 }
 

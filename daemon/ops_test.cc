@@ -1,0 +1,363 @@
+// End-to-end operations checks with a real toporrd and toporrctl: health before and after the
+// first snapshot, sd_notify messages on a NOTIFY_SOCKET this test listens on, metrics over
+// HTTP and in a textfile checked by the real promtool, TLS and mutual TLS with certificates
+// made by the real openssl, file modes and symlink refusal, SIGHUP reload.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/test_data.h"
+#include "daemon/testing/subprocess.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace toporr {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::toporr::testing::DaemonProcess;
+using ::toporr::testing::RunfilePath;
+using ::toporr::testing::RunProcess;
+using ::toporr::testing::RunResult;
+
+int FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  socklen_t len = sizeof(addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void WriteAll(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+// GET http://127.0.0.1:port/path, the whole response (headers and body).
+std::string HttpGet(int port, const std::string& path) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(port);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    close(fd);
+    return "";
+  }
+  const std::string req =
+      "GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+  (void)!write(fd, req.data(), req.size());
+  std::string out;
+  char buf[4096];
+  for (ssize_t n; (n = read(fd, buf, sizeof(buf))) > 0;) out.append(buf, n);
+  close(fd);
+  return out;
+}
+
+class OpsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/toporrd-ops.XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    chmod(dir_.c_str(), 0755);
+    db_ = dir_ + "/toporr.db";
+    sock_ = dir_ + "/toporrd.sock";
+    fattree_ = dir_ + "/fattree.topo";
+    WriteAll(fattree_, toporr::testing::ReadSharedFabric("ibnetdiscover_fattree_default.txt"));
+  }
+  void TearDown() override { RunProcess({"/bin/rm", "-rf", dir_}); }
+
+  RunResult Ctl(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {RunfilePath("client/ctl/toporrctl")};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return RunProcess(argv);
+  }
+
+  std::string dir_, db_, sock_, fattree_;
+};
+
+TEST_F(OpsTest, HealthIsNotServingUntilASnapshotIsLoadedAndSaysWhy) {
+  DaemonProcess d(db_, sock_);
+  ASSERT_TRUE(d.Start()) << d.log();
+  RunResult r = d.Ctl({"health"});
+  EXPECT_EQ(r.exit_code, 0) << "alive";
+  EXPECT_THAT(r.out, HasSubstr("NOT_SERVING: no fabric has been ingested yet"));
+  EXPECT_EQ(d.Ctl({"health", "--ready"}).exit_code, 1);
+  r = d.Ctl({"--json", "health"});
+  EXPECT_THAT(r.out, HasSubstr("\"status\":\"NOT_SERVING\",\"serving\":false,\"reason\":"));
+  ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
+  r = d.Ctl({"health", "--ready"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, "SERVING\n");
+  // A restart on the database serves at once.
+  EXPECT_EQ(d.Stop(), 0);
+  DaemonProcess d2(db_, sock_);
+  ASSERT_TRUE(d2.Start()) << d2.log();
+  EXPECT_EQ(d2.Ctl({"health", "--ready"}).exit_code, 0);
+}
+
+// sd_notify(3) messages as systemd would receive them: a datagram socket named by
+// NOTIFY_SOCKET, WATCHDOG_USEC for the keep-alives.
+TEST_F(OpsTest, NotifiesReadinessStatusWatchdogReloadAndStop) {
+  const std::string notify_path = dir_ + "/notify";
+  int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, notify_path.c_str(), sizeof(addr.sun_path) - 1);
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  std::vector<std::string> messages;
+  auto receive_until = [&](const std::string& want, int timeout_ms) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    while (std::chrono::steady_clock::now() < deadline) {
+      pollfd p{fd, POLLIN, 0};
+      if (poll(&p, 1, 100) <= 0) continue;
+      char buf[4096];
+      ssize_t n = recv(fd, buf, sizeof(buf), 0);
+      if (n <= 0) continue;
+      messages.emplace_back(buf, n);
+      if (messages.back().find(want) != std::string::npos) return true;
+    }
+    return false;
+  };
+  DaemonProcess d(db_, sock_, {}, {{"NOTIFY_SOCKET", notify_path}, {"WATCHDOG_USEC", "1000000"}});
+  ASSERT_TRUE(d.Start()) << d.log();
+  ASSERT_TRUE(receive_until("READY=1", 5000)) << ::testing::PrintToString(messages);
+  EXPECT_THAT(messages.back(), HasSubstr("STATUS=no snapshot yet"));
+  EXPECT_THAT(messages.back(), HasSubstr("MAINPID=" + std::to_string(d.pid())));
+  ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
+  EXPECT_TRUE(
+      receive_until("STATUS=serving snapshot 1 (ibnetdiscover fattree.topo, 16 hosts)", 3000))
+      << ::testing::PrintToString(messages);
+  // Keep-alives at least every WatchdogSec / 2.
+  messages.clear();
+  EXPECT_TRUE(receive_until("WATCHDOG=1", 1500));
+  EXPECT_TRUE(receive_until("WATCHDOG=1", 1500));
+  kill(d.pid(), SIGHUP);
+  EXPECT_TRUE(receive_until("RELOADING=1", 3000)) << ::testing::PrintToString(messages);
+  EXPECT_TRUE(receive_until("READY=1", 3000));
+  EXPECT_THAT(messages.back(), HasSubstr("STATUS=serving snapshot 1"));
+  EXPECT_EQ(d.Ctl({"health", "--ready"}).exit_code, 0) << "the snapshot stays over a reload";
+  kill(d.pid(), SIGTERM);
+  EXPECT_TRUE(receive_until("STOPPING=1", 5000)) << ::testing::PrintToString(messages);
+  EXPECT_EQ(d.WaitExit(10), 0);
+  close(fd);
+}
+
+TEST_F(OpsTest, MetricsOverHttpAndTextfilePassPromtool) {
+  const int port = FreePort();
+  const std::string textdir = dir_ + "/textfile";
+  mkdir(textdir.c_str(), 0755);
+  DaemonProcess d(
+      db_, sock_,
+      {"--metrics_listen", "127.0.0.1:" + std::to_string(port), "--metrics_textfile_dir", textdir});
+  ASSERT_TRUE(d.Start()) << d.log();
+  ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
+  WriteAll(dir_ + "/bad.topo", "garbage\n");
+  EXPECT_NE(d.Ctl({"ingest", "--format", "ibnetdiscover", dir_ + "/bad.topo"}).exit_code, 0);
+  EXPECT_EQ(d.Ctl({"cost", "node01", "node02"}).exit_code, 0);
+  EXPECT_NE(d.Ctl({"cost", "node01", "nodeX"}).exit_code, 0);
+
+  const std::string response = HttpGet(port, "/metrics");
+  ASSERT_THAT(response, HasSubstr("200 OK"));
+  EXPECT_THAT(response, HasSubstr("Content-Type: text/plain; version=0.0.4"));
+  const std::string body = response.substr(response.find("\r\n\r\n") + 4);
+  EXPECT_THAT(body,
+              HasSubstr("toporr_ingests_total{format=\"ibnetdiscover\",result=\"created\"} 1"));
+  EXPECT_THAT(body,
+              HasSubstr("toporr_ingests_total{format=\"ibnetdiscover\",result=\"refused\"} 1"));
+  EXPECT_THAT(body, HasSubstr("toporr_rpc_requests_total{method=\"GetPath\",code=\"OK\"}"));
+  EXPECT_THAT(body, HasSubstr("code=\"NOT_FOUND\""));
+  EXPECT_THAT(body, HasSubstr("toporr_snapshot_id 1\n"));
+  EXPECT_THAT(body, HasSubstr("toporr_snapshot_hosts 16\n"));
+  WriteAll(dir_ + "/http.prom", body);
+  RunResult r =
+      RunProcess({"/bin/sh", "-c", "/usr/bin/promtool check metrics < " + dir_ + "/http.prom"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out + r.err, "");
+  EXPECT_THAT(HttpGet(port, "/other"), HasSubstr("404"));
+
+  // The textfile appears within metrics_interval_s (15 s; the first one at start).
+  const std::string textfile = textdir + "/toporrd.prom";
+  for (int i = 0; i < 100 && access(textfile.c_str(), F_OK) != 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  r = RunProcess({"/bin/sh", "-c", "/usr/bin/promtool check metrics < " + textfile});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(ReadAll(textfile), HasSubstr("toporr_start_time_seconds"));
+
+  // toporrctl stats shows the same metrics for humans.
+  r = d.Ctl({"stats"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("toporr_ingests_total"));
+  EXPECT_THAT(r.out, HasSubstr("format=ibnetdiscover result=refused"));
+  r = d.Ctl({"stats", "--prometheus"});
+  EXPECT_THAT(r.out, HasSubstr("# TYPE toporr_rpc_duration_seconds histogram"));
+}
+
+TEST_F(OpsTest, FileModesAndSymlinksAreRefused) {
+  {
+    DaemonProcess d(db_, sock_);
+    ASSERT_TRUE(d.Start()) << d.log();
+    ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
+    struct stat st;
+    ASSERT_EQ(lstat(db_.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0640);
+    ASSERT_EQ(lstat(sock_.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0666);
+  }
+  const std::string link_db = dir_ + "/link.db";
+  ASSERT_EQ(symlink(db_.c_str(), link_db.c_str()), 0);
+  DaemonProcess bad_db(link_db, dir_ + "/other.sock");
+  EXPECT_FALSE(bad_db.Start());
+  EXPECT_THAT(bad_db.log(), HasSubstr("is a symbolic link; refusing to follow it"));
+
+  const std::string link_sock = dir_ + "/link.sock";
+  ASSERT_EQ(symlink((dir_ + "/elsewhere").c_str(), link_sock.c_str()), 0);
+  DaemonProcess bad_sock(db_, link_sock);
+  EXPECT_FALSE(bad_sock.Start());
+  EXPECT_THAT(bad_sock.log(), HasSubstr("socket path " + link_sock + " is a symbolic link"));
+  EXPECT_NE(access((dir_ + "/elsewhere").c_str(), F_OK), 0);
+}
+
+TEST_F(OpsTest, SighupReloadsTheHostMapAndKeepsTheSnapshot) {
+  const std::string map = dir_ + "/hostmap";
+  WriteAll(map, "");
+  const std::string conf = dir_ + "/toporrd.conf";
+  WriteAll(conf, "host_map_path = " + map + "\n");
+  DaemonProcess d(db_, sock_, {"--config=" + conf});
+  ASSERT_TRUE(d.Start()) << d.log();
+  ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
+  RunResult hosts = d.Ctl({"--json", "hosts"});
+  ASSERT_THAT(hosts.out, HasSubstr("\"name\":\"node01\""));
+  // node01's HCA GUID, from the hosts listing.
+  const size_t at = hosts.out.find("\"name\":\"node01\"");
+  const size_t guid_at = hosts.out.find("\"guid\":\"", at) + 8;
+  const std::string guid = hosts.out.substr(guid_at, hosts.out.find('"', guid_at) - guid_at);
+  WriteAll(map, guid + " renamed01\n");
+  kill(d.pid(), SIGHUP);
+  for (int i = 0; i < 50 && d.log().find("reload: host map") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_THAT(d.log(), HasSubstr("reload: host map " + map));
+  EXPECT_EQ(d.Ctl({"cost", "node01", "node02"}).exit_code, 0) << "snapshot 1 still served";
+  RunResult r = d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("snapshot 2 created"));
+  EXPECT_THAT(d.Ctl({"hosts"}).out, HasSubstr("renamed01"));
+  // A broken config keeps the running one.
+  WriteAll(conf, "bogus = 1\n");
+  kill(d.pid(), SIGHUP);
+  for (int i = 0; i < 50 && d.log().find("keeping the old one") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_THAT(d.log(), HasSubstr("unknown key `bogus`"));
+  EXPECT_EQ(d.Ctl({"health", "--ready"}).exit_code, 0);
+}
+
+// Certificates made by the real openssl: a CA, the daemon's (SAN 127.0.0.1), an admin client
+// (CN admin1, listed), another client (CN intruder, signed by the same CA, not listed).
+class TlsTest : public OpsTest {
+ protected:
+  void SetUp() override {
+    OpsTest::SetUp();
+    const std::string script = R"(
+set -e
+cd ")" + dir_ + R"("
+openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj /CN=toporr-test-ca 2>/dev/null
+mk() {
+  openssl req -newkey rsa:2048 -nodes -keyout $1.key -out $1.csr -subj /CN=$2 2>/dev/null
+  printf '%s\n' "$3" > $1.ext
+  openssl x509 -req -in $1.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out $1.pem -days 2 -extfile $1.ext 2>/dev/null
+}
+mk server localhost "subjectAltName=IP:127.0.0.1,DNS:localhost"
+mk admin admin1 "extendedKeyUsage=clientAuth"
+mk intruder intruder "extendedKeyUsage=clientAuth"
+)";
+    RunResult r = RunProcess({"/bin/bash", "-c", script});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    port_ = FreePort();
+    target_ = "127.0.0.1:" + std::to_string(port_);
+  }
+  RunResult Tcp(const std::string& client, const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {"--target", target_, "--tls-ca", dir_ + "/ca.pem"};
+    if (!client.empty()) {
+      argv.insert(argv.end(), {"--tls-cert", dir_ + "/" + client + ".pem", "--tls-key",
+                               dir_ + "/" + client + ".key"});
+    }
+    argv.insert(argv.end(), args.begin(), args.end());
+    return Ctl(argv);
+  }
+  int port_;
+  std::string target_;
+};
+
+TEST_F(TlsTest, ReadsOverTlsAdminOnlyWithAnAllowedClientCertificate) {
+  const std::string conf = dir_ + "/toporrd.conf";
+  WriteAll(conf, "listen_address = " + target_ + "\ntls_cert_path = " + dir_ +
+                     "/server.pem\ntls_key_path = " + dir_ + "/server.key\ntls_client_ca_path = " +
+                     dir_ + "/ca.pem\ntls_admin_clients = admin1, admin2\n");
+  DaemonProcess d(db_, sock_, {"--config=" + conf});
+  ASSERT_TRUE(d.Start()) << d.log();
+  RunResult r = Tcp("admin", {"ingest", "--format", "ibnetdiscover", fattree_});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("snapshot 1 created"));
+  r = Tcp("", {"cost", "node01", "node02"});  // reads need no client certificate
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = Tcp("", {"ingest", "--format", "ibnetdiscover", fattree_});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("tls_admin_clients"));
+  r = Tcp("intruder", {"ingest", "--format", "ibnetdiscover", fattree_});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("admin RPCs need"));
+  EXPECT_THAT(d.log(), HasSubstr("certificate CN=intruder"));
+  // Plain TCP to the TLS port gets nothing.
+  r = Ctl({"--target", target_, "--timeout", "2", "health"});
+  EXPECT_EQ(r.exit_code, 1);
+  RunResult m = d.Ctl({"stats", "--prometheus"});
+  EXPECT_THAT(m.out, HasSubstr("toporr_peers_refused_total{reason=\"tls_client_not_allowed\"} 1"));
+  EXPECT_THAT(m.out, HasSubstr("toporr_peers_refused_total{reason=\"admin_denied\"} 1"));
+}
+
+TEST_F(TlsTest, PlainTcpOnlyOnLoopbackOrWithInsecure) {
+  const std::string conf = dir_ + "/toporrd.conf";
+  WriteAll(conf, "listen_address = 0.0.0.0:" + std::to_string(port_) + "\n");
+  DaemonProcess refused(db_, sock_, {"--config=" + conf});
+  EXPECT_FALSE(refused.Start());
+  EXPECT_THAT(refused.log(), HasSubstr("without TLS: set tls_cert_path and tls_key_path, or "
+                                       "listen_insecure = true"));
+  WriteAll(conf,
+           "listen_address = 0.0.0.0:" + std::to_string(port_) + "\nlisten_insecure = true\n");
+  DaemonProcess insecure(db_, sock_, {"--config=" + conf});
+  ASSERT_TRUE(insecure.Start()) << insecure.log();
+  ASSERT_EQ(insecure.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
+  RunResult r = Ctl({"--target", target_, "cost", "node01", "node02"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = Ctl({"--target", target_, "ingest", "--format", "ibnetdiscover", fattree_});
+  EXPECT_EQ(r.exit_code, 1) << "never admin over plain TCP";
+}
+
+}  // namespace
+}  // namespace toporr
