@@ -7,8 +7,9 @@
 // Both MPI libraries' Fortran bindings call PMPI_* (Open MPI) or their own C entry points
 // from inside the library, so intercepting the C symbols misses Fortran callers: the
 // Fortran symbols (every name mangling gfortran and the `mpi` module use) are wrapped too.
-// The Fortran dist-graph constructors are left to the MPI library (their MPI_UNWEIGHTED is
-// an implementation-private address).
+// MPI_ALLREDUCE and MPI_BCAST from Fortran are intercepted like the C calls (MPI_IN_PLACE and
+// MPI_BOTTOM recognised by each library's private address). The Fortran dist-graph
+// constructors are left to the MPI library (their MPI_UNWEIGHTED is private too).
 #include <dlfcn.h>
 #include <mpi.h>
 
@@ -76,11 +77,74 @@ namespace {
 using CartF = void (*)(MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
 using GraphF = void (*)(MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
                         MPI_Fint*);
-
 // The MPI library's own Fortran entry point `name` (the next definition after ours).
 template <typename F>
 F Next(const char* name) {
   return reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
+}
+
+using AllreduceF = void (*)(void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
+using BcastF = void (*)(void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
+
+// Fortran's MPI_IN_PLACE and MPI_BOTTOM are addresses private to each MPI library: Open MPI's
+// are its common blocks mpi_fortran_in_place_ / mpi_fortran_bottom_; MPICH keeps pointers to
+// its own in MPIR_F_MPI_IN_PLACE / MPIR_F_MPI_BOTTOM. A buffer toporr cannot classify goes
+// to the library untouched.
+struct FortranSentinels {
+  const void* in_place = nullptr;
+  const void* bottom = nullptr;
+  bool known = false;
+  FortranSentinels() {
+    if (void* p = dlsym(RTLD_DEFAULT, "mpi_fortran_in_place_")) {
+      in_place = p;
+      bottom = dlsym(RTLD_DEFAULT, "mpi_fortran_bottom_");
+      known = bottom != nullptr;
+    } else if (auto** q = static_cast<void**>(dlsym(RTLD_DEFAULT, "MPIR_F_MPI_IN_PLACE"))) {
+      auto** b = static_cast<void**>(dlsym(RTLD_DEFAULT, "MPIR_F_MPI_BOTTOM"));
+      in_place = *q;
+      bottom = b != nullptr ? *b : nullptr;
+      known = in_place != nullptr && bottom != nullptr;
+    }
+  }
+};
+
+const FortranSentinels& Sentinels() {
+  static const FortranSentinels s;
+  return s;
+}
+
+bool LargeF(MPI_Fint count, MPI_Datatype type) {
+  const long long min = toporr_pmpi_min_bytes();
+  int size = 0;
+  return min >= 0 && count > 0 && MPI_Type_size(type, &size) == MPI_SUCCESS &&
+         static_cast<long long>(count) * size >= min;
+}
+
+void AllreduceF77(const char* name, void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* type,
+                  MPI_Fint* op, MPI_Fint* comm, MPI_Fint* ierr) {
+  const MPI_Datatype t = MPI_Type_f2c(*type);
+  const FortranSentinels& f = Sentinels();
+  if (!f.known || !LargeF(*count, t) || sendbuf == f.bottom || recvbuf == f.bottom) {
+    if (AllreduceF next = Next<AllreduceF>(name)) {
+      next(sendbuf, recvbuf, count, type, op, comm, ierr);
+      return;
+    }
+  }
+  *ierr = toporr_pmpi_allreduce(sendbuf == f.in_place ? MPI_IN_PLACE : sendbuf, recvbuf, *count, t,
+                                MPI_Op_f2c(*op), MPI_Comm_f2c(*comm));
+}
+
+void BcastF77(const char* name, void* buffer, MPI_Fint* count, MPI_Fint* type, MPI_Fint* root,
+              MPI_Fint* comm, MPI_Fint* ierr) {
+  const MPI_Datatype t = MPI_Type_f2c(*type);
+  const FortranSentinels& f = Sentinels();
+  if (!f.known || !LargeF(*count, t) || buffer == f.bottom) {
+    if (BcastF next = Next<BcastF>(name)) {
+      next(buffer, count, type, root, comm, ierr);
+      return;
+    }
+  }
+  *ierr = toporr_pmpi_bcast(buffer, *count, t, *root, MPI_Comm_f2c(*comm));
 }
 
 void CartF77(const char* name, MPI_Fint* comm_old, MPI_Fint* ndims, MPI_Fint* dims,
@@ -136,3 +200,23 @@ TOPORR_FORTRAN_GRAPH(mpi_graph_create_)
 TOPORR_FORTRAN_GRAPH(mpi_graph_create__)
 TOPORR_FORTRAN_GRAPH(mpi_graph_create)
 TOPORR_FORTRAN_GRAPH(MPI_GRAPH_CREATE)
+
+#define TOPORR_FORTRAN_ALLREDUCE(sym)                                                       \
+  extern "C" void sym(void* s, void* r, MPI_Fint* n, MPI_Fint* t, MPI_Fint* o, MPI_Fint* c, \
+                      MPI_Fint* ierr) {                                                     \
+    AllreduceF77(#sym, s, r, n, t, o, c, ierr);                                             \
+  }
+#define TOPORR_FORTRAN_BCAST(sym)                                                     \
+  extern "C" void sym(void* b, MPI_Fint* n, MPI_Fint* t, MPI_Fint* root, MPI_Fint* c, \
+                      MPI_Fint* ierr) {                                               \
+    BcastF77(#sym, b, n, t, root, c, ierr);                                           \
+  }
+
+TOPORR_FORTRAN_ALLREDUCE(mpi_allreduce_)
+TOPORR_FORTRAN_ALLREDUCE(mpi_allreduce__)
+TOPORR_FORTRAN_ALLREDUCE(mpi_allreduce)
+TOPORR_FORTRAN_ALLREDUCE(MPI_ALLREDUCE)
+TOPORR_FORTRAN_BCAST(mpi_bcast_)
+TOPORR_FORTRAN_BCAST(mpi_bcast__)
+TOPORR_FORTRAN_BCAST(mpi_bcast)
+TOPORR_FORTRAN_BCAST(MPI_BCAST)

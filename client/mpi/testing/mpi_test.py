@@ -113,6 +113,9 @@ class MpiTest(unittest.TestCase):
         cls.stencil = os.path.join(cls.tmp, "stencil")
         subprocess.run([MPICC, "-O1", "-o", cls.stencil, "client/mpi/testing/stencil.c"],
                        check=True)
+        cls.fcoll = os.path.join(cls.tmp, "fortran_coll")
+        subprocess.run([MPIF90, "-w", "-o", cls.fcoll, "client/mpi/testing/fortran_coll.f90"],
+                       check=True)
         cls.shim = os.path.join(cls.tmp, "fail_split_shim.so")
         subprocess.run([MPICC, "-shared", "-fPIC", "-o", cls.shim,
                         "client/mpi/testing/fail_split_shim.c"], check=True)
@@ -355,6 +358,19 @@ class MpiTest(unittest.TestCase):
                             socket=os.path.join(self.tmp, "absent.sock"))
         self.assertEqual(gone.stdout, plain.stdout)
         self.assertEqual(len(gone.warnings()), 1, gone.stderr)
+
+    def test_pmpi_intercepts_fortran_collectives(self):
+        np = 8 if MPI == "openmpi" else 4
+        hosts = round_robin(np, 4)
+        plain = self.run_job(np, [], hosts, program=self.fcoll)
+        dropped_in = self.run_job(np, [], hosts, program=self.fcoll, preload=True)
+        self.assertIn("FCOLL", plain.stdout)
+        self.assertEqual(dropped_in.stdout, plain.stdout)  # MPI_IN_PLACE recognised too
+        decided = {r["collective"]: r for r in dropped_in.report}
+        self.assertEqual(set(decided), {"allreduce", "bcast"})
+        self.assertEqual(decided["allreduce"]["bytes"], 160000)
+        self.assertEqual(decided["bcast"]["root"], np - 1)
+        self.assertTrue(all(r["source"] == "daemon" for r in dropped_in.report))
 
     # ---- topology functions through the PMPI layer ----
 
