@@ -297,6 +297,12 @@ int toporr_pmpi_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Dat
                                         comm, std::nullopt);
 }
 
+int toporr_pmpi_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                       MPI_Op op, int root, MPI_Comm comm) {
+  return toporr::client::mpi::Reduce(Library::Default(), sendbuf, recvbuf, count, datatype, op,
+                                     root, comm);
+}
+
 int toporr_pmpi_bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   return toporr::client::mpi::Bcast(Library::Default(), buffer, count, datatype, root, comm,
                                     std::nullopt, 4);

@@ -72,6 +72,34 @@ int Allreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_D
   }
 }
 
+int Reduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+           MPI_Op op, int root, MPI_Comm comm) {
+  int commutative = 0, inter = 0, type_size = 0, size = 1;
+  MPI_Op_commutative(op, &commutative);
+  MPI_Comm_test_inter(comm, &inter);
+  MPI_Type_size(type, &type_size);
+  if (!inter) MPI_Comm_size(comm, &size);
+  if (!commutative || inter || count <= 0 || lib.options().disable || root < 0 || root >= size ||
+      inside_toporr) {
+    return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
+  }
+  Inside inside;
+  ReorderRequest request;
+  request.collective = mapping::Collective::kReduce;
+  request.algorithm = Forced(lib, request.collective, std::nullopt);
+  request.bytes = static_cast<int64_t>(count) * type_size;
+  request.root = root;
+  MPI_Comm run_on = MPI_COMM_NULL;
+  std::optional<Algorithm> chosen;
+  int new_root = root;
+  if (lib.CollectiveComm(comm, request, &run_on, &chosen, &new_root) != MPI_SUCCESS || !chosen) {
+    return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
+  }
+  // The library's reduce on the communicator ordered for the binomial tree (a commutative op
+  // gives the root the same result whatever the order).
+  return PMPI_Reduce(sendbuf, recvbuf, count, type, op, new_root, run_on);
+}
+
 int Bcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
           std::optional<Algorithm> algorithm, int radix) {
   int inter = 0, type_size = 0, size = 1;

@@ -15,6 +15,10 @@ namespace toporr::client::mpi {
 
 int Allreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
               MPI_Op op, MPI_Comm comm, std::optional<mapping::Algorithm> algorithm);
+// MPI_Reduce: the MPI library's reduce run on a communicator reordered for the binomial
+// tree, the root translated (commutative ops only; the rest as Allreduce).
+int Reduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+           MPI_Op op, int root, MPI_Comm comm);
 int Bcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
           std::optional<mapping::Algorithm> algorithm, int radix);
 

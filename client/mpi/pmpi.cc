@@ -1,8 +1,9 @@
 // libtoporr_pmpi.so: under LD_PRELOAD, an unchanged MPI program's topology constructors with
 // reorder = 1 return communicators reordered by toporr (topology.h); reorder = 0 and
-// TOPORR_DISABLE=1 leave the MPI library's own call untouched. MPI_Allreduce and MPI_Bcast
-// of at least TOPORR_MIN_BYTES (default 64 KiB) run toporr's collectives (collective_api.h);
-// smaller calls cost one datatype-size lookup and a comparison before the MPI library's.
+// TOPORR_DISABLE=1 leave the MPI library's own call untouched. MPI_Allreduce, MPI_Bcast and
+// MPI_Reduce of at least TOPORR_MIN_BYTES (default 64 KiB) run toporr's collectives
+// (collective_api.h); smaller calls cost one datatype-size lookup and a comparison before the MPI
+// library's.
 //
 // Both MPI libraries' Fortran bindings call PMPI_* (Open MPI) or their own C entry points
 // from inside the library, so intercepting the C symbols misses Fortran callers: the
@@ -37,6 +38,14 @@ int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
     return toporr_pmpi_allreduce(sendbuf, recvbuf, count, datatype, op, comm);
   }
   return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               int root, MPI_Comm comm) {
+  if (Large(count, datatype)) {
+    return toporr_pmpi_reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+  }
+  return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
 int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {

@@ -17,6 +17,8 @@ extern "C" {
 long long toporr_pmpi_min_bytes(void);
 int toporr_pmpi_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                           MPI_Op op, MPI_Comm comm);
+int toporr_pmpi_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                       MPI_Op op, int root, MPI_Comm comm);
 int toporr_pmpi_bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
 // One of toporr's algorithms run directly on `comm` (no selection, no reordering), for tests
 // and benchmarks: `algorithm` is a toporr_algorithm value (TOPORR_ALG_RING, ...); radix for

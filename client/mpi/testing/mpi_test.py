@@ -350,9 +350,9 @@ class MpiTest(unittest.TestCase):
         self.assertEqual(dropped_in.stdout, plain.stdout)
         self.assertEqual(dropped_in.warnings(), [], dropped_in.stderr)
         decided = {r["collective"] for r in dropped_in.report if r["source"] == "daemon"}
-        self.assertEqual(decided, {"cart_create", "allreduce", "bcast"})
+        self.assertEqual(decided, {"cart_create", "allreduce", "bcast", "reduce"})
         self.assertTrue(all(r["bytes"] >= 65536 for r in dropped_in.report
-                            if r["collective"] in ("allreduce", "bcast")))
+                            if r["collective"] in ("allreduce", "bcast", "reduce")))
         # The daemon gone: the MPI library's own calls, the same output, one warning.
         gone = self.run_job(np, [], hosts, program=self.stencil, preload=True,
                             socket=os.path.join(self.tmp, "absent.sock"))

@@ -1,6 +1,7 @@
 /* An unchanged MPI program for the PMPI drop-in test: a 2-D Jacobi stencil on an
  * MPI_Cart_create grid (reorder = 1) with halo exchanges, a 20,000-double MPI_Allreduce and a
- * 100,000-int MPI_Bcast per iteration (above TOPORR_MIN_BYTES), and small ones below it.
+ * 100,000-int MPI_Bcast and a 20,000-double MPI_Reduce per iteration (above
+ * TOPORR_MIN_BYTES), and small ones below it.
  * Rank 0 prints checksums that do not depend on which process holds which grid block, so
  * the output must be the same with and without LD_PRELOAD=libtoporr_pmpi.so (floating sums
  * printed to 10 significant digits: reduction order may differ in the last bits). */
@@ -62,6 +63,15 @@ int main(int argc, char** argv) {
     for (int k = 0; k < kVec; ++k) vec[k] = coords[0] * 0.5 + coords[1] * 0.25 + k * 1e-4 + it;
     MPI_Allreduce(MPI_IN_PLACE, vec, kVec, MPI_DOUBLE, MPI_SUM, grid);
     vec_total += vec[0] + vec[kVec / 2] + vec[kVec - 1];
+    /* the same vector reduced to rank 1 of the grid (to rank 0 with one process) */
+    const int reduce_root = size > 1 ? 1 : 0;
+    double* reduced = malloc(sizeof(double) * kVec);
+    MPI_Reduce(vec, reduced, kVec, MPI_DOUBLE, MPI_MAX, reduce_root, grid);
+    double reduced_sum = 0;
+    if (rank == reduce_root) reduced_sum = reduced[0] + reduced[kVec - 1];
+    MPI_Bcast(&reduced_sum, 1, MPI_DOUBLE, reduce_root, grid);
+    vec_total += reduced_sum;
+    free(reduced);
     const int root = it % size;
     int me;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
