@@ -56,6 +56,16 @@ std::string DecisionJsonLine(const Decision& d) {
   };
   maybe("predicted_before_ns", d.predicted_before_ns);
   maybe("predicted_after_ns", d.predicted_after_ns);
+  w.Key("candidates");
+  w.BeginArray();
+  for (const CandidateTime& c : d.candidates) {
+    w.BeginObject();
+    w.Field("algorithm", c.algorithm);
+    w.Field("mapping", c.mapping);
+    w.Field("predicted_ns", c.predicted_ns);
+    w.EndObject();
+  }
+  w.EndArray();
   w.Field("cached", d.cached);
   w.Field("elapsed_us", d.elapsed_us);
   w.EndObject();

@@ -13,6 +13,8 @@
 //   new_order              new rank i = old rank new_order[i]
 //   predicted_before_ns, predicted_after_ns   the mapping engine's prediction (null on
 //                          fallback)
+//   candidates             what the choice was among (rank 0's view): [{algorithm, mapping,
+//                          predicted_ns}], in evaluation order; [] when not planned
 //   cached                 true when the decision came from the communicator's cache
 //   elapsed_us             time spent in toporr for this call on rank 0
 #ifndef TOPORR_CLIENT_DECISION_REPORT_H_
@@ -25,6 +27,12 @@
 #include "absl/status/status.h"
 
 namespace toporr::client {
+
+struct CandidateTime {
+  std::string algorithm;
+  std::string mapping;  // "identity" or the reordering heuristic's name
+  double predicted_ns = 0;
+};
 
 struct Decision {
   std::string collective;
@@ -41,6 +49,7 @@ struct Decision {
   std::vector<int32_t> new_order;
   double predicted_before_ns = -1;  // < 0: null
   double predicted_after_ns = -1;
+  std::vector<CandidateTime> candidates;
   bool cached = false;
   int64_t elapsed_us = 0;
 };

@@ -570,6 +570,9 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
           [&](const mapping::Placement& placement,
               const mapping::HostCostMatrix& costs) -> absl::StatusOr<PlannedOrder> {
             ASSIGN_OR_RETURN(PlanResult r, Plan(plan, placement, costs, nullptr));
+            for (const PlanCandidate& c : r.candidates) {  // rank 0 only: it reports
+              d.candidates.push_back({c.algorithm, c.mapping, c.time_ns});
+            }
             return PlannedOrder{r.mapping, r.algorithm, r.before.time_ns, r.after.time_ns};
           },
           &d, &order);
@@ -581,6 +584,7 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
     d.fallback_reason = std::string(status.message());
     d.predicted_before_ns = d.predicted_after_ns = -1;
     d.cost_form.clear();
+    d.candidates.clear();
     if (!absl::IsCancelled(status)) Warn(rank, d.fallback_reason);
   }
 

@@ -223,6 +223,10 @@ class MpiTest(unittest.TestCase):
                 self.assertEqual(rep["snapshot_id"], 1)
                 self.assertIsNone(rep["fallback_reason"])
                 self.assertEqual(rep["size"], np)
+                # The candidates' predicted times, the chosen one the fastest of them.
+                times = [c["predicted_ns"] for c in rep["candidates"]]
+                self.assertTrue(times)
+                self.assertAlmostEqual(min(times), rep["predicted_after_ns"], delta=1e-6 * min(times) + 1e-9)
                 self.assertEqual(rep["hosts"], len(set(hosts)))
         return job
 
