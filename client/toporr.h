@@ -165,6 +165,11 @@ int toporr_allreduce(toporr_context context, const void* sendbuf, void* recvbuf,
                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, toporr_algorithm algorithm);
 int toporr_bcast(toporr_context context, void* buffer, int count, MPI_Datatype datatype, int root,
                  MPI_Comm comm, toporr_algorithm algorithm);
+/* Allgather: ring or recursive doubling; blocks land in `comm`'s rank order whatever order
+ * the algorithm ran in. */
+int toporr_allgather(toporr_context context, const void* sendbuf, int sendcount,
+                     MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                     MPI_Comm comm, toporr_algorithm algorithm);
 
 /* Fortran (ISO_C_BINDING) entry points taking Fortran communicator handles; see
  * client/toporr_f.f90 for the interface module. */

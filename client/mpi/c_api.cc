@@ -204,6 +204,15 @@ int toporr_bcast(toporr_context context, void* buffer, int count, MPI_Datatype d
                                     context != nullptr ? context->radix : 4);
 }
 
+int toporr_allgather(toporr_context context, const void* sendbuf, int sendcount,
+                     MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                     MPI_Comm comm, toporr_algorithm algorithm) {
+  std::optional<mapping::Algorithm> a;
+  if (!AlgorithmOf(algorithm, &a)) return MPI_ERR_ARG;
+  return toporr::client::mpi::Allgather(LibraryOf(context), sendbuf, sendcount, sendtype, recvbuf,
+                                        recvcount, recvtype, comm, a);
+}
+
 int toporr_comm_reorder_f(MPI_Fint comm, int collective, int algorithm, int64_t bytes, int root,
                           MPI_Fint* newcomm) {
   if (newcomm == nullptr || bytes < 0) return TOPORR_ERR_ARG;
@@ -285,6 +294,27 @@ int toporr_coll_bcast(int algorithm, void* buffer, int count, MPI_Datatype datat
       return coll::BcastScatterAllgatherRing(buffer, count, datatype, root, comm);
   }
   return MPI_ERR_ARG;
+}
+
+int toporr_coll_allgather(int algorithm, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                          void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                          const int* position) {
+  namespace coll = toporr::client::mpi::coll;
+  switch (algorithm) {
+    case TOPORR_ALG_RING:
+      return coll::AllgatherRing(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                                 position);
+    case TOPORR_ALG_RECURSIVE_DOUBLING:
+      return coll::AllgatherRecursiveDoubling(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                              recvtype, comm, position);
+  }
+  return MPI_ERR_ARG;
+}
+
+int toporr_pmpi_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return toporr::client::mpi::Allgather(Library::Default(), sendbuf, sendcount, sendtype, recvbuf,
+                                        recvcount, recvtype, comm, std::nullopt);
 }
 
 long long toporr_pmpi_min_bytes(void) {

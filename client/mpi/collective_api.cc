@@ -72,6 +72,43 @@ int Allreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_D
   }
 }
 
+int Allgather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+              void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+              std::optional<Algorithm> algorithm) {
+  int inter = 0, type_size = 0;
+  MPI_Comm_test_inter(comm, &inter);
+  MPI_Type_size(recvtype, &type_size);
+  if (inter || recvcount <= 0 || lib.options().disable || inside_toporr) {
+    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  }
+  Inside inside;
+  ReorderRequest request;
+  request.collective = mapping::Collective::kAllgather;
+  request.algorithm = Forced(lib, request.collective, algorithm);
+  request.own_algorithms = true;
+  request.bytes = static_cast<int64_t>(recvcount) * type_size;  // per rank
+  MPI_Comm run_on = MPI_COMM_NULL;
+  std::optional<Algorithm> chosen;
+  int root = 0;
+  const std::vector<int32_t>* order = nullptr;
+  if (lib.CollectiveComm(comm, request, &run_on, &chosen, &root, &order) != MPI_SUCCESS ||
+      !chosen) {
+    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  }
+  // Blocks stay in the caller's rank order: new rank k's block goes to block order[k].
+  const int* position = order != nullptr && !order->empty() ? order->data() : nullptr;
+  switch (*chosen) {
+    case Algorithm::kRing:
+      return coll::AllgatherRing(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, run_on,
+                                 position);
+    case Algorithm::kRecursiveDoubling:
+      return coll::AllgatherRecursiveDoubling(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                              recvtype, run_on, position);
+    default:  // an algorithm toporr does not carry: the library's on the caller's ranks
+      return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  }
+}
+
 int Reduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
            MPI_Op op, int root, MPI_Comm comm) {
   int commutative = 0, inter = 0, type_size = 0, size = 1;

@@ -15,6 +15,11 @@ namespace toporr::client::mpi {
 
 int Allreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
               MPI_Op op, MPI_Comm comm, std::optional<mapping::Algorithm> algorithm);
+// MPI_Allgather: ring or recursive doubling on the reordered communicator, blocks kept in
+// the caller's rank order.
+int Allgather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+              void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+              std::optional<mapping::Algorithm> algorithm);
 // MPI_Reduce: the MPI library's reduce run on a communicator reordered for the binomial
 // tree, the root translated (commutative ops only; the rest as Allreduce).
 int Reduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,

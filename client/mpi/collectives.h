@@ -8,6 +8,7 @@
 //              Rabenseifner (reduce-scatter by recursive halving + allgather by recursive
 //              doubling; non-power-of-two: odd ranks of the first 2*rem drop out after
 //              trading halves; count < pof2: recursive doubling)
+//   allgather  ring, recursive doubling (power-of-two sizes; ring otherwise)
 //   bcast      binomial, binary tree, k-nomial (radix 2..8), scatter-allgather (binomial
 //              scatter + recursive-doubling allgather; ring allgather when the size is not a
 //              power of two), scatter-allgather-ring; scatter variants with count < size:
@@ -30,6 +31,18 @@ int AllreduceRecursiveDoubling(const void* sendbuf, void* recvbuf, int count, MP
                                MPI_Op op, MPI_Comm comm);
 int AllreduceRabenseifner(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
                           MPI_Op op, MPI_Comm comm);
+
+// Allgather with the blocks placed by `position`: the block of rank k of `comm` lands at
+// block position[k] of recvbuf (null: at k), and MPI_IN_PLACE takes this rank's block from
+// position[rank]. So one call serves a communicator reordered from the caller's, whose block
+// order must stay the caller's ranks (position = the order). Ring: p - 1 steps to the right
+// neighbour; recursive doubling: power-of-two sizes (others: ring), each step one message
+// (an indexed datatype over the positions).
+int AllgatherRing(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, const int* position);
+int AllgatherRecursiveDoubling(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                               const int* position);
 
 int BcastBinomial(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm);
 int BcastBinaryTree(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm);

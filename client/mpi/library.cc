@@ -132,6 +132,8 @@ std::vector<mapping::Algorithm> OwnAlgorithms(mapping::Collective c) {
     case mapping::Collective::kBcast:
       return {A::kBinomial, A::kBinaryTree, A::kKnomial, A::kScatterAllgather,
               A::kScatterAllgatherRing};
+    case mapping::Collective::kAllgather:
+      return {A::kRing, A::kRecursiveDoubling};
     default:
       return {};
   }
@@ -476,7 +478,8 @@ void Library::EnsureKeyvals() {
 }
 
 int Library::CollectiveComm(MPI_Comm comm, const ReorderRequest& request, MPI_Comm* run_on,
-                            std::optional<mapping::Algorithm>* algorithm, int* root) {
+                            std::optional<mapping::Algorithm>* algorithm, int* root,
+                            const std::vector<int32_t>** order) {
   EnsureKeyvals();
   const CacheKey key = KeyOf(request);
   CommCache* cache = nullptr;
@@ -500,6 +503,7 @@ int Library::CollectiveComm(MPI_Comm comm, const ReorderRequest& request, MPI_Co
     absl::StatusOr<mapping::Algorithm> a = mapping::ParseAlgorithm(c.decision.chosen_algorithm);
     if (a.ok()) *algorithm = *a;
   }
+  if (order != nullptr) *order = &c.order;
   *root = request.root;
   for (size_t i = 0; i < c.order.size(); ++i) {
     if (c.order[i] == request.root) *root = static_cast<int>(i);

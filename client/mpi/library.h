@@ -86,8 +86,11 @@ class Library {
   // on it (nullopt: fall back to the MPI library's own call on `comm`) and the request's
   // root translated to *run_on. A cache hit costs no communication; a miss is
   // CommReorder (collective).
+  // `order` (may be null): the decided order (new rank i = old rank (*order)[i]; empty =
+  // identity), valid while `comm` lives.
   int CollectiveComm(MPI_Comm comm, const ReorderRequest& request, MPI_Comm* run_on,
-                     std::optional<mapping::Algorithm>* algorithm, int* root);
+                     std::optional<mapping::Algorithm>* algorithm, int* root,
+                     const std::vector<int32_t>** order = nullptr);
 
   // Collective over `comm`: the order for a process graph, computed on rank 0 by the graph
   // embedding (`graph` need only be set on rank 0). On any failure: identity (with

@@ -1,9 +1,9 @@
 // libtoporr_pmpi.so: under LD_PRELOAD, an unchanged MPI program's topology constructors with
 // reorder = 1 return communicators reordered by toporr (topology.h); reorder = 0 and
-// TOPORR_DISABLE=1 leave the MPI library's own call untouched. MPI_Allreduce, MPI_Bcast and
-// MPI_Reduce of at least TOPORR_MIN_BYTES (default 64 KiB) run toporr's collectives
-// (collective_api.h); smaller calls cost one datatype-size lookup and a comparison before the MPI
-// library's.
+// TOPORR_DISABLE=1 leave the MPI library's own call untouched. MPI_Allreduce, MPI_Bcast,
+// MPI_Reduce and MPI_Allgather (per-rank block) of at least TOPORR_MIN_BYTES (default 64 KiB) run
+// toporr's collectives (collective_api.h); smaller calls cost one datatype-size lookup and a
+// comparison before the MPI library's.
 //
 // Both MPI libraries' Fortran bindings call PMPI_* (Open MPI) or their own C entry points
 // from inside the library, so intercepting the C symbols misses Fortran callers: the
@@ -38,6 +38,14 @@ int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
     return toporr_pmpi_allreduce(sendbuf, recvbuf, count, datatype, op, comm);
   }
   return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  if (Large(recvcount, recvtype)) {  // per-rank block, as the mapping engine counts it
+    return toporr_pmpi_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  }
+  return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,

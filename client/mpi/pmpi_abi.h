@@ -17,6 +17,8 @@ extern "C" {
 long long toporr_pmpi_min_bytes(void);
 int toporr_pmpi_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                           MPI_Op op, MPI_Comm comm);
+int toporr_pmpi_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 int toporr_pmpi_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                        MPI_Op op, int root, MPI_Comm comm);
 int toporr_pmpi_bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
@@ -25,6 +27,10 @@ int toporr_pmpi_bcast(void* buffer, int count, MPI_Datatype datatype, int root, 
 // k-nomial. MPI_ERR_ARG for an algorithm toporr does not carry for that collective.
 int toporr_coll_allreduce(int algorithm, const void* sendbuf, void* recvbuf, int count,
                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+// Allgather on `comm` with block k placed at position[k] (null: at k), see collectives.h.
+int toporr_coll_allgather(int algorithm, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                          void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                          const int* position);
 int toporr_coll_bcast(int algorithm, void* buffer, int count, MPI_Datatype datatype, int root,
                       MPI_Comm comm, int radix);
 // Decision caches alive on communicators (for leak tests).

@@ -2,6 +2,7 @@
  * (run by mpi_test.py at several communicator sizes):
  *   allreduce: ring, recursive doubling, Rabenseifner
  *   bcast:     binomial, binary tree, k-nomial (radix 2..8), scatter-allgather(-ring)
+ *   allgather: ring, recursive doubling (blocks in the caller's rank order when reordered)
  * x counts (0..17, around powers of two up to 1000, and 2^20, 2^20 + 7 for two cheap
  *   type/op pairs) x datatypes {int, double, float complex, a vector of ints, a struct of int
  *   and double} x ops {sum, max, bxor, a user commutative op} where MPI defines the pair
@@ -215,6 +216,42 @@ static void CheckAllreduce(MPI_Comm comm, int alg, int t, int o, int count, int 
   free(want);
 }
 
+static const int kAllgatherAlgs[] = {TOPORR_ALG_RING, TOPORR_ALG_RECURSIVE_DOUBLING};
+static const char* kAllgatherNames[] = {"ring", "recursive_doubling"};
+
+/* `reversed`: rank k of this communicator is world rank size-1-k (position[k] = size-1-k),
+ * so the blocks must be placed by position, as on a reordered communicator. */
+static MPI_Comm reversed;
+static int* reversed_position;
+
+static void CheckAllgather(MPI_Comm comm, int alg, int t, int count, int in_place, int selected) {
+  const size_t block = ElementBytes(t) * (size_t)count;
+  const size_t bytes = block * size + 1;
+  char* send = malloc(block + 1);
+  char* got = malloc(bytes);
+  char* want = malloc(bytes);
+  Fill(t, send, count, rank, count + 5);
+  Fill(t, got, count * size, 4242, count); /* the same garbage in both */
+  memcpy(want, got, bytes);
+  MPI_Allgather(send, count, TypeOf(t), want, count, TypeOf(t), comm);
+  const void* src = send;
+  if (in_place) {
+    memcpy(got + block * rank, send, block);
+    src = MPI_IN_PLACE;
+  }
+  int rc = selected ? toporr_allgather(NULL, src, count, TypeOf(t), got, count, TypeOf(t),
+                                       MPI_COMM_WORLD, (toporr_algorithm)kAllgatherAlgs[alg])
+                    : toporr_coll_allgather(kAllgatherAlgs[alg], src, count, TypeOf(t), got, count,
+                                            TypeOf(t), reversed, reversed_position);
+  char what[200];
+  snprintf(what, sizeof(what), "allgather %s%s size=%d count=%d type=%s%s", kAllgatherNames[alg],
+           selected ? " (selected)" : "", size, count, kTypeNames[t], in_place ? " in-place" : "");
+  Record(rc == MPI_SUCCESS && Same(t, kMax, got, want, count * size), what);
+  free(send);
+  free(got);
+  free(want);
+}
+
 static const int kBcastAlgs[] = {TOPORR_ALG_BINOMIAL, TOPORR_ALG_BINARY_TREE, TOPORR_ALG_KNOMIAL,
                                  TOPORR_ALG_SCATTER_ALLGATHER, TOPORR_ALG_SCATTER_ALLGATHER_RING};
 static const char* kBcastNames[] = {"binomial", "binary_tree", "knomial", "scatter_allgather",
@@ -304,6 +341,16 @@ int main(int argc, char** argv) {
     CheckAllreduce(comm, a, kDouble, kSum, quick ? 4099 : (1 << 20) + 7, 0, 1); /* selected */
     CheckAllreduce(comm, a, kVector, kUser, 1000, 1, 1);
   }
+  MPI_Comm_split(MPI_COMM_WORLD, 0, size - 1 - rank, &reversed);
+  reversed_position = malloc(sizeof(int) * size);
+  for (int k = 0; k < size; ++k) reversed_position[k] = size - 1 - k;
+  for (int a = 0; a < 2; ++a) {
+    for (int ci = 0; ci < n; ++ci) {
+      for (int t = 0; t < kNumTypes; ++t) CheckAllgather(comm, a, t, counts[ci], (ci + t) % 2, 0);
+    }
+    CheckAllgather(comm, a, kDouble, quick ? 2049 : 70000, 0, 1); /* selected + reordered */
+    CheckAllgather(comm, a, kStruct, 1000, 1, 1);
+  }
   const int roots[3] = {0, size / 2, size - 1};
   for (int a = 0; a < 5; ++a) {
     for (int ci = 0; ci < n; ++ci) {
@@ -319,6 +366,8 @@ int main(int argc, char** argv) {
     CheckBcast(comm, a, kStruct, 1000, size - 1, 4, 1);
   }
   if (rank == 0) printf("COLL %ld %ld\n", cases, failures);
+  MPI_Comm_free(&reversed);
+  free(reversed_position);
   MPI_Comm_free(&comm);
   MPI_Op_free(&user_op);
   MPI_Type_free(&vec_type);
