@@ -309,13 +309,13 @@ absl::StatusOr<std::string> FabricDot(const v1::GetTopologyResponse& topo,
   std::ostringstream out;
   out << "// toporr snapshot " << topo.snapshot().id() << " (" << topo.snapshot().source_name()
       << "): switches by level, hosts, link rates in Gb/s\n"
-      << "graph fabric {\n"
+      << "digraph fabric {\n"
       << "  graph [rankdir=BT, nodesep=0.15, ranksep=1.2, fontname=\"Helvetica\", label="
       << DotQuote(absl::StrCat("toporr snapshot ", topo.snapshot().id(), ": ",
                                topo.snapshot().source_name()))
       << ", labelloc=t];\n"
       << "  node [fontname=\"Helvetica\", fontsize=10];\n"
-      << "  edge [fontname=\"Helvetica\", fontsize=8];\n";
+      << "  edge [fontname=\"Helvetica\", fontsize=8, dir=none];\n";
   int max_level = 0;
   for (const SwitchInfo& s : a.switches) max_level = std::max(max_level, s.level);
   for (int level = max_level; level >= 0; --level) {
@@ -327,8 +327,10 @@ absl::StatusOr<std::string> FabricDot(const v1::GetTopologyResponse& topo,
   }
   for (size_t i = 0; i < a.switches.size(); ++i) {
     if (!keep[i]) continue;
-    out << "  s" << i << " [shape=box, style=filled, fillcolor=\"#dbe8f6\", label="
-        << DotQuote(absl::StrCat(a.switches[i].name, "\\nlevel ", a.switches[i].level)) << "];\n";
+    std::string label = DotQuote(a.switches[i].name);
+    label.insert(label.size() - 1, absl::StrCat("\\nlevel ", a.switches[i].level));
+    out << "  s" << i << " [shape=box, style=filled, fillcolor=\"#dbe8f6\", label=" << label
+        << "];\n";
   }
   out << "  { rank=same;";
   for (int h : *selected) out << " h" << h << ";";
@@ -337,12 +339,19 @@ absl::StatusOr<std::string> FabricDot(const v1::GetTopologyResponse& topo,
     out << "  h" << h << " [shape=ellipse, style=filled, fillcolor=\"#f3e6c8\", label="
         << DotQuote(a.hosts[h].name) << "];\n";
   }
+  // Height of a node: hosts -1, switches their level. Edges go from the lower end up, so
+  // that with rankdir=BT the hosts are at the bottom and the top level on top.
+  auto height = [&](int node) {
+    const int sw = a.switch_of_node[node];
+    return sw >= 0 ? a.switches[sw].level : -1;
+  };
   // Parallel cables between the same two vertices become one edge "Nx RATE".
   std::map<std::pair<std::string, std::string>, std::map<double, int>> edges;
   for (const v1::TopologyLink& l : topo.links()) {
     std::string x = vertex(l.a_node()), y = vertex(l.b_node());
     if (x.empty() || y.empty() || x == y) continue;
-    if (y < x) std::swap(x, y);
+    const int hx = height(l.a_node()), hy = height(l.b_node());
+    if (hy < hx || (hy == hx && y < x)) std::swap(x, y);
     ++edges[{x, y}][l.rate_gbps()];
   }
   for (const auto& [ends, rates] : edges) {
@@ -354,7 +363,7 @@ absl::StatusOr<std::string> FabricDot(const v1::GetTopologyResponse& topo,
       cables += count;
       widest = std::max(widest, rate);
     }
-    out << "  " << ends.first << " -- " << ends.second
+    out << "  " << ends.first << " -> " << ends.second
         << " [label=" << DotQuote(absl::StrJoin(parts, "+")) << ", penwidth=" << std::min(cables, 4)
         << "];\n";
   }

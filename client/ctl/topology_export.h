@@ -67,8 +67,9 @@ absl::StatusOr<std::string> SlurmTopologyConf(const v1::GetTopologyResponse& top
 absl::StatusOr<std::string> MpichCoordinates(const v1::GetTopologyResponse& topo,
                                              const std::vector<std::string>& ranks);
 
-// A Graphviz `graph`: switches as boxes ranked by level (top level on top), hosts as
-// ellipses, one edge per pair of cabled nodes labelled with the link rate ("2x 32G" for
+// A Graphviz `digraph` drawn undirected (edges point up, for the ranking): switches as boxes
+// ranked by level (top level on top), hosts as ellipses along the bottom, one edge per pair
+// of cabled nodes labelled with the link rate ("2x 32G" for
 // parallel cables). `hosts` selects a job's hosts, their leaves and the switches above.
 absl::StatusOr<std::string> FabricDot(const v1::GetTopologyResponse& topo,
                                       const std::vector<std::string>& hosts);

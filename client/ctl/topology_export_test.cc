@@ -111,7 +111,7 @@ TEST_F(TopologyExportTest, MpichCoordinatesGroupPods) {
 TEST_F(TopologyExportTest, DotMergesParallelCables) {
   auto dot = FabricDot(topo_, {});
   ASSERT_TRUE(dot.ok()) << dot.status();
-  EXPECT_THAT(*dot, HasSubstr("s4 -- s6 [label=\"2x 100G\", penwidth=2];"));
+  EXPECT_THAT(*dot, HasSubstr("s4 -> s6 [label=\"2x 100G\", penwidth=2];"));
   EXPECT_THAT(*dot, HasSubstr("label=\"100G+200G\""));  // n4's two rails to one leaf
   auto job = FabricDot(topo_, {"n3"});
   ASSERT_TRUE(job.ok());
