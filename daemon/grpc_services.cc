@@ -102,6 +102,58 @@ void ToProto(const IngestOutcome& outcome, v1::IngestResponse* resp) {
   resp->set_trace_disagreements(outcome.trace_disagreements);
 }
 
+void TopologyToProto(const Serving& s, v1::GetTopologyResponse* out) {
+  const fabric::Fabric& f = s.fabric;
+  ToProto(s.info, true, out->mutable_snapshot());
+  std::vector<int> order(f.nodes.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  std::sort(order.begin(), order.end(), [&](int x, int y) {
+    return std::make_pair(f.nodes[x].type, f.nodes[x].guid) <
+           std::make_pair(f.nodes[y].type, f.nodes[y].guid);
+  });
+  std::vector<int> position(f.nodes.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    position[order[i]] = static_cast<int>(i);
+    const fabric::Node& n = f.nodes[order[i]];
+    v1::TopologyNode* node = out->add_nodes();
+    node->set_guid(FormatGuid(n.guid));
+    node->set_type(fabric::NodeTypeName(n.type));
+    node->set_description(n.description);
+    node->set_lid(n.lid);
+    node->set_num_ports(n.num_ports);
+    if (n.host >= 0) node->set_host(f.hosts[n.host].name);
+  }
+  struct Ends {
+    int a_node, a_port, b_node, b_port, link;
+  };
+  std::vector<Ends> links;
+  links.reserve(f.links.size());
+  for (size_t i = 0; i < f.links.size(); ++i) {
+    const fabric::Link& l = f.links[i];
+    Ends e{position[l.a.node], l.a.port, position[l.b.node], l.b.port, static_cast<int>(i)};
+    if (std::make_pair(e.b_node, e.b_port) < std::make_pair(e.a_node, e.a_port)) {
+      std::swap(e.a_node, e.b_node);
+      std::swap(e.a_port, e.b_port);
+    }
+    links.push_back(e);
+  }
+  std::sort(links.begin(), links.end(), [](const Ends& x, const Ends& y) {
+    return std::make_pair(x.a_node, x.a_port) < std::make_pair(y.a_node, y.a_port);
+  });
+  for (const Ends& e : links) {
+    const fabric::Link& l = f.links[e.link];
+    v1::TopologyLink* link = out->add_links();
+    link->set_a_node(e.a_node);
+    link->set_a_port(e.a_port);
+    link->set_b_node(e.b_node);
+    link->set_b_port(e.b_port);
+    link->set_width_lanes(l.width_lanes);
+    link->set_speed(fabric::LinkSpeedName(l.speed));
+    link->set_rate_gbps(l.data_rate_gbps);
+  }
+  for (const fabric::Host& h : f.hosts) out->add_hosts(h.name);
+}
+
 void ToProto(const db::SnapshotInfo& info, bool current, v1::SnapshotInfo* out) {
   out->set_id(info.id);
   out->set_created_unix_ms(info.created_unix_ms);
@@ -283,6 +335,15 @@ grpc::ServerUnaryReactor* TopologyService::GetStats(grpc::CallbackServerContext*
     // This call is recorded once answered: count it here already.
     ++(*resp->mutable_requests())["GetStats"];
     if (metrics_ != nullptr) resp->set_metrics_text(RenderDaemonMetrics(*metrics_));
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status TopologyService::GetTopology(grpc::ServerContext*, const v1::GetTopologyRequest*,
+                                          v1::GetTopologyResponse* resp) {
+  return Serve(stats_, __func__, [&]() -> absl::Status {
+    ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
+    TopologyToProto(*current, resp);
     return absl::OkStatus();
   });
 }

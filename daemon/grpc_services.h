@@ -51,6 +51,8 @@ class TopologyService final : public TopologyServiceBase {
                                 v1::RegisterHostListResponse*) override;
   grpc::ServerUnaryReactor* GetStats(grpc::CallbackServerContext*, const v1::GetStatsRequest*,
                                      v1::GetStatsResponse*) override;
+  grpc::Status GetTopology(grpc::ServerContext*, const v1::GetTopologyRequest*,
+                           v1::GetTopologyResponse*) override;
 
  private:
   FabricState* state_;
@@ -106,6 +108,9 @@ class AdminService final : public toporr::v1::Admin::Service {
 
 void ToProto(const db::SnapshotInfo& info, bool current, v1::SnapshotInfo* out);
 void ToProto(const IngestOutcome& outcome, v1::IngestResponse* out);
+// The whole snapshot (nodes sorted by type then GUID, links by their first end, hosts by
+// name), as GetTopology answers it.
+void TopologyToProto(const Serving& s, v1::GetTopologyResponse* out);
 
 }  // namespace toporr::daemon
 

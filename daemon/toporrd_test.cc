@@ -197,8 +197,9 @@ TEST_F(ToporrdTest, ExportCostsFileCarriesMatrixAndSnapshot) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("ghost"));
   EXPECT_NE(access((dir_ + "/bad.bin").c_str(), F_OK), 0);
-  r = d.Ctl({"export", "--format", "dot", "--output", out, "node01"});
+  r = d.Ctl({"export", "--format", "pdf", "--output", out, "node01"});
   EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("costs, slurm-topology, mpich-coordinates, dot or json"));
 }
 
 // SIGKILL the daemon in the middle of an ingest at each named point of the store's

@@ -19,6 +19,9 @@ PACKAGES=(
   mpich libmpich-dev gfortran  # MPICH build of libtoporr, Fortran tests
   # operations: sd_notify, the metrics HTTP endpoint, and the real tools their tests run
   libsystemd-dev libcivetweb-dev systemd prometheus openssl
+  # exports and packaging: the tools their tests run (slurmctld + scontrol read the Slurm
+  # topology, Graphviz renders the dot export, lintian/dpkg-dev/man-db check the .deb)
+  slurmctld slurm-client graphviz lintian dpkg-dev man-db xz-utils
   # misc tools used by scripts and tests
   python3 procps
 )

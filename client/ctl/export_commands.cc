@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "client/cost_file.h"
+#include "client/ctl/topology_export.h"
 #include "common/json_writer.h"
 #include "common/status_macros.h"
 #include "toporr/v1/toporr.grpc.pb.h"
@@ -38,17 +39,75 @@ absl::Status WriteAtomically(const std::string& path, const std::string& bytes) 
   return absl::OkStatus();
 }
 
+struct TopologyExport {
+  std::string format;
+  std::string path;  // "" when printed
+  int64_t snapshot_id = 0;
+  std::string content;
+};
+
+constexpr const char* kTopologyFormats[] = {"slurm-topology", "mpich-coordinates", "dot", "json"};
+
+// The snapshot's topology (GetTopology) in `format`, printed or written to `output`.
+absl::StatusOr<Reply> ExportTopology(Invocation& inv, const std::string& format,
+                                     const std::string& output,
+                                     const std::vector<std::string>& hosts) {
+  if (format == "json" && !hosts.empty()) {
+    return UsageError("export: --format json is the whole snapshot (no hosts)");
+  }
+  ASSIGN_OR_RETURN(v1::GetTopologyResponse topo,
+                   inv.daemon.Call(&v1::Topology::Stub::GetTopology, v1::GetTopologyRequest(), 30));
+  TopologyExport answer{format, output, topo.snapshot().id(), ""};
+  if (format == "slurm-topology") {
+    ASSIGN_OR_RETURN(answer.content, SlurmTopologyConf(topo, hosts));
+  } else if (format == "mpich-coordinates") {
+    ASSIGN_OR_RETURN(answer.content, MpichCoordinates(topo, hosts));
+  } else if (format == "dot") {
+    ASSIGN_OR_RETURN(answer.content, FabricDot(topo, hosts));
+  } else {
+    answer.content = TopologyJson(topo);
+  }
+  if (!output.empty()) RETURN_IF_ERROR(WriteAtomically(output, answer.content));
+  return ReplyOf(
+      std::move(answer),
+      [](const TopologyExport& a, JsonWriter& w) {
+        w.BeginObject();
+        w.Field("format", a.format);
+        w.Field("snapshot_id", a.snapshot_id);
+        if (!a.path.empty()) {
+          w.Field("file", a.path);
+          w.Field("bytes", static_cast<int64_t>(a.content.size()));
+        } else {
+          w.Field("content", a.content);
+        }
+        w.EndObject();
+      },
+      [](const TopologyExport& a, std::ostream& out) {
+        if (a.path.empty()) {
+          out << a.content;
+        } else {
+          out << "wrote " << a.format << " of snapshot " << a.snapshot_id << " ("
+              << a.content.size() << " bytes) to " << a.path << "\n";
+        }
+      });
+}
+
 absl::StatusOr<Reply> Export(Invocation& inv, const CommandArgs& args) {
   std::string format, output, host_list;
   std::vector<std::string> hosts;
   RETURN_IF_ERROR(ParseOptions(
       "export", args, {{"--format", &format}, {"--output", &output}, {"--hosts", &host_list}},
       &hosts));
-  if (format != "costs") return UsageError("export: --format costs is the only format");
-  if (output.empty()) return UsageError("export: --output FILE is required");
   for (absl::string_view h : absl::StrSplit(host_list, ',', absl::SkipEmpty())) {
     hosts.emplace_back(h);
   }
+  for (const char* f : kTopologyFormats) {
+    if (format == f) return ExportTopology(inv, format, output, hosts);
+  }
+  if (format != "costs") {
+    return UsageError("export: --format is costs, slurm-topology, mpich-coordinates, dot or json");
+  }
+  if (output.empty()) return UsageError("export: --output FILE is required");
   if (hosts.empty()) return UsageError("export: name the job's hosts (HOST... or --hosts H1,H2)");
 
   ASSIGN_OR_RETURN(CostMatrixAnswer served, FetchCostMatrix(inv.daemon, hosts, 30));
@@ -82,7 +141,11 @@ absl::StatusOr<Reply> Export(Invocation& inv, const CommandArgs& args) {
 std::vector<Command> ExportCommands() {
   return {{"export",
            "  export --format costs --output FILE (HOST... | --hosts H1,H2)\n"
-           "      the job's cost matrix for libtoporr's TOPORR_COSTS (no daemon needed)\n",
+           "      the job's cost matrix for libtoporr's TOPORR_COSTS (no daemon needed)\n"
+           "  export --format slurm-topology|mpich-coordinates|dot|json [--output FILE]\n"
+           "         [HOST... | --hosts H1,H2]\n"
+           "      Slurm topology.conf (tree plugin), MPICH's MPIR_CVAR_COORDINATES_FILE (hosts\n"
+           "      in rank order), a Graphviz picture with link rates, the snapshot as JSON\n",
            Export}};
 }
 

@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# Builds toporr_<version>_amd64.deb with dpkg-deb:
+#   /usr/sbin/toporrd, /usr/sbin/toporr-discover (the live collector toporrd runs from its
+#   own directory), /usr/bin/toporrctl;
+#   libtoporr for Open MPI in /usr/lib/x86_64-linux-gnu/toporr/openmpi/ and for MPICH in
+#   /usr/lib/x86_64-linux-gnu/toporr/mpich/ (libtoporr.so and libtoporr_pmpi.so each), with
+#   pkg-config files toporr.pc (Open MPI) and toporr-mpich.pc;
+#   the headers as /usr/include/toporr/client/toporr.h(.hpp) (`#include "client/toporr.h"`
+#   as in the sources; `pkg-config --cflags toporr` gives -I/usr/include/toporr);
+#   the systemd unit /lib/systemd/system/toporrd.service, /etc/toporr/toporrd.conf
+#   (conffile), man pages toporrd(8), toporrctl(1), toporr-discover(8), bash completion,
+#   copyright and changelog.
+# Usage: deploy/build-deb.sh [OUTDIR]   (default: the repository root; version from
+# TOPORR_VERSION, default 0.1.0). With TOPORR_DEB_BIN=DIR the built files are taken from
+# DIR (Bazel's layout, e.g. a test's runfiles) instead of running bazel build.
+set -euo pipefail
+SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUT="${1:-$SRC}"
+VERSION="${TOPORR_VERSION:-0.1.0}"
+ARCH=amd64
+MULTIARCH=x86_64-linux-gnu
+
+if [[ -n ${TOPORR_DEB_BIN:-} ]]; then
+  BIN="$TOPORR_DEB_BIN"
+else
+  source "$SRC/deploy/common.sh"
+  toporr_build //daemon:toporrd //client/ctl:toporrctl //collectors:toporr-discover \
+    //client/mpi/openmpi:libtoporr.so //client/mpi/openmpi:libtoporr_pmpi.so \
+    //client/mpi/mpich:libtoporr.so //client/mpi/mpich:libtoporr_pmpi.so
+  BIN="$(toporr_bazel_bin)"
+fi
+
+STAGE="$(mktemp -d "${TMPDIR:-/tmp}/toporr-deb.XXXXXX")"
+trap 'rm -rf "$STAGE"' EXIT
+ROOT="$STAGE/root"
+umask 022
+
+inst() {  # inst MODE SRC DEST
+  install -D -m "$1" "$2" "$ROOT$3"
+}
+strip_elf() {
+  strip --strip-unneeded --remove-section=.comment --remove-section=.note "$1"
+}
+
+inst 0755 "$BIN/daemon/toporrd" /usr/sbin/toporrd
+inst 0755 "$BIN/collectors/toporr-discover" /usr/sbin/toporr-discover
+inst 0755 "$BIN/client/ctl/toporrctl" /usr/bin/toporrctl
+LIBDIR=/usr/lib/$MULTIARCH/toporr
+for mpi in openmpi mpich; do
+  for lib in libtoporr.so libtoporr_pmpi.so; do
+    inst 0644 "$BIN/client/mpi/$mpi/$lib" "$LIBDIR/$mpi/$lib"
+  done
+done
+for f in "$ROOT/usr/sbin/"* "$ROOT/usr/bin/"* "$ROOT$LIBDIR"/*/*.so; do strip_elf "$f"; done
+
+inst 0644 "$SRC/client/toporr.h" /usr/include/toporr/client/toporr.h
+inst 0644 "$SRC/client/toporr.hpp" /usr/include/toporr/client/toporr.hpp
+pc() {  # pc NAME MPI DESCRIPTION-SUFFIX MPI-PKGCONFIG
+  cat > "$STAGE/$1.pc" <<PC
+prefix=/usr
+includedir=\${prefix}/include/toporr
+libdir=\${prefix}/lib/$MULTIARCH/toporr/$2
+
+Name: $1
+Description: toporr topology-aware MPI communicators ($3)
+Version: $VERSION
+Requires.private: $4
+Cflags: -I\${includedir}
+Libs: -L\${libdir} -Wl,-rpath,\${libdir} -ltoporr
+PC
+  inst 0644 "$STAGE/$1.pc" "/usr/lib/$MULTIARCH/pkgconfig/$1.pc"
+}
+pc toporr openmpi "Open MPI" ompi-c
+pc toporr-mpich mpich "MPICH" mpich
+
+inst 0644 "$SRC/deploy/toporrd.service" /lib/systemd/system/toporrd.service
+inst 0644 "$SRC/deploy/toporrd.conf.example" /etc/toporr/toporrd.conf
+inst 0644 "$SRC/deploy/completion/toporrctl" /usr/share/bash-completion/completions/toporrctl
+for page in toporrd.8 toporrctl.1; do
+  sec="${page##*.}"
+  install -d -m 0755 "$ROOT/usr/share/man/man$sec"
+  gzip -9n < "$SRC/deploy/man/$page" > "$ROOT/usr/share/man/man$sec/$page.gz"
+done
+# toporr-discover is run by toporrd; its page points there.
+printf '.so man8/toporrd.8\n' | gzip -9n > "$ROOT/usr/share/man/man8/toporr-discover.8.gz"
+
+DOC="$ROOT/usr/share/doc/toporr"
+install -d -m 0755 "$DOC"
+cat > "$DOC/copyright" <<'COPYRIGHT'
+Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
+Upstream-Name: toporr
+Source: https://github.com/toporr/toporr
+
+Files: *
+Copyright: 2025 the toporr developers
+License: Apache-2.0
+
+License: Apache-2.0
+ Licensed under the Apache License, Version 2.0 (the "License"); you may not
+ use this file except in compliance with the License.
+ .
+ On Debian systems, the full text of the Apache License, Version 2.0 can be
+ found in the file `/usr/share/common-licenses/Apache-2.0'.
+COPYRIGHT
+chmod 0644 "$DOC/copyright"
+DATE="$(date -R -d "@${SOURCE_DATE_EPOCH:-$(git -C "$SRC" log -1 --format=%ct 2>/dev/null || date +%s)}")"
+cat > "$STAGE/changelog" <<CHANGELOG
+toporr ($VERSION) unstable; urgency=medium
+
+  * Package built by deploy/build-deb.sh: toporrd, toporr-discover, toporrctl,
+    libtoporr for Open MPI and MPICH, headers, pkg-config files, systemd unit.
+
+ -- toporr developers <toporr@lists.toporr.org>  $DATE
+CHANGELOG
+gzip -9n < "$STAGE/changelog" > "$DOC/changelog.gz"
+chmod 0644 "$DOC/changelog.gz"
+
+# Control: dependencies from the binaries (dpkg-shlibdeps); the MPI libraries only recommend
+# their MPI (a daemon host needs neither).
+mkdir -p "$STAGE/src/debian" "$ROOT/DEBIAN"
+cat > "$STAGE/src/debian/control" <<'CONTROL'
+Source: toporr
+
+Package: toporr
+Architecture: amd64
+CONTROL
+(cd "$STAGE/src" && dpkg-shlibdeps -O -S"$ROOT" \
+  -e"$ROOT/usr/sbin/toporrd" -e"$ROOT/usr/sbin/toporr-discover" -e"$ROOT/usr/bin/toporrctl" \
+  -dRecommends $(for f in "$ROOT$LIBDIR"/*/libtoporr.so; do echo "-e$f"; done) \
+  2>"$STAGE/shlibdeps.err") > "$STAGE/substvars" || { cat "$STAGE/shlibdeps.err" >&2; exit 1; }
+DEPENDS="$(sed -n 's/^shlibs:Depends=//p' "$STAGE/substvars")"
+RECOMMENDS="$(sed -n 's/^shlibs:Recommends=//p' "$STAGE/substvars")"
+SIZE="$(du -sk --apparent-size "$ROOT" | cut -f1)"
+cat > "$ROOT/DEBIAN/control" <<CONTROL
+Package: toporr
+Version: $VERSION
+Architecture: $ARCH
+Maintainer: toporr developers <toporr@lists.toporr.org>
+Installed-Size: $SIZE
+Depends: $DEPENDS, adduser
+Recommends: $RECOMMENDS
+Section: net
+Priority: optional
+Homepage: https://github.com/toporr/toporr
+Description: topology-aware MPI collectives for InfiniBand and Omni-Path
+ toporrd knows the fabric (which host hangs off which switch, which links, how
+ fast) and serves node-pair communication costs over gRPC; toporrctl answers
+ operators and exports the topology to Slurm, MPICH and Graphviz; libtoporr
+ (for Open MPI and MPICH) renumbers the ranks of MPI communicators so that
+ collectives use short, fast paths.
+CONTROL
+echo /etc/toporr/toporrd.conf > "$ROOT/DEBIAN/conffiles"
+cat > "$ROOT/DEBIAN/postinst" <<'POSTINST'
+#!/bin/sh
+set -e
+# The admin group of /etc/toporr/toporrd.conf (admin_group). Nothing is changed outside
+# DPKG_ROOT when installing into another root.
+if [ "$1" = configure ] && [ -z "${DPKG_ROOT:-}" ]; then
+  getent group toporr-admin >/dev/null || addgroup --system toporr-admin
+  if [ -d /run/systemd/system ]; then
+    systemctl --system daemon-reload >/dev/null || true
+  fi
+fi
+exit 0
+POSTINST
+cat > "$ROOT/DEBIAN/postrm" <<'POSTRM'
+#!/bin/sh
+set -e
+if [ -z "${DPKG_ROOT:-}" ] && [ -d /run/systemd/system ]; then
+  systemctl --system daemon-reload >/dev/null || true
+fi
+exit 0
+POSTRM
+chmod 0755 "$ROOT/DEBIAN/postinst" "$ROOT/DEBIAN/postrm"
+(cd "$ROOT" && find . -type f ! -path './DEBIAN/*' ! -path './etc/*' -printf '%P\0' |
+  sort -z | xargs -0 md5sum) > "$ROOT/DEBIAN/md5sums"
+chmod 0644 "$ROOT/DEBIAN/md5sums" "$ROOT/DEBIAN/control" "$ROOT/DEBIAN/conffiles"
+
+DEB="$OUT/toporr_${VERSION}_${ARCH}.deb"
+dpkg-deb --root-owner-group -Zxz --build "$ROOT" "$DEB" >/dev/null
+echo "$DEB"

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The Debian package, built by deploy/build-deb.sh from the Bazel outputs of this test:
+#   - dpkg-deb -I / -c: control fields, every file where it belongs;
+#   - lintian: no errors (and no warnings);
+#   - dpkg --root into a scratch root (--force-script-chrootless: the maintainer scripts see
+#     DPKG_ROOT and leave this machine alone; --force-depends: the scratch root has no libc);
+#   - systemd-analyze verify of the installed unit with --man=yes: its Documentation= pages
+#     must be found among the installed man pages (MANPATH of the scratch root);
+#   - pkg-config + mpicc/mpicxx against the installed header and library (Open MPI, MPICH).
+set -euo pipefail
+export PATH="$PATH:/usr/sbin:/sbin"
+RUNFILES="${TEST_SRCDIR:?}/${TEST_WORKSPACE:?}"
+WORK="$(mktemp -d /tmp/toporr-deb-test.XXXXXX)"
+trap '[[ -n "${KEEP_WORK:-}" ]] || rm -rf "$WORK"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+DEB=$(TOPORR_DEB_BIN="$RUNFILES" TOPORR_VERSION=0.1.0 "$RUNFILES/deploy/build-deb.sh" "$WORK")
+[[ $(basename "$DEB") == toporr_0.1.0_amd64.deb ]] || fail "package name: $DEB"
+
+info=$(dpkg-deb -I "$DEB")
+for want in "Package: toporr" "Version: 0.1.0" "Architecture: amd64" "Depends: " "libc6" \
+            "libgrpc++" "Recommends: " "libopenmpi3" "libmpich12"; do
+  [[ $info == *"$want"* ]] || fail "control lacks '$want'"
+done
+[[ $(dpkg-deb -f "$DEB" Package) == toporr ]] || fail "dpkg-deb -f"
+contents=$(dpkg-deb -c "$DEB")
+for want in ./usr/sbin/toporrd ./usr/sbin/toporr-discover ./usr/bin/toporrctl \
+    ./usr/lib/x86_64-linux-gnu/toporr/openmpi/libtoporr.so \
+    ./usr/lib/x86_64-linux-gnu/toporr/openmpi/libtoporr_pmpi.so \
+    ./usr/lib/x86_64-linux-gnu/toporr/mpich/libtoporr.so \
+    ./usr/lib/x86_64-linux-gnu/toporr/mpich/libtoporr_pmpi.so \
+    ./usr/lib/x86_64-linux-gnu/pkgconfig/toporr.pc ./usr/lib/x86_64-linux-gnu/pkgconfig/toporr-mpich.pc \
+    ./usr/include/toporr/client/toporr.h ./usr/include/toporr/client/toporr.hpp \
+    ./lib/systemd/system/toporrd.service ./etc/toporr/toporrd.conf \
+    ./usr/share/man/man8/toporrd.8.gz ./usr/share/man/man1/toporrctl.1.gz \
+    ./usr/share/bash-completion/completions/toporrctl \
+    ./usr/share/doc/toporr/copyright ./usr/share/doc/toporr/changelog.gz; do
+  grep -q " $want\$" <<<"$contents" || fail "package lacks $want"
+done
+grep -q "root/root" <<<"$contents" && ! grep -v "root/root" <<<"$contents" | grep -q . ||
+  fail "files not owned by root"
+echo "ok   dpkg-deb -I / -c"
+
+lint=$(lintian --allow-root "$DEB" 2>&1) || true
+echo "$lint"
+grep -q '^E: ' <<<"$lint" && fail "lintian errors"
+grep -q '^W: ' <<<"$lint" && fail "lintian warnings"
+echo "ok   lintian: no errors or warnings"
+
+ROOT="$WORK/root"
+mkdir -p "$ROOT/var/lib/dpkg/info" "$ROOT/var/lib/dpkg/updates"
+touch "$ROOT/var/lib/dpkg/status" "$ROOT/var/lib/dpkg/available"
+dpkg --root="$ROOT" --log=/dev/null --force-not-root --force-depends --force-script-chrootless \
+  -i "$DEB" > "$WORK/dpkg.log" 2>&1 || { cat "$WORK/dpkg.log"; fail "dpkg -i"; }
+dpkg --root="$ROOT" -s toporr | grep -q "Status: install ok installed" || fail "not installed"
+dpkg --root="$ROOT" -L toporr | grep -q /usr/sbin/toporrd || fail "dpkg -L"
+"$ROOT/usr/bin/toporrctl" help 2>&1 | grep -q "slurm-topology" || fail "installed toporrctl"
+echo "ok   dpkg --root install"
+
+# systemd-analyze verify: the host's units for sysinit.target & co, /bin/kill for ExecReload.
+cp -a /lib/systemd/system/. "$ROOT/lib/systemd/system/"
+install -D -m 0755 /bin/kill "$ROOT/bin/kill"
+MANPATH="$ROOT/usr/share/man" systemd-analyze verify --man=yes --root="$ROOT" \
+  "$ROOT/lib/systemd/system/toporrd.service" || fail "systemd-analyze verify"
+# Without the package's man pages the same check fails: the pages are what made it pass.
+if MANPATH="$WORK/none" systemd-analyze verify --man=yes --root="$ROOT" \
+  "$ROOT/lib/systemd/system/toporrd.service" 2>/dev/null; then
+  fail "verify passes without man pages"
+fi
+echo "ok   systemd-analyze verify --man=yes on the installed unit"
+
+# Build against the installed files with each MPI's compiler wrapper.
+cat > "$WORK/use.c" <<'C'
+#include "client/toporr.h"
+int main(void) {
+  toporr_context c = 0;
+  return toporr_context_free(&c);
+}
+C
+printf '#include "client/toporr.hpp"\nint main() { return 0; }\n' > "$WORK/use.cc"
+pcflags() {
+  PKG_CONFIG_PATH="$ROOT/usr/lib/x86_64-linux-gnu/pkgconfig" \
+    pkg-config --define-variable=prefix="$ROOT/usr" "$@"
+}
+mpicc.openmpi "$WORK/use.c" $(pcflags --cflags --libs toporr) -o "$WORK/use-openmpi"
+mpicxx.openmpi -fsyntax-only $(pcflags --cflags toporr) "$WORK/use.cc"
+mpicc.mpich "$WORK/use.c" $(pcflags --cflags --libs toporr-mpich) -o "$WORK/use-mpich"
+ldd "$WORK/use-openmpi" | grep -q "$ROOT/usr/lib/x86_64-linux-gnu/toporr/openmpi/libtoporr.so" ||
+  fail "Open MPI program does not use the installed libtoporr"
+ldd "$WORK/use-mpich" | grep -q "$ROOT/usr/lib/x86_64-linux-gnu/toporr/mpich/libtoporr.so" ||
+  fail "MPICH program does not use the installed libtoporr"
+echo "ok   pkg-config toporr / toporr-mpich: mpicc and mpicxx build against the package"
+echo PASS
