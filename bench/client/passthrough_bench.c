@@ -22,7 +22,8 @@ int main(int argc, char** argv) {
   t = MPI_Wtime();
   for (int i = 0; i < n; ++i) MPI_Bcast(&x, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   const double bcast = (MPI_Wtime() - t) / n;
-  if (rank == 0) printf("{\"allreduce_ns\":%.1f,\"bcast_ns\":%.1f}\n", allreduce * 1e9, bcast * 1e9);
+  if (rank == 0)
+    printf("{\"allreduce_ns\":%.1f,\"bcast_ns\":%.1f}\n", allreduce * 1e9, bcast * 1e9);
   MPI_Finalize();
   return 0;
 }
