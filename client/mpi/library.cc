@@ -174,6 +174,12 @@ absl::Status SameArguments(MPI_Comm work, uint64_t h) {
   return absl::OkStatus();
 }
 
+std::vector<int32_t> IdentityOrder(int size) {
+  std::vector<int32_t> order(size);
+  for (int i = 0; i < size; ++i) order[i] = i;
+  return order;
+}
+
 int64_t ElapsedUs(Clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count();
 }
@@ -218,6 +224,15 @@ void Library::Warn(int rank, const std::string& reason) {
   if (!warned_.insert(reason).second) return;
   std::fprintf(stderr, "toporr: warning: keeping the identity rank order: %s\n", reason.c_str());
   std::fflush(stderr);
+}
+
+void Library::Fallback(int rank, const absl::Status& why, Decision* d) {
+  d->source = "fallback";
+  d->fallback_reason = std::string(why.message());
+  d->predicted_before_ns = d->predicted_after_ns = -1;
+  d->cost_form.clear();
+  d->candidates.clear();
+  if (!absl::IsCancelled(why)) Warn(rank, d->fallback_reason);  // TOPORR_DISABLE: silent
 }
 
 void Library::Finish(MPI_Comm comm, const Decision& d) {
@@ -584,12 +599,7 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
   }
   if (!status.ok()) {
     order.clear();
-    d.source = "fallback";
-    d.fallback_reason = std::string(status.message());
-    d.predicted_before_ns = d.predicted_after_ns = -1;
-    d.cost_form.clear();
-    d.candidates.clear();
-    if (!absl::IsCancelled(status)) Warn(rank, d.fallback_reason);
+    Fallback(rank, status, &d);
   }
 
   int rc = MPI_ERR_OTHER;
@@ -600,9 +610,10 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
     if (!all) {
       if (rc == MPI_SUCCESS) MPI_Comm_free(newcomm);
       order.clear();
-      d.source = "fallback";
-      d.fallback_reason = MpiError("MPI_Comm_split", rc == MPI_SUCCESS ? MPI_ERR_OTHER : rc);
-      Warn(rank, d.fallback_reason);
+      Fallback(
+          rank,
+          absl::InternalError(MpiError("MPI_Comm_split", rc == MPI_SUCCESS ? MPI_ERR_OTHER : rc)),
+          &d);
     }
   }
   if (order.empty()) {
@@ -611,10 +622,7 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
   } else if (!from_cache) {
     d.new_order = order;
   }
-  if (d.new_order.empty()) {
-    d.new_order.resize(size);
-    for (int i = 0; i < size; ++i) d.new_order[i] = i;
-  }
+  if (d.new_order.empty()) d.new_order = IdentityOrder(size);
   if (cache != nullptr && !from_cache) {
     CachedDecision& c = (*cache)[key];
     c.order = order;
@@ -666,17 +674,9 @@ void Library::GraphOrder(MPI_Comm comm, const char* label, const mapping::CommGr
   }
   if (!status.ok()) {
     order->clear();
-    d.source = "fallback";
-    d.fallback_reason = std::string(status.message());
-    d.predicted_before_ns = d.predicted_after_ns = -1;
-    d.cost_form.clear();
-    if (!absl::IsCancelled(status)) Warn(rank, d.fallback_reason);
+    Fallback(rank, status, &d);
   }
-  d.new_order = *order;
-  if (d.new_order.empty()) {
-    d.new_order.resize(size);
-    for (int i = 0; i < size; ++i) d.new_order[i] = i;
-  }
+  d.new_order = order->empty() ? IdentityOrder(size) : *order;
   d.elapsed_us = ElapsedUs(start);
   Finish(comm, d);
   if (decision_out != nullptr) *decision_out = d;

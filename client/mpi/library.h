@@ -105,6 +105,9 @@ class Library {
   absl::Status Decide(MPI_Comm work, const Planner& planner, Decision* decision,
                       std::vector<int32_t>* order);
   void Warn(int rank, const std::string& reason);
+  // Marks `d` as the identity-order fallback for `why` (no predictions, no candidates) and
+  // warns once on rank 0 unless toporr was disabled (kCancelled).
+  void Fallback(int rank, const absl::Status& why, Decision* d);
   void EnsureKeyvals();
   void Finish(MPI_Comm comm, const Decision& d);
 

@@ -130,18 +130,11 @@ const FortranSentinels& Sentinels() {
   return s;
 }
 
-bool LargeF(MPI_Fint count, MPI_Datatype type) {
-  const long long min = toporr_pmpi_min_bytes();
-  int size = 0;
-  return min >= 0 && count > 0 && MPI_Type_size(type, &size) == MPI_SUCCESS &&
-         static_cast<long long>(count) * size >= min;
-}
-
 void AllreduceF77(const char* name, void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* type,
                   MPI_Fint* op, MPI_Fint* comm, MPI_Fint* ierr) {
   const MPI_Datatype t = MPI_Type_f2c(*type);
   const FortranSentinels& f = Sentinels();
-  if (!f.known || !LargeF(*count, t) || sendbuf == f.bottom || recvbuf == f.bottom) {
+  if (!f.known || !Large(*count, t) || sendbuf == f.bottom || recvbuf == f.bottom) {
     if (AllreduceF next = Next<AllreduceF>(name)) {
       next(sendbuf, recvbuf, count, type, op, comm, ierr);
       return;
@@ -155,7 +148,7 @@ void BcastF77(const char* name, void* buffer, MPI_Fint* count, MPI_Fint* type, M
               MPI_Fint* comm, MPI_Fint* ierr) {
   const MPI_Datatype t = MPI_Type_f2c(*type);
   const FortranSentinels& f = Sentinels();
-  if (!f.known || !LargeF(*count, t) || buffer == f.bottom) {
+  if (!f.known || !Large(*count, t) || buffer == f.bottom) {
     if (BcastF next = Next<BcastF>(name)) {
       next(buffer, count, type, root, comm, ierr);
       return;
