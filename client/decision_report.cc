@@ -63,6 +63,7 @@ std::string DecisionJsonLine(const Decision& d) {
     w.Field("algorithm", c.algorithm);
     w.Field("mapping", c.mapping);
     w.Field("predicted_ns", c.predicted_ns);
+    w.Field("effective", c.effective);
     w.EndObject();
   }
   w.EndArray();

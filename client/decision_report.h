@@ -14,7 +14,10 @@
 //   predicted_before_ns, predicted_after_ns   the mapping engine's prediction (null on
 //                          fallback)
 //   candidates             what the choice was among (rank 0's view): [{algorithm, mapping,
-//                          predicted_ns}], in evaluation order; [] when not planned
+//                          predicted_ns, effective}], in evaluation order; [] when not
+//                          planned. "mpi_library" is the MPI library's own call on the
+//                          caller's communicator (effective: the algorithm its rules pick,
+//                          mapping/library_rules.h); it wins ties
 //   cached                 true when the decision came from the communicator's cache
 //   elapsed_us             time spent in toporr for this call on rank 0
 #ifndef TOPORR_CLIENT_DECISION_REPORT_H_
@@ -32,6 +35,7 @@ struct CandidateTime {
   std::string algorithm;
   std::string mapping;  // "identity" or the reordering heuristic's name
   double predicted_ns = 0;
+  std::string effective;  // the algorithm that runs (after fallbacks / the library's rules)
 };
 
 struct Decision {

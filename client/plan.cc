@@ -70,6 +70,27 @@ PlanCandidate ToCandidate(const mapping::Candidate& c) {
   return out;
 }
 
+// The MPI library's own call on the launch order: its rules' phases predicted one after the
+// other (identity mapping).
+absl::StatusOr<PlanCandidate> LibraryCandidate(mapping::LibraryRules rules,
+                                               const mapping::SelectionRequest& sel,
+                                               const mapping::PredictInputs& inputs) {
+  ASSIGN_OR_RETURN(mapping::LibraryChoice choice,
+                   mapping::LibraryDefault(rules, sel.collective, sel.num_ranks, sel.count,
+                                           sel.type_size, sel.root));
+  PlanCandidate c;
+  c.algorithm = kLibraryCandidate;
+  c.effective = choice.name;
+  c.mapping = "identity";
+  for (const mapping::PatternSpec& phase : choice.phases) {
+    ASSIGN_OR_RETURN(mapping::Prediction p, mapping::PredictCollective(phase, {}, inputs));
+    c.time_ns += p.time_ns;
+    c.max_link_load = std::max(c.max_link_load, p.max_link_load);
+    c.hop_bytes += p.hop_bytes;
+  }
+  return c;
+}
+
 }  // namespace
 
 int JobHosts::total_slots() const {
@@ -235,6 +256,18 @@ absl::StatusOr<PlanResult> Plan(const PlanRequest& request, const mapping::Place
                    mapping::SelectAlgorithmAndMapping(sel, reorders, inputs));
 
   PlanResult result;
+  if (request.library_rules.has_value() && !request.algorithm.has_value()) {
+    ASSIGN_OR_RETURN(PlanCandidate library, LibraryCandidate(*request.library_rules, sel, inputs));
+    result.candidates.push_back(library);
+    if (library.time_ns <= selection.Best().prediction.time_ns) {
+      result.algorithm = kLibraryCandidate;
+      result.library_call = true;
+      result.before = result.after = library;
+      for (const auto& c : selection.candidates) result.candidates.push_back(ToCandidate(c));
+      result.mapping = mapping::IdentityMapping(placement.size());
+      return result;
+    }
+  }
   const mapping::Candidate& best = selection.Best();
   result.algorithm = std::string(mapping::AlgorithmName(best.algorithm));
   result.after = ToCandidate(best);

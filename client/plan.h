@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "mapping/cost_matrix.h"
+#include "mapping/library_rules.h"
 #include "mapping/pattern.h"
 #include "mapping/placement.h"
 #include "mapping/routes.h"
@@ -80,7 +81,14 @@ struct PlanRequest {
       1 << 20;  // allreduce/bcast/reduce: whole buffer; allgather/gather: per rank
   int root = 0;
   int radix = 4;
+  // With auto: also predict what the MPI library would run by itself on the launch order
+  // (mapping/library_rules.h). It is the first candidate, so it wins ties; when it wins,
+  // PlanResult::library_call is set and the order is the identity.
+  std::optional<mapping::LibraryRules> library_rules;
 };
+
+// PlanCandidate::algorithm of the MPI library's own call (effective = the library's name).
+inline constexpr char kLibraryCandidate[] = "mpi_library";
 
 struct PlanCandidate {
   std::string algorithm;  // as requested
@@ -98,6 +106,7 @@ struct PlanResult {
   PlanCandidate before;  // identity with the chosen algorithm
   PlanCandidate after;   // the chosen (algorithm, mapping)
   std::vector<PlanCandidate> candidates;
+  bool library_call = false;  // the MPI library's own call wins (algorithm = kLibraryCandidate)
 };
 
 // Plans with the mapping engine. `routes` may be null (no contention modelled).

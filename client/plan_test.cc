@@ -122,6 +122,39 @@ TEST_F(FattreePlan, AutoPicksTheBestCandidateAndNeverWorseThanIdentity) {
   EXPECT_EQ(plan.mapping[3], 3) << "the root keeps its process";
 }
 
+TEST_F(FattreePlan, TheMpiLibrarysOwnCallIsACandidateAndWinsTies) {
+  PlanRequest req;
+  req.collective = mapping::Collective::kAllreduce;
+  req.library_rules = mapping::LibraryRules::kOpenMpi;
+  req.candidates = {mapping::Algorithm::kRing, mapping::Algorithm::kRecursiveDoubling,
+                    mapping::Algorithm::kRabenseifner};
+  // 16 ranks, 1 MiB: Open MPI's tables pick Rabenseifner; dealt round-robin over the
+  // hosts, toporr's reordered ring is predicted faster, so toporr acts.
+  req.message_bytes = 1 << 20;
+  ASSERT_OK_AND_ASSIGN(PlanResult acts, Plan(req, placement_, *costs_.costs, costs_.routes.get()));
+  ASSERT_FALSE(acts.candidates.empty());
+  EXPECT_EQ(acts.candidates[0].algorithm, kLibraryCandidate);
+  EXPECT_EQ(acts.candidates[0].effective, "rabenseifner");
+  EXPECT_FALSE(acts.library_call);
+  EXPECT_LT(acts.after.time_ns, acts.candidates[0].time_ns);
+  // Packed by core (each host's ranks consecutive), 64 B: the library's recursive doubling
+  // (16..31 ranks, 64 B..4 KiB) on the launch order is as good as anything toporr has, so
+  // the tie goes to the library and the order stays.
+  ASSERT_OK_AND_ASSIGN(mapping::Placement packed, InitialPlacement(hosts_, MapBy::kCore, 0));
+  req.message_bytes = 64;
+  ASSERT_OK_AND_ASSIGN(PlanResult keeps, Plan(req, packed, *costs_.costs, costs_.routes.get()));
+  EXPECT_TRUE(keeps.library_call);
+  EXPECT_EQ(keeps.algorithm, kLibraryCandidate);
+  EXPECT_EQ(keeps.candidates[0].effective, "recursive_doubling");
+  for (int r = 0; r < 16; ++r) EXPECT_EQ(keeps.mapping[r], r);
+  for (const auto& c : keeps.candidates) EXPECT_GE(c.time_ns, keeps.after.time_ns) << c.algorithm;
+  // A forced algorithm is never second-guessed.
+  req.algorithm = mapping::Algorithm::kRing;
+  ASSERT_OK_AND_ASSIGN(PlanResult forced, Plan(req, packed, *costs_.costs, costs_.routes.get()));
+  EXPECT_FALSE(forced.library_call);
+  EXPECT_EQ(forced.algorithm, "ring");
+}
+
 TEST_F(FattreePlan, BadRootIsRefused) {
   PlanRequest req;
   req.root = 16;

@@ -139,6 +139,21 @@ std::vector<mapping::Algorithm> OwnAlgorithms(mapping::Collective c) {
   }
 }
 
+// The decision rules of the MPI library this copy of libtoporr is built against (its mpi.h),
+// for the "MPI library's own call" candidate; none for collectives the rules do not cover.
+std::optional<mapping::LibraryRules> LinkedLibraryRules(mapping::Collective c) {
+  if (c == mapping::Collective::kReduce || c == mapping::Collective::kGather) return std::nullopt;
+#if defined(OPEN_MPI)
+  return mapping::LibraryRules::kOpenMpi;
+#elif defined(MPICH_VERSION)
+  return mapping::LibraryRules::kMpich;
+#elif defined(SMPI_H)  // SimGrid SMPI: its default `ompi` collective selector
+  return mapping::LibraryRules::kSmpiOmpi;
+#else
+  return std::nullopt;
+#endif
+}
+
 int SizeClass(int64_t bytes) {
   int c = 0;
   while (bytes > 1) {
@@ -580,7 +595,10 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
       PlanRequest plan;
       plan.collective = request.collective;
       plan.algorithm = request.algorithm;
-      if (request.own_algorithms) plan.candidates = OwnAlgorithms(request.collective);
+      if (request.own_algorithms) {
+        plan.candidates = OwnAlgorithms(request.collective);
+        plan.library_rules = LinkedLibraryRules(request.collective);
+      }
       plan.message_bytes = std::max<int64_t>(1, request.bytes);
       plan.root = request.root;
       plan.radix = request.radix;
@@ -590,7 +608,7 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
               const mapping::HostCostMatrix& costs) -> absl::StatusOr<PlannedOrder> {
             ASSIGN_OR_RETURN(PlanResult r, Plan(plan, placement, costs, nullptr));
             for (const PlanCandidate& c : r.candidates) {  // rank 0 only: it reports
-              d.candidates.push_back({c.algorithm, c.mapping, c.time_ns});
+              d.candidates.push_back({c.algorithm, c.mapping, c.time_ns, c.effective});
             }
             return PlannedOrder{r.mapping, r.algorithm, r.before.time_ns, r.after.time_ns};
           },

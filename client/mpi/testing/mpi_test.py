@@ -346,6 +346,24 @@ class MpiTest(unittest.TestCase):
                     self.assertIn("allreduce:ring", chosen)
                     self.assertEqual(chosen["allreduce:ring"]["source"], "daemon")
 
+    def check_library_candidate(self, reports, np):
+        # Selection (algorithm "auto") weighs the MPI library's own call first: it wins ties,
+        # and when it wins the caller's order is kept.
+        auto = [r for r in reports if r["algorithm"] == "auto" and r["source"] != "fallback"
+                and not r["cached"] and r["collective"] in ("allreduce", "bcast", "allgather")]
+        self.assertTrue(auto)
+        for r in auto:
+            first = r["candidates"][0]
+            self.assertEqual(first["algorithm"], "mpi_library", r)
+            self.assertNotEqual(first["effective"], "", r)
+            best = min(c["predicted_ns"] for c in r["candidates"])
+            self.assertAlmostEqual(r["predicted_after_ns"], best, delta=1e-6 * best + 1e-9)
+            if r["chosen_algorithm"] == "mpi_library":
+                self.assertEqual(r["new_order"], list(range(np)))
+                self.assertEqual(r["predicted_after_ns"], first["predicted_ns"])
+            else:
+                self.assertLess(r["predicted_after_ns"], first["predicted_ns"], r)
+
     def test_pmpi_collectives_leave_an_unchanged_program_unchanged(self):
         np = 16 if MPI == "openmpi" else 6  # MPICH: see above
         hosts = round_robin(np, 4)
@@ -357,6 +375,7 @@ class MpiTest(unittest.TestCase):
         self.assertEqual(decided, {"cart_create", "allreduce", "bcast", "reduce"})
         self.assertTrue(all(r["bytes"] >= 65536 for r in dropped_in.report
                             if r["collective"] in ("allreduce", "bcast", "reduce")))
+        self.check_library_candidate(dropped_in.report, np)
         # The daemon gone: the MPI library's own calls, the same output, one warning.
         gone = self.run_job(np, [], hosts, program=self.stencil, preload=True,
                             socket=os.path.join(self.tmp, "absent.sock"))
