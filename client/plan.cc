@@ -231,6 +231,7 @@ absl::StatusOr<PlanResult> Plan(const PlanRequest& request, const mapping::Place
   sel.count = request.message_bytes;
   sel.type_size = 1;
   sel.radix = request.radix;
+  sel.segment_bytes = request.segment_bytes;
   if (request.algorithm.has_value()) {
     sel.algorithms = {*request.algorithm};
   } else {

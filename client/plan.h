@@ -81,6 +81,9 @@ struct PlanRequest {
       1 << 20;  // allreduce/bcast/reduce: whole buffer; allgather/gather: per rank
   int root = 0;
   int radix = 4;
+  // Segment size of the segmented algorithms (mapping::PatternSpec::segment_bytes); 0 =
+  // whole messages.
+  int64_t segment_bytes = 0;
   // With auto: also predict what the MPI library would run by itself on the launch order
   // (mapping/library_rules.h). It is the first candidate, so it wins ties; when it wins,
   // PlanResult::library_call is set and the order is the identity.

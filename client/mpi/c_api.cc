@@ -265,11 +265,15 @@ extern "C" {
 int toporr_debug_live_caches(void) { return toporr::client::mpi::LiveCaches(); }
 
 int toporr_coll_allreduce(int algorithm, const void* sendbuf, void* recvbuf, int count,
-                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                          long long segment_bytes) {
   namespace coll = toporr::client::mpi::coll;
   switch (algorithm) {
     case TOPORR_ALG_RING:
       return coll::AllreduceRing(sendbuf, recvbuf, count, datatype, op, comm);
+    case TOPORR_ALG_SEGMENTED_RING:
+      return coll::AllreduceSegmentedRing(sendbuf, recvbuf, count, datatype, op, comm,
+                                          segment_bytes);
     case TOPORR_ALG_RECURSIVE_DOUBLING:
       return coll::AllreduceRecursiveDoubling(sendbuf, recvbuf, count, datatype, op, comm);
     case TOPORR_ALG_RABENSEIFNER:

@@ -63,6 +63,9 @@ int Allreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_D
   switch (*chosen) {
     case Algorithm::kRing:
       return coll::AllreduceRing(sendbuf, recvbuf, count, type, op, run_on);
+    case Algorithm::kSegmentedRing:
+      return coll::AllreduceSegmentedRing(sendbuf, recvbuf, count, type, op, run_on,
+                                          coll::kRingSegmentBytes);
     case Algorithm::kRecursiveDoubling:
       return coll::AllreduceRecursiveDoubling(sendbuf, recvbuf, count, type, op, run_on);
     case Algorithm::kRabenseifner:

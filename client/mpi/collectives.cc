@@ -109,41 +109,79 @@ int AllreduceRecursiveDoubling(const void* sendbuf, void* recvbuf, int count, MP
   return MPI_SUCCESS;
 }
 
+namespace {
+
+// Open MPI's block split (COLL_BASE_COMPUTE_BLOCKCOUNT): `num` blocks of `count` elements,
+// the first count % num one element larger.
+struct Blocks {
+  Blocks(int64_t count, int64_t num) : small(count / num), split(count % num) {}
+  int Len(int64_t b) const { return static_cast<int>(b < split ? small + 1 : small); }
+  int64_t Offset(int64_t b) const { return b < split ? b * (small + 1) : b * small + split; }
+  int64_t small, split;
+};
+
+// One ring pass over p - 1 steps to the right neighbour. Reduce-scatter (reduce = true): at
+// step t rank r sends block r - t and accumulates block r - t - 1, ending with block r + 1
+// complete; allgather: sends block r + 1 - t and stores block r - t. Block b is the
+// elements [offset(b), offset(b) + len(b)) of recvbuf; `tmp` holds the largest block.
+template <typename Len, typename Offset>
+int RingPass(bool reduce, void* recvbuf, const Elements& e, MPI_Datatype type, MPI_Op op,
+             MPI_Comm comm, int p, int r, const Len& len, const Offset& offset, char* tmp) {
+  auto mod = [&](int x) { return ((x % p) + p) % p; };
+  const int right = mod(r + 1), left = mod(r - 1);
+  for (int t = 0; t < p - 1; ++t) {
+    const int sb = reduce ? mod(r - t) : mod(r + 1 - t);
+    const int rb = reduce ? mod(r - t - 1) : mod(r - t);
+    char* into = reduce ? tmp : e.At(recvbuf, offset(rb));
+    RETURN_IF_MPI_ERROR(MPI_Sendrecv(e.At(recvbuf, offset(sb)), len(sb), type, right, kTag, into,
+                                     len(rb), type, left, kTag, comm, MPI_STATUS_IGNORE));
+    if (reduce) RETURN_IF_MPI_ERROR(Reduce(tmp, e.At(recvbuf, offset(rb)), len(rb), type, op));
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
 int AllreduceRing(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                   MPI_Comm comm) {
-  int p = 1, r = 0;
+  return AllreduceSegmentedRing(sendbuf, recvbuf, count, type, op, comm, 0);
+}
+
+int AllreduceSegmentedRing(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                           MPI_Op op, MPI_Comm comm, int64_t segment_bytes) {
+  int p = 1, r = 0, type_size = 0;
   MPI_Comm_size(comm, &p);
   MPI_Comm_rank(comm, &r);
+  MPI_Type_size(type, &type_size);
   if (count < p) return AllreduceRecursiveDoubling(sendbuf, recvbuf, count, type, op, comm);
   if (sendbuf != MPI_IN_PLACE) RETURN_IF_MPI_ERROR(Copy(sendbuf, recvbuf, count, type));
   if (p == 1) return MPI_SUCCESS;
   const Elements e(type);
-  // Blocks: the first count % p hold one element more.
-  const int small = count / p, split = count % p;
-  auto block_count = [&](int b) { return b < split ? small + 1 : small; };
-  auto block_start = [&](int b) {
-    return b < split ? static_cast<int64_t>(b) * (small + 1)
-                     : static_cast<int64_t>(split) * (small + 1) +
-                           static_cast<int64_t>(b - split) * small;
-  };
-  auto mod = [&](int x) { return ((x % p) + p) % p; };
-  Scratch tmp(e, small + 1);
-  const int right = mod(r + 1), left = mod(r - 1);
-  for (int t = 0; t < p - 1; ++t) {  // reduce-scatter: r ends with block r+1 complete
-    const int sb = mod(r - t), rb = mod(r - t - 1);
-    RETURN_IF_MPI_ERROR(MPI_Sendrecv(e.At(recvbuf, block_start(sb)), block_count(sb), type, right,
-                                     kTag, tmp.get(), block_count(rb), type, left, kTag, comm,
-                                     MPI_STATUS_IGNORE));
-    RETURN_IF_MPI_ERROR(
-        Reduce(tmp.get(), e.At(recvbuf, block_start(rb)), block_count(rb), type, op));
+  const Blocks blocks(count, p);
+  // Segments (Open MPI's COLL_BASE_COMPUTED_SEGCOUNT; none when a segment holds the message)
+  // and phases: floor(count / (p * segcount)), one more for a large enough remainder.
+  int64_t segcount = count;
+  if (segment_bytes >= type_size && type_size > 0 && segment_bytes < int64_t{type_size} * count) {
+    segcount = segment_bytes / type_size;
+    if (segment_bytes - segcount * type_size > type_size / 2) ++segcount;
   }
-  for (int t = 0; t < p - 1; ++t) {  // allgather of the complete blocks
-    const int sb = mod(r + 1 - t), rb = mod(r - t);
-    RETURN_IF_MPI_ERROR(MPI_Sendrecv(e.At(recvbuf, block_start(sb)), block_count(sb), type, right,
-                                     kTag, e.At(recvbuf, block_start(rb)), block_count(rb), type,
-                                     left, kTag, comm, MPI_STATUS_IGNORE));
+  int64_t phases = 1;
+  if (int64_t{count} >= p * segcount) {
+    phases = count / (p * segcount);
+    const int64_t rest = count % (p * segcount);
+    if (rest >= p && rest > (p * segcount) / 2) ++phases;
   }
-  return MPI_SUCCESS;
+  Scratch tmp(e, blocks.Len(0));
+  for (int64_t phase = 0; phase < phases; ++phase) {  // reduce-scatter, one slice of every block
+    auto len = [&](int b) { return Blocks(blocks.Len(b), phases).Len(phase); };
+    auto offset = [&](int b) {
+      return blocks.Offset(b) + Blocks(blocks.Len(b), phases).Offset(phase);
+    };
+    RETURN_IF_MPI_ERROR(RingPass(true, recvbuf, e, type, op, comm, p, r, len, offset, tmp.get()));
+  }
+  auto len = [&](int b) { return blocks.Len(b); };  // allgather of the complete blocks
+  auto offset = [&](int b) { return blocks.Offset(b); };
+  return RingPass(false, recvbuf, e, type, op, comm, p, r, len, offset, tmp.get());
 }
 
 int AllreduceRabenseifner(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,

@@ -3,7 +3,8 @@
 // their own size rules). Schedules follow Open MPI's coll/base algorithms
 // (../shared/reference/formats_and_algorithms.md § 5), which is what the mapping engine
 // models and predicts:
-//   allreduce  ring (count < size: recursive doubling), recursive doubling (non-power-of-two
+//   allreduce  ring and segmented ring (count < size: recursive doubling), recursive doubling
+//   (non-power-of-two
 //              sizes: even ranks of the first 2*extra fold into their odd neighbour),
 //              Rabenseifner (reduce-scatter by recursive halving + allgather by recursive
 //              doubling; non-power-of-two: odd ranks of the first 2*rem drop out after
@@ -13,8 +14,8 @@
 //              scatter + recursive-doubling allgather; ring allgather when the size is not a
 //              power of two), scatter-allgather-ring; scatter variants with count < size:
 //              binomial
-// Whole messages (no segmentation). Any count (0 too), any size, MPI_IN_PLACE, predefined
-// and derived datatypes (temporary buffers by true extent), predefined and user-defined
+// Whole messages (the segmented ring excepted). Any count (0 too), any size, MPI_IN_PLACE,
+// predefined and derived datatypes (temporary buffers by true extent), predefined and user-defined
 // ops applied with MPI_Reduce_local in rank order (so the allreduce algorithms are correct
 // for commutative ops; callers send non-commutative ops to the MPI library). Every
 // function returns an MPI error code and is collective over `comm` (an intra-communicator).
@@ -23,10 +24,21 @@
 
 #include <mpi.h>
 
+#include <cstdint>
+
 namespace toporr::client::mpi::coll {
 
 int AllreduceRing(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                   MPI_Comm comm);
+// Ring in phases (Open MPI's segmented ring): the reduce-scatter runs once per phase on a
+// 1/phases slice of every block, so messages stay near `segment_bytes`; then one allgather
+// of whole blocks. Phases: floor(count / (p * segcount)) (+1 for a large remainder);
+// segment_bytes 0, or a segment that holds the message: the plain ring.
+int AllreduceSegmentedRing(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                           MPI_Op op, MPI_Comm comm, int64_t segment_bytes);
+// The segment size toporr runs (and predicts) its segmented ring with: 1 MiB, the segment of
+// Open MPI's classic decision rules.
+inline constexpr int64_t kRingSegmentBytes = int64_t{1} << 20;
 int AllreduceRecursiveDoubling(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
                                MPI_Op op, MPI_Comm comm);
 int AllreduceRabenseifner(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,

@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/job_layout.h"
 #include "client/mpi/collective_status.h"
+#include "client/mpi/collectives.h"
 #include "client/mpi/leaf_groups.h"
 #include "client/node_topology.h"
 #include "client/plan.h"
@@ -128,7 +129,7 @@ std::vector<mapping::Algorithm> OwnAlgorithms(mapping::Collective c) {
   using A = mapping::Algorithm;
   switch (c) {
     case mapping::Collective::kAllreduce:
-      return {A::kRing, A::kRecursiveDoubling, A::kRabenseifner};
+      return {A::kRing, A::kSegmentedRing, A::kRecursiveDoubling, A::kRabenseifner};
     case mapping::Collective::kBcast:
       return {A::kBinomial, A::kBinaryTree, A::kKnomial, A::kScatterAllgather,
               A::kScatterAllgatherRing};
@@ -600,6 +601,10 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
         plan.library_rules = LinkedLibraryRules(request.collective);
       }
       plan.message_bytes = std::max<int64_t>(1, request.bytes);
+      // Only the allreduce menu has a segmented algorithm (toporr's bcasts are unsegmented).
+      if (request.collective == mapping::Collective::kAllreduce) {
+        plan.segment_bytes = coll::kRingSegmentBytes;
+      }
       plan.root = request.root;
       plan.radix = request.radix;
       status = Decide(

@@ -24,9 +24,10 @@ int toporr_pmpi_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
 int toporr_pmpi_bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
 // One of toporr's algorithms run directly on `comm` (no selection, no reordering), for tests
 // and benchmarks: `algorithm` is a toporr_algorithm value (TOPORR_ALG_RING, ...); radix for
-// k-nomial. MPI_ERR_ARG for an algorithm toporr does not carry for that collective.
+// k-nomial, segment_bytes for the segmented ring. MPI_ERR_ARG for an algorithm toporr does
+// not carry for that collective.
 int toporr_coll_allreduce(int algorithm, const void* sendbuf, void* recvbuf, int count,
-                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, long long segment_bytes);
 // Allgather on `comm` with block k placed at position[k] (null: at k), see collectives.h.
 int toporr_coll_allgather(int algorithm, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                           void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
