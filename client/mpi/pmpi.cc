@@ -8,9 +8,9 @@
 // Both MPI libraries' Fortran bindings call PMPI_* (Open MPI) or their own C entry points
 // from inside the library, so intercepting the C symbols misses Fortran callers: the
 // Fortran symbols (every name mangling gfortran and the `mpi` module use) are wrapped too.
-// MPI_ALLREDUCE and MPI_BCAST from Fortran are intercepted like the C calls (MPI_IN_PLACE and
-// MPI_BOTTOM recognised by each library's private address). The Fortran dist-graph
-// constructors are left to the MPI library (their MPI_UNWEIGHTED is private too).
+// MPI_ALLREDUCE, MPI_BCAST, MPI_REDUCE and MPI_ALLGATHER from Fortran are intercepted like the C
+// calls (MPI_IN_PLACE and MPI_BOTTOM recognised by each library's private address). The Fortran
+// dist-graph constructors are left to the MPI library (their MPI_UNWEIGHTED is private too).
 #include <dlfcn.h>
 #include <mpi.h>
 
@@ -102,6 +102,10 @@ F Next(const char* name) {
 
 using AllreduceF = void (*)(void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
 using BcastF = void (*)(void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
+using ReduceF = void (*)(void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+                         MPI_Fint*);
+using AllgatherF = void (*)(void*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+                            MPI_Fint*);
 
 // Fortran's MPI_IN_PLACE and MPI_BOTTOM are addresses private to each MPI library: Open MPI's
 // are its common blocks mpi_fortran_in_place_ / mpi_fortran_bottom_; MPICH keeps pointers to
@@ -155,6 +159,37 @@ void BcastF77(const char* name, void* buffer, MPI_Fint* count, MPI_Fint* type, M
     }
   }
   *ierr = toporr_pmpi_bcast(buffer, *count, t, *root, MPI_Comm_f2c(*comm));
+}
+
+void ReduceF77(const char* name, void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* type,
+               MPI_Fint* op, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierr) {
+  const MPI_Datatype t = MPI_Type_f2c(*type);
+  const FortranSentinels& f = Sentinels();
+  if (!f.known || !Large(*count, t) || sendbuf == f.bottom || recvbuf == f.bottom) {
+    if (ReduceF next = Next<ReduceF>(name)) {
+      next(sendbuf, recvbuf, count, type, op, root, comm, ierr);
+      return;
+    }
+  }
+  *ierr = toporr_pmpi_reduce(sendbuf == f.in_place ? MPI_IN_PLACE : sendbuf, recvbuf, *count, t,
+                             MPI_Op_f2c(*op), *root, MPI_Comm_f2c(*comm));
+}
+
+void AllgatherF77(const char* name, void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype,
+                  void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm,
+                  MPI_Fint* ierr) {
+  const MPI_Datatype rt = MPI_Type_f2c(*recvtype);
+  const FortranSentinels& f = Sentinels();
+  if (!f.known || !Large(*recvcount, rt) || sendbuf == f.bottom || recvbuf == f.bottom) {
+    if (AllgatherF next = Next<AllgatherF>(name)) {
+      next(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr);
+      return;
+    }
+  }
+  const bool in_place = sendbuf == f.in_place;  // then sendcount/sendtype are ignored
+  *ierr = toporr_pmpi_allgather(in_place ? MPI_IN_PLACE : sendbuf, *sendcount,
+                                in_place ? rt : MPI_Type_f2c(*sendtype), recvbuf, *recvcount, rt,
+                                MPI_Comm_f2c(*comm));
 }
 
 void CartF77(const char* name, MPI_Fint* comm_old, MPI_Fint* ndims, MPI_Fint* dims,
@@ -230,3 +265,23 @@ TOPORR_FORTRAN_BCAST(mpi_bcast_)
 TOPORR_FORTRAN_BCAST(mpi_bcast__)
 TOPORR_FORTRAN_BCAST(mpi_bcast)
 TOPORR_FORTRAN_BCAST(MPI_BCAST)
+
+#define TOPORR_FORTRAN_REDUCE(sym)                                                             \
+  extern "C" void sym(void* s, void* r, MPI_Fint* n, MPI_Fint* t, MPI_Fint* o, MPI_Fint* root, \
+                      MPI_Fint* c, MPI_Fint* ierr) {                                           \
+    ReduceF77(#sym, s, r, n, t, o, root, c, ierr);                                             \
+  }
+#define TOPORR_FORTRAN_ALLGATHER(sym)                                                           \
+  extern "C" void sym(void* s, MPI_Fint* sn, MPI_Fint* st, void* r, MPI_Fint* rn, MPI_Fint* rt, \
+                      MPI_Fint* c, MPI_Fint* ierr) {                                            \
+    AllgatherF77(#sym, s, sn, st, r, rn, rt, c, ierr);                                          \
+  }
+
+TOPORR_FORTRAN_REDUCE(mpi_reduce_)
+TOPORR_FORTRAN_REDUCE(mpi_reduce__)
+TOPORR_FORTRAN_REDUCE(mpi_reduce)
+TOPORR_FORTRAN_REDUCE(MPI_REDUCE)
+TOPORR_FORTRAN_ALLGATHER(mpi_allgather_)
+TOPORR_FORTRAN_ALLGATHER(mpi_allgather__)
+TOPORR_FORTRAN_ALLGATHER(mpi_allgather)
+TOPORR_FORTRAN_ALLGATHER(MPI_ALLGATHER)

@@ -387,10 +387,15 @@ class MpiTest(unittest.TestCase):
         hosts = round_robin(np, 4)
         plain = self.run_job(np, [], hosts, program=self.fcoll)
         dropped_in = self.run_job(np, [], hosts, program=self.fcoll, preload=True)
-        self.assertIn("FCOLL", plain.stdout)
-        self.assertEqual(dropped_in.stdout, plain.stdout)  # MPI_IN_PLACE recognised too
+        for tag in ["FCOLL", "FREDUCE", "FGATHER"]:
+            self.assertIn(tag, plain.stdout)
+        # MPI_IN_PLACE recognised too. Lines come from two ranks: compare them sorted.
+        self.assertEqual(sorted(dropped_in.stdout.splitlines()), sorted(plain.stdout.splitlines()))
         decided = {r["collective"]: r for r in dropped_in.report}
-        self.assertEqual(set(decided), {"allreduce", "bcast"})
+        self.assertEqual(set(decided), {"allreduce", "bcast", "reduce", "allgather"})
+        self.assertEqual({r["root"] for r in dropped_in.report if r["collective"] == "reduce"},
+                         {0, 1})
+        self.assertEqual(decided["allgather"]["bytes"], 80000)
         self.assertEqual(decided["allreduce"]["bytes"], 160000)
         self.assertEqual(decided["bcast"]["root"], np - 1)
         self.assertTrue(all(r["source"] == "daemon" for r in dropped_in.report))
