@@ -539,6 +539,28 @@ class MpiTest(unittest.TestCase):
                     "TOPORR_TEST_FAIL_SPLIT_RANK": "5"})
                 self.check_fallback(job, spec, "MPI_Comm_split")
 
+    def test_collectives_fall_back_before_any_data_moves(self):
+        # An unchanged Fortran program under the PMPI layer, one rank's MPI_Comm_split failing
+        # inside the decision of its first intercepted collective (MPI_ALLREDUCE): that call
+        # and its data go to the MPI library on the caller's communicator, the later
+        # collectives are decided normally, and every result equals the plain run's.
+        np = 8 if MPI == "openmpi" else 4
+        hosts = round_robin(np, 4)
+        plain = self.run_job(np, [], hosts, program=self.fcoll)
+        for call in ["1", "3"]:
+            with self.subTest(call=call):
+                job = self.run_job(np, [], hosts, program=self.fcoll, rank_env={
+                    "LD_PRELOAD": self.shim + ":" + PMPI, "TOPORR_TEST_FAIL_SPLIT_CALL": call,
+                    "TOPORR_TEST_FAIL_SPLIT_RANK": str(np - 3)})
+                self.assertEqual(sorted(job.stdout.splitlines()), sorted(plain.stdout.splitlines()))
+                warnings = job.warnings()
+                self.assertEqual(len(warnings), 1, job.stderr)
+                self.assertIn("MPI_Comm_split", warnings[0])
+                first = job.report[0]
+                self.assertEqual((first["collective"], first["source"]), ("allreduce", "fallback"))
+                self.assertEqual(first["new_order"], list(range(np)))
+                self.assertTrue(any(r["source"] == "daemon" for r in job.report[1:]), job.report)
+
     def test_fallback_when_ranks_disagree(self):
         spec = "allreduce:ring:1048576:mixed"
         job = self.run_job(8, [spec], round_robin(8, 4))
