@@ -54,6 +54,10 @@ TEST(DispatchTest, UsageErrorsExitTwoWithTheUsage) {
       {"plan", "--hostfile", "h", "--collective", "allreduce", "--size", "1M", "--np", "x"},
       {"plan", "--hostfile"},
       {"plan", "--wat", "1"},
+      {"plan", "--hostfile", "h", "--collective", "allreduce", "--size", "1M", "--mpi-library",
+       "lam"},
+      {"plan", "--hostfile", "h", "--collective", "allreduce", "--size", "1M", "--algorithm",
+       "ring", "--mpi-library", "mpich"},
   };
   for (const auto& args : bad) {
     CtlRun r = Ctl(args);
@@ -70,6 +74,10 @@ TEST(DispatchTest, MessagesNameTheProblem) {
   EXPECT_THAT(Ctl({"hosts", "x"}).err, HasSubstr("hosts takes no arguments"));
   EXPECT_THAT(Ctl({"ingest", "f"}).err, HasSubstr("--format is required"));
   EXPECT_THAT(Ctl({"plan", "--np"}).err, HasSubstr("--np needs a value"));
+  EXPECT_THAT(Ctl({"plan", "--hostfile", "h", "--collective", "bcast", "--size", "1",
+                   "--mpi-library", "lam"})
+                  .err,
+              HasSubstr("unknown MPI library rules `lam` (openmpi, mpich, smpi-ompi)"));
 }
 
 TEST(DispatchTest, HelpListsEveryCommand) {

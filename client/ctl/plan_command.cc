@@ -14,6 +14,7 @@
 #include "collectors/fabric_input.h"
 #include "collectors/hwloc_topology.h"
 #include "common/status_macros.h"
+#include "mapping/library_rules.h"
 
 namespace toporr::client::ctl {
 namespace {
@@ -34,7 +35,7 @@ absl::Status PlanUsage(const absl::Status& status) {
 
 absl::StatusOr<PlanArgs> ParsePlanArgs(const CommandArgs& args) {
   std::string format = "ibnetdiscover", map_by = "core", algorithm = "auto", size;
-  std::string np, root, radix;
+  std::string np, root, radix, mpi_library;
   PlanArgs p;
   std::vector<std::string> positional;
   RETURN_IF_ERROR(ParseOptions("plan", args,
@@ -51,7 +52,8 @@ absl::StatusOr<PlanArgs> ParsePlanArgs(const CommandArgs& args) {
                                 {"--node-topology", &p.node_xml},
                                 {"--np", &np},
                                 {"--root", &root},
-                                {"--radix", &radix}},
+                                {"--radix", &radix},
+                                {"--mpi-library", &mpi_library}},
                                &positional));
   if (!positional.empty()) return UsageError("plan: unknown argument " + positional[0]);
   for (auto [text, value, flag] :
@@ -75,6 +77,14 @@ absl::StatusOr<PlanArgs> ParsePlanArgs(const CommandArgs& args) {
     auto parsed = mapping::ParseAlgorithm(algorithm);
     if (!parsed.ok()) return PlanUsage(parsed.status());
     p.request.algorithm = *parsed;
+  }
+  if (!mpi_library.empty()) {
+    auto rules = mapping::ParseLibraryRules(mpi_library);
+    if (!rules.ok()) return PlanUsage(rules.status());
+    if (p.request.algorithm.has_value()) {
+      return UsageError("plan: --mpi-library weighs the library's own call: only with auto");
+    }
+    p.request.library_rules = *rules;
   }
   auto bytes = ParseBytes(size);
   if (!bytes.ok()) return PlanUsage(bytes.status());
@@ -155,6 +165,7 @@ absl::StatusOr<Reply> RunPlan(Invocation& inv, const CommandArgs& args) {
 std::vector<Command> PlanCommands() {
   return {{"plan", R"(  plan --hostfile FILE --collective C --size BYTES [--algorithm A|auto]
        [--map-by core|node | --ranks FILE] [--np N] [--root R] [--radix K]
+       [--mpi-library openmpi|mpich|smpi-ompi]
        [--fabric DUMP [--format ibnetdiscover]] [--node-topology HWLOC.xml]
        [--rankfile OUT] [--hostfile-out OUT]
                        topology-aware rank order for a job: the new order, the predicted
@@ -166,7 +177,10 @@ std::vector<Command> PlanCommands() {
                        binary_tree, split_binary_tree, knomial, chain, pipeline,
                        scatter_allgather, scatter_allgather_ring, bruck, linear.
                        --node-topology: an hwloc XML of the compute nodes (lstopo --of xml);
-                       ranks get its cores, intra-node costs its NUMA distances
+                       ranks get its cores, intra-node costs its NUMA distances.
+                       --mpi-library: with auto, also predict what that MPI library's own
+                       rules run on the launch order ("mpi_library"); it wins ties, and when
+                       it wins the order is kept (what libtoporr's collectives do)
 )",
            RunPlan}};
 }
