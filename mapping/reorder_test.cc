@@ -341,6 +341,35 @@ TEST(ReorderOrIdentityTest, FlatTopologyAndGenericAlgorithmsStayIdentityOrImprov
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("11 ranks")));
 }
 
+// Swing and Bine have no dedicated heuristic: the generic graph heuristic reorders them.
+// Round-robin over 4 hosts puts every distance-1 peer (the heaviest Swing edges, the last
+// Bine stage) on another host; grouping them on hosts is predicted faster. (Less so for the
+// latency-optimal Swing than for recursive doubling: its steps 0 and 1 chain all ranks into
+// one ring, so no group of 4 ranks keeps two of its full-vector steps on a host.)
+TEST(ReorderOrIdentityTest, SwingAndBineAreReorderedByTheGraphHeuristic) {
+  const Placement p = RoundRobinPlacement(4, 4);
+  auto hosts = Uniform(4, 1500, 0.08);
+  ASSERT_OK_AND_ASSIGN(RankDistance d, RankDistance::Create(p, *hosts));
+  for (const auto& [coll, alg] : {std::pair(Collective::kAllreduce, Algorithm::kSwing),
+                                  std::pair(Collective::kAllreduce, Algorithm::kSwingBandwidth),
+                                  std::pair(Collective::kBcast, Algorithm::kBine)}) {
+    SCOPED_TRACE(AlgorithmName(alg));
+    EXPECT_THAT(HeuristicFor(Spec(coll, alg, 16, 1 << 16, 3)),
+                StatusIs(absl::StatusCode::kNotFound, HasSubstr(AlgorithmName(alg))));
+    ASSERT_OK_AND_ASSIGN(ReorderDecision dec,
+                         ReorderOrIdentity(Spec(coll, alg, 16, 1 << 16, 3), d));
+    EXPECT_EQ(dec.method, "graph");
+    EXPECT_TRUE(dec.reordered);
+    EXPECT_LT(dec.candidate_ns, 0.95 * dec.identity_ns);
+    if (coll == Collective::kBcast) EXPECT_EQ(dec.mapping[3], 3);  // the root stays
+    // The first Swing step's partners (0-1, 2-3, ...) now share a host.
+    if (alg == Algorithm::kSwing) {
+      for (int r = 0; r < 16; r += 2)
+        EXPECT_EQ(HostOf(d, dec.mapping, r), HostOf(d, dec.mapping, r + 1));
+    }
+  }
+}
+
 TEST(ReorderOrIdentityTest, NeverPredictedSlowerOnRandomPlacements) {
   std::mt19937 rng(42);
   const std::pair<Collective, Algorithm> kCases[] = {
@@ -354,6 +383,9 @@ TEST(ReorderOrIdentityTest, NeverPredictedSlowerOnRandomPlacements) {
       {Collective::kBcast, Algorithm::kKnomial},
       {Collective::kBcast, Algorithm::kScatterAllgather},
       {Collective::kBcast, Algorithm::kPipeline},
+      {Collective::kAllreduce, Algorithm::kSwing},
+      {Collective::kAllreduce, Algorithm::kSwingBandwidth},
+      {Collective::kBcast, Algorithm::kBine},
       {Collective::kGather, Algorithm::kBinomial},
       {Collective::kReduce, Algorithm::kBinomial}};
   for (int iter = 0; iter < 12; ++iter) {
