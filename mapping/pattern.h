@@ -44,7 +44,9 @@
 //     odd member drops out) with peer SwingPeer(v, k, pof2) and the window a rank keeps
 //     chosen by SwingBlockKey(v, pof2) instead of v (one contiguous range per transfer);
 //   - bine: the Bine broadcast tree (BineBcastTree) on shifted ranks; the transfers of stage
-//     t are the tree edges into the ranks that receive at t, whole message, no segments.
+//     t are the tree edges into the ranks that receive at t, whole message, no segments
+//     (toporr's implementation sends to a node's children one after the other in stage
+//     order, unlike Open MPI's trees, whose isends to all children are concurrent above).
 //
 // Scale: schedules are generated on the fly and never materialised; memory is O(p) (trees,
 // per-rank counters) plus one step. ForEachStep (compressed) additionally folds runs of

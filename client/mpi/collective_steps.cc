@@ -31,17 +31,4 @@ int Reduce(const void* in, void* inout, int count, MPI_Datatype type, MPI_Op op)
   return count == 0 ? MPI_SUCCESS : MPI_Reduce_local(in, inout, count, type, op);
 }
 
-int TreeBcast(void* buffer, int count, MPI_Datatype type, int parent,
-              const std::vector<int>& children, MPI_Comm comm) {
-  if (parent >= 0) {
-    RETURN_IF_MPI_ERROR(MPI_Recv(buffer, count, type, parent, kTag, comm, MPI_STATUS_IGNORE));
-  }
-  if (children.empty()) return MPI_SUCCESS;
-  std::vector<MPI_Request> requests(children.size());
-  for (size_t i = 0; i < children.size(); ++i) {
-    RETURN_IF_MPI_ERROR(MPI_Isend(buffer, count, type, children[i], kTag, comm, &requests[i]));
-  }
-  return MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
-}
-
 }  // namespace toporr::client::mpi::coll

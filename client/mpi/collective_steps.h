@@ -1,6 +1,6 @@
 // Building blocks shared by toporr's collective implementations (collectives.cc,
 // collectives_recent.cc): element access and scratch space for any datatype, local copy and
-// reduction through the MPI library, one pairwise exchange, and the tree broadcast step.
+// reduction through the MPI library, and one pairwise exchange.
 // Every function returns an MPI error code. Internal to client/mpi.
 #ifndef TOPORR_CLIENT_MPI_COLLECTIVE_STEPS_H_
 #define TOPORR_CLIENT_MPI_COLLECTIVE_STEPS_H_
@@ -52,10 +52,6 @@ int Exchange(const void* send, int send_count, void* recv, int recv_count, MPI_D
 
 // inout := in op inout (MPI_Reduce_local), nothing for count 0.
 int Reduce(const void* in, void* inout, int count, MPI_Datatype type, MPI_Op op);
-
-// Receives from `parent` (unless < 0), then sends to every child concurrently.
-int TreeBcast(void* buffer, int count, MPI_Datatype type, int parent,
-              const std::vector<int>& children, MPI_Comm comm);
 
 }  // namespace toporr::client::mpi::coll
 

@@ -244,6 +244,20 @@ int AllgatherRecursiveDoubling(const void* sendbuf, int sendcount, MPI_Datatype 
 
 namespace {
 
+// Receives from `parent` (unless < 0), then sends to every child concurrently.
+int TreeBcast(void* buffer, int count, MPI_Datatype type, int parent,
+              const std::vector<int>& children, MPI_Comm comm) {
+  if (parent >= 0) {
+    RETURN_IF_MPI_ERROR(MPI_Recv(buffer, count, type, parent, kTag, comm, MPI_STATUS_IGNORE));
+  }
+  if (children.empty()) return MPI_SUCCESS;
+  std::vector<MPI_Request> requests(children.size());
+  for (size_t i = 0; i < children.size(); ++i) {
+    RETURN_IF_MPI_ERROR(MPI_Isend(buffer, count, type, children[i], kTag, comm, &requests[i]));
+  }
+  return MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+}
+
 // Shifted rank v (root = 0) <-> rank.
 struct Shift {
   int p, root;

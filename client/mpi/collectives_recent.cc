@@ -119,15 +119,21 @@ int BcastBine(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm com
   const mapping::BineTree tree = mapping::BineBcastTree(p);
   auto real = [&](int64_t u) { return static_cast<int>((u + root) % p); };
   const int v = (r - root + p) % p;
-  std::vector<std::pair<int32_t, int>> by_stage;  // (stage, child) of v's children
-  for (int u = 1; u < p; ++u) {
-    if (tree.parent[u] == v) by_stage.emplace_back(tree.stage[u], u);
+  if (v != 0) {
+    RETURN_IF_MPI_ERROR(
+        MPI_Recv(buffer, count, type, real(tree.parent[v]), kTag, comm, MPI_STATUS_IGNORE));
   }
-  std::sort(by_stage.begin(), by_stage.end());
-  std::vector<int> children;
-  children.reserve(by_stage.size());
-  for (const auto& [stage, u] : by_stage) children.push_back(real(u));
-  return TreeBcast(buffer, count, type, v == 0 ? -1 : real(tree.parent[v]), children, comm);
+  // The children one after the other in stage order: the child of stage t has the data
+  // after stage t and forwards it while this rank serves the next one.
+  std::vector<std::pair<int32_t, int>> children;  // (stage, shifted rank)
+  for (int u = 1; u < p; ++u) {
+    if (tree.parent[u] == v) children.emplace_back(tree.stage[u], u);
+  }
+  std::sort(children.begin(), children.end());
+  for (const auto& [stage, u] : children) {
+    RETURN_IF_MPI_ERROR(MPI_Send(buffer, count, type, real(u), kTag, comm));
+  }
+  return MPI_SUCCESS;
 }
 
 }  // namespace toporr::client::mpi::coll

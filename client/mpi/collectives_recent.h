@@ -22,7 +22,10 @@
 //                            distance halving over Swing peers on shifted ranks (root = 0);
 //                            other sizes run it on the even members of the first `extra`
 //                            pairs and the others, and the odd members receive from their even
-//                            neighbour in one last step. Whole message, no segmentation.
+//                            neighbour in one last step. A rank sends to its children one
+//                            after the other in stage order (blocking sends), so the run is
+//                            the synchronous schedule the mapping engine predicts. Whole
+//                            message, no segmentation.
 // Conventions as collectives.h: any count (0 too), counts not divisible by the size, any
 // size, MPI_IN_PLACE, predefined and derived datatypes (temporaries by true extent),
 // predefined and user-defined ops through MPI_Reduce_local (correct for commutative ops;
