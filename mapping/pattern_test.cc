@@ -404,22 +404,27 @@ TEST(PatternTest, RingAllreduceUsesEarlyAndLateBlocks) {
   EXPECT_EQ(folded[0].transfers[0].total_bytes, ((10 - 3) + (10 - 2)) * 8);
 }
 
+// Bytes and destinations of rank 0's sends, in schedule order.
+std::pair<std::vector<int64_t>, std::vector<int>> RankZeroSends(const PatternSpec& s) {
+  std::pair<std::vector<int64_t>, std::vector<int>> out;
+  EXPECT_OK(ForEachExactStep(s, [&](const Step& st) {
+    for (const Transfer& t : st.transfers)
+      if (t.src == 0) {
+        out.first.push_back(t.bytes);
+        out.second.push_back(t.dst);
+      }
+  }));
+  return out;
+}
+
 TEST(PatternTest, RabenseifnerHalvesThenDoubles) {
   PatternSpec s;
   s.algorithm = Algorithm::kRabenseifner;
   s.num_ranks = 8;
   s.count = 64;
-  std::vector<int64_t> rank0;
-  std::vector<int> peer0;
-  ASSERT_OK(ForEachExactStep(s, [&](const Step& st) {
-    for (const Transfer& t : st.transfers)
-      if (t.src == 0) {
-        rank0.push_back(t.bytes);
-        peer0.push_back(t.dst);
-      }
-  }));
-  EXPECT_EQ(rank0, (std::vector<int64_t>{32, 16, 8, 8, 16, 32}));
-  EXPECT_EQ(peer0, (std::vector<int>{1, 2, 4, 4, 2, 1}));
+  const auto [bytes, peers] = RankZeroSends(s);
+  EXPECT_EQ(bytes, (std::vector<int64_t>{32, 16, 8, 8, 16, 32}));
+  EXPECT_EQ(peers, (std::vector<int>{1, 2, 4, 4, 2, 1}));
 }
 
 TEST(PatternTest, SwingUsesShortCutPeers) {
@@ -457,17 +462,9 @@ TEST(PatternTest, SwingBandwidthHalvesOverSwingPeers) {
   s.algorithm = Algorithm::kSwingBandwidth;
   s.num_ranks = 8;
   s.count = 64;
-  std::vector<int64_t> rank0;
-  std::vector<int> peer0;
-  ASSERT_OK(ForEachExactStep(s, [&](const Step& st) {
-    for (const Transfer& t : st.transfers)
-      if (t.src == 0) {
-        rank0.push_back(t.bytes);
-        peer0.push_back(t.dst);
-      }
-  }));
-  EXPECT_EQ(rank0, (std::vector<int64_t>{32, 16, 8, 8, 16, 32}));
-  EXPECT_EQ(peer0, (std::vector<int>{1, 7, 3, 3, 7, 1}));
+  const auto [bytes, peers] = RankZeroSends(s);
+  EXPECT_EQ(bytes, (std::vector<int64_t>{32, 16, 8, 8, 16, 32}));
+  EXPECT_EQ(peers, (std::vector<int>{1, 7, 3, 3, 7, 1}));
   s.count = 3;  // fewer elements than the power of two: the latency-optimal schedule
   EXPECT_EQ(EffectiveAlgorithm(s), Algorithm::kSwing);
 }
