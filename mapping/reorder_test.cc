@@ -9,6 +9,8 @@
 #include "gtest/gtest.h"
 #include "mapping/dense_cost_matrix.h"
 #include "mapping/hierarchical_cost_matrix.h"
+#include "mapping/pattern.h"
+#include "mapping/predict.h"
 
 namespace toporr::mapping {
 namespace {
@@ -341,12 +343,10 @@ TEST(ReorderOrIdentityTest, FlatTopologyAndGenericAlgorithmsStayIdentityOrImprov
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("11 ranks")));
 }
 
-// Swing and Bine have no dedicated heuristic: the generic graph heuristic reorders them.
-// Round-robin over 4 hosts puts every distance-1 peer (the heaviest Swing edges, the last
-// Bine stage) on another host; grouping them on hosts is predicted faster. (Less so for the
-// latency-optimal Swing than for recursive doubling: its steps 0 and 1 chain all ranks into
-// one ring, so no group of 4 ranks keeps two of its full-vector steps on a host.)
-TEST(ReorderOrIdentityTest, SwingAndBineAreReorderedByTheGraphHeuristic) {
+// Swing's and Bine's peers short-cut a ring (distance 1 first for Swing, last for Bine),
+// so they take the ring heuristic. Round-robin over 4 hosts puts every distance-1 peer on
+// another host; packing consecutive ranks on hosts is predicted faster.
+TEST(ReorderOrIdentityTest, SwingAndBineTakeTheRingHeuristic) {
   const Placement p = RoundRobinPlacement(4, 4);
   auto hosts = Uniform(4, 1500, 0.08);
   ASSERT_OK_AND_ASSIGN(RankDistance d, RankDistance::Create(p, *hosts));
@@ -354,19 +354,32 @@ TEST(ReorderOrIdentityTest, SwingAndBineAreReorderedByTheGraphHeuristic) {
                                   std::pair(Collective::kAllreduce, Algorithm::kSwingBandwidth),
                                   std::pair(Collective::kBcast, Algorithm::kBine)}) {
     SCOPED_TRACE(AlgorithmName(alg));
-    EXPECT_THAT(HeuristicFor(Spec(coll, alg, 16, 1 << 16, 3)),
-                StatusIs(absl::StatusCode::kNotFound, HasSubstr(AlgorithmName(alg))));
-    ASSERT_OK_AND_ASSIGN(ReorderDecision dec,
-                         ReorderOrIdentity(Spec(coll, alg, 16, 1 << 16, 3), d));
-    EXPECT_EQ(dec.method, "graph");
+    const PatternSpec spec = Spec(coll, alg, 16, 1 << 16, 3);
+    ASSERT_OK_AND_ASSIGN(Heuristic h, HeuristicFor(spec));
+    EXPECT_EQ(h, Heuristic::kRing);
+    ASSERT_OK_AND_ASSIGN(ReorderDecision dec, ReorderOrIdentity(spec, d));
     EXPECT_TRUE(dec.reordered);
     EXPECT_LT(dec.candidate_ns, 0.95 * dec.identity_ns);
-    if (coll == Collective::kBcast) EXPECT_EQ(dec.mapping[3], 3);  // the root stays
-    // The first Swing step's partners (0-1, 2-3, ...) now share a host.
-    if (alg == Algorithm::kSwing) {
-      for (int r = 0; r < 16; r += 2)
-        EXPECT_EQ(HostOf(d, dec.mapping, r), HostOf(d, dec.mapping, r + 1));
+    // Ring order: consecutive new ranks fill a host before the next, from the root (3) for
+    // the bcast, from rank 0 for the allreduces.
+    const int seed = coll == Collective::kBcast ? 3 : 0;
+    for (int i = 0; i < 16; ++i) {
+      EXPECT_EQ(HostOf(d, dec.mapping, (seed + i) % 16),
+                HostOf(d, dec.mapping, (seed + i - i % 4) % 16))
+          << i;
     }
+    // The generic graph heuristic is never predicted better than it here.
+    ASSERT_OK_AND_ASSIGN(std::vector<WeightedEdge> edges, CommunicationGraph(spec));
+    CommGraph g{16, {}};
+    for (const WeightedEdge& e : edges) g.edges.push_back({e.src, e.dst, e.bytes});
+    ReorderOptions o;
+    o.root = seed;
+    ASSERT_OK_AND_ASSIGN(Mapping graph, ReorderGraph(d, g, o));
+    PredictInputs in;
+    in.placement = &d.placement();
+    in.costs = &d.hosts();
+    ASSERT_OK_AND_ASSIGN(Prediction by_graph, PredictCollective(spec, graph, in));
+    EXPECT_LE(dec.candidate_ns, by_graph.time_ns);
   }
 }
 
