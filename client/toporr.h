@@ -78,7 +78,10 @@ typedef enum {
   TOPORR_ALG_PIPELINE = 11,               /* bcast 3 */
   TOPORR_ALG_SCATTER_ALLGATHER = 12,      /* bcast 8 */
   TOPORR_ALG_SCATTER_ALLGATHER_RING = 13, /* bcast 9 */
-  TOPORR_ALG_LINEAR = 14                  /* bcast 1 */
+  TOPORR_ALG_LINEAR = 14,                 /* bcast 1 */
+  TOPORR_ALG_SWING = 15,                  /* allreduce, Swing latency-optimal (NSDI'24) */
+  TOPORR_ALG_SWING_BANDWIDTH = 16,        /* allreduce, Swing bandwidth-optimal */
+  TOPORR_ALG_BINE = 17                    /* bcast, Bine tree (SC'25) */
 } toporr_algorithm;
 
 /* Options. Initialise with toporr_options_init, then change fields; strings are copied by

@@ -23,7 +23,9 @@ module toporr_f
                                TOPORR_ALG_SPLIT_BINARY_TREE = 8, TOPORR_ALG_KNOMIAL = 9, &
                                TOPORR_ALG_CHAIN = 10, TOPORR_ALG_PIPELINE = 11, &
                                TOPORR_ALG_SCATTER_ALLGATHER = 12, &
-                               TOPORR_ALG_SCATTER_ALLGATHER_RING = 13, TOPORR_ALG_LINEAR = 14
+                               TOPORR_ALG_SCATTER_ALLGATHER_RING = 13, TOPORR_ALG_LINEAR = 14, &
+                               TOPORR_ALG_SWING = 15, TOPORR_ALG_SWING_BANDWIDTH = 16, &
+                               TOPORR_ALG_BINE = 17
   interface
     ! toporr_comm_reorder with the process-default configuration, on Fortran handles.
     function toporr_comm_reorder_f(comm, collective, algorithm, bytes, root, newcomm) &

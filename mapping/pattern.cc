@@ -9,11 +9,12 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "mapping/swing_schedule.h"
 
 namespace toporr::mapping {
 namespace {
 
-constexpr std::array<std::pair<Algorithm, std::string_view>, 14> kAlgorithmNames = {{
+constexpr std::array<std::pair<Algorithm, std::string_view>, 17> kAlgorithmNames = {{
     {Algorithm::kRing, "ring"},
     {Algorithm::kSegmentedRing, "segmented_ring"},
     {Algorithm::kRecursiveDoubling, "recursive_doubling"},
@@ -28,6 +29,9 @@ constexpr std::array<std::pair<Algorithm, std::string_view>, 14> kAlgorithmNames
     {Algorithm::kScatterAllgather, "scatter_allgather"},
     {Algorithm::kScatterAllgatherRing, "scatter_allgather_ring"},
     {Algorithm::kLinear, "linear"},
+    {Algorithm::kSwing, "swing"},
+    {Algorithm::kSwingBandwidth, "swing_bandwidth"},
+    {Algorithm::kBine, "bine"},
 }};
 
 constexpr std::array<std::pair<Collective, std::string_view>, 5> kCollectiveNames = {{
@@ -509,20 +513,34 @@ void BcastScatterAllgatherRing(const Ctx& ctx, Sink& sink) {
   RingPass(ctx, 0, /*shifted_blocks=*/true, len, off, Combine::kCopy, sink);
 }
 
+// Bine tree (swing_schedule.h): stage t carries the tree edges into the ranks reached at t.
+void BcastBine(const Ctx& ctx, Sink& sink) {
+  const BineTree tree = BineBcastTree(ctx.p);
+  std::vector<std::vector<int32_t>> by_stage(tree.num_stages);
+  for (int64_t v = 1; v < ctx.p; ++v) by_stage[tree.stage[v]].push_back(static_cast<int32_t>(v));
+  for (const std::vector<int32_t>& reached : by_stage) {
+    for (int32_t v : reached) {
+      sink.Add(ctx.Real(tree.parent[v]), ctx.Real(v), 0, ctx.count, Combine::kCopy);
+    }
+    sink.Flush();
+  }
+}
+
 // -------------------------------------------------------------------------- allreduce
 
-void AllreduceRecursiveDoubling(const Ctx& ctx, Sink& sink) {
+// Recursive doubling and Swing (latency-optimal): full vectors exchanged with
+// `peer(v, k)` at step k on the folded virtual ranks (odd members of the first pairs stay).
+template <typename Peer>
+void AllreduceFullVectorButterfly(const Ctx& ctx, Peer peer, Sink& sink) {
   const int64_t p = ctx.p, m = ctx.count;
   const int64_t adj = FloorPow2(p), extra = p - adj;
   for (int64_t r = 0; r < 2 * extra; r += 2) sink.Add(r, r + 1, 0, m, Combine::kReduce);
   sink.Flush();
-  for (int64_t dist = 1; dist < adj; dist <<= 1) {
+  for (int k = 0; (int64_t{1} << k) < adj; ++k) {
     for (int64_t r = 0; r < p; ++r) {
-      if (r < 2 * extra && r % 2 == 0) continue;
-      const int64_t nr = r < 2 * extra ? r / 2 : r - extra;
-      const int64_t nremote = nr ^ dist;
-      const int64_t remote = nremote < extra ? nremote * 2 + 1 : nremote + extra;
-      sink.Add(r, remote, 0, m, Combine::kReduce);
+      const int64_t v = FoldedRank(r, p, /*keep_odd=*/true);
+      if (v < 0) continue;
+      sink.Add(r, UnfoldedRank(peer(v, k), p, true), 0, m, Combine::kReduce);
     }
     sink.Flush();
   }
@@ -556,7 +574,12 @@ void AllreduceSegmentedRing(const Ctx& ctx, int64_t segcount, Sink& sink) {
   RingPass(ctx, 1, false, len, off, Combine::kCopy, sink);
 }
 
-void AllreduceRabenseifner(const Ctx& ctx, Sink& sink) {
+// Rabenseifner and Swing (bandwidth-optimal): reduce-scatter by recursive halving with
+// `peer(v, k)` at step k, then allgather over the same peers in reverse, on the folded
+// virtual ranks (pairs trade halves, the even member stays). `key(v)` selects the windows:
+// peer(v, k) must have a key that agrees with key(v) on bits < k and differs in bit k.
+template <typename Peer, typename Key>
+void AllreduceHalvingButterfly(const Ctx& ctx, Peer peer, Key key, Sink& sink) {
   const int64_t p = ctx.p, count = ctx.count;
   const int64_t pof2 = FloorPow2(p), rem = p - pof2;
   int nsteps = 0;
@@ -585,20 +608,21 @@ void AllreduceRabenseifner(const Ctx& ctx, Sink& sink) {
       win[k + 1][key + n] = {start + size / 2, size - size / 2};
     }
   }
-  auto real = [&](int64_t v) { return v < rem ? 2 * v : v + rem; };
+  auto real = [&](int64_t v) { return UnfoldedRank(v, p, /*keep_odd=*/false); };
   for (int k = 0; k < nsteps; ++k) {  // reduce-scatter, distance doubling
     const int64_t mask = int64_t{1} << k;
     for (int64_t v = 0; v < pof2; ++v) {
-      const auto [start, size] = win[k + 1][(v ^ mask) & (2 * mask - 1)];
-      sink.Add(real(v), real(v ^ mask), start, size, Combine::kReduce);
+      const int64_t q = peer(v, k);
+      const auto [start, size] = win[k + 1][key(q) & (2 * mask - 1)];
+      sink.Add(real(v), real(q), start, size, Combine::kReduce);
     }
     sink.Flush();
   }
   for (int k = nsteps - 1; k >= 0; --k) {  // allgather, distance halving
     const int64_t mask = int64_t{1} << k;
     for (int64_t v = 0; v < pof2; ++v) {
-      const auto [start, size] = win[k + 1][v & (2 * mask - 1)];
-      sink.Add(real(v), real(v ^ mask), start, size, Combine::kCopy);
+      const auto [start, size] = win[k + 1][key(v) & (2 * mask - 1)];
+      sink.Add(real(v), real(peer(v, k)), start, size, Combine::kCopy);
     }
     sink.Flush();
   }
@@ -683,6 +707,9 @@ absl::Status Generate(const PatternSpec& spec, bool exact, const StepVisitor& vi
   Sink sink(spec, exact, visit);
   const Ctx ctx{spec.num_ranks, spec.root, spec.count, spec};
   const int64_t p = ctx.p;
+  const int64_t pof2 = FloorPow2(p);
+  auto xor_peer = [](int64_t v, int k) { return v ^ (int64_t{1} << k); };
+  auto swing_peer = [pof2](int64_t v, int k) { return SwingPeer(v, k, pof2); };
   switch (EffectiveAlgorithm(spec)) {
     case Algorithm::kRing:
       if (spec.collective == Collective::kAllgather) {
@@ -699,11 +726,22 @@ absl::Status Generate(const PatternSpec& spec, bool exact, const StepVisitor& vi
       if (spec.collective == Collective::kAllgather) {
         AllgatherRecursiveDoubling(ctx, sink);
       } else {
-        AllreduceRecursiveDoubling(ctx, sink);
+        AllreduceFullVectorButterfly(ctx, xor_peer, sink);
       }
       break;
     case Algorithm::kRabenseifner:
-      AllreduceRabenseifner(ctx, sink);
+      AllreduceHalvingButterfly(
+          ctx, xor_peer, [](int64_t v) { return v; }, sink);
+      break;
+    case Algorithm::kSwing:
+      AllreduceFullVectorButterfly(ctx, swing_peer, sink);
+      break;
+    case Algorithm::kSwingBandwidth:
+      AllreduceHalvingButterfly(
+          ctx, swing_peer, [pof2](int64_t v) { return SwingBlockKey(v, pof2); }, sink);
+      break;
+    case Algorithm::kBine:
+      BcastBine(ctx, sink);
       break;
     case Algorithm::kBruck:
       AllgatherBruck(ctx, sink);
@@ -762,8 +800,8 @@ absl::StatusOr<Collective> ParseCollective(std::string_view name) {
 std::vector<Algorithm> AlgorithmsFor(Collective c) {
   switch (c) {
     case Collective::kAllreduce:
-      return {Algorithm::kRing, Algorithm::kSegmentedRing, Algorithm::kRecursiveDoubling,
-              Algorithm::kRabenseifner};
+      return {Algorithm::kRing,         Algorithm::kSegmentedRing, Algorithm::kRecursiveDoubling,
+              Algorithm::kRabenseifner, Algorithm::kSwing,         Algorithm::kSwingBandwidth};
     case Collective::kBcast:
       return {Algorithm::kBinomial,
               Algorithm::kBinaryTree,
@@ -772,7 +810,8 @@ std::vector<Algorithm> AlgorithmsFor(Collective c) {
               Algorithm::kChain,
               Algorithm::kPipeline,
               Algorithm::kScatterAllgather,
-              Algorithm::kScatterAllgatherRing};
+              Algorithm::kScatterAllgatherRing,
+              Algorithm::kBine};
     case Collective::kAllgather:
       return {Algorithm::kRing, Algorithm::kRecursiveDoubling, Algorithm::kBruck};
     case Collective::kGather:
@@ -846,6 +885,8 @@ Algorithm EffectiveAlgorithm(const PatternSpec& spec) {
     case Algorithm::kScatterAllgatherRing:
       if (count < p) return Algorithm::kLinear;
       return spec.algorithm;
+    case Algorithm::kSwingBandwidth:
+      return count < FloorPow2(p) ? Algorithm::kSwing : Algorithm::kSwingBandwidth;
     default:
       return spec.algorithm;
   }

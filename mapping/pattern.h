@@ -33,7 +33,20 @@
 // split the message -> ring; split_binary_tree on fewer than 2 elements (or segments larger
 // than a half) -> pipeline; scatter_allgather(_ring) with count < p -> linear; allgather
 // recursive doubling on a non-power-of-two size -> Bruck (radix 2), which is also available
-// directly as kBruck.
+// directly as kBruck. swing_bandwidth with count < pof2 runs swing (as toporr's own
+// Rabenseifner falls back to recursive doubling).
+//
+// Swing and Bine (not in Open MPI, toporr runs them itself, client/mpi/collectives_recent.h):
+//   - swing: the recursive doubling schedule above (same non-power-of-two fold: even ranks
+//     of the first 2*extra send their vector to the odd neighbour and get the result back)
+//     with the peer of virtual rank v at step k being SwingPeer(v, k, adj) instead of v ^ 2^k;
+//   - swing_bandwidth: the Rabenseifner schedule above (same fold: pairs trade halves, the
+//     odd member drops out) with peer SwingPeer(v, k, pof2) and the window a rank keeps
+//     chosen by SwingBlockKey(v, pof2) instead of v (one contiguous range per transfer);
+//   - bine: the Bine broadcast tree (BineBcastTree) on shifted ranks; the transfers of stage
+//     t are the tree edges into the ranks that receive at t, whole message, no segments
+//     (toporr's implementation sends to a node's children one after the other in stage
+//     order, unlike Open MPI's trees, whose isends to all children are concurrent above).
 //
 // Scale: schedules are generated on the fly and never materialised; memory is O(p) (trees,
 // per-rank counters) plus one step. ForEachStep (compressed) additionally folds runs of
@@ -69,13 +82,18 @@ enum class Algorithm {
   kScatterAllgather,      // bcast (8), binomial scatter + recursive-doubling allgather
   kScatterAllgatherRing,  // bcast (9), binomial scatter + ring allgather
   kLinear,                // bcast (1), root sends to everyone (fallback target)
+  // Beyond Open MPI's menu (swing_schedule.h has the peer schedules):
+  kSwing,           // allreduce, Swing latency-optimal: full vector, log2 steps (NSDI'24)
+  kSwingBandwidth,  // allreduce, Swing bandwidth-optimal: reduce-scatter + allgather
+  kBine,            // bcast, Bine tree: binomial tree with distance halving (SC'25)
 };
 
 // Lower-case names used on the command line and in the API: "ring", "segmented_ring",
 // "recursive_doubling", "rabenseifner", "bruck", "binomial", "binary_tree",
 // "split_binary_tree", "knomial", "chain", "pipeline", "scatter_allgather",
-// "scatter_allgather_ring", "linear"; collectives "allreduce", "bcast", "allgather",
-// "gather", "reduce". Parse* return kInvalidArgument listing the accepted names.
+// "scatter_allgather_ring", "linear", "swing", "swing_bandwidth", "bine"; collectives "allreduce",
+// "bcast", "allgather", "gather", "reduce". Parse* return kInvalidArgument listing the accepted
+// names.
 std::string_view AlgorithmName(Algorithm a);
 std::string_view CollectiveName(Collective c);
 absl::StatusOr<Algorithm> ParseAlgorithm(std::string_view name);

@@ -404,22 +404,91 @@ TEST(PatternTest, RingAllreduceUsesEarlyAndLateBlocks) {
   EXPECT_EQ(folded[0].transfers[0].total_bytes, ((10 - 3) + (10 - 2)) * 8);
 }
 
+// Bytes and destinations of rank 0's sends, in schedule order.
+std::pair<std::vector<int64_t>, std::vector<int>> RankZeroSends(const PatternSpec& s) {
+  std::pair<std::vector<int64_t>, std::vector<int>> out;
+  EXPECT_OK(ForEachExactStep(s, [&](const Step& st) {
+    for (const Transfer& t : st.transfers)
+      if (t.src == 0) {
+        out.first.push_back(t.bytes);
+        out.second.push_back(t.dst);
+      }
+  }));
+  return out;
+}
+
 TEST(PatternTest, RabenseifnerHalvesThenDoubles) {
   PatternSpec s;
   s.algorithm = Algorithm::kRabenseifner;
   s.num_ranks = 8;
   s.count = 64;
-  std::vector<int64_t> rank0;
-  std::vector<int> peer0;
+  const auto [bytes, peers] = RankZeroSends(s);
+  EXPECT_EQ(bytes, (std::vector<int64_t>{32, 16, 8, 8, 16, 32}));
+  EXPECT_EQ(peers, (std::vector<int>{1, 2, 4, 4, 2, 1}));
+}
+
+TEST(PatternTest, SwingUsesShortCutPeers) {
+  PatternSpec s;
+  s.algorithm = Algorithm::kSwing;
+  s.num_ranks = 16;
+  s.count = 10;
+  std::vector<int> peer0, peer1;
   ASSERT_OK(ForEachExactStep(s, [&](const Step& st) {
-    for (const Transfer& t : st.transfers)
-      if (t.src == 0) {
-        rank0.push_back(t.bytes);
-        peer0.push_back(t.dst);
-      }
+    for (const Transfer& t : st.transfers) {
+      EXPECT_EQ(t.elem_count, 10);
+      if (t.src == 0) peer0.push_back(t.dst);
+      if (t.src == 1) peer1.push_back(t.dst);
+    }
   }));
-  EXPECT_EQ(rank0, (std::vector<int64_t>{32, 16, 8, 8, 16, 32}));
-  EXPECT_EQ(peer0, (std::vector<int>{1, 2, 4, 4, 2, 1}));
+  EXPECT_EQ(peer0, (std::vector<int>{1, 15, 3, 11}));
+  EXPECT_EQ(peer1, (std::vector<int>{0, 2, 14, 6}));
+  // 6 ranks: 0 -> 1 and 2 -> 3 fold in; virtual ranks 1,3,4,5 run Swing on 4; results back.
+  s.num_ranks = 6;
+  std::vector<std::vector<std::pair<int, int>>> steps;
+  ASSERT_OK(ForEachExactStep(s, [&](const Step& st) {
+    steps.emplace_back();
+    for (const Transfer& t : st.transfers) steps.back().emplace_back(t.src, t.dst);
+  }));
+  using P = std::vector<std::pair<int, int>>;
+  ASSERT_EQ(steps.size(), 4u);
+  EXPECT_EQ(steps[0], (P{{0, 1}, {2, 3}}));
+  EXPECT_EQ(steps[1], (P{{1, 3}, {3, 1}, {4, 5}, {5, 4}}));  // virtual 0<->1, 2<->3
+  EXPECT_EQ(steps[2], (P{{1, 5}, {3, 4}, {4, 3}, {5, 1}}));  // virtual 0<->3, 1<->2
+  EXPECT_EQ(steps[3], (P{{1, 0}, {3, 2}}));
+}
+
+TEST(PatternTest, SwingBandwidthHalvesOverSwingPeers) {
+  PatternSpec s;
+  s.algorithm = Algorithm::kSwingBandwidth;
+  s.num_ranks = 8;
+  s.count = 64;
+  const auto [bytes, peers] = RankZeroSends(s);
+  EXPECT_EQ(bytes, (std::vector<int64_t>{32, 16, 8, 8, 16, 32}));
+  EXPECT_EQ(peers, (std::vector<int>{1, 7, 3, 3, 7, 1}));
+  s.count = 3;  // fewer elements than the power of two: the latency-optimal schedule
+  EXPECT_EQ(EffectiveAlgorithm(s), Algorithm::kSwing);
+}
+
+TEST(PatternTest, BineBcastIsAHalvingSwingTree) {
+  using V = std::vector<int>;
+  auto bine = EdgesOf(Bcast(Algorithm::kBine, 8));
+  EXPECT_EQ(bine[0], (V{3, 7, 1}));  // distances 3, 1 (7 = -1), 1
+  EXPECT_EQ(bine[3], (V{4, 2}));
+  EXPECT_EQ(bine[7], (V{6}));
+  EXPECT_EQ(bine[4], (V{5}));
+  // Root 5 of 8: the tree is built on shifted ranks, real = (v + 5) % 8.
+  auto shifted = EdgesOf(Bcast(Algorithm::kBine, 8, 5));
+  EXPECT_EQ(shifted[5], (V{0, 4, 6}));
+  // 6 ranks: the tree on 4 folded ranks (0, 2, 4, 5): 0 -> 5; 0 -> 2, 5 -> 4; then the
+  // pairs' odd members: 0 -> 1, 2 -> 3.
+  std::vector<int> stage_of(6, -1);
+  int stage = 0;
+  ASSERT_OK(ForEachExactStep(Bcast(Algorithm::kBine, 6), [&](const Step& st) {
+    for (const Transfer& t : st.transfers) stage_of[t.dst] = stage;
+    ++stage;
+  }));
+  EXPECT_EQ(stage, 3);
+  EXPECT_EQ(stage_of, (V{-1, 2, 1, 2, 1, 0}));
 }
 
 TEST(PatternTest, FallbacksFollowOpenMpi) {
@@ -456,6 +525,10 @@ TEST(PatternTest, RejectsBadSpecs) {
   EXPECT_THAT(ParseAlgorithm("butterfly"), StatusIs(absl::StatusCode::kInvalidArgument, _));
   ASSERT_OK_AND_ASSIGN(Algorithm a, ParseAlgorithm("split_binary_tree"));
   EXPECT_EQ(a, Algorithm::kSplitBinaryTree);
+  ASSERT_OK_AND_ASSIGN(a, ParseAlgorithm("swing_bandwidth"));
+  EXPECT_EQ(a, Algorithm::kSwingBandwidth);
+  s = Bcast(Algorithm::kSwing, 4);  // an allreduce algorithm
+  EXPECT_THAT(ValidateSpec(s), StatusIs(absl::StatusCode::kInvalidArgument, _));
   ASSERT_OK_AND_ASSIGN(Collective c, ParseCollective("allgather"));
   EXPECT_EQ(c, Collective::kAllgather);
   for (Collective col : {Collective::kAllreduce, Collective::kBcast, Collective::kAllgather,

@@ -186,5 +186,42 @@ TEST(PredictTest, Ring32kRanksRoundRobinLoad) {
   EXPECT_EQ(pr.max_link_load, 32);
 }
 
+// Swing (NSDI'24) keeps early peers closer than recursive doubling (distances 1, 1, 3, 5
+// instead of 1, 2, 4, 8), so on a tapered tree — here one uplink per leaf of 4 hosts, 4:1 —
+// fewer of its steps push every host of a leaf through the uplink at once.
+TEST(PredictTest, SwingBeatsRecursiveDoublingOnATaperedTree) {
+  auto predict = [](int leaves, int hosts_per_leaf, Algorithm a) {
+    const int p = leaves * hosts_per_leaf;
+    TwoLevelRoutes routes(leaves, hosts_per_leaf, 100);
+    TwoLevelCosts costs(p, hosts_per_leaf, 100);
+    const Placement placement = BlockPlacement(p, 1);
+    PredictInputs in;
+    in.placement = &placement;
+    in.costs = &costs;
+    in.routes = &routes;
+    PatternSpec s = Ring(p, int64_t{4} << 20);
+    s.type_size = 4;  // 16 MiB
+    s.algorithm = a;
+    absl::StatusOr<Prediction> pr = PredictCollective(s, {}, in, {true});
+    EXPECT_OK(pr.status());
+    return pr.ok() ? *pr : Prediction{};
+  };
+  const Prediction rd = predict(4, 4, Algorithm::kRecursiveDoubling);
+  const Prediction swing = predict(4, 4, Algorithm::kSwing);
+  EXPECT_EQ(swing.num_steps, rd.num_steps);
+  EXPECT_EQ(swing.inter_host_bytes, rd.inter_host_bytes);
+  EXPECT_LT(swing.time_ns, 0.95 * rd.time_ns);
+  // Per step, the uplink load of recursive doubling is 1, 1, 4, 4 (the whole leaf leaves at
+  // distances 4 and 8); Swing's is 1, 2, 2, 4.
+  ASSERT_EQ(rd.step_ns.size(), 4u);
+  ASSERT_EQ(swing.step_ns.size(), 4u);
+  EXPECT_DOUBLE_EQ(swing.step_ns[3], rd.step_ns[3]);
+  EXPECT_LT(swing.step_ns[1], rd.step_ns[2]);
+  // The bandwidth-optimal variant against Rabenseifner on 24 ranks (6 leaves of 4): the
+  // non-power-of-two fold makes Rabenseifner's halving partners straddle leaves more often.
+  EXPECT_LT(predict(6, 4, Algorithm::kSwingBandwidth).time_ns,
+            0.95 * predict(6, 4, Algorithm::kRabenseifner).time_ns);
+}
+
 }  // namespace
 }  // namespace toporr::mapping

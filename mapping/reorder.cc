@@ -794,6 +794,9 @@ absl::StatusOr<Heuristic> HeuristicFor(const PatternSpec& spec) {
       if (a == Algorithm::kRing || a == Algorithm::kSegmentedRing) return Heuristic::kRing;
       if (a == Algorithm::kRecursiveDoubling) return Heuristic::kRecursiveDoublingAllreduce;
       if (a == Algorithm::kRabenseifner) return Heuristic::kRabenseifner;
+      // Swing's peers short-cut a ring: steps 0 and 1 chain all ranks (r, r + 1), the later
+      // ones stay at odd distances, so consecutive ranks packed host by host suit it.
+      if (a == Algorithm::kSwing || a == Algorithm::kSwingBandwidth) return Heuristic::kRing;
       break;
     case Collective::kAllgather:
       if (a == Algorithm::kRing) return Heuristic::kRing;
@@ -805,6 +808,7 @@ absl::StatusOr<Heuristic> HeuristicFor(const PatternSpec& spec) {
       if (a == Algorithm::kKnomial) return Heuristic::kKnomialBcast;
       if (a == Algorithm::kScatterAllgather) return Heuristic::kScatterAllgather;
       if (a == Algorithm::kScatterAllgatherRing) return Heuristic::kRing;
+      if (a == Algorithm::kBine) return Heuristic::kRing;  // Swing distances around the root
       break;
     case Collective::kGather:
       if (a == Algorithm::kBinomial) return Heuristic::kBinomialGather;

@@ -89,7 +89,7 @@ using Mapping = std::vector<int32_t>;  // mapping[new_rank] = slot (old rank)
 
 // Which pattern a heuristic follows (reference section 5 names).
 enum class Heuristic {
-  kRing,                        // allreduce/allgather ring, scatter_allgather_ring
+  kRing,                        // ring, scatter_allgather_ring, swing(_bandwidth), bine
   kRecursiveDoublingAllgather,  // stage k sends 2^k blocks: last stage heaviest
   kRecursiveDoublingAllreduce,  // every stage sends m; pairs (2i,2i+1), i < extra, together
   kRabenseifner,                // allreduce redscat_allgather: XOR-1 partners heaviest

@@ -9,6 +9,8 @@
 #include "gtest/gtest.h"
 #include "mapping/dense_cost_matrix.h"
 #include "mapping/hierarchical_cost_matrix.h"
+#include "mapping/pattern.h"
+#include "mapping/predict.h"
 
 namespace toporr::mapping {
 namespace {
@@ -341,6 +343,46 @@ TEST(ReorderOrIdentityTest, FlatTopologyAndGenericAlgorithmsStayIdentityOrImprov
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("11 ranks")));
 }
 
+// Swing's and Bine's peers short-cut a ring (distance 1 first for Swing, last for Bine),
+// so they take the ring heuristic. Round-robin over 4 hosts puts every distance-1 peer on
+// another host; packing consecutive ranks on hosts is predicted faster.
+TEST(ReorderOrIdentityTest, SwingAndBineTakeTheRingHeuristic) {
+  const Placement p = RoundRobinPlacement(4, 4);
+  auto hosts = Uniform(4, 1500, 0.08);
+  ASSERT_OK_AND_ASSIGN(RankDistance d, RankDistance::Create(p, *hosts));
+  for (const auto& [coll, alg] : {std::pair(Collective::kAllreduce, Algorithm::kSwing),
+                                  std::pair(Collective::kAllreduce, Algorithm::kSwingBandwidth),
+                                  std::pair(Collective::kBcast, Algorithm::kBine)}) {
+    SCOPED_TRACE(AlgorithmName(alg));
+    const PatternSpec spec = Spec(coll, alg, 16, 1 << 16, 3);
+    ASSERT_OK_AND_ASSIGN(Heuristic h, HeuristicFor(spec));
+    EXPECT_EQ(h, Heuristic::kRing);
+    ASSERT_OK_AND_ASSIGN(ReorderDecision dec, ReorderOrIdentity(spec, d));
+    EXPECT_TRUE(dec.reordered);
+    EXPECT_LT(dec.candidate_ns, 0.95 * dec.identity_ns);
+    // Ring order: consecutive new ranks fill a host before the next, from the root (3) for
+    // the bcast, from rank 0 for the allreduces.
+    const int seed = coll == Collective::kBcast ? 3 : 0;
+    for (int i = 0; i < 16; ++i) {
+      EXPECT_EQ(HostOf(d, dec.mapping, (seed + i) % 16),
+                HostOf(d, dec.mapping, (seed + i - i % 4) % 16))
+          << i;
+    }
+    // The generic graph heuristic is never predicted better than it here.
+    ASSERT_OK_AND_ASSIGN(std::vector<WeightedEdge> edges, CommunicationGraph(spec));
+    CommGraph g{16, {}};
+    for (const WeightedEdge& e : edges) g.edges.push_back({e.src, e.dst, e.bytes});
+    ReorderOptions o;
+    o.root = seed;
+    ASSERT_OK_AND_ASSIGN(Mapping graph, ReorderGraph(d, g, o));
+    PredictInputs in;
+    in.placement = &d.placement();
+    in.costs = &d.hosts();
+    ASSERT_OK_AND_ASSIGN(Prediction by_graph, PredictCollective(spec, graph, in));
+    EXPECT_LE(dec.candidate_ns, by_graph.time_ns);
+  }
+}
+
 TEST(ReorderOrIdentityTest, NeverPredictedSlowerOnRandomPlacements) {
   std::mt19937 rng(42);
   const std::pair<Collective, Algorithm> kCases[] = {
@@ -354,6 +396,9 @@ TEST(ReorderOrIdentityTest, NeverPredictedSlowerOnRandomPlacements) {
       {Collective::kBcast, Algorithm::kKnomial},
       {Collective::kBcast, Algorithm::kScatterAllgather},
       {Collective::kBcast, Algorithm::kPipeline},
+      {Collective::kAllreduce, Algorithm::kSwing},
+      {Collective::kAllreduce, Algorithm::kSwingBandwidth},
+      {Collective::kBcast, Algorithm::kBine},
       {Collective::kGather, Algorithm::kBinomial},
       {Collective::kReduce, Algorithm::kBinomial}};
   for (int iter = 0; iter < 12; ++iter) {

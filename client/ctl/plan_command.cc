@@ -175,7 +175,8 @@ std::vector<Command> PlanCommands() {
                        contention). C: allreduce|bcast|allgather|gather|reduce; A: ring,
                        segmented_ring, recursive_doubling, rabenseifner, binomial,
                        binary_tree, split_binary_tree, knomial, chain, pipeline,
-                       scatter_allgather, scatter_allgather_ring, bruck, linear.
+                       scatter_allgather, scatter_allgather_ring, bruck, linear, swing,
+                       swing_bandwidth (allreduce), bine (bcast).
                        --node-topology: an hwloc XML of the compute nodes (lstopo --of xml);
                        ranks get its cores, intra-node costs its NUMA distances.
                        --mpi-library: with auto, also predict what that MPI library's own

@@ -6,6 +6,7 @@
 
 #include "client/mpi/collective_api.h"
 #include "client/mpi/collectives.h"
+#include "client/mpi/collectives_recent.h"
 #include "client/mpi/library.h"
 #include "client/mpi/pmpi_abi.h"
 #include "client/mpi/topology.h"
@@ -50,13 +51,13 @@ bool CollectiveOf(toporr_collective c, mapping::Collective* out) {
   return false;
 }
 
-// toporr_algorithm values 1..14 are mapping::Algorithm in declaration order.
+// toporr_algorithm values 1..17 are mapping::Algorithm in declaration order.
 bool AlgorithmOf(toporr_algorithm a, std::optional<mapping::Algorithm>* out) {
   if (a == TOPORR_ALG_AUTO) {
     *out = std::nullopt;
     return true;
   }
-  if (a < TOPORR_ALG_RING || a > TOPORR_ALG_LINEAR) return false;
+  if (a < TOPORR_ALG_RING || a > TOPORR_ALG_BINE) return false;
   *out = static_cast<mapping::Algorithm>(static_cast<int>(a) - 1);
   return true;
 }
@@ -278,6 +279,10 @@ int toporr_coll_allreduce(int algorithm, const void* sendbuf, void* recvbuf, int
       return coll::AllreduceRecursiveDoubling(sendbuf, recvbuf, count, datatype, op, comm);
     case TOPORR_ALG_RABENSEIFNER:
       return coll::AllreduceRabenseifner(sendbuf, recvbuf, count, datatype, op, comm);
+    case TOPORR_ALG_SWING:
+      return coll::AllreduceSwing(sendbuf, recvbuf, count, datatype, op, comm);
+    case TOPORR_ALG_SWING_BANDWIDTH:
+      return coll::AllreduceSwingBandwidth(sendbuf, recvbuf, count, datatype, op, comm);
   }
   return MPI_ERR_ARG;
 }
@@ -296,6 +301,8 @@ int toporr_coll_bcast(int algorithm, void* buffer, int count, MPI_Datatype datat
       return coll::BcastScatterAllgather(buffer, count, datatype, root, comm);
     case TOPORR_ALG_SCATTER_ALLGATHER_RING:
       return coll::BcastScatterAllgatherRing(buffer, count, datatype, root, comm);
+    case TOPORR_ALG_BINE:
+      return coll::BcastBine(buffer, count, datatype, root, comm);
   }
   return MPI_ERR_ARG;
 }

@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "client/mpi/collectives.h"
+#include "client/mpi/collectives_recent.h"
 #include "client/mpi/library.h"
 #include "mapping/pattern.h"
 
@@ -71,6 +72,10 @@ int Allreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_D
       return coll::AllreduceRecursiveDoubling(sendbuf, recvbuf, count, type, op, run_on);
     case Algorithm::kRabenseifner:
       return coll::AllreduceRabenseifner(sendbuf, recvbuf, count, type, op, run_on);
+    case Algorithm::kSwing:
+      return coll::AllreduceSwing(sendbuf, recvbuf, count, type, op, run_on);
+    case Algorithm::kSwingBandwidth:
+      return coll::AllreduceSwingBandwidth(sendbuf, recvbuf, count, type, op, run_on);
     default:  // an algorithm toporr does not carry: the library's, on the reordered ranks
       return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, run_on);
   }
@@ -191,6 +196,8 @@ int Bcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MP
       return coll::BcastScatterAllgather(buffer, count, type, new_root, run_on);
     case Algorithm::kScatterAllgatherRing:
       return coll::BcastScatterAllgatherRing(buffer, count, type, new_root, run_on);
+    case Algorithm::kBine:
+      return coll::BcastBine(buffer, count, type, new_root, run_on);
     default:
       return PMPI_Bcast(buffer, count, type, new_root, run_on);
   }

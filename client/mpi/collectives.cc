@@ -5,70 +5,16 @@
 #include <cstdint>
 #include <vector>
 
+#include "client/mpi/collective_steps.h"
+
 namespace toporr::client::mpi::coll {
 namespace {
-
-constexpr int kTag = 0x7C01;  // on toporr's own communicators only: no user message matches
-
-// Element access for any datatype: element i of `base` is at base + i * extent.
-struct Elements {
-  explicit Elements(MPI_Datatype type) {
-    MPI_Aint lb = 0, true_lb = 0, true_extent = 0;
-    MPI_Type_get_extent(type, &lb, &extent);
-    MPI_Type_get_true_extent(type, &true_lb, &true_extent);
-    this->true_lb = true_lb;
-    this->true_extent = true_extent;
-  }
-  char* At(void* base, int64_t i) const { return static_cast<char*>(base) + i * extent; }
-  const char* At(const void* base, int64_t i) const {
-    return static_cast<const char*>(base) + i * extent;
-  }
-  MPI_Aint extent = 0, true_lb = 0, true_extent = 0;
-};
-
-// Scratch space for `count` elements of a datatype (true extent, shifted by the true lower
-// bound as MPI requires of a buffer pointer).
-class Scratch {
- public:
-  Scratch(const Elements& e, int count)
-      : storage_(count > 0 ? static_cast<size_t>(e.true_extent + (count - 1) * e.extent) : 1) {
-    ptr_ = storage_.data() - e.true_lb;
-  }
-  char* get() { return ptr_; }
-
- private:
-  std::vector<char> storage_;
-  char* ptr_;
-};
-
-// Local copy of `count` elements through the MPI library (any datatype layout).
-int Copy(const void* src, void* dst, int count, MPI_Datatype type) {
-  if (count == 0 || src == dst) return MPI_SUCCESS;
-  return MPI_Sendrecv(src, count, type, 0, kTag, dst, count, type, 0, kTag, MPI_COMM_SELF,
-                      MPI_STATUS_IGNORE);
-}
-
-int Exchange(const void* send, int send_count, void* recv, int recv_count, MPI_Datatype type,
-             int peer, MPI_Comm comm) {
-  return MPI_Sendrecv(send, send_count, type, peer, kTag, recv, recv_count, type, peer, kTag, comm,
-                      MPI_STATUS_IGNORE);
-}
-
-int Reduce(const void* in, void* inout, int count, MPI_Datatype type, MPI_Op op) {
-  return count == 0 ? MPI_SUCCESS : MPI_Reduce_local(in, inout, count, type, op);
-}
 
 int LargestPowerOfTwoAtMost(int p) {
   int x = 1;
   while (x * 2 <= p) x *= 2;
   return x;
 }
-
-#define RETURN_IF_MPI_ERROR(expr)                     \
-  do {                                                \
-    const int toporr_rc_ = (expr);                    \
-    if (toporr_rc_ != MPI_SUCCESS) return toporr_rc_; \
-  } while (0)
 
 }  // namespace
 

@@ -129,10 +129,11 @@ std::vector<mapping::Algorithm> OwnAlgorithms(mapping::Collective c) {
   using A = mapping::Algorithm;
   switch (c) {
     case mapping::Collective::kAllreduce:
-      return {A::kRing, A::kSegmentedRing, A::kRecursiveDoubling, A::kRabenseifner};
+      return {A::kRing,         A::kSegmentedRing, A::kRecursiveDoubling,
+              A::kRabenseifner, A::kSwing,         A::kSwingBandwidth};
     case mapping::Collective::kBcast:
-      return {A::kBinomial, A::kBinaryTree, A::kKnomial, A::kScatterAllgather,
-              A::kScatterAllgatherRing};
+      return {A::kBinomial,         A::kBinaryTree,           A::kKnomial,
+              A::kScatterAllgather, A::kScatterAllgatherRing, A::kBine};
     case mapping::Collective::kAllgather:
       return {A::kRing, A::kRecursiveDoubling};
     default:

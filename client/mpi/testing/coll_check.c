@@ -1,7 +1,8 @@
 /* Correctness of toporr's collectives against the MPI library's own, over a generated table
  * (run by mpi_test.py at several communicator sizes):
- *   allreduce: ring, segmented ring (40 B segments), recursive doubling, Rabenseifner
- *   bcast:     binomial, binary tree, k-nomial (radix 2..8), scatter-allgather(-ring)
+ *   allreduce: ring, segmented ring (40 B segments), recursive doubling, Rabenseifner, Swing
+ *              (latency and bandwidth)
+ *   bcast:     binomial, binary tree, k-nomial (radix 2..8), scatter-allgather(-ring), Bine
  *   allgather: ring, recursive doubling (blocks in the caller's rank order when reordered)
  * x counts (0..17, around powers of two up to 1000, and 2^20, 2^20 + 7 for two cheap
  *   type/op pairs) x datatypes {int, double, float complex, a vector of ints, a struct of int
@@ -183,10 +184,12 @@ static void Record(int ok, const char* what) {
   }
 }
 
-static const int kAllreduceAlgs[] = {TOPORR_ALG_RING, TOPORR_ALG_SEGMENTED_RING,
-                                     TOPORR_ALG_RECURSIVE_DOUBLING, TOPORR_ALG_RABENSEIFNER};
-static const char* kAllreduceNames[] = {"ring", "segmented_ring", "recursive_doubling",
-                                        "rabenseifner"};
+static const int kAllreduceAlgs[] = {
+    TOPORR_ALG_RING,         TOPORR_ALG_SEGMENTED_RING, TOPORR_ALG_RECURSIVE_DOUBLING,
+    TOPORR_ALG_RABENSEIFNER, TOPORR_ALG_SWING,          TOPORR_ALG_SWING_BANDWIDTH};
+static const char* kAllreduceNames[] = {"ring",         "segmented_ring", "recursive_doubling",
+                                        "rabenseifner", "swing",          "swing_bandwidth"};
+#define NUM_ALLREDUCE_ALGS ((int)(sizeof(kAllreduceAlgs) / sizeof(kAllreduceAlgs[0])))
 /* Segments of the segmented ring when run directly: 40 B, so that counts from a few dozen
  * elements up run in several phases (toporr's selection uses 1 MiB). */
 enum { kTestSegmentBytes = 40 };
@@ -257,10 +260,15 @@ static void CheckAllgather(MPI_Comm comm, int alg, int t, int count, int in_plac
   free(want);
 }
 
-static const int kBcastAlgs[] = {TOPORR_ALG_BINOMIAL, TOPORR_ALG_BINARY_TREE, TOPORR_ALG_KNOMIAL,
-                                 TOPORR_ALG_SCATTER_ALLGATHER, TOPORR_ALG_SCATTER_ALLGATHER_RING};
-static const char* kBcastNames[] = {"binomial", "binary_tree", "knomial", "scatter_allgather",
-                                    "scatter_allgather_ring"};
+static const int kBcastAlgs[] = {TOPORR_ALG_BINOMIAL,
+                                 TOPORR_ALG_BINARY_TREE,
+                                 TOPORR_ALG_KNOMIAL,
+                                 TOPORR_ALG_SCATTER_ALLGATHER,
+                                 TOPORR_ALG_SCATTER_ALLGATHER_RING,
+                                 TOPORR_ALG_BINE};
+static const char* kBcastNames[] = {
+    "binomial", "binary_tree", "knomial", "scatter_allgather", "scatter_allgather_ring", "bine"};
+#define NUM_BCAST_ALGS ((int)(sizeof(kBcastAlgs) / sizeof(kBcastAlgs[0])))
 
 static void CheckBcast(MPI_Comm comm, int alg, int t, int count, int root, int radix,
                        int selected) {
@@ -330,7 +338,7 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < sizeof(more) / sizeof(more[0]); ++i) counts[n++] = more[i];
   }
 
-  for (int a = 0; a < (int)(sizeof(kAllreduceAlgs) / sizeof(kAllreduceAlgs[0])); ++a) {
+  for (int a = 0; a < NUM_ALLREDUCE_ALGS; ++a) {
     for (int ci = 0; ci < n; ++ci) {
       for (int t = 0; t < kNumTypes; ++t) {
         for (int o = 0; o < kNumOps; ++o) {
@@ -357,7 +365,7 @@ int main(int argc, char** argv) {
     CheckAllgather(comm, a, kStruct, 1000, 1, 1);
   }
   const int roots[3] = {0, size / 2, size - 1};
-  for (int a = 0; a < 5; ++a) {
+  for (int a = 0; a < NUM_BCAST_ALGS; ++a) {
     for (int ci = 0; ci < n; ++ci) {
       for (int t = 0; t < kNumTypes; ++t) {
         for (int ri = 0; ri < 3; ++ri) {
