@@ -14,7 +14,11 @@
 //   predicted_before_ns, predicted_after_ns   the mapping engine's prediction (null on
 //                          fallback)
 //   candidates             what the choice was among (rank 0's view): [{algorithm, mapping,
-//                          predicted_ns}], in evaluation order; [] when not planned
+//                          predicted_ns}], in evaluation order; [] when not planned. The
+//                          multi-level version is {algorithm "multilevel", mapping "levels"}
+//   levels                 the fabric levels the multi-level version was planned over
+//                          (mapping/levels.h names: ["host", "leaf", "top"]); null when it
+//                          was not considered
 //   cached                 true when the decision came from the communicator's cache
 //   elapsed_us             time spent in toporr for this call on rank 0
 #ifndef TOPORR_CLIENT_DECISION_REPORT_H_
@@ -50,6 +54,7 @@ struct Decision {
   double predicted_before_ns = -1;  // < 0: null
   double predicted_after_ns = -1;
   std::vector<CandidateTime> candidates;
+  std::vector<std::string> levels;  // empty: null
   bool cached = false;
   int64_t elapsed_us = 0;
 };

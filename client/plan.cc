@@ -8,6 +8,8 @@
 #include "common/status_macros.h"
 #include "common/text_scan.h"
 #include "mapping/distance.h"
+#include "mapping/levels.h"
+#include "mapping/multilevel.h"
 #include "mapping/predict.h"
 #include "mapping/reorder.h"
 #include "mapping/select.h"
@@ -68,6 +70,41 @@ PlanCandidate ToCandidate(const mapping::Candidate& c) {
   out.max_link_load = c.prediction.max_link_load;
   out.hop_bytes = c.prediction.hop_bytes;
   return out;
+}
+
+// The multi-level candidate (PlanRequest::multilevel) added to `result`, chosen when forced
+// or predicted strictly faster than the flat choice.
+absl::Status AddMultilevel(const PlanRequest& request, const mapping::PredictInputs& inputs,
+                           PlanResult* result) {
+  const bool forced = request.multilevel == MultilevelChoice::kForce;
+  if (!mapping::MultilevelSupports(request.collective)) {
+    if (!forced) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        absl::StrCat("no multi-level ", std::string(mapping::CollectiveName(request.collective))));
+  }
+  ASSIGN_OR_RETURN(mapping::HostLevels levels, mapping::DetectLevels(*inputs.costs));
+  mapping::MultilevelRequest ml;
+  ml.collective = request.collective;
+  ml.root = request.root;
+  ml.bytes = request.message_bytes;
+  ml.radix = request.radix;
+  ml.bcast_algorithms = request.multilevel_bcast;
+  ml.allreduce_algorithms = request.multilevel_allreduce;
+  ASSIGN_OR_RETURN(mapping::MultilevelPlan plan, mapping::PlanMultilevel(ml, levels, inputs));
+  PlanCandidate c;
+  c.algorithm = c.effective = "multilevel";
+  c.mapping = "levels";
+  c.time_ns = plan.predicted_ns;
+  result->candidates.push_back(c);
+  result->levels = levels.names();
+  if (forced || c.time_ns < result->after.time_ns) {
+    result->algorithm = c.algorithm;
+    result->after = c;
+    result->reordered = false;
+    result->mapping = mapping::IdentityMapping(inputs.placement->size());
+    result->multilevel = mapping::EncodeMultilevel(plan);
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -249,6 +286,9 @@ absl::StatusOr<PlanResult> Plan(const PlanRequest& request, const mapping::Place
     result.mapping.assign(selection.best_mapping.begin(), selection.best_mapping.end());
   } else {
     result.mapping = mapping::IdentityMapping(placement.size());
+  }
+  if (request.multilevel != MultilevelChoice::kOff) {
+    RETURN_IF_ERROR(AddMultilevel(request, inputs, &result));
   }
   return result;
 }

@@ -71,6 +71,11 @@ absl::StatusOr<mapping::Placement> ExplicitPlacement(const JobHosts& hosts, std:
                                                      std::string_view file_name,
                                                      const NodeShape& shape = {});
 
+// Whether Plan also predicts the multi-level (leader) version of the collective over the
+// fabric's levels (mapping/levels.h, mapping/multilevel.h): not at all, as one more candidate
+// (chosen only when predicted strictly faster than the best flat one), or forced.
+enum class MultilevelChoice { kOff, kCandidate, kForce };
+
 struct PlanRequest {
   mapping::Collective collective = mapping::Collective::kAllreduce;
   std::optional<mapping::Algorithm> algorithm;  // nullopt = auto (best predicted)
@@ -80,6 +85,12 @@ struct PlanRequest {
       1 << 20;  // allreduce/bcast/reduce: whole buffer; allgather/gather: per rank
   int root = 0;
   int radix = 4;
+  // Bcast, reduce, allreduce and gather only (kForce on another collective: kInvalidArgument).
+  MultilevelChoice multilevel = MultilevelChoice::kOff;
+  // Candidates of its bcast stages and of its allreduce's top stage (empty: binomial, and
+  // recursive doubling; libtoporr passes the algorithms it runs, collectives.h).
+  std::vector<mapping::Algorithm> multilevel_bcast;
+  std::vector<mapping::Algorithm> multilevel_allreduce;
 };
 
 struct PlanCandidate {
@@ -95,9 +106,14 @@ struct PlanResult {
   std::string algorithm;         // chosen algorithm
   std::vector<int32_t> mapping;  // mapping[new_rank] = old rank (slot)
   bool reordered = false;
-  PlanCandidate before;  // identity with the chosen algorithm
-  PlanCandidate after;   // the chosen (algorithm, mapping)
-  std::vector<PlanCandidate> candidates;
+  PlanCandidate before;                   // identity with the chosen algorithm
+  PlanCandidate after;                    // the chosen (algorithm, mapping)
+  std::vector<PlanCandidate> candidates;  // the multi-level one: "multilevel", "levels"
+  // When the multi-level version was considered: the levels' names ("host", "leaf", "top").
+  std::vector<std::string> levels;
+  // When it was chosen (algorithm "multilevel", identity mapping): its plan,
+  // mapping::EncodeMultilevel.
+  std::vector<int32_t> multilevel;
 };
 
 // Plans with the mapping engine. `routes` may be null (no contention modelled).

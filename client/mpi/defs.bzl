@@ -21,6 +21,7 @@ def toporr_mpi_variant(mpi):
             "//client/mpi:collectives.cc",
             "//client/mpi:leaf_groups.cc",
             "//client/mpi:library.cc",
+            "//client/mpi:multilevel.cc",
             "//client/mpi:topology.cc",
         ],
         hdrs = [
@@ -30,6 +31,7 @@ def toporr_mpi_variant(mpi):
             "//client/mpi:collectives.h",
             "//client/mpi:leaf_groups.h",
             "//client/mpi:library.h",
+            "//client/mpi:multilevel.h",
             "//client/mpi:pmpi_abi.h",
             "//client/mpi:topology.h",
         ],
@@ -47,6 +49,7 @@ def toporr_mpi_variant(mpi):
             "//common:status_macros",
             "//mapping:distance",
             "//mapping:graph_embed",
+            "//mapping:multilevel",
             "//mapping:pattern",
             "//mapping:placement",
             "//mapping:reorder",
