@@ -34,7 +34,7 @@ absl::Status PlanUsage(const absl::Status& status) {
 
 absl::StatusOr<PlanArgs> ParsePlanArgs(const CommandArgs& args) {
   std::string format = "ibnetdiscover", map_by = "core", algorithm = "auto", size;
-  std::string np, root, radix;
+  std::string np, root, radix, multilevel;
   PlanArgs p;
   std::vector<std::string> positional;
   RETURN_IF_ERROR(ParseOptions("plan", args,
@@ -51,7 +51,8 @@ absl::StatusOr<PlanArgs> ParsePlanArgs(const CommandArgs& args) {
                                 {"--node-topology", &p.node_xml},
                                 {"--np", &np},
                                 {"--root", &root},
-                                {"--radix", &radix}},
+                                {"--radix", &radix},
+                                {"--multilevel", &multilevel}},
                                &positional));
   if (!positional.empty()) return UsageError("plan: unknown argument " + positional[0]);
   for (auto [text, value, flag] :
@@ -68,6 +69,13 @@ absl::StatusOr<PlanArgs> ParsePlanArgs(const CommandArgs& args) {
   }
   p.map_by = map_by == "node" ? MapBy::kNode : MapBy::kCore;
   if (p.request.radix < 2) return UsageError("plan: --radix must be >= 2");
+  if (multilevel == "candidate") {
+    p.request.multilevel = MultilevelChoice::kCandidate;
+  } else if (multilevel == "force") {
+    p.request.multilevel = MultilevelChoice::kForce;
+  } else if (!multilevel.empty()) {
+    return UsageError("plan: --multilevel must be candidate or force");
+  }
   auto collective = mapping::ParseCollective(p.collective);
   if (!collective.ok()) return PlanUsage(collective.status());
   p.request.collective = *collective;
@@ -156,7 +164,7 @@ std::vector<Command> PlanCommands() {
   return {{"plan", R"(  plan --hostfile FILE --collective C --size BYTES [--algorithm A|auto]
        [--map-by core|node | --ranks FILE] [--np N] [--root R] [--radix K]
        [--fabric DUMP [--format ibnetdiscover]] [--node-topology HWLOC.xml]
-       [--rankfile OUT] [--hostfile-out OUT]
+       [--rankfile OUT] [--hostfile-out OUT] [--multilevel candidate|force]
                        topology-aware rank order for a job: the new order, the predicted
                        time before/after and the maximum link load; writes an Open MPI
                        rankfile or a reordered hostfile (`mpirun --map-by seq`). Costs come
@@ -166,7 +174,10 @@ std::vector<Command> PlanCommands() {
                        binary_tree, split_binary_tree, knomial, chain, pipeline,
                        scatter_allgather, scatter_allgather_ring, bruck, linear.
                        --node-topology: an hwloc XML of the compute nodes (lstopo --of xml);
-                       ranks get its cores, intra-node costs its NUMA distances
+                       ranks get its cores, intra-node costs its NUMA distances.
+                       --multilevel: also predict the multi-level (leader) version over the
+                       fabric's levels (bcast, reduce, allreduce, gather), as a candidate or
+                       forced
 )",
            RunPlan}};
 }
