@@ -15,7 +15,9 @@
 //   TOPORR_HOSTMAP=FILE      line i names the host of MPI_COMM_WORLD rank i (plan.h
 //                            ParseRankHosts format); overrides the host each rank reports
 //   TOPORR_ALGORITHM=NAME    force toporr's collectives to one algorithm (mapping/pattern.h
-//                            names, e.g. ring, knomial) where the collective has it
+//                            names, e.g. ring, knomial) where the collective has it, or to
+//                            the multi-level version ("multilevel": bcast, reduce,
+//                            allreduce, gather; client/mpi/multilevel.h)
 //   TOPORR_MIN_BYTES=N       the PMPI layer runs toporr's collectives from N bytes up
 //                            (default 65536); smaller calls go straight to the MPI library
 //   TOPORR_COMPRESS_ABOVE=N  jobs of more than N hosts (default 2048) exchange their costs

@@ -67,6 +67,14 @@ std::string DecisionJsonLine(const Decision& d) {
     w.EndObject();
   }
   w.EndArray();
+  w.Key("levels");
+  if (d.levels.empty()) {
+    w.Null();
+  } else {
+    w.BeginArray();
+    for (const std::string& l : d.levels) w.String(l);
+    w.EndArray();
+  }
   w.Field("cached", d.cached);
   w.Field("elapsed_us", d.elapsed_us);
   w.EndObject();

@@ -17,7 +17,11 @@
 //                          predicted_ns, effective}], in evaluation order; [] when not
 //                          planned. "mpi_library" is the MPI library's own call on the
 //                          caller's communicator (effective: the algorithm its rules pick,
-//                          mapping/library_rules.h); it wins ties
+//                          mapping/library_rules.h); it wins ties. The multi-level version
+//                          is {algorithm "multilevel", mapping "levels"}
+//   levels                 the fabric levels the multi-level version was planned over
+//                          (mapping/levels.h names: ["host", "leaf", "top"]); null when it
+//                          was not considered
 //   cached                 true when the decision came from the communicator's cache
 //   elapsed_us             time spent in toporr for this call on rank 0
 #ifndef TOPORR_CLIENT_DECISION_REPORT_H_
@@ -54,6 +58,7 @@ struct Decision {
   double predicted_before_ns = -1;  // < 0: null
   double predicted_after_ns = -1;
   std::vector<CandidateTime> candidates;
+  std::vector<std::string> levels;  // empty: null
   bool cached = false;
   int64_t elapsed_us = 0;
 };

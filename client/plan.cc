@@ -8,6 +8,8 @@
 #include "common/status_macros.h"
 #include "common/text_scan.h"
 #include "mapping/distance.h"
+#include "mapping/levels.h"
+#include "mapping/multilevel.h"
 #include "mapping/predict.h"
 #include "mapping/reorder.h"
 #include "mapping/select.h"
@@ -89,6 +91,42 @@ absl::StatusOr<PlanCandidate> LibraryCandidate(mapping::LibraryRules rules,
     c.hop_bytes += p.hop_bytes;
   }
   return c;
+}
+
+// The multi-level candidate (PlanRequest::multilevel) added to `result`, chosen when forced
+// or predicted strictly faster than the flat choice.
+absl::Status AddMultilevel(const PlanRequest& request, const mapping::PredictInputs& inputs,
+                           PlanResult* result) {
+  const bool forced = request.multilevel == MultilevelChoice::kForce;
+  if (!mapping::MultilevelSupports(request.collective)) {
+    if (!forced) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        absl::StrCat("no multi-level ", std::string(mapping::CollectiveName(request.collective))));
+  }
+  ASSIGN_OR_RETURN(mapping::HostLevels levels, mapping::DetectLevels(*inputs.costs));
+  mapping::MultilevelRequest ml;
+  ml.collective = request.collective;
+  ml.root = request.root;
+  ml.bytes = request.message_bytes;
+  ml.radix = request.radix;
+  ml.bcast_algorithms = request.multilevel_bcast;
+  ml.allreduce_algorithms = request.multilevel_allreduce;
+  ASSIGN_OR_RETURN(mapping::MultilevelPlan plan, mapping::PlanMultilevel(ml, levels, inputs));
+  PlanCandidate c;
+  c.algorithm = c.effective = "multilevel";
+  c.mapping = "levels";
+  c.time_ns = plan.predicted_ns;
+  result->candidates.push_back(c);
+  result->levels = levels.names();
+  if (forced || c.time_ns < result->after.time_ns) {
+    result->algorithm = c.algorithm;
+    result->library_call = false;
+    result->after = c;
+    result->reordered = false;
+    result->mapping = mapping::IdentityMapping(inputs.placement->size());
+    result->multilevel = mapping::EncodeMultilevel(plan);
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -257,32 +295,36 @@ absl::StatusOr<PlanResult> Plan(const PlanRequest& request, const mapping::Place
                    mapping::SelectAlgorithmAndMapping(sel, reorders, inputs));
 
   PlanResult result;
+  std::optional<PlanCandidate> library;
   if (request.library_rules.has_value() && !request.algorithm.has_value()) {
-    ASSIGN_OR_RETURN(PlanCandidate library, LibraryCandidate(*request.library_rules, sel, inputs));
-    result.candidates.push_back(library);
-    if (library.time_ns <= selection.Best().prediction.time_ns) {
-      result.algorithm = kLibraryCandidate;
-      result.library_call = true;
-      result.before = result.after = library;
-      for (const auto& c : selection.candidates) result.candidates.push_back(ToCandidate(c));
-      result.mapping = mapping::IdentityMapping(placement.size());
-      return result;
-    }
+    ASSIGN_OR_RETURN(library, LibraryCandidate(*request.library_rules, sel, inputs));
+    result.candidates.push_back(*library);
   }
   const mapping::Candidate& best = selection.Best();
-  result.algorithm = std::string(mapping::AlgorithmName(best.algorithm));
-  result.after = ToCandidate(best);
   for (const auto& c : selection.candidates) {
     result.candidates.push_back(ToCandidate(c));
     if (c.algorithm == best.algorithm && c.mapping_name == "identity") {
       result.before = result.candidates.back();
     }
   }
-  result.reordered = !selection.best_mapping.empty();
-  if (result.reordered) {
-    result.mapping.assign(selection.best_mapping.begin(), selection.best_mapping.end());
-  } else {
+  if (library.has_value() && library->time_ns <= best.prediction.time_ns) {
+    // The library's own call, weighed first, wins ties: toporr keeps the order and runs it.
+    result.algorithm = kLibraryCandidate;
+    result.library_call = true;
+    result.before = result.after = *library;
     result.mapping = mapping::IdentityMapping(placement.size());
+  } else {
+    result.algorithm = std::string(mapping::AlgorithmName(best.algorithm));
+    result.after = ToCandidate(best);
+    result.reordered = !selection.best_mapping.empty();
+    if (result.reordered) {
+      result.mapping.assign(selection.best_mapping.begin(), selection.best_mapping.end());
+    } else {
+      result.mapping = mapping::IdentityMapping(placement.size());
+    }
+  }
+  if (request.multilevel != MultilevelChoice::kOff) {
+    RETURN_IF_ERROR(AddMultilevel(request, inputs, &result));
   }
   return result;
 }

@@ -72,6 +72,11 @@ absl::StatusOr<mapping::Placement> ExplicitPlacement(const JobHosts& hosts, std:
                                                      std::string_view file_name,
                                                      const NodeShape& shape = {});
 
+// Whether Plan also predicts the multi-level (leader) version of the collective over the
+// fabric's levels (mapping/levels.h, mapping/multilevel.h): not at all, as one more candidate
+// (chosen only when predicted strictly faster than the best flat one), or forced.
+enum class MultilevelChoice { kOff, kCandidate, kForce };
+
 struct PlanRequest {
   mapping::Collective collective = mapping::Collective::kAllreduce;
   std::optional<mapping::Algorithm> algorithm;  // nullopt = auto (best predicted)
@@ -88,6 +93,12 @@ struct PlanRequest {
   // (mapping/library_rules.h). It is the first candidate, so it wins ties; when it wins,
   // PlanResult::library_call is set and the order is the identity.
   std::optional<mapping::LibraryRules> library_rules;
+  // Bcast, reduce, allreduce and gather only (kForce on another collective: kInvalidArgument).
+  MultilevelChoice multilevel = MultilevelChoice::kOff;
+  // Candidates of its bcast stages and of its allreduce's top stage (empty: binomial, and
+  // recursive doubling; libtoporr passes the algorithms it runs, collectives.h).
+  std::vector<mapping::Algorithm> multilevel_bcast;
+  std::vector<mapping::Algorithm> multilevel_allreduce;
 };
 
 // PlanCandidate::algorithm of the MPI library's own call (effective = the library's name).
@@ -106,10 +117,15 @@ struct PlanResult {
   std::string algorithm;         // chosen algorithm
   std::vector<int32_t> mapping;  // mapping[new_rank] = old rank (slot)
   bool reordered = false;
-  PlanCandidate before;  // identity with the chosen algorithm
-  PlanCandidate after;   // the chosen (algorithm, mapping)
-  std::vector<PlanCandidate> candidates;
+  PlanCandidate before;                   // identity with the chosen algorithm
+  PlanCandidate after;                    // the chosen (algorithm, mapping)
+  std::vector<PlanCandidate> candidates;  // the multi-level one: "multilevel", "levels"
   bool library_call = false;  // the MPI library's own call wins (algorithm = kLibraryCandidate)
+  // When the multi-level version was considered: the levels' names ("host", "leaf", "top").
+  std::vector<std::string> levels;
+  // When it was chosen (algorithm "multilevel", identity mapping): its plan,
+  // mapping::EncodeMultilevel.
+  std::vector<int32_t> multilevel;
 };
 
 // Plans with the mapping engine. `routes` may be null (no contention modelled).

@@ -8,6 +8,8 @@
 #include "common/test_data.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "mapping/multilevel.h"
+#include "mapping/reorder.h"
 
 namespace toporr::client {
 namespace {
@@ -153,6 +155,51 @@ TEST_F(FattreePlan, TheMpiLibrarysOwnCallIsACandidateAndWinsTies) {
   ASSERT_OK_AND_ASSIGN(PlanResult forced, Plan(req, packed, *costs_.costs, costs_.routes.get()));
   EXPECT_FALSE(forced.library_call);
   EXPECT_EQ(forced.algorithm, "ring");
+}
+
+TEST_F(FattreePlan, MultilevelIsACandidateChosenOnlyWhenStrictlyFaster) {
+  PlanRequest req;
+  req.collective = mapping::Collective::kReduce;
+  req.message_bytes = 1 << 20;
+  req.root = 5;
+  req.multilevel = MultilevelChoice::kCandidate;
+  ASSERT_OK_AND_ASSIGN(PlanResult plan, Plan(req, placement_, *costs_.costs, costs_.routes.get()));
+  // One host per leaf: host and top.
+  EXPECT_THAT(plan.levels, ::testing::ElementsAre("host", "top"));
+  ASSERT_EQ(plan.candidates.back().algorithm, "multilevel");
+  EXPECT_EQ(plan.candidates.back().mapping, "levels");
+  const double ml = plan.candidates.back().time_ns;
+  EXPECT_GT(ml, 0);
+  double flat = -1;
+  for (size_t i = 0; i + 1 < plan.candidates.size(); ++i) {
+    if (flat < 0 || plan.candidates[i].time_ns < flat) flat = plan.candidates[i].time_ns;
+  }
+  if (ml < flat) {
+    EXPECT_EQ(plan.algorithm, "multilevel");
+    EXPECT_FALSE(plan.multilevel.empty());
+    EXPECT_FALSE(plan.reordered);
+  } else {
+    EXPECT_NE(plan.algorithm, "multilevel");
+    EXPECT_TRUE(plan.multilevel.empty());
+  }
+  // Forced: chosen whatever its time, in the caller's order, with its plan.
+  req.collective = mapping::Collective::kAllreduce;
+  req.multilevel = MultilevelChoice::kForce;
+  ASSERT_OK_AND_ASSIGN(PlanResult forced,
+                       Plan(req, placement_, *costs_.costs, costs_.routes.get()));
+  EXPECT_EQ(forced.algorithm, "multilevel");
+  EXPECT_EQ(forced.mapping, mapping::IdentityMapping(16));
+  ASSERT_OK_AND_ASSIGN(mapping::MultilevelPlan decoded,
+                       mapping::DecodeMultilevel(forced.multilevel));
+  EXPECT_EQ(decoded.stages.size(), 3u);  // reduce per host, allreduce at the top, bcast back
+  EXPECT_DOUBLE_EQ(forced.after.time_ns, forced.candidates.back().time_ns);
+  // No multi-level allgather.
+  req.collective = mapping::Collective::kAllgather;
+  EXPECT_THAT(Plan(req, placement_, *costs_.costs, nullptr),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no multi-level")));
+  req.multilevel = MultilevelChoice::kCandidate;
+  ASSERT_OK_AND_ASSIGN(PlanResult allgather, Plan(req, placement_, *costs_.costs, nullptr));
+  EXPECT_TRUE(allgather.levels.empty());
 }
 
 TEST_F(FattreePlan, BadRootIsRefused) {

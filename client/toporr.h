@@ -161,7 +161,10 @@ int toporr_dist_graph_create(toporr_context context, MPI_Comm comm_old, int n, c
  * one), cached per (communicator, size class). Allreduce: ring, recursive doubling,
  * Rabenseifner; bcast: binomial, binary tree, k-nomial, scatter-allgather(-ring). The MPI
  * library's own call runs instead for non-commutative ops, inter-communicators, count 0,
- * and on any fallback (daemon absent, ...). Same arguments and semantics as MPI_Allreduce /
+ * and on any fallback (daemon absent, ...). With TOPORR_ALG_AUTO the candidates include the
+ * multi-level (leader) version over the fabric's levels, chosen when predicted strictly
+ * faster; TOPORR_ALGORITHM=multilevel forces it (TOPORR_REPORT lists the levels and every
+ * candidate's predicted time). Same arguments and semantics as MPI_Allreduce /
  * MPI_Bcast (MPI_IN_PLACE, any datatype); they return MPI error codes, like the calls they
  * replace, and are collective over `comm`. */
 int toporr_allreduce(toporr_context context, const void* sendbuf, void* recvbuf, int count,
@@ -173,6 +176,13 @@ int toporr_bcast(toporr_context context, void* buffer, int count, MPI_Datatype d
 int toporr_allgather(toporr_context context, const void* sendbuf, int sendcount,
                      MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                      MPI_Comm comm, toporr_algorithm algorithm);
+/* Gather: the multi-level version (leaders per host, leaf switch, ... as the fabric's costs
+ * nest them) when it is predicted faster than the flat gather, else the MPI library's own
+ * MPI_Gather; blocks land in `comm`'s rank order. Same arguments and semantics as
+ * MPI_Gather. */
+int toporr_gather(toporr_context context, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  toporr_algorithm algorithm);
 
 /* Fortran (ISO_C_BINDING) entry points taking Fortran communicator handles; see
  * client/toporr_f.f90 for the interface module. */

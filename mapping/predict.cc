@@ -130,6 +130,18 @@ class StepEvaluator {
   std::vector<Inter> inter_;
 };
 
+// Adds one folded step to `out`.
+void Account(StepEvaluator& eval, const Step& step, const PredictOptions& options,
+             Prediction* out) {
+  const double t = eval.Evaluate(step);
+  out->time_ns += t * static_cast<double>(step.repeat);
+  out->num_steps += step.repeat;
+  if (options.per_step) {
+    out->step_ns.push_back(t);
+    out->step_repeat.push_back(step.repeat);
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<Prediction> PredictCollective(const PatternSpec& spec,
@@ -139,16 +151,27 @@ absl::StatusOr<Prediction> PredictCollective(const PatternSpec& spec,
   if (absl::Status s = CheckInputs(spec, mapping, inputs); !s.ok()) return s;
   Prediction out;
   StepEvaluator eval(mapping, inputs, &out);
-  absl::Status s = ForEachStep(spec, [&](const Step& step) {
-    const double t = eval.Evaluate(step);
-    out.time_ns += t * static_cast<double>(step.repeat);
-    out.num_steps += step.repeat;
-    if (options.per_step) {
-      out.step_ns.push_back(t);
-      out.step_repeat.push_back(step.repeat);
-    }
-  });
+  absl::Status s = ForEachStep(spec, [&](const Step& step) { Account(eval, step, options, &out); });
   if (!s.ok()) return s;
+  out.max_link_bytes = eval.MaxLinkBytes();
+  return out;
+}
+
+absl::StatusOr<Prediction> PredictSteps(const std::vector<Step>& steps, const PredictInputs& inputs,
+                                        const PredictOptions& options) {
+  if (inputs.placement == nullptr || inputs.costs == nullptr)
+    return absl::InvalidArgumentError("prediction needs a placement and a host cost matrix");
+  const int p = inputs.placement->size();
+  for (const Step& step : steps) {
+    for (const Transfer& t : step.transfers) {
+      if (t.src < 0 || t.src >= p || t.dst < 0 || t.dst >= p)
+        return absl::InvalidArgumentError(absl::StrCat("transfer ", t.src, " -> ", t.dst,
+                                                       " outside the placement's ", p, " slots"));
+    }
+  }
+  Prediction out;
+  StepEvaluator eval({}, inputs, &out);
+  for (const Step& step : steps) Account(eval, step, options, &out);
   out.max_link_bytes = eval.MaxLinkBytes();
   return out;
 }

@@ -74,6 +74,14 @@ absl::StatusOr<Prediction> PredictCollective(const PatternSpec& spec,
                                              const PredictInputs& inputs,
                                              const PredictOptions& options = {});
 
+// The same model over an explicit schedule: `steps` in order (each Step's transfers
+// concurrent, `repeat` honoured), transfer ends being slots of the placement (identity
+// mapping). For schedules no PatternSpec describes, e.g. several groups' collectives running
+// side by side (mapping/multilevel.h). kInvalidArgument for missing inputs or a transfer end
+// outside the placement.
+absl::StatusOr<Prediction> PredictSteps(const std::vector<Step>& steps, const PredictInputs& inputs,
+                                        const PredictOptions& options = {});
+
 }  // namespace toporr::mapping
 
 #endif  // TOPORR_MAPPING_PREDICT_H_

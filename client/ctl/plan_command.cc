@@ -35,7 +35,7 @@ absl::Status PlanUsage(const absl::Status& status) {
 
 absl::StatusOr<PlanArgs> ParsePlanArgs(const CommandArgs& args) {
   std::string format = "ibnetdiscover", map_by = "core", algorithm = "auto", size;
-  std::string np, root, radix, mpi_library;
+  std::string np, root, radix, mpi_library, multilevel;
   PlanArgs p;
   std::vector<std::string> positional;
   RETURN_IF_ERROR(ParseOptions("plan", args,
@@ -53,7 +53,8 @@ absl::StatusOr<PlanArgs> ParsePlanArgs(const CommandArgs& args) {
                                 {"--np", &np},
                                 {"--root", &root},
                                 {"--radix", &radix},
-                                {"--mpi-library", &mpi_library}},
+                                {"--mpi-library", &mpi_library},
+                                {"--multilevel", &multilevel}},
                                &positional));
   if (!positional.empty()) return UsageError("plan: unknown argument " + positional[0]);
   for (auto [text, value, flag] :
@@ -70,6 +71,13 @@ absl::StatusOr<PlanArgs> ParsePlanArgs(const CommandArgs& args) {
   }
   p.map_by = map_by == "node" ? MapBy::kNode : MapBy::kCore;
   if (p.request.radix < 2) return UsageError("plan: --radix must be >= 2");
+  if (multilevel == "candidate") {
+    p.request.multilevel = MultilevelChoice::kCandidate;
+  } else if (multilevel == "force") {
+    p.request.multilevel = MultilevelChoice::kForce;
+  } else if (!multilevel.empty()) {
+    return UsageError("plan: --multilevel must be candidate or force");
+  }
   auto collective = mapping::ParseCollective(p.collective);
   if (!collective.ok()) return PlanUsage(collective.status());
   p.request.collective = *collective;
@@ -167,7 +175,7 @@ std::vector<Command> PlanCommands() {
        [--map-by core|node | --ranks FILE] [--np N] [--root R] [--radix K]
        [--mpi-library openmpi|mpich|smpi-ompi]
        [--fabric DUMP [--format ibnetdiscover]] [--node-topology HWLOC.xml]
-       [--rankfile OUT] [--hostfile-out OUT]
+       [--rankfile OUT] [--hostfile-out OUT] [--multilevel candidate|force]
                        topology-aware rank order for a job: the new order, the predicted
                        time before/after and the maximum link load; writes an Open MPI
                        rankfile or a reordered hostfile (`mpirun --map-by seq`). Costs come
@@ -181,7 +189,10 @@ std::vector<Command> PlanCommands() {
                        ranks get its cores, intra-node costs its NUMA distances.
                        --mpi-library: with auto, also predict what that MPI library's own
                        rules run on the launch order ("mpi_library"); it wins ties, and when
-                       it wins the order is kept (what libtoporr's collectives do)
+                       it wins the order is kept (what libtoporr's collectives do).
+                       --multilevel: also predict the multi-level (leader) version over the
+                       fabric's levels (bcast, reduce, allreduce, gather), as a candidate or
+                       forced
 )",
            RunPlan}};
 }

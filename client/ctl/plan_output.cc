@@ -45,6 +45,14 @@ void PlanJson(const PlanReport& r, JsonWriter& w) {
   w.BeginArray();
   for (const auto& c : plan.candidates) CandidateJson(c, w);
   w.EndArray();
+  w.Key("levels");  // of the multi-level version; null when not considered
+  if (plan.levels.empty()) {
+    w.Null();
+  } else {
+    w.BeginArray();
+    for (const std::string& l : plan.levels) w.String(l);
+    w.EndArray();
+  }
   w.EndObject();
 }
 

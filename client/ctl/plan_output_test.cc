@@ -46,7 +46,11 @@ TEST(PlanOutputTest, JsonFieldsInOrder) {
             "\"mapping\":\"greedy\",\"time_ns\":2000,\"max_link_load\":1,\"hop_bytes\":5},"
             "\"new_order\":[1,0],"
             "\"candidates\":[{\"algorithm\":\"ring\",\"effective_algorithm\":\"ring\","
-            "\"mapping\":\"greedy\",\"time_ns\":2000,\"max_link_load\":1,\"hop_bytes\":5}]}\n");
+            "\"mapping\":\"greedy\",\"time_ns\":2000,\"max_link_load\":1,\"hop_bytes\":5}],"
+            "\"levels\":null}\n");
+  PlanReport levels = TwoRanksSwapped();
+  levels.plan.levels = {"host", "top"};
+  EXPECT_THAT(Rendered(levels, true), ::testing::HasSubstr(",\"levels\":[\"host\",\"top\"]}"));
 }
 
 TEST(PlanOutputTest, TextNamesTheNewOrderAndLoads) {

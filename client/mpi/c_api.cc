@@ -214,6 +214,15 @@ int toporr_allgather(toporr_context context, const void* sendbuf, int sendcount,
                                         recvcount, recvtype, comm, a);
 }
 
+int toporr_gather(toporr_context context, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  toporr_algorithm algorithm) {
+  std::optional<mapping::Algorithm> a;
+  if (!AlgorithmOf(algorithm, &a)) return MPI_ERR_ARG;
+  return toporr::client::mpi::Gather(LibraryOf(context), sendbuf, sendcount, sendtype, recvbuf,
+                                     recvcount, recvtype, root, comm, a);
+}
+
 int toporr_comm_reorder_f(MPI_Fint comm, int collective, int algorithm, int64_t bytes, int root,
                           MPI_Fint* newcomm) {
   if (newcomm == nullptr || bytes < 0) return TOPORR_ERR_ARG;

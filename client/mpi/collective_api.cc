@@ -10,6 +10,7 @@
 #include "client/mpi/collectives.h"
 #include "client/mpi/collectives_recent.h"
 #include "client/mpi/library.h"
+#include "client/mpi/multilevel.h"
 #include "mapping/pattern.h"
 
 namespace toporr::client::mpi {
@@ -39,6 +40,11 @@ std::optional<Algorithm> Forced(const Library& lib, mapping::Collective collecti
   return std::nullopt;
 }
 
+// TOPORR_ALGORITHM=multilevel, unless the caller named an algorithm.
+bool ForcedMultilevel(const Library& lib, std::optional<Algorithm> requested) {
+  return !requested && lib.options().algorithm == "multilevel";
+}
+
 }  // namespace
 
 int Allreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
@@ -55,13 +61,18 @@ int Allreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_D
   request.collective = mapping::Collective::kAllreduce;
   request.algorithm = Forced(lib, request.collective, algorithm);
   request.own_algorithms = true;
+  request.force_multilevel = ForcedMultilevel(lib, algorithm);
   request.bytes = static_cast<int64_t>(count) * type_size;
   MPI_Comm run_on = MPI_COMM_NULL;
   std::optional<Algorithm> chosen;
   int root = 0;
-  if (lib.CollectiveComm(comm, request, &run_on, &chosen, &root) != MPI_SUCCESS || !chosen) {
+  const Multilevel* multilevel = nullptr;
+  if (lib.CollectiveComm(comm, request, &run_on, &chosen, &root, nullptr, &multilevel) !=
+      MPI_SUCCESS) {
     return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
   }
+  if (multilevel != nullptr) return multilevel->Allreduce(sendbuf, recvbuf, count, type, op);
+  if (!chosen) return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
   switch (*chosen) {
     case Algorithm::kRing:
       return coll::AllreduceRing(sendbuf, recvbuf, count, type, op, run_on);
@@ -133,14 +144,20 @@ int Reduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Data
   ReorderRequest request;
   request.collective = mapping::Collective::kReduce;
   request.algorithm = Forced(lib, request.collective, std::nullopt);
+  request.own_algorithms = true;
+  request.force_multilevel = ForcedMultilevel(lib, std::nullopt);
   request.bytes = static_cast<int64_t>(count) * type_size;
   request.root = root;
   MPI_Comm run_on = MPI_COMM_NULL;
   std::optional<Algorithm> chosen;
   int new_root = root;
-  if (lib.CollectiveComm(comm, request, &run_on, &chosen, &new_root) != MPI_SUCCESS || !chosen) {
+  const Multilevel* multilevel = nullptr;
+  if (lib.CollectiveComm(comm, request, &run_on, &chosen, &new_root, nullptr, &multilevel) !=
+      MPI_SUCCESS) {
     return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
   }
+  if (multilevel != nullptr) return multilevel->Reduce(sendbuf, recvbuf, count, type, op);
+  if (!chosen) return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
   // The library's reduce on the communicator ordered for the binomial tree (a commutative op
   // gives the root the same result whatever the order). MPI_IN_PLACE at the root becomes a
   // copy of the root's buffer: the root moves to another rank of the reordered communicator,
@@ -179,12 +196,17 @@ int Bcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MP
   request.bytes = static_cast<int64_t>(count) * type_size;
   request.root = root;
   request.radix = radix;
+  request.force_multilevel = ForcedMultilevel(lib, algorithm);
   MPI_Comm run_on = MPI_COMM_NULL;
   std::optional<Algorithm> chosen;
   int new_root = root;
-  if (lib.CollectiveComm(comm, request, &run_on, &chosen, &new_root) != MPI_SUCCESS || !chosen) {
+  const Multilevel* multilevel = nullptr;
+  if (lib.CollectiveComm(comm, request, &run_on, &chosen, &new_root, nullptr, &multilevel) !=
+      MPI_SUCCESS) {
     return PMPI_Bcast(buffer, count, type, root, comm);
   }
+  if (multilevel != nullptr) return multilevel->Bcast(buffer, count, type);
+  if (!chosen) return PMPI_Bcast(buffer, count, type, root, comm);
   switch (*chosen) {
     case Algorithm::kBinomial:
       return coll::BcastBinomial(buffer, count, type, new_root, run_on);
@@ -201,6 +223,44 @@ int Bcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MP
     default:
       return PMPI_Bcast(buffer, count, type, new_root, run_on);
   }
+}
+
+int Gather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+           int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+           std::optional<Algorithm> algorithm) {
+  int inter = 0, rank = 0, size = 1;
+  MPI_Comm_test_inter(comm, &inter);
+  if (!inter) {
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+  }
+  // Bytes per rank: the root's receive signature equals every sender's (MPI), so all agree.
+  int type_size = 0;
+  const bool root_side = !inter && rank == root;
+  MPI_Type_size(root_side ? recvtype : sendtype, &type_size);
+  const int64_t bytes = static_cast<int64_t>(root_side ? recvcount : sendcount) * type_size;
+  if (inter || bytes <= 0 || lib.options().disable || root < 0 || root >= size || inside_toporr) {
+    return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  }
+  Inside inside;
+  ReorderRequest request;
+  request.collective = mapping::Collective::kGather;
+  request.algorithm = Forced(lib, request.collective, algorithm);
+  request.own_algorithms = true;
+  request.force_multilevel = ForcedMultilevel(lib, algorithm);
+  request.bytes = bytes;
+  request.root = root;
+  MPI_Comm run_on = MPI_COMM_NULL;
+  std::optional<Algorithm> chosen;
+  int new_root = root;
+  const Multilevel* multilevel = nullptr;
+  if (lib.CollectiveComm(comm, request, &run_on, &chosen, &new_root, nullptr, &multilevel) ==
+          MPI_SUCCESS &&
+      multilevel != nullptr) {
+    return multilevel->Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+  }
+  // toporr runs no flat gather of its own: the library's, on the caller's ranks.
+  return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 }  // namespace toporr::client::mpi

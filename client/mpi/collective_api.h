@@ -1,6 +1,8 @@
 // toporr's collectives as the C API and the PMPI layer call them: selection (or a forced
 // algorithm) through Library::CollectiveComm, then collectives.h on the reordered
-// communicator, or the MPI library's own call where toporr does not act. MPI error codes.
+// communicator, the multi-level version (multilevel.h; bcast, reduce, allreduce, gather) on
+// the caller's ranks, or the MPI library's own call where toporr does not act. MPI error
+// codes. TOPORR_ALGORITHM=multilevel forces the multi-level version where it exists.
 #ifndef TOPORR_CLIENT_MPI_COLLECTIVE_API_H_
 #define TOPORR_CLIENT_MPI_COLLECTIVE_API_H_
 
@@ -26,6 +28,12 @@ int Reduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Data
            MPI_Op op, int root, MPI_Comm comm);
 int Bcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
           std::optional<mapping::Algorithm> algorithm, int radix);
+// MPI_Gather: the multi-level version (multilevel.h) when selected (or forced with
+// TOPORR_ALGORITHM=multilevel), blocks in the caller's rank order; otherwise the MPI
+// library's own gather on the caller's communicator.
+int Gather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+           int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+           std::optional<mapping::Algorithm> algorithm);
 
 }  // namespace toporr::client::mpi
 

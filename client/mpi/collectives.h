@@ -10,6 +10,7 @@
 //              doubling; non-power-of-two: odd ranks of the first 2*rem drop out after
 //              trading halves; count < pof2: recursive doubling)
 //   allgather  ring, recursive doubling (power-of-two sizes; ring otherwise)
+//   reduce     binomial
 //   bcast      binomial, binary tree, k-nomial (radix 2..8), scatter-allgather (binomial
 //              scatter + recursive-doubling allgather; ring allgather when the size is not a
 //              power of two), scatter-allgather-ring; scatter variants with count < size:
@@ -61,6 +62,13 @@ int BcastBinaryTree(void* buffer, int count, MPI_Datatype type, int root, MPI_Co
 int BcastKnomial(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm, int radix);
 int BcastScatterAllgather(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm);
 int BcastScatterAllgatherRing(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm);
+
+// Reduce into `root` along the binomial tree mapping/pattern.h models for reduce: shifted
+// rank v with lowest set bit 2^k sends its partial result to v - 2^k at stage k, after
+// reducing what its children sent. MPI_Reduce's arguments (recvbuf significant at the root
+// only, MPI_IN_PLACE at the root); commutative ops.
+int ReduceBinomial(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                   int root, MPI_Comm comm);
 
 }  // namespace toporr::client::mpi::coll
 

@@ -23,6 +23,7 @@ def toporr_mpi_variant(mpi):
             "//client/mpi:collectives_recent.cc",
             "//client/mpi:leaf_groups.cc",
             "//client/mpi:library.cc",
+            "//client/mpi:multilevel.cc",
             "//client/mpi:topology.cc",
         ],
         hdrs = [
@@ -34,6 +35,7 @@ def toporr_mpi_variant(mpi):
             "//client/mpi:collectives_recent.h",
             "//client/mpi:leaf_groups.h",
             "//client/mpi:library.h",
+            "//client/mpi:multilevel.h",
             "//client/mpi:pmpi_abi.h",
             "//client/mpi:topology.h",
         ],
@@ -51,6 +53,7 @@ def toporr_mpi_variant(mpi):
             "//common:status_macros",
             "//mapping:distance",
             "//mapping:graph_embed",
+            "//mapping:multilevel",
             "//mapping:pattern",
             "//mapping:placement",
             "//mapping:reorder",

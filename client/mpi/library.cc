@@ -19,6 +19,7 @@
 #include "client/mpi/collective_status.h"
 #include "client/mpi/collectives.h"
 #include "client/mpi/leaf_groups.h"
+#include "client/mpi/multilevel.h"
 #include "client/node_topology.h"
 #include "client/plan.h"
 #include "collectors/hwloc_topology.h"
@@ -91,6 +92,11 @@ struct CachedDecision {
   // For toporr's collectives: a communicator in `order` that only toporr sends on (created
   // on first use, freed with the cache or at MPI_Finalize).
   MPI_Comm internal = MPI_COMM_NULL;
+  // The multi-level version, when decided: its plan (mapping::EncodeMultilevel) and its
+  // communicators (built on first use, over `internal`).
+  std::vector<int32_t> multilevel_plan;
+  std::unique_ptr<Multilevel> multilevel;
+  bool multilevel_failed = false;  // could not be built: the MPI library's call instead
 };
 using CommCache = std::map<CacheKey, CachedDecision>;
 
@@ -100,6 +106,7 @@ std::set<CommCache*>* registry = new std::set<CommCache*>;  // caches alive, for
 
 void FreeInternal(CommCache* cache) {
   for (auto& [key, entry] : *cache) {
+    entry.multilevel.reset();
     if (entry.internal != MPI_COMM_NULL) MPI_Comm_free(&entry.internal);
   }
 }
@@ -166,7 +173,10 @@ int SizeClass(int64_t bytes) {
 }
 
 CacheKey KeyOf(const ReorderRequest& r) {
-  const int algorithm = r.algorithm ? static_cast<int>(*r.algorithm) : r.own_algorithms ? -2 : -1;
+  const int algorithm = r.force_multilevel ? -3
+                        : r.algorithm      ? static_cast<int>(*r.algorithm)
+                        : r.own_algorithms ? -2
+                                           : -1;
   return CacheKey{static_cast<int>(r.collective), algorithm, r.root, SizeClass(r.bytes), r.radix};
 }
 
@@ -277,7 +287,7 @@ void Library::Finish(MPI_Comm comm, const Decision& d) {
 }
 
 absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* decision,
-                             std::vector<int32_t>* order) {
+                             std::vector<int32_t>* order, std::vector<int32_t>* multilevel) {
   int rank = 0, size = 1;
   MPI_Comm_rank(work, &rank);
   MPI_Comm_size(work, &size);
@@ -462,11 +472,12 @@ absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* de
   // 7. Rank 0 plans and broadcasts the order.
   struct {
     int ok;
+    int multilevel_values;  // length of the multi-level plan that follows (0: none)
     double before_ns, after_ns;
     char chosen[64];
     char reason[kReasonBytes];
   } result = {};
-  std::vector<int32_t> planned(size);
+  std::vector<int32_t> planned(size), multilevel_plan;
   if (rank == 0) {
     absl::StatusOr<PlannedOrder> p = planner(JobPlacement(layout, bound), *costs);
     if (p.ok() && p->order.size() != static_cast<size_t>(size)) {
@@ -478,6 +489,8 @@ absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* de
       result.after_ns = p->after_ns;
       std::snprintf(result.chosen, sizeof(result.chosen), "%s", p->chosen.c_str());
       planned = p->order;
+      multilevel_plan = p->multilevel;
+      result.multilevel_values = static_cast<int>(multilevel_plan.size());
     } else {
       CopyReason(absl::StrCat("planning failed: ", p.status().message()), result.reason);
     }
@@ -485,6 +498,10 @@ absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* de
   costs.reset();
   int rc = MPI_Bcast(&result, sizeof(result), MPI_BYTE, 0, work);
   if (rc == MPI_SUCCESS && result.ok) rc = MPI_Bcast(planned.data(), size, MPI_INT32_T, 0, work);
+  if (rc == MPI_SUCCESS && result.ok && result.multilevel_values > 0) {
+    multilevel_plan.resize(result.multilevel_values);
+    rc = MPI_Bcast(multilevel_plan.data(), result.multilevel_values, MPI_INT32_T, 0, work);
+  }
   if (window != MPI_WIN_NULL) MPI_Win_free(&window);
   if (rc != MPI_SUCCESS) return absl::InternalError(MpiError("MPI_Bcast", rc));
   if (!result.ok) {
@@ -497,6 +514,7 @@ absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* de
   decision->predicted_after_ns = result.after_ns;
   decision->source = std::string(source_->kind());
   *order = std::move(planned);
+  if (multilevel != nullptr) *multilevel = std::move(multilevel_plan);
   return absl::OkStatus();
 }
 
@@ -511,7 +529,7 @@ void Library::EnsureKeyvals() {
 
 int Library::CollectiveComm(MPI_Comm comm, const ReorderRequest& request, MPI_Comm* run_on,
                             std::optional<mapping::Algorithm>* algorithm, int* root,
-                            const std::vector<int32_t>** order) {
+                            const std::vector<int32_t>** order, const Multilevel** multilevel) {
   EnsureKeyvals();
   const CacheKey key = KeyOf(request);
   CommCache* cache = nullptr;
@@ -528,8 +546,25 @@ int Library::CollectiveComm(MPI_Comm comm, const ReorderRequest& request, MPI_Co
     if (it->second.internal != MPI_COMM_NULL) MPI_Comm_free(&it->second.internal);
     it->second.internal = reordered;
   }
-  const CachedDecision& c = it->second;
+  CachedDecision& c = it->second;
   *run_on = c.internal;
+  if (multilevel != nullptr) {
+    *multilevel = nullptr;
+    if (!c.multilevel_plan.empty() && !c.multilevel && !c.multilevel_failed) {
+      // Every rank holds the same plan (Decide's broadcast) and arrives here in the same call.
+      absl::StatusOr<mapping::MultilevelPlan> plan = mapping::DecodeMultilevel(c.multilevel_plan);
+      int ok = plan.ok(), all = 0;
+      MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c.internal);
+      if (!all || Multilevel::Create(c.internal, *std::move(plan), request.radix, &c.multilevel) !=
+                      MPI_SUCCESS) {
+        c.multilevel_failed = true;
+        int rank = 0;
+        MPI_Comm_rank(comm, &rank);
+        Warn(rank, "the multi-level communicators could not be built; the MPI library's call runs");
+      }
+    }
+    *multilevel = c.multilevel.get();
+  }
   *algorithm = std::nullopt;  // fallback: the MPI library's own, on the caller's communicator
   if (c.decision.source != "fallback") {
     absl::StatusOr<mapping::Algorithm> a = mapping::ParseAlgorithm(c.decision.chosen_algorithm);
@@ -566,7 +601,7 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
   if (int rc = MPI_Comm_dup(comm, &work); rc != MPI_SUCCESS) return rc;
   MPI_Comm_set_errhandler(work, MPI_ERRORS_RETURN);
 
-  std::vector<int32_t> order;
+  std::vector<int32_t> order, multilevel_plan;
   absl::Status status = SameArguments(work, KeyHash(key));
   CommCache* cache = nullptr;
   if (status.ok()) {
@@ -586,6 +621,7 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
   if (status.ok()) {
     if (auto it = cache->find(key); it != cache->end()) {
       order = it->second.order;
+      multilevel_plan = it->second.multilevel_plan;
       d = it->second.decision;
       d.cached = true;
       from_cache = true;
@@ -608,6 +644,14 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
       }
       plan.root = request.root;
       plan.radix = request.radix;
+      // The multi-level version: a candidate of toporr's own collectives, or forced.
+      if (request.force_multilevel) {
+        plan.multilevel = MultilevelChoice::kForce;
+      } else if (request.own_algorithms && !request.algorithm) {
+        plan.multilevel = MultilevelChoice::kCandidate;
+      }
+      plan.multilevel_bcast = OwnAlgorithms(mapping::Collective::kBcast);
+      plan.multilevel_allreduce = OwnAlgorithms(mapping::Collective::kAllreduce);
       status = Decide(
           work,
           [&](const mapping::Placement& placement,
@@ -616,9 +660,11 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
             for (const PlanCandidate& c : r.candidates) {  // rank 0 only: it reports
               d.candidates.push_back({c.algorithm, c.mapping, c.time_ns, c.effective});
             }
-            return PlannedOrder{r.mapping, r.algorithm, r.before.time_ns, r.after.time_ns};
+            d.levels = r.levels;
+            return PlannedOrder{r.mapping, r.algorithm, r.before.time_ns, r.after.time_ns,
+                                r.multilevel};
           },
-          &d, &order);
+          &d, &order, &multilevel_plan);
     }
   }
   if (!status.ok()) {
@@ -651,6 +697,7 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
     CachedDecision& c = (*cache)[key];
     c.order = order;
     c.decision = d;
+    c.multilevel_plan = order.empty() ? std::vector<int32_t>() : multilevel_plan;
   }
   MPI_Comm_free(&work);
   d.elapsed_us = ElapsedUs(start);

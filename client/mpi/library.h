@@ -46,14 +46,19 @@
 
 namespace toporr::client::mpi {
 
+class Multilevel;  // multilevel.h
+
 struct ReorderRequest {
   mapping::Collective collective = mapping::Collective::kAllreduce;
   std::optional<mapping::Algorithm> algorithm;  // nullopt: auto (best predicted)
   int64_t bytes = 1 << 20;
   int root = 0;
   int radix = 4;  // k-nomial
-  // With auto: choose only among the algorithms toporr runs itself (collectives.h).
+  // With auto: choose only among the algorithms toporr runs itself (collectives.h) and, for
+  // bcast, reduce, allreduce and gather, the multi-level version (multilevel.h).
   bool own_algorithms = false;
+  // Run the multi-level version whatever its prediction (TOPORR_ALGORITHM=multilevel).
+  bool force_multilevel = false;
 };
 
 // What rank 0 computes from the gathered costs: the order and its predictions.
@@ -62,6 +67,8 @@ struct PlannedOrder {
   std::string chosen;          // algorithm or embedder name
   double before_ns = -1;
   double after_ns = -1;
+  // When `chosen` is "multilevel": the plan (mapping::EncodeMultilevel), for every rank.
+  std::vector<int32_t> multilevel;
 };
 using Planner = std::function<absl::StatusOr<PlannedOrder>(const mapping::Placement& placement,
                                                            const mapping::HostCostMatrix& costs)>;
@@ -88,9 +95,13 @@ class Library {
   // CommReorder (collective).
   // `order` (may be null): the decided order (new rank i = old rank (*order)[i]; empty =
   // identity), valid while `comm` lives.
+  // `multilevel` (may be null): set when the decision is the multi-level version (then
+  // *algorithm is nullopt): its communicators, built on first use (collective) and cached
+  // with the decision; null otherwise, or when they could not be built.
   int CollectiveComm(MPI_Comm comm, const ReorderRequest& request, MPI_Comm* run_on,
                      std::optional<mapping::Algorithm>* algorithm, int* root,
-                     const std::vector<int32_t>** order = nullptr);
+                     const std::vector<int32_t>** order = nullptr,
+                     const Multilevel** multilevel = nullptr);
 
   // Collective over `comm`: the order for a process graph, computed on rank 0 by the graph
   // embedding (`graph` need only be set on rank 0). On any failure: identity (with
@@ -101,9 +112,10 @@ class Library {
 
  private:
   // Steps 2..6 on `work` (a duplicate of the caller's communicator that returns errors).
-  // On success *order is set on every rank; otherwise the agreed reason.
+  // On success *order (and *multilevel, the planner's multi-level plan, when not null) is
+  // set on every rank; otherwise the agreed reason.
   absl::Status Decide(MPI_Comm work, const Planner& planner, Decision* decision,
-                      std::vector<int32_t>* order);
+                      std::vector<int32_t>* order, std::vector<int32_t>* multilevel = nullptr);
   void Warn(int rank, const std::string& reason);
   // Marks `d` as the identity-order fallback for `why` (no predictions, no candidates) and
   // warns once on rank 0 unless toporr was disabled (kCancelled).

@@ -15,7 +15,12 @@
  * rounding (bitwise for max). Prints "COLL <cases> <failures>" on rank 0 and the first
  * failures as "BAD ...". Exit status 1 on any failure.
  * `coll_check quick`: counts {0, 1, 3, 17, 129, 1000} and no 2^20 cases (for MPICH, whose
- * busy-polling ranks are slow when a small machine is oversubscribed). */
+ * busy-polling ranks are slow when a small machine is oversubscribed).
+ * `coll_check multilevel [quick]`: the multi-level versions instead, through the selection
+ * (run under TOPORR_ALGORITHM=multilevel, which forces them; TOPORR_REPORT shows the
+ * decisions): allreduce (in place or not), bcast, reduce (MPI_Reduce through
+ * toporr_pmpi_reduce, in place at the root or not) and gather (toporr_gather, in place at
+ * the root or not) x the counts x datatypes x ops x roots {0, size/2, size-1}. */
 #include <complex.h>
 #include <math.h>
 #include <mpi.h>
@@ -207,17 +212,17 @@ static void CheckAllreduce(MPI_Comm comm, int alg, int t, int o, int count, int 
   int rc;
   if (in_place) memcpy(got, send, bytes);
   const void* src = in_place ? MPI_IN_PLACE : send;
-  if (selected) {
+  if (selected) { /* alg < 0: TOPORR_ALG_AUTO (the multi-level table) */
     rc = toporr_allreduce(NULL, src, got, count, TypeOf(t), OpOf(o), MPI_COMM_WORLD,
-                          (toporr_algorithm)kAllreduceAlgs[alg]);
+                          alg < 0 ? TOPORR_ALG_AUTO : (toporr_algorithm)kAllreduceAlgs[alg]);
   } else {
     rc = toporr_coll_allreduce(kAllreduceAlgs[alg], src, got, count, TypeOf(t), OpOf(o), comm,
                                kTestSegmentBytes);
   }
   char what[200];
   snprintf(what, sizeof(what), "allreduce %s%s size=%d count=%d type=%s op=%s%s",
-           kAllreduceNames[alg], selected ? " (selected)" : "", size, count, kTypeNames[t],
-           kOpNames[o], in_place ? " in-place" : "");
+           alg < 0 ? "auto" : kAllreduceNames[alg], selected ? " (selected)" : "", size, count,
+           kTypeNames[t], kOpNames[o], in_place ? " in-place" : "");
   Record(rc == MPI_SUCCESS && Same(t, o, got, want, count), what);
   free(send);
   free(got);
@@ -285,15 +290,87 @@ static void CheckBcast(MPI_Comm comm, int alg, int t, int count, int root, int r
     }
   }
   int rc = selected ? toporr_bcast(NULL, got, count, TypeOf(t), root, MPI_COMM_WORLD,
-                                   (toporr_algorithm)kBcastAlgs[alg])
+                                   alg < 0 ? TOPORR_ALG_AUTO : (toporr_algorithm)kBcastAlgs[alg])
                     : toporr_coll_bcast(kBcastAlgs[alg], got, count, TypeOf(t), root, comm, radix);
   char what[200];
   snprintf(what, sizeof(what), "bcast %s%s size=%d count=%d type=%s root=%d radix=%d",
-           kBcastNames[alg], selected ? " (selected)" : "", size, count, kTypeNames[t], root,
-           radix);
+           alg < 0 ? "auto" : kBcastNames[alg], selected ? " (selected)" : "", size, count,
+           kTypeNames[t], root, radix);
   Record(rc == MPI_SUCCESS && Same(t, kSum, got, want, count), what);
   free(got);
   free(want);
+}
+
+/* MPI_Reduce through toporr (the PMPI entry point) against the library's, at `root`. */
+static void CheckReduce(MPI_Comm comm, int t, int o, int count, int root, int in_place) {
+  const size_t bytes = ElementBytes(t) * (size_t)(count > 0 ? count : 1);
+  char* send = malloc(bytes);
+  char* got = malloc(bytes);
+  char* want = malloc(bytes);
+  Fill(t, send, count, rank, count + 3);
+  Fill(t, got, count, rank + 1000, count);
+  memcpy(want, got, bytes);
+  MPI_Reduce(send, want, count, TypeOf(t), OpOf(o), root, comm);
+  const void* src = send;
+  if (in_place && rank == root) {
+    memcpy(got, send, bytes);
+    src = MPI_IN_PLACE;
+  }
+  int rc = toporr_pmpi_reduce(src, got, count, TypeOf(t), OpOf(o), root, MPI_COMM_WORLD);
+  char what[200];
+  snprintf(what, sizeof(what), "reduce auto (selected) size=%d count=%d type=%s op=%s root=%d%s",
+           size, count, kTypeNames[t], kOpNames[o], root, in_place ? " in-place" : "");
+  Record(rc == MPI_SUCCESS && (rank != root || Same(t, o, got, want, count)), what);
+  free(send);
+  free(got);
+  free(want);
+}
+
+/* toporr_gather against MPI_Gather: every block in the root's rank order. */
+static void CheckGather(MPI_Comm comm, int t, int count, int root, int in_place) {
+  const size_t block = ElementBytes(t) * (size_t)count;
+  const size_t bytes = block * size + 1;
+  char* send = malloc(block + 1);
+  char* got = malloc(bytes);
+  char* want = malloc(bytes);
+  Fill(t, send, count, rank, count + 11);
+  Fill(t, got, count * size, 4242, count); /* the same garbage in both */
+  memcpy(want, got, bytes);
+  MPI_Gather(send, count, TypeOf(t), want, count, TypeOf(t), root, comm);
+  const void* src = send;
+  if (in_place && rank == root) {
+    memcpy(got + block * rank, send, block);
+    src = MPI_IN_PLACE;
+  }
+  int rc = toporr_gather(NULL, src, count, TypeOf(t), got, count, TypeOf(t), root, MPI_COMM_WORLD,
+                         TOPORR_ALG_AUTO);
+  char what[200];
+  snprintf(what, sizeof(what), "gather auto (selected) size=%d count=%d type=%s root=%d%s", size,
+           count, kTypeNames[t], root, in_place ? " in-place" : "");
+  Record(rc == MPI_SUCCESS && (rank != root || Same(t, kMax, got, want, count * size)), what);
+  free(send);
+  free(got);
+  free(want);
+}
+
+/* The multi-level table (see the file comment). */
+static void MultilevelTable(MPI_Comm comm, const int* counts, int n) {
+  const int roots[3] = {0, size / 2, size - 1};
+  for (int ci = 0; ci < n; ++ci) {
+    for (int t = 0; t < kNumTypes; ++t) {
+      for (int o = 0; o < kNumOps; ++o) {
+        if (!Valid(t, o)) continue;
+        CheckAllreduce(comm, -1, t, o, counts[ci], (ci + t + o) % 2, 1);
+        for (int ri = 0; ri < 3; ++ri) {
+          CheckReduce(comm, t, o, counts[ci], roots[ri], (ci + t + o + ri) % 2);
+        }
+      }
+      for (int ri = 0; ri < 3; ++ri) {
+        CheckBcast(comm, -1, t, counts[ci], roots[ri], 4, 1);
+        CheckGather(comm, t, counts[ci], roots[ri], (ci + t + ri) % 2);
+      }
+    }
+  }
 }
 
 int main(int argc, char** argv) {
@@ -326,7 +403,11 @@ int main(int argc, char** argv) {
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
 
-  const int quick = argc > 1 && strcmp(argv[1], "quick") == 0;
+  int quick = 0, multilevel = 0;
+  for (int i = 1; i < argc; ++i) {
+    quick |= strcmp(argv[i], "quick") == 0;
+    multilevel |= strcmp(argv[i], "multilevel") == 0;
+  }
   int counts[64], n = 0;
   if (quick) {
     const int few[] = {0, 1, 3, 17, 129, 1000};
@@ -338,7 +419,16 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < sizeof(more) / sizeof(more[0]); ++i) counts[n++] = more[i];
   }
 
-  for (int a = 0; a < NUM_ALLREDUCE_ALGS; ++a) {
+  if (multilevel) {
+    MultilevelTable(comm, counts, n);
+    if (!quick) {
+      CheckAllreduce(comm, -1, kDouble, kSum, (1 << 20) + 7, 0, 1);
+      CheckReduce(comm, kInt, kBxor, (1 << 20) + 7, size - 1, 1);
+      CheckBcast(comm, -1, kInt, 1 << 20, size / 2, 4, 1);
+      CheckGather(comm, kDouble, 70000, size / 2, 0);
+    }
+  }
+  for (int a = 0; a < NUM_ALLREDUCE_ALGS && !multilevel; ++a) {
     for (int ci = 0; ci < n; ++ci) {
       for (int t = 0; t < kNumTypes; ++t) {
         for (int o = 0; o < kNumOps; ++o) {
@@ -357,7 +447,7 @@ int main(int argc, char** argv) {
   MPI_Comm_split(MPI_COMM_WORLD, 0, size - 1 - rank, &reversed);
   reversed_position = malloc(sizeof(int) * size);
   for (int k = 0; k < size; ++k) reversed_position[k] = size - 1 - k;
-  for (int a = 0; a < 2; ++a) {
+  for (int a = 0; a < 2 && !multilevel; ++a) {
     for (int ci = 0; ci < n; ++ci) {
       for (int t = 0; t < kNumTypes; ++t) CheckAllgather(comm, a, t, counts[ci], (ci + t) % 2, 0);
     }
@@ -365,7 +455,7 @@ int main(int argc, char** argv) {
     CheckAllgather(comm, a, kStruct, 1000, 1, 1);
   }
   const int roots[3] = {0, size / 2, size - 1};
-  for (int a = 0; a < NUM_BCAST_ALGS; ++a) {
+  for (int a = 0; a < NUM_BCAST_ALGS && !multilevel; ++a) {
     for (int ci = 0; ci < n; ++ci) {
       for (int t = 0; t < kNumTypes; ++t) {
         for (int ri = 0; ri < 3; ++ri) {

@@ -17,7 +17,9 @@ through TOPORR_HOSTMAP. Checked:
     answering garbage / truncated rows / rows of two snapshots / unreachable hosts, a host
     missing from the fabric, ranks disagreeing): identity order, a correct result, exactly
     one warning, within the deadline plus one second;
-  - repeated reorders on freed parents leak neither communicators nor caches.
+  - repeated reorders on freed parents leak neither communicators nor caches;
+  - the multi-level collectives (forced) equal the MPI library's on a generated table, and
+    TOPORR_REPORT shows the fabric's levels and the multi-level candidate's prediction.
 """
 import json
 import os
@@ -363,6 +365,58 @@ class MpiTest(unittest.TestCase):
                 self.assertEqual(r["predicted_after_ns"], first["predicted_ns"])
             else:
                 self.assertLess(r["predicted_after_ns"], first["predicted_ns"], r)
+
+    def test_multilevel_collectives_match_the_mpi_library(self):
+        # coll_check.c's multi-level table, forced by TOPORR_ALGORITHM=multilevel, on 8 hosts
+        # of the 4 leaves (two per leaf, ranks dealt round-robin over them): stages per host,
+        # per leaf and at the top, roots anywhere in them.
+        plan = [(np, []) for np in [1, 2, 3, 5, 7, 8]] + [(12, ["quick"]), (16, ["quick"])]
+        if MPI == "mpich":
+            plan = [(2, ["quick"]), (3, ["quick"]), (5, ["quick"])]
+        for np, args in plan:
+            with self.subTest(np=np):
+                job = self.run_job(np, ["multilevel"] + args, round_robin(np, 8),
+                                   program=self.coll, env={"TOPORR_ALGORITHM": "multilevel"})
+                lines = [l for l in job.stdout.splitlines() if l.startswith("COLL ")]
+                self.assertEqual(len(lines), 1, job.stdout)
+                cases, failures = map(int, lines[0].split()[1:])
+                self.assertGreater(cases, 400 if args else 2000)
+                self.assertEqual(failures, 0, job.stdout)
+                self.assertEqual(job.warnings(), [], job.stderr)
+                decided = {r["collective"] for r in job.report}
+                self.assertEqual(decided, {"allreduce", "bcast", "reduce", "gather"})
+                for r in job.report:
+                    self.assertEqual(r["source"], "daemon", r)
+                    self.assertEqual(r["chosen_algorithm"], "multilevel", r)
+                    self.assertEqual(r["new_order"], list(range(np)))
+
+    def test_multilevel_levels_come_from_the_fabric(self):
+        # 16 ranks on 8 hosts, two per leaf: the levels are host, leaf, top. Under the PMPI
+        # drop-in (auto selection) every decision of the stencil lists the multi-level
+        # candidate with its predicted time, and takes it only when strictly fastest.
+        np = 16 if MPI == "openmpi" else 6
+        job = self.run_job(np, [], round_robin(np, 8), program=self.stencil, preload=True)
+        self.assertEqual(job.warnings(), [], job.stderr)
+        rows = [r for r in job.report if r["collective"] in ("allreduce", "bcast", "reduce")]
+        self.assertTrue(rows)
+        for r in rows:
+            with self.subTest(collective=r["collective"], bytes=r["bytes"]):
+                self.assertEqual(r["levels"], ["host", "leaf", "top"])
+                ml = [c for c in r["candidates"] if c["algorithm"] == "multilevel"]
+                self.assertEqual(len(ml), 1, r["candidates"])
+                self.assertEqual(ml[0]["mapping"], "levels")
+                self.assertGreater(ml[0]["predicted_ns"], 0)
+                flat = min(c["predicted_ns"] for c in r["candidates"] if c is not ml[0])
+                if r["chosen_algorithm"] == "multilevel":
+                    self.assertLess(ml[0]["predicted_ns"], flat)
+                    self.assertEqual(r["predicted_after_ns"], ml[0]["predicted_ns"])
+                else:
+                    self.assertLessEqual(r["predicted_after_ns"], ml[0]["predicted_ns"])
+        # All hosts on one leaf: no leaf level.
+        one_leaf = [LEAVES[0][r % 4] for r in range(8)]
+        job = self.run_job(8, [], one_leaf, program=self.stencil, preload=True)
+        self.assertTrue(all(r["levels"] == ["host", "top"] for r in job.report
+                            if r["collective"] == "allreduce"))
 
     def test_pmpi_collectives_leave_an_unchanged_program_unchanged(self):
         np = 16 if MPI == "openmpi" else 6  # MPICH: see above
