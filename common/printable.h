@@ -21,6 +21,9 @@
 
 namespace toporr {
 
+// How much of a name (a file, a host, a source) a message quotes.
+inline constexpr size_t kMaxQuotedName = 160;
+
 // Offset of the first byte of `text` that does not start a printable UTF-8 character
 // (std::string_view::npos when all of `text` is printable). `allow` lists ASCII control
 // characters accepted anyway (e.g. "\t\n" for multi-line text).

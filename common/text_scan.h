@@ -111,7 +111,6 @@ bool ParseHexU64(std::string_view text, uint64_t* value);
 // (e.g. "fattree.txt:412: port line before any node header"). `line` is 1-based. The file
 // name and `what` are escaped and capped (common/printable.h: kMaxQuotedName and
 // kMaxLineErrorWhat bytes), so that a refusal quoting a 20 KB line still fits a gRPC status.
-inline constexpr size_t kMaxQuotedName = 160;
 inline constexpr size_t kMaxLineErrorWhat = 480;
 absl::Status LineError(std::string_view file, long line, std::string_view what);
 

@@ -8,13 +8,18 @@
 //
 // What an ingest does depends on the kind of input (collectors/fabric_input.h):
 //   - topology: a new fabric. The current forwarding tables are kept when they still fit
-//     it (same LIDs, routes without dead ends), else dropped with a warning.
+//     it (same LIDs, routes without dead ends), else dropped with a warning. A fabric that
+//     loses all hosts of the current snapshot, or more than max_host_loss of them, is
+//     refused (kFailedPrecondition naming the counts; counted in shrink_refusals()) unless
+//     the ingest allows it: a truncated dump or a half-seen fabric must not replace the one
+//     being served.
 //   - forwarding tables: routes over the current fabric; a new snapshot.
 //   - traces (ibtracert): checked hop by hop against the current routes; disagreements are
 //     returned as warnings and no snapshot is made.
 #ifndef TOPORR_DAEMON_FABRIC_STATE_H_
 #define TOPORR_DAEMON_FABRIC_STATE_H_
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -78,6 +83,10 @@ struct FabricStateOptions {
   std::string default_host_map;
   std::string default_host_map_name = "host map";
   mapping::CostModelOptions cost_model;
+  // Share of the current snapshot's hosts a new topology may lose (by name) without
+  // `allow_shrink`; a topology with no hosts at all is refused whatever this says (when the
+  // current snapshot has any). Config key max_host_loss_percent.
+  double max_host_loss = 0.10;
 };
 
 class FabricState {
@@ -99,14 +108,20 @@ class FabricState {
   // snapshot being served is kept.
   void SetDefaultHostMap(std::string content, std::string name);
 
+  // `allow_shrink`: accept a topology that loses more hosts than max_host_loss allows.
   absl::StatusOr<IngestOutcome> Ingest(InputFormat format, const std::string& source_name,
-                                       const std::string& content, const std::string& host_map);
+                                       const std::string& content, const std::string& host_map,
+                                       bool allow_shrink = false);
 
   // A fabric (and optional routes) obtained elsewhere, e.g. by live discovery.
   absl::StatusOr<IngestOutcome> IngestFabric(fabric::Fabric fabric,
                                              const fabric::ForwardingTables* tables,
                                              const std::string& source_kind,
-                                             const std::string& source_name);
+                                             const std::string& source_name,
+                                             bool allow_shrink = false);
+
+  // Topologies refused since start because they lost too many hosts.
+  int64_t shrink_refusals() const { return shrink_refusals_.load(); }
 
   absl::StatusOr<std::vector<db::SnapshotInfo>> ListSnapshots();
 
@@ -136,7 +151,11 @@ class FabricState {
   absl::StatusOr<IngestOutcome> CheckTraces(const std::string& source_name,
                                             const std::string& content);
 
+  // kFailedPrecondition when `next` loses too many of the current snapshot's hosts.
+  absl::Status CheckShrink(const fabric::Fabric& next, const std::string& source_name) const;
+
   const FabricStateOptions options_;
+  std::atomic<int64_t> shrink_refusals_{0};
   std::mutex ingest_mu_;  // serialises ingests (and store access)
   std::unique_ptr<db::Store> store_ ABSL_GUARDED_BY(ingest_mu_);
   std::function<void(const Serving&)> on_change_ ABSL_GUARDED_BY(ingest_mu_);
@@ -147,6 +166,9 @@ class FabricState {
 };
 
 // Host-pair costs for a fabric: along `tables` when given, else widest-shortest paths.
+// Tables fit only when every host has a routed port and every route between hosts ends at
+// its destination (else kFailedPrecondition or the error of mapping::LftRoutes::Create):
+// costs along tables never have unknown entries.
 absl::StatusOr<ServedCosts> BuildPairCosts(const fabric::Fabric& fabric,
                                            std::optional<fabric::ForwardingTables> tables,
                                            const mapping::CostModelOptions& model);

@@ -265,6 +265,7 @@ int Run() {
   FabricStateOptions options;
   options.store.path = config.db_path;
   options.store.keep_snapshots = config.keep_snapshots;
+  options.max_host_loss = config.max_host_loss_percent / 100.0;
   if (const char* crash = std::getenv("TOPORR_TEST_CRASH_POINT")) {
     options.store.crash_point = crash;  // tests only: SIGKILL at a named ingest point
   }

@@ -84,9 +84,11 @@ absl::StatusOr<v1::InputFormat> WireFormat(const std::string& format) {
 
 absl::StatusOr<Reply> Ingest(Invocation& inv, const CommandArgs& args) {
   std::string format, host_map_file;
+  bool allow_shrink = false;
   std::vector<std::string> files;
   RETURN_IF_ERROR(ParseOptions("ingest", args,
-                               {{"--format", &format}, {"--host-map", &host_map_file}}, &files));
+                               {{"--format", &format}, {"--host-map", &host_map_file}}, &files,
+                               {{"--allow-shrink", &allow_shrink}}));
   if (files.size() > 1) return UsageError("ingest takes one FILE");
   if (files.empty()) return UsageError("ingest: FILE is required");
   v1::IngestRequest req;
@@ -97,6 +99,7 @@ absl::StatusOr<Reply> Ingest(Invocation& inv, const CommandArgs& args) {
     ASSIGN_OR_RETURN(*req.mutable_host_map(), ReadInputFile(host_map_file));
   }
   req.set_source_name(Basename(files[0]));
+  req.set_allow_shrink(allow_shrink);
   IngestAnswer answer;
   answer.traces = req.format() == v1::IBTRACERT;
   ASSIGN_OR_RETURN(answer.resp, inv.daemon.Call(&v1::Admin::Stub::Ingest, req, 30));
@@ -104,10 +107,14 @@ absl::StatusOr<Reply> Ingest(Invocation& inv, const CommandArgs& args) {
 }
 
 absl::StatusOr<Reply> Discover(Invocation& inv, const CommandArgs& args) {
-  RETURN_IF_ERROR(NoArguments("discover", args));
+  v1::DiscoverRequest req;
+  bool allow_shrink = false;
+  std::vector<std::string> rest;
+  RETURN_IF_ERROR(ParseOptions("discover", args, {}, &rest, {{"--allow-shrink", &allow_shrink}}));
+  RETURN_IF_ERROR(NoArguments("discover", rest));
+  req.set_allow_shrink(allow_shrink);
   IngestAnswer answer;
-  ASSIGN_OR_RETURN(answer.resp,
-                   inv.daemon.Call(&v1::Admin::Stub::Discover, v1::DiscoverRequest(), 660));
+  ASSIGN_OR_RETURN(answer.resp, inv.daemon.Call(&v1::Admin::Stub::Discover, req, 660));
   return IngestReply(std::move(answer));
 }
 
@@ -156,15 +163,18 @@ absl::StatusOr<Reply> Diff(Invocation& inv, const CommandArgs& args) {
 std::vector<Command> AdminCommands() {
   return {
       {"ingest",
-       "  ingest --format FORMAT [--host-map FILE] FILE\n"
+       "  ingest --format FORMAT [--host-map FILE] [--allow-shrink] FILE\n"
        "                       store FILE as a new snapshot (admin: root or the admin group).\n"
+       "                       A topology that loses all hosts, or more than the daemon's\n"
+       "                       max_host_loss_percent (10), is refused without --allow-shrink.\n"
        "                       Topologies: ibnetdiscover, opareport-xml, opareport-links;\n"
        "                       forwarding tables over the current topology: lft (ibroute,\n"
        "                       dump_fts, dump_lfts.sh), opensm-lfts (opensm-lfts.dump);\n"
        "                       ibtracert: traces checked against the current routes\n",
        Ingest},
       {"discover",
-       "  discover             sweep the fabric now with the daemon's live collector (admin)\n",
+       "  discover [--allow-shrink]\n"
+       "                       sweep the fabric now with the daemon's live collector (admin)\n",
        Discover},
       {"diff",
        "  diff SNAP_A [SNAP_B] links added, removed or degraded, hosts moved and routes changed\n"
