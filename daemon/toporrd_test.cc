@@ -238,6 +238,7 @@ TEST_F(ToporrdTest, SigkillDuringIngestKeepsDatabaseConsistent) {
   for (const std::string point : {"after_begin", "after_nodes", "after_links", "before_commit"}) {
     SCOPED_TRACE(point);
     DaemonProcess d(db_, sock_, {}, {{"TOPORR_TEST_CRASH_POINT", point}});
+    d.set_binary("daemon/toporrd_test_hooks");
     ASSERT_TRUE(d.Start()) << d.log();
     RunResult r = d.Ctl({"ingest", "--format", "ibnetdiscover", "--allow-shrink", edge_});
     EXPECT_NE(r.exit_code, 0);
@@ -251,6 +252,7 @@ TEST_F(ToporrdTest, SigkillDuringIngestKeepsDatabaseConsistent) {
   }
   {
     DaemonProcess d(db_, sock_, {}, {{"TOPORR_TEST_CRASH_POINT", "after_commit"}});
+    d.set_binary("daemon/toporrd_test_hooks");
     ASSERT_TRUE(d.Start()) << d.log();
     d.Ctl({"ingest", "--format", "ibnetdiscover", "--allow-shrink", edge_});
     EXPECT_EQ(d.WaitExit(20), 128 + SIGKILL);
@@ -260,6 +262,17 @@ TEST_F(ToporrdTest, SigkillDuringIngestKeepsDatabaseConsistent) {
     RunResult r = after.Ctl({"--json", "hosts"});
     EXPECT_THAT(r.out, HasSubstr("hostF"));
   }
+}
+
+// Issue 12, class 8: the shipped toporrd has no test hooks; the crash points live in
+// //daemon:toporrd_test_hooks only.
+TEST_F(ToporrdTest, ShippedDaemonIgnoresTestCrashPoints) {
+  DaemonProcess d(db_, sock_, {}, {{"TOPORR_TEST_CRASH_POINT", "after_begin"}});
+  ASSERT_TRUE(d.Start()) << d.log();
+  RunResult r = d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(d.running());
+  EXPECT_EQ(d.Stop(), 0) << d.log();
 }
 
 TEST_F(ToporrdTest, ForwardingTablesTracesAndDiff) {
