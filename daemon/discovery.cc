@@ -132,8 +132,9 @@ absl::StatusOr<IngestOutcome> DiscoverySweeper::SweepLocked(bool allow_shrink) {
   ASSIGN_OR_RETURN(fabric::ForwardingTables tables,
                    collectors::ParseForwardingTablesInput(collectors::InputFormat::kLft,
                                                           "toporr-discover LFTs", *lfts));
-  return state_->IngestFabric(std::move(fabric), &tables, "libibnetdisc", "toporr-discover",
-                              allow_shrink);
+  IngestMode mode;
+  mode.allow_shrink = allow_shrink;
+  return state_->IngestFabric(std::move(fabric), &tables, "libibnetdisc", "toporr-discover", mode);
 }
 
 void LogSweep(const std::string& trigger, const absl::StatusOr<IngestOutcome>& out) {

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "db/content_hash.h"
 #include "mapping/lft_host_costs.h"
 
 namespace toporr::daemon {
@@ -93,6 +94,25 @@ absl::StatusOr<IngestOutcome> FabricState::StoreAndServe(fabric::Fabric fabric, 
   return outcome;
 }
 
+absl::StatusOr<IngestOutcome> FabricState::FindStored(const fabric::Fabric& fabric,
+                                                      const ServedCosts& costs,
+                                                      const std::string& source_name) {
+  const fabric::ForwardingTables* tables =
+      costs.routes != nullptr && !costs.routes->tables().switches().empty()
+          ? &costs.routes->tables()
+          : nullptr;
+  const std::string hash = db::SnapshotContentHash(fabric, tables);
+  ASSIGN_OR_RETURN(std::vector<db::SnapshotInfo> stored, store_->ListSnapshots());
+  for (const db::SnapshotInfo& info : stored) {
+    if (info.content_hash != hash) continue;
+    IngestOutcome outcome;
+    outcome.snapshot = info;
+    return outcome;
+  }
+  return absl::NotFoundError(absl::StrCat(source_name, ": no stored snapshot holds this content (",
+                                          hash.substr(0, 12), "...); it was not ingested"));
+}
+
 void FabricState::SetDefaultHostMap(std::string content, std::string name) {
   auto map = std::make_shared<const std::pair<std::string, std::string>>(std::move(content),
                                                                          std::move(name));
@@ -127,7 +147,7 @@ absl::Status FabricState::CheckShrink(const fabric::Fabric& next,
 absl::StatusOr<IngestOutcome> FabricState::Ingest(InputFormat format,
                                                   const std::string& source_name,
                                                   const std::string& content,
-                                                  const std::string& host_map, bool allow_shrink) {
+                                                  const std::string& host_map, IngestMode mode) {
   switch (collectors::KindOf(format)) {
     case collectors::InputKind::kTraces:
       return CheckTraces(source_name, content);
@@ -149,6 +169,7 @@ absl::StatusOr<IngestOutcome> FabricState::Ingest(InputFormat format,
                             absl::StrCat(source_name, ": does not fit snapshot ", now->info.id,
                                          ": ", costs.status().message()));
       }
+      if (mode.verify_only) return FindStored(now->fabric, *costs, source_name);
       return StoreAndServe(now->fabric, std::move(*costs), collectors::InputFormatName(format),
                            source_name, {});
     }
@@ -166,16 +187,16 @@ absl::StatusOr<IngestOutcome> FabricState::Ingest(InputFormat format,
   input.host_map_name = own_map ? "request host map" : default_map->second;
   ASSIGN_OR_RETURN(fabric::Fabric fabric, collectors::ParseFabricInput(input));
   return IngestFabric(std::move(fabric), nullptr, collectors::InputFormatName(format), source_name,
-                      allow_shrink);
+                      mode);
 }
 
 absl::StatusOr<IngestOutcome> FabricState::IngestFabric(fabric::Fabric fabric,
                                                         const fabric::ForwardingTables* tables,
                                                         const std::string& source_kind,
                                                         const std::string& source_name,
-                                                        bool allow_shrink) {
+                                                        IngestMode mode) {
   std::lock_guard<std::mutex> l(ingest_mu_);
-  if (!allow_shrink) {
+  if (!mode.allow_shrink && !mode.verify_only) {
     if (absl::Status shrink = CheckShrink(fabric, source_name); !shrink.ok()) {
       ++shrink_refusals_;
       return shrink;
@@ -201,6 +222,7 @@ absl::StatusOr<IngestOutcome> FabricState::IngestFabric(fabric::Fabric fabric,
   if (costs.costs == nullptr) {
     ASSIGN_OR_RETURN(costs, BuildPairCosts(fabric, std::nullopt, options_.cost_model));
   }
+  if (mode.verify_only) return FindStored(fabric, costs, source_name);
   return StoreAndServe(std::move(fabric), std::move(costs), source_kind, source_name,
                        std::move(warnings));
 }

@@ -76,6 +76,16 @@ struct IngestOutcome {
   int trace_disagreements = 0;  // traces whose route differs from the LFT walk
 };
 
+// How one ingest goes.
+struct IngestMode {
+  // Accept a topology that loses more hosts than FabricStateOptions::max_host_loss allows.
+  bool allow_shrink = false;
+  // Change nothing: parse and route the input as the ingest would, then answer with the
+  // stored snapshot whose content hash is what the ingest would store (created = false), or
+  // kNotFound. For a client whose connection broke during an ingest: was it committed?
+  bool verify_only = false;
+};
+
 struct FabricStateOptions {
   db::StoreOptions store;
   collectors::HostRule host_rule;
@@ -108,17 +118,15 @@ class FabricState {
   // snapshot being served is kept.
   void SetDefaultHostMap(std::string content, std::string name);
 
-  // `allow_shrink`: accept a topology that loses more hosts than max_host_loss allows.
   absl::StatusOr<IngestOutcome> Ingest(InputFormat format, const std::string& source_name,
                                        const std::string& content, const std::string& host_map,
-                                       bool allow_shrink = false);
+                                       IngestMode mode = {});
 
   // A fabric (and optional routes) obtained elsewhere, e.g. by live discovery.
   absl::StatusOr<IngestOutcome> IngestFabric(fabric::Fabric fabric,
                                              const fabric::ForwardingTables* tables,
                                              const std::string& source_kind,
-                                             const std::string& source_name,
-                                             bool allow_shrink = false);
+                                             const std::string& source_name, IngestMode mode = {});
 
   // Topologies refused since start because they lost too many hosts.
   int64_t shrink_refusals() const { return shrink_refusals_.load(); }
@@ -147,6 +155,10 @@ class FabricState {
                                               const std::string& source_kind,
                                               const std::string& source_name,
                                               std::vector<std::string> warnings)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(ingest_mu_);
+  // IngestMode::verify_only: the stored snapshot holding `fabric` with the routes of `costs`.
+  absl::StatusOr<IngestOutcome> FindStored(const fabric::Fabric& fabric, const ServedCosts& costs,
+                                           const std::string& source_name)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(ingest_mu_);
   absl::StatusOr<IngestOutcome> CheckTraces(const std::string& source_name,
                                             const std::string& content);

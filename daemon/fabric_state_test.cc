@@ -21,7 +21,8 @@ class FabricStateTest : public ::testing::Test {
   }
   absl::StatusOr<IngestOutcome> Ingest(InputFormat f, const std::string& sample) {
     // These tests replace one fabric by another on purpose.
-    return state_->Ingest(f, sample, ReadSharedFabric(sample), "", /*allow_shrink=*/true);
+    return state_->Ingest(f, sample, ReadSharedFabric(sample), "",
+                          IngestMode{/*allow_shrink=*/true});
   }
   FabricStateOptions options_;
   std::unique_ptr<FabricState> state_;

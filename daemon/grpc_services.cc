@@ -378,10 +378,16 @@ grpc::Status AdminService::Ingest(grpc::ServerContext* context, const v1::Ingest
     const absl::Time start = absl::Now();
     absl::Status s = IngestChecked(req, resp);
     const std::string format = absl::AsciiStrToLower(v1::InputFormat_Name(req->format()));
-    const std::string result = !s.ok() ? "refused" : resp->created() ? "created" : "unchanged";
-    if (stats_ != nullptr) stats_->RecordIngest(format, result, absl::Now() - start);
     // One line per ingest, whatever the source name and the refusal hold.
     const std::string source = Printable(req->source_name(), kMaxQuotedName);
+    if (req->verify_only()) {  // a question, not an ingest: logged, not counted as one
+      TOPORR_LOG(INFO) << "ingest " << format << " " << source << " verified: "
+                       << (s.ok() ? absl::StrCat("stored as snapshot ", resp->snapshot().id())
+                                  : Printable(std::string(s.message()), kMaxLoggedMessage));
+      return s;
+    }
+    const std::string result = !s.ok() ? "refused" : resp->created() ? "created" : "unchanged";
+    if (stats_ != nullptr) stats_->RecordIngest(format, result, absl::Now() - start);
     if (!s.ok()) {
       TOPORR_LOG(WARNING) << "ingest " << format << " " << source
                           << " refused: " << Printable(std::string(s.message()), kMaxLoggedMessage);
@@ -437,8 +443,11 @@ absl::Status AdminService::IngestChecked(const v1::IngestRequest* req, v1::Inges
                                                    " bytes exceeds max_ingest_bytes ",
                                                    max_ingest_bytes_));
   }
+  IngestMode mode;
+  mode.allow_shrink = req->allow_shrink();
+  mode.verify_only = req->verify_only();
   ASSIGN_OR_RETURN(IngestOutcome outcome, state_->Ingest(format, req->source_name(), req->content(),
-                                                         req->host_map(), req->allow_shrink()));
+                                                         req->host_map(), mode));
   ToProto(outcome, resp);
   return absl::OkStatus();
 }

@@ -32,7 +32,8 @@ class HostListsTest : public ::testing::Test {
   }
   void Ingest(InputFormat f, const std::string& sample) {
     ASSERT_OK(
-        state_->Ingest(f, sample, ReadSharedFabric(sample), "", /*allow_shrink=*/true).status());
+        state_->Ingest(f, sample, ReadSharedFabric(sample), "", IngestMode{/*allow_shrink=*/true})
+            .status());
   }
   std::unique_ptr<FabricState> state_;
 };
