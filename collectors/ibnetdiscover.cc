@@ -756,7 +756,9 @@ class PortsReportParser {
       node.guid = node_guid;
       node.description.assign(desc.data(), desc.size());
       if (e.type == NodeType::kSwitch) node.lid = e.lid;
-      RETURN_IF_ERROR(fabric_.AddNode(std::move(node), &i));
+      if (absl::Status added = fabric_.AddNode(std::move(node), &i); !added.ok()) {
+        return err_.At(n, std::string(added.message()));
+      }
     }
     Node& node = fabric_.nodes[i];
     if (node.type != e.type || node.description != desc) {

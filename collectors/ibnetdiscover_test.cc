@@ -483,6 +483,35 @@ TEST(ParseIbnetdiscover, MalformedInputsNameFileAndLine) {
   EXPECT_THAT(ParseText(""), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("t.txt")));
 }
 
+// Issue 12, classes 2 and 4: text that is not printable UTF-8 is refused at its line (never
+// stored, never a host silently demoted to an anonymous endpoint), and a refusal quotes a
+// bounded, escaped piece of whatever the line held.
+TEST(ParseIbnetdiscover, HostileTextIsRefusedWithABoundedMessage) {
+  const std::string tiny = kTiny;
+  ExpectError(Replace(tiny, "Ca\t1 \"H-0002c903000e0b10\"\t\t# \"node01 mlx5_0\"",
+                      "Ca\t1 \"H-0002c903000e0b10\"\t\t# \"node01\xff mlx5_0\""),
+              "18", "byte 0xff at column 7 is not printable UTF-8");
+  ExpectError(Replace(tiny, "Ca\t1 \"H-0002c903000e0b10\"\t\t# \"node01 mlx5_0\"",
+                      "Ca\t1 \"H-0002c903000e0b10\"\t\t# \"node01\x1b[2J mlx5_0\""),
+              "18", "'node01\\x1b[2J mlx5_0'");
+  ExpectError(Replace(tiny, "# \"sw1\" enhanced", "# \"sw\x01\" enhanced"), "10",
+              "byte 0x01 at column 3");
+  // A 20 KB line and a 5 KB number: the message names file and line and stays short.
+  for (const std::string& junk :
+       {std::string(20000, 'A'), "lid " + std::string(5000, '9'), std::string("\x1b]0;x\x07")}) {
+    const auto r = ParseText(Replace(tiny, " \n", junk + "\n"));
+    ASSERT_FALSE(r.ok());
+    EXPECT_THAT(r.status().message(), HasSubstr("t.txt:14: "));
+    EXPECT_LT(r.status().message().size(), 700u) << r.status().message().substr(0, 200);
+    EXPECT_EQ(r.status().message().find('\x1b'), std::string::npos);
+  }
+  // The ports report (-p) goes through the same check.
+  ExpectError(
+      "CA    13  1 0x0002c90300aa0081 4x QDR - SW     2  2 0x0002c90200e00000 ( "
+      "'hostH\x07 HCA-1' - 'edge1' )\n",
+      "1", "byte 0x07");
+}
+
 TEST(ParseIbnetdiscover, MalformedPortsReport) {
   const std::string ok =
       "CA    13  1 0x0002c90300aa0081 4x QDR - SW     2  2 0x0002c90200e00000 ( 'hostH HCA-1' "

@@ -197,8 +197,7 @@ absl::StatusOr<Fabric> ConvertFabric(ibnd_fabric_t* in, std::vector<ibnd_node_t*
   for (ibnd_node_t* n : *sorted) {
     absl::Status added = fabric.AddNode(ConvertNode(n), nullptr);
     if (!added.ok()) {
-      return absl::InternalError(
-          absl::StrCat("libibnetdisc returned the node GUID ", FormatGuid(n->guid), " twice"));
+      return absl::InternalError(absl::StrCat("libibnetdisc: ", added.message()));
     }
   }
   for (size_t i = 0; i < sorted->size(); ++i) {

@@ -141,7 +141,9 @@ absl::StatusOr<LinkEnd> LinksParser::End(const PortLine& p, long line) {
     n.type = *type;
     n.guid = p.guid;
     n.description = name;
-    RETURN_IF_ERROR(fabric_.AddNode(std::move(n), &index));
+    if (absl::Status added = fabric_.AddNode(std::move(n), &index); !added.ok()) {
+      return Error(line, std::string(added.message()));
+    }
     first_line_.push_back(line);
   }
   Node& n = fabric_.nodes[index];

@@ -463,6 +463,19 @@ TEST(OpaTopologyXmlTest, RefusesMalformedDocuments) {
               "t.xml:1:", "DOCTYPE");
 }
 
+// libxml2's advice to its callers ("use XML_PARSE_HUGE option") never reaches the operator.
+TEST(OpaTopologyXmlTest, LimitsOfLibxml2AreStatedWithoutItsAdvice) {
+  std::string deep = "<Report>\n";
+  for (int i = 0; i < 300; ++i) deep += "<a>";
+  for (int i = 0; i < 300; ++i) deep += "</a>";
+  deep += "\n</Report>\n";
+  auto r = Parse(deep);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("t.xml:2: malformed XML"));
+  EXPECT_THAT(r.status().message(), HasSubstr("beyond libxml2's limits"));
+  EXPECT_THAT(r.status().message(), ::testing::Not(HasSubstr("XML_PARSE_HUGE")));
+}
+
 TEST(OpaTopologyXmlTest, LineNumbersBeyond65535) {
   // 7000 links of 13 lines each; the last one is missing its second <Port>.
   std::string links;

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "common/printable.h"
+
 namespace toporr {
 
 bool ParseHexU64(std::string_view text, uint64_t* value) {
@@ -11,8 +13,9 @@ bool ParseHexU64(std::string_view text, uint64_t* value) {
 }
 
 absl::Status LineError(std::string_view file, long line, std::string_view what) {
-  return absl::InvalidArgumentError(std::string(file) + ":" + std::to_string(line) + ": " +
-                                    std::string(what));
+  // Whatever `what` quotes of the input, the refusal stays short and printable.
+  return absl::InvalidArgumentError(Printable(file, kMaxQuotedName) + ":" + std::to_string(line) +
+                                    ": " + Printable(what, kMaxLineErrorWhat));
 }
 
 }  // namespace toporr

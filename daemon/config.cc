@@ -76,6 +76,10 @@ absl::Status ParseConfig(std::string_view text, std::string_view file_name, Daem
       int64_t v;
       if (auto s = parse_int(1, (int64_t{1} << 31) - (int64_t{2} << 20), &v); !s.ok()) return s;
       config->max_ingest_bytes = v;
+    } else if (key == "max_host_loss_percent") {
+      int64_t v;
+      if (auto s = parse_int(0, 100, &v); !s.ok()) return s;
+      config->max_host_loss_percent = static_cast<int>(v);
     } else if (key == "discovery_command") {
       config->discovery_command = value;
     } else if (key == "discovery_interval_s") {
@@ -96,7 +100,8 @@ absl::Status ParseConfig(std::string_view text, std::string_view file_name, Daem
           "` (known: db_path, socket_path, listen_address, tls_cert_path, tls_key_path, "
           "tls_client_ca_path, tls_admin_clients, listen_insecure, metrics_listen, "
           "metrics_textfile_dir, metrics_interval_s, admin_group, keep_snapshots, "
-          "host_map_path, max_ingest_bytes, discovery_interval_s, discovery_command, "
+          "host_map_path, max_ingest_bytes, max_host_loss_percent, discovery_interval_s, "
+          "discovery_command, "
           "discovery_probe_pause_us, discovery_timeout_s)"));
     }
   }

@@ -44,6 +44,9 @@ struct DaemonConfig {
   // Largest accepted ingest payload (bytes). The LFT dump of a 10,240-host fabric is
   // ~0.8 GB; gRPC caps one message below 2 GiB.
   int64_t max_ingest_bytes = 1536ll << 20;
+  // A new topology that removes more than this share of the current snapshot's hosts (or
+  // all of them) is refused unless the ingest says --allow-shrink (daemon/fabric_state.h).
+  int max_host_loss_percent = 10;
   // Live discovery (daemon/discovery.h): seconds between sweeps, 0 = only on request
   // (`toporrctl discover`).
   int discovery_interval_s = 0;

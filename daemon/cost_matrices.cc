@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "mapping/quantized_costs.h"
 
@@ -29,18 +30,38 @@ absl::Status FillCompact(const mapping::PairCosts& costs, const std::vector<int>
   return absl::OkStatus();
 }
 
+// kFailedPrecondition naming the first pair (i, j), i != j, of rows x cols whose cost is
+// unknown (`unreachable(i, j)`): a reply with unknown entries is never a success. With
+// forwarding tables that cannot happen (BuildPairCosts); with shortest paths it means the
+// fabric is not connected between those hosts.
+template <typename Unreachable>
+absl::Status RequireRoutes(const Serving& s, const std::vector<int>& rows,
+                           const std::vector<int>& cols, Unreachable unreachable) {
+  for (size_t i = 0; i < rows.size(); ++i) {
+    for (size_t j = 0; j < cols.size(); ++j) {
+      if (rows[i] == cols[j] || !unreachable(i, j)) continue;
+      return absl::FailedPreconditionError(
+          absl::StrCat("no route between '", s.fabric.hosts[rows[i]].name, "' and '",
+                       s.fabric.hosts[cols[j]].name, "' in snapshot ", s.info.id,
+                       " (the fabric is not connected there; see `toporrctl path`)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 void StartRow(const Serving& s, v1::GetCostRowResponse* resp) {
   resp->set_snapshot_id(s.info.id);
   resp->set_route_kind(RouteKindOf(s));
 }
 
-void FillRowArrays(const Serving& s, int self, const std::vector<int>& cols,
-                   v1::GetCostRowResponse* resp) {
+absl::Status FillRowArrays(const Serving& s, int self, const std::vector<int>& cols,
+                           v1::GetCostRowResponse* resp) {
   v1::CostArrays* costs = resp->mutable_costs();
   costs->mutable_hops()->Reserve(cols.size());
   costs->mutable_bottleneck_gbps()->Reserve(cols.size());
   costs->mutable_latency_ns()->Reserve(cols.size());
   for (int c : cols) AppendCost(s.costs->Cost(self, c), costs);
+  return RequireRoutes(s, {self}, cols, [&](size_t, size_t j) { return costs->hops(j) < 0; });
 }
 
 }  // namespace
@@ -72,6 +93,11 @@ absl::Status FillCostMatrix(const Serving& s, const std::vector<int>& hosts,
   if (req.compact()) {
     absl::Status compact = FillCompact(*s.costs, hosts, resp->mutable_compact());
     if (compact.ok()) {
+      const std::string& hops = resp->compact().hops();
+      const size_t n = hosts.size();
+      RETURN_IF_ERROR(RequireRoutes(s, hosts, hosts, [&](size_t i, size_t j) {
+        return static_cast<uint8_t>(hops[i * n + j]) == mapping::kCompactUnreachable;
+      }));
       if (cache != nullptr) {
         cache->Insert(req, s.info.id, std::make_shared<const v1::GetCostMatrixResponse>(*resp));
       }
@@ -83,6 +109,8 @@ absl::Status FillCostMatrix(const Serving& s, const std::vector<int>& hosts,
   }
   std::vector<mapping::HostPairCost> matrix;
   s.costs->Matrix(hosts, &matrix);
+  RETURN_IF_ERROR(RequireRoutes(
+      s, hosts, hosts, [&](size_t i, size_t j) { return matrix[i * hosts.size() + j].hops < 0; }));
   v1::CostArrays* costs = resp->mutable_costs();
   costs->mutable_hops()->Reserve(matrix.size());
   costs->mutable_bottleneck_gbps()->Reserve(matrix.size());
@@ -91,8 +119,8 @@ absl::Status FillCostMatrix(const Serving& s, const std::vector<int>& hosts,
   return absl::OkStatus();
 }
 
-void FillCostRow(const Serving& s, int self, const std::vector<int>& cols, bool compact_requested,
-                 v1::GetCostRowResponse* resp) {
+absl::Status FillCostRow(const Serving& s, int self, const std::vector<int>& cols,
+                         bool compact_requested, v1::GetCostRowResponse* resp) {
   StartRow(s, resp);
   resp->set_host_column(-1);
   resp->mutable_hosts()->Reserve(static_cast<int>(cols.size()));
@@ -100,11 +128,12 @@ void FillCostRow(const Serving& s, int self, const std::vector<int>& cols, bool 
     resp->add_hosts(s.fabric.hosts[cols[j]].name);
     if (cols[j] == self && resp->host_column() < 0) resp->set_host_column(static_cast<int>(j));
   }
-  FillRowArrays(s, self, cols, resp);
+  RETURN_IF_ERROR(FillRowArrays(s, self, cols, resp));
   if (compact_requested) {
     resp->set_compact_fallback(
         "compact rows are served for registered host lists (RegisterHostList, host_list)");
   }
+  return absl::OkStatus();
 }
 
 absl::Status FillListedCostRow(const Serving& s, int self, const HostLists::View& view,
@@ -124,21 +153,26 @@ absl::Status FillListedCostRow(const Serving& s, int self, const HostLists::View
       rows.CopyRow(static_cast<size_t>(column), out->mutable_hops()->data(),
                    out->mutable_rate_index()->data());
       SetPaletteAndModel(rows.rates_gbps, s.costs->cost_model(), out);
-      return absl::OkStatus();
+      const std::string& hops = out->hops();
+      return RequireRoutes(s, {self}, view.list->hosts, [&](size_t, size_t j) {
+        return static_cast<uint8_t>(hops[j]) == mapping::kCompactUnreachable;
+      });
     } else if (view.rows->status.code() == absl::StatusCode::kOutOfRange) {
       resp->set_compact_fallback(std::string(view.rows->status.message()));
     } else {
       return view.rows->status;
     }
   }
-  FillRowArrays(s, self, view.list->hosts, resp);
-  return absl::OkStatus();
+  return FillRowArrays(s, self, view.list->hosts, resp);
 }
 
-void FillQuantizedCostMatrix(const Serving& s, const std::vector<int>& hosts,
-                             int64_t reference_bytes, v1::GetQuantizedCostMatrixResponse* resp) {
+absl::Status FillQuantizedCostMatrix(const Serving& s, const std::vector<int>& hosts,
+                                     int64_t reference_bytes,
+                                     v1::GetQuantizedCostMatrixResponse* resp) {
   std::vector<mapping::HostPairCost> matrix;
   s.costs->Matrix(hosts, &matrix);
+  RETURN_IF_ERROR(RequireRoutes(
+      s, hosts, hosts, [&](size_t i, size_t j) { return matrix[i * hosts.size() + j].hops < 0; }));
   const int64_t ref = reference_bytes > 0 ? reference_bytes : 65536;
   mapping::QuantizeOptions qopts;
   qopts.reference_bytes = ref;
@@ -148,6 +182,7 @@ void FillQuantizedCostMatrix(const Serving& s, const std::vector<int>& hosts,
   resp->set_ns_per_unit(ns_per_unit);
   resp->set_reference_bytes(ref);
   resp->set_route_kind(RouteKindOf(s));
+  return absl::OkStatus();
 }
 
 std::string PackLittleEndian(const std::vector<uint16_t>& values) {

@@ -4,6 +4,8 @@
 // GetQuantizedCostMatrix's packing of uint16 costs. The adapter validates the request and
 // resolves host names; these functions take the resolved host indices of one served
 // snapshot and fill the reply.
+// Every reply is refused (kFailedPrecondition naming the pair) when one of its off-diagonal
+// costs is unknown (no route): a matrix with holes is never served as a success.
 // Thread-safety: as the Serving (immutable) and MatrixCache (thread-safe) they are given.
 #ifndef TOPORR_DAEMON_COST_MATRICES_H_
 #define TOPORR_DAEMON_COST_MATRICES_H_
@@ -40,8 +42,8 @@ absl::Status FillCostMatrix(const Serving& s, const std::vector<int>& hosts,
 // columns in order) as arrays, with the columns' names, snapshot, route kind and
 // host_column. `compact_requested`: compact rows are served for registered host lists
 // only, so compact_fallback says so.
-void FillCostRow(const Serving& s, int self, const std::vector<int>& cols, bool compact_requested,
-                 v1::GetCostRowResponse* resp);
+absl::Status FillCostRow(const Serving& s, int self, const std::vector<int>& cols,
+                         bool compact_requested, v1::GetCostRowResponse* resp);
 
 // Fills `resp` with the row of host `self` against the registered list of `view` (resolved
 // against `s`; `view.rows` set when `compact`), no column names. Compact when asked for,
@@ -53,8 +55,9 @@ absl::Status FillListedCostRow(const Serving& s, int self, const HostLists::View
 
 // Fills `resp` with the PMIx-style uint16 quantised costs between `hosts` for messages of
 // `reference_bytes` (0: 65536), little-endian, row-major.
-void FillQuantizedCostMatrix(const Serving& s, const std::vector<int>& hosts,
-                             int64_t reference_bytes, v1::GetQuantizedCostMatrixResponse* resp);
+absl::Status FillQuantizedCostMatrix(const Serving& s, const std::vector<int>& hosts,
+                                     int64_t reference_bytes,
+                                     v1::GetQuantizedCostMatrixResponse* resp);
 
 // `values` as little-endian bytes, two per value.
 std::string PackLittleEndian(const std::vector<uint16_t>& values);

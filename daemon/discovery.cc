@@ -85,10 +85,10 @@ DiscoverySweeper::~DiscoverySweeper() {
   if (thread_.joinable()) thread_.join();
 }
 
-absl::StatusOr<IngestOutcome> DiscoverySweeper::SweepNow() {
+absl::StatusOr<IngestOutcome> DiscoverySweeper::SweepNow(bool allow_shrink) {
   std::lock_guard<std::mutex> l(sweep_mu_);
   const absl::Time start = absl::Now();
-  absl::StatusOr<IngestOutcome> out = SweepLocked();
+  absl::StatusOr<IngestOutcome> out = SweepLocked(allow_shrink);
   const std::string result = !out.ok() ? "failed" : out->created ? "created" : "unchanged";
   if (options_.stats != nullptr) {
     options_.stats->RecordSweep(result);
@@ -97,7 +97,7 @@ absl::StatusOr<IngestOutcome> DiscoverySweeper::SweepNow() {
   return out;
 }
 
-absl::StatusOr<IngestOutcome> DiscoverySweeper::SweepLocked() {
+absl::StatusOr<IngestOutcome> DiscoverySweeper::SweepLocked(bool allow_shrink) {
   char tmpl[] = "/tmp/toporr-sweep.XXXXXX";
   if (mkdtemp(tmpl) == nullptr) return absl::UnavailableError("mkdtemp failed");
   const std::string dir = tmpl;
@@ -132,7 +132,9 @@ absl::StatusOr<IngestOutcome> DiscoverySweeper::SweepLocked() {
   ASSIGN_OR_RETURN(fabric::ForwardingTables tables,
                    collectors::ParseForwardingTablesInput(collectors::InputFormat::kLft,
                                                           "toporr-discover LFTs", *lfts));
-  return state_->IngestFabric(std::move(fabric), &tables, "libibnetdisc", "toporr-discover");
+  IngestMode mode;
+  mode.allow_shrink = allow_shrink;
+  return state_->IngestFabric(std::move(fabric), &tables, "libibnetdisc", "toporr-discover", mode);
 }
 
 void LogSweep(const std::string& trigger, const absl::StatusOr<IngestOutcome>& out) {

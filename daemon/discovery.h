@@ -44,8 +44,10 @@ class DiscoverySweeper {
   DiscoverySweeper(DiscoveryOptions options, FabricState* state);
   ~DiscoverySweeper();  // stops the schedule and waits for a running sweep
 
-  // Runs one sweep now. kUnavailable (with the collector's last stderr lines) when it fails.
-  absl::StatusOr<IngestOutcome> SweepNow();
+  // Runs one sweep now. kUnavailable (with the collector's last stderr lines) when it fails;
+  // a fabric that lost too many hosts is refused unless `allow_shrink` (FabricState). The
+  // scheduled sweeps never allow it: an admin confirms a shrunk fabric.
+  absl::StatusOr<IngestOutcome> SweepNow(bool allow_shrink = false);
 
   // Starts the periodic schedule (no-op when interval_s == 0).
   void Start();
@@ -55,7 +57,7 @@ class DiscoverySweeper {
 
  private:
   void Loop();
-  absl::StatusOr<IngestOutcome> SweepLocked();
+  absl::StatusOr<IngestOutcome> SweepLocked(bool allow_shrink);
 
   const DiscoveryOptions options_;
   FabricState* const state_;

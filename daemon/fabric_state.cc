@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "db/content_hash.h"
 #include "mapping/lft_host_costs.h"
 
 namespace toporr::daemon {
@@ -18,6 +19,16 @@ absl::StatusOr<ServedCosts> BuildPairCosts(const fabric::Fabric& fabric,
   ServedCosts out;
   if (tables.has_value()) {
     ASSIGN_OR_RETURN(auto lft, mapping::LftHostCosts::Create(fabric, std::move(*tables), model));
+    // Create walked every route between hosts that have a routed port; the tables fit only
+    // when that is every host, so that any pair a query names resolves.
+    for (size_t h = 0; h < fabric.hosts.size(); ++h) {
+      if (lft->routes().HostPort(static_cast<int>(h)).node < 0) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("host '", fabric.hosts[h].name,
+                         "' has no cabled port with a LID, so the forwarding tables cannot "
+                         "route to it"));
+      }
+    }
     out.routes = &lft->routes();
     out.costs = std::move(lft);
     return out;
@@ -83,6 +94,25 @@ absl::StatusOr<IngestOutcome> FabricState::StoreAndServe(fabric::Fabric fabric, 
   return outcome;
 }
 
+absl::StatusOr<IngestOutcome> FabricState::FindStored(const fabric::Fabric& fabric,
+                                                      const ServedCosts& costs,
+                                                      const std::string& source_name) {
+  const fabric::ForwardingTables* tables =
+      costs.routes != nullptr && !costs.routes->tables().switches().empty()
+          ? &costs.routes->tables()
+          : nullptr;
+  const std::string hash = db::SnapshotContentHash(fabric, tables);
+  ASSIGN_OR_RETURN(std::vector<db::SnapshotInfo> stored, store_->ListSnapshots());
+  for (const db::SnapshotInfo& info : stored) {
+    if (info.content_hash != hash) continue;
+    IngestOutcome outcome;
+    outcome.snapshot = info;
+    return outcome;
+  }
+  return absl::NotFoundError(absl::StrCat(source_name, ": no stored snapshot holds this content (",
+                                          hash.substr(0, 12), "...); it was not ingested"));
+}
+
 void FabricState::SetDefaultHostMap(std::string content, std::string name) {
   auto map = std::make_shared<const std::pair<std::string, std::string>>(std::move(content),
                                                                          std::move(name));
@@ -95,10 +125,29 @@ std::shared_ptr<const std::pair<std::string, std::string>> FabricState::DefaultH
   return default_host_map_;
 }
 
+absl::Status FabricState::CheckShrink(const fabric::Fabric& next,
+                                      const std::string& source_name) const {
+  std::shared_ptr<const Serving> now = Current();
+  if (now == nullptr || now->fabric.hosts.empty()) return absl::OkStatus();
+  const size_t had = now->fabric.hosts.size();
+  size_t lost = 0;
+  for (const fabric::Host& h : now->fabric.hosts) lost += next.FindHost(h.name) < 0 ? 1 : 0;
+  const double limit = options_.max_host_loss;
+  if (!next.hosts.empty() && static_cast<double>(lost) <= limit * static_cast<double>(had)) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      source_name, ": refused: it would remove ", lost, " of the ", had, " hosts of snapshot ",
+      now->info.id, " (", next.hosts.size(), " hosts left; at most ",
+      static_cast<int>(limit * 100 + 0.5),
+      " % may go, max_host_loss_percent). A truncated or partial dump? If the fabric really "
+      "shrank, ingest it again with --allow-shrink"));
+}
+
 absl::StatusOr<IngestOutcome> FabricState::Ingest(InputFormat format,
                                                   const std::string& source_name,
                                                   const std::string& content,
-                                                  const std::string& host_map) {
+                                                  const std::string& host_map, IngestMode mode) {
   switch (collectors::KindOf(format)) {
     case collectors::InputKind::kTraces:
       return CheckTraces(source_name, content);
@@ -120,6 +169,7 @@ absl::StatusOr<IngestOutcome> FabricState::Ingest(InputFormat format,
                             absl::StrCat(source_name, ": does not fit snapshot ", now->info.id,
                                          ": ", costs.status().message()));
       }
+      if (mode.verify_only) return FindStored(now->fabric, *costs, source_name);
       return StoreAndServe(now->fabric, std::move(*costs), collectors::InputFormatName(format),
                            source_name, {});
     }
@@ -136,14 +186,22 @@ absl::StatusOr<IngestOutcome> FabricState::Ingest(InputFormat format,
   input.host_map = own_map ? host_map : default_map->first;
   input.host_map_name = own_map ? "request host map" : default_map->second;
   ASSIGN_OR_RETURN(fabric::Fabric fabric, collectors::ParseFabricInput(input));
-  return IngestFabric(std::move(fabric), nullptr, collectors::InputFormatName(format), source_name);
+  return IngestFabric(std::move(fabric), nullptr, collectors::InputFormatName(format), source_name,
+                      mode);
 }
 
 absl::StatusOr<IngestOutcome> FabricState::IngestFabric(fabric::Fabric fabric,
                                                         const fabric::ForwardingTables* tables,
                                                         const std::string& source_kind,
-                                                        const std::string& source_name) {
+                                                        const std::string& source_name,
+                                                        IngestMode mode) {
   std::lock_guard<std::mutex> l(ingest_mu_);
+  if (!mode.allow_shrink && !mode.verify_only) {
+    if (absl::Status shrink = CheckShrink(fabric, source_name); !shrink.ok()) {
+      ++shrink_refusals_;
+      return shrink;
+    }
+  }
   std::vector<std::string> warnings;
   ServedCosts costs;
   if (tables != nullptr) {
@@ -164,6 +222,7 @@ absl::StatusOr<IngestOutcome> FabricState::IngestFabric(fabric::Fabric fabric,
   if (costs.costs == nullptr) {
     ASSIGN_OR_RETURN(costs, BuildPairCosts(fabric, std::nullopt, options_.cost_model));
   }
+  if (mode.verify_only) return FindStored(fabric, costs, source_name);
   return StoreAndServe(std::move(fabric), std::move(costs), source_kind, source_name,
                        std::move(warnings));
 }

@@ -8,13 +8,18 @@
 //
 // What an ingest does depends on the kind of input (collectors/fabric_input.h):
 //   - topology: a new fabric. The current forwarding tables are kept when they still fit
-//     it (same LIDs, routes without dead ends), else dropped with a warning.
+//     it (same LIDs, routes without dead ends), else dropped with a warning. A fabric that
+//     loses all hosts of the current snapshot, or more than max_host_loss of them, is
+//     refused (kFailedPrecondition naming the counts; counted in shrink_refusals()) unless
+//     the ingest allows it: a truncated dump or a half-seen fabric must not replace the one
+//     being served.
 //   - forwarding tables: routes over the current fabric; a new snapshot.
 //   - traces (ibtracert): checked hop by hop against the current routes; disagreements are
 //     returned as warnings and no snapshot is made.
 #ifndef TOPORR_DAEMON_FABRIC_STATE_H_
 #define TOPORR_DAEMON_FABRIC_STATE_H_
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -71,6 +76,16 @@ struct IngestOutcome {
   int trace_disagreements = 0;  // traces whose route differs from the LFT walk
 };
 
+// How one ingest goes.
+struct IngestMode {
+  // Accept a topology that loses more hosts than FabricStateOptions::max_host_loss allows.
+  bool allow_shrink = false;
+  // Change nothing: parse and route the input as the ingest would, then answer with the
+  // stored snapshot whose content hash is what the ingest would store (created = false), or
+  // kNotFound. For a client whose connection broke during an ingest: was it committed?
+  bool verify_only = false;
+};
+
 struct FabricStateOptions {
   db::StoreOptions store;
   collectors::HostRule host_rule;
@@ -78,6 +93,10 @@ struct FabricStateOptions {
   std::string default_host_map;
   std::string default_host_map_name = "host map";
   mapping::CostModelOptions cost_model;
+  // Share of the current snapshot's hosts a new topology may lose (by name) without
+  // `allow_shrink`; a topology with no hosts at all is refused whatever this says (when the
+  // current snapshot has any). Config key max_host_loss_percent.
+  double max_host_loss = 0.10;
 };
 
 class FabricState {
@@ -100,13 +119,17 @@ class FabricState {
   void SetDefaultHostMap(std::string content, std::string name);
 
   absl::StatusOr<IngestOutcome> Ingest(InputFormat format, const std::string& source_name,
-                                       const std::string& content, const std::string& host_map);
+                                       const std::string& content, const std::string& host_map,
+                                       IngestMode mode = {});
 
   // A fabric (and optional routes) obtained elsewhere, e.g. by live discovery.
   absl::StatusOr<IngestOutcome> IngestFabric(fabric::Fabric fabric,
                                              const fabric::ForwardingTables* tables,
                                              const std::string& source_kind,
-                                             const std::string& source_name);
+                                             const std::string& source_name, IngestMode mode = {});
+
+  // Topologies refused since start because they lost too many hosts.
+  int64_t shrink_refusals() const { return shrink_refusals_.load(); }
 
   absl::StatusOr<std::vector<db::SnapshotInfo>> ListSnapshots();
 
@@ -133,10 +156,18 @@ class FabricState {
                                               const std::string& source_name,
                                               std::vector<std::string> warnings)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(ingest_mu_);
+  // IngestMode::verify_only: the stored snapshot holding `fabric` with the routes of `costs`.
+  absl::StatusOr<IngestOutcome> FindStored(const fabric::Fabric& fabric, const ServedCosts& costs,
+                                           const std::string& source_name)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(ingest_mu_);
   absl::StatusOr<IngestOutcome> CheckTraces(const std::string& source_name,
                                             const std::string& content);
 
+  // kFailedPrecondition when `next` loses too many of the current snapshot's hosts.
+  absl::Status CheckShrink(const fabric::Fabric& next, const std::string& source_name) const;
+
   const FabricStateOptions options_;
+  std::atomic<int64_t> shrink_refusals_{0};
   std::mutex ingest_mu_;  // serialises ingests (and store access)
   std::unique_ptr<db::Store> store_ ABSL_GUARDED_BY(ingest_mu_);
   std::function<void(const Serving&)> on_change_ ABSL_GUARDED_BY(ingest_mu_);
@@ -147,6 +178,9 @@ class FabricState {
 };
 
 // Host-pair costs for a fabric: along `tables` when given, else widest-shortest paths.
+// Tables fit only when every host has a routed port and every route between hosts ends at
+// its destination (else kFailedPrecondition or the error of mapping::LftRoutes::Create):
+// costs along tables never have unknown entries.
 absl::StatusOr<ServedCosts> BuildPairCosts(const fabric::Fabric& fabric,
                                            std::optional<fabric::ForwardingTables> tables,
                                            const mapping::CostModelOptions& model);

@@ -20,7 +20,9 @@ class FabricStateTest : public ::testing::Test {
     ASSERT_OK_AND_ASSIGN(state_, FabricState::Create(options_));
   }
   absl::StatusOr<IngestOutcome> Ingest(InputFormat f, const std::string& sample) {
-    return state_->Ingest(f, sample, ReadSharedFabric(sample), "");
+    // These tests replace one fabric by another on purpose.
+    return state_->Ingest(f, sample, ReadSharedFabric(sample), "",
+                          IngestMode{/*allow_shrink=*/true});
   }
   FabricStateOptions options_;
   std::unique_ptr<FabricState> state_;

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/logging.h"
+#include "common/printable.h"
 #include "common/status_macros.h"
 #include "daemon/cost_matrices.h"
 #include "daemon/grpc_status.h"
@@ -26,22 +27,39 @@ absl::StatusOr<std::shared_ptr<const Serving>> RequireCurrent(const FabricState&
   return current;
 }
 
+// A request field that must hold printable UTF-8 (a `bytes` field on the wire, see the
+// proto): kInvalidArgument naming the field and the first bad byte.
+absl::Status CheckText(const char* field, const std::string& value) {
+  if (const size_t bad = FirstUnprintable(value); bad != std::string::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, " ", Quoted(value, 80), ": ", DescribeUnprintable(value, bad)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckTexts(const char* field,
+                        const google::protobuf::RepeatedPtrField<std::string>& values) {
+  for (const std::string& v : values) RETURN_IF_ERROR(CheckText(field, v));
+  return absl::OkStatus();
+}
+
 // Resolves host names against the snapshot; kNotFound names the first unknown host.
 absl::StatusOr<std::vector<int>> ResolveHosts(
     const Serving& s, const google::protobuf::RepeatedPtrField<std::string>& names,
     bool allow_duplicates) {
+  RETURN_IF_ERROR(CheckTexts("host name", names));
   std::vector<int> out;
   out.reserve(names.size());
   std::unordered_set<int> seen;
   for (const std::string& name : names) {
     int h = s.fabric.FindHost(name);
     if (h < 0) {
-      return absl::NotFoundError(absl::StrCat("host '", name, "' is not in snapshot ", s.info.id,
-                                              " (", s.fabric.hosts.size(),
+      return absl::NotFoundError(absl::StrCat("host ", Quoted(name), " is not in snapshot ",
+                                              s.info.id, " (", s.fabric.hosts.size(),
                                               " hosts; see `toporrctl hosts`)"));
     }
     if (!allow_duplicates && !seen.insert(h).second) {
-      return absl::InvalidArgumentError(absl::StrCat("host '", name, "' is listed twice"));
+      return absl::InvalidArgumentError(absl::StrCat("host ", Quoted(name), " is listed twice"));
     }
     out.push_back(h);
   }
@@ -90,7 +108,10 @@ constexpr std::pair<v1::InputFormat, collectors::InputFormat> kFormats[] = {
     {v1::IBTRACERT, collectors::InputFormat::kIbtracert},
 };
 
-constexpr int kMaxMatrixHosts = 4096;  // 16M pairs, ~150 MB on the wire
+constexpr int kMaxMatrixHosts = 4096;
+
+// Log lines quote at most this much of a message or a name (one line each).
+constexpr size_t kMaxLoggedMessage = 1024;  // 16M pairs, ~150 MB on the wire
 
 }  // namespace
 
@@ -203,6 +224,8 @@ grpc::ServerUnaryReactor* TopologyService::GetCostRow(grpc::CallbackServerContex
                                                       v1::GetCostRowResponse* resp) {
   return ServeCallback(context, stats_, __func__, [&]() -> absl::Status {
     if (req->host().empty()) return absl::InvalidArgumentError("host is required");
+    RETURN_IF_ERROR(CheckText("host", req->host()));
+    RETURN_IF_ERROR(CheckText("host_list", req->host_list()));
     if (!req->host_list().empty() && !req->hosts().empty()) {
       return absl::InvalidArgumentError("give the columns as hosts or as host_list, not both");
     }
@@ -211,7 +234,7 @@ grpc::ServerUnaryReactor* TopologyService::GetCostRow(grpc::CallbackServerContex
     int self = s.fabric.FindHost(req->host());
     if (self < 0) {
       return absl::NotFoundError(
-          absl::StrCat("host '", req->host(), "' is not in snapshot ", s.info.id));
+          absl::StrCat("host ", Quoted(req->host()), " is not in snapshot ", s.info.id));
     }
     resp->set_host(req->host());
     if (!req->host_list().empty()) {
@@ -226,8 +249,7 @@ grpc::ServerUnaryReactor* TopologyService::GetCostRow(grpc::CallbackServerContex
     } else {
       ASSIGN_OR_RETURN(cols, ResolveHosts(s, req->hosts(), /*allow_duplicates=*/true));
     }
-    FillCostRow(s, self, cols, req->compact(), resp);
-    return absl::OkStatus();
+    return FillCostRow(s, self, cols, req->compact(), resp);
   });
 }
 
@@ -265,7 +287,7 @@ grpc::Status TopologyService::GetQuantizedCostMatrix(grpc::ServerContext*,
     const Serving& s = *current;
     ASSIGN_OR_RETURN(std::vector<int> hosts,
                      ResolveHosts(s, req->hosts(), /*allow_duplicates=*/false));
-    FillQuantizedCostMatrix(s, hosts, req->reference_bytes(), resp);
+    RETURN_IF_ERROR(FillQuantizedCostMatrix(s, hosts, req->reference_bytes(), resp));
     *resp->mutable_hosts() = req->hosts();
     return absl::OkStatus();
   });
@@ -311,6 +333,7 @@ grpc::Status TopologyService::RegisterHostList(grpc::ServerContext*,
                                                v1::RegisterHostListResponse* resp) {
   return Serve(stats_, __func__, [&]() -> absl::Status {
     if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
+    RETURN_IF_ERROR(CheckTexts("host name", req->hosts()));
     ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
     ASSIGN_OR_RETURN(std::string token, host_lists_->Register(req->hosts(), *current));
     resp->set_host_list(token);
@@ -355,13 +378,21 @@ grpc::Status AdminService::Ingest(grpc::ServerContext* context, const v1::Ingest
     const absl::Time start = absl::Now();
     absl::Status s = IngestChecked(req, resp);
     const std::string format = absl::AsciiStrToLower(v1::InputFormat_Name(req->format()));
+    // One line per ingest, whatever the source name and the refusal hold.
+    const std::string source = Printable(req->source_name(), kMaxQuotedName);
+    if (req->verify_only()) {  // a question, not an ingest: logged, not counted as one
+      TOPORR_LOG(INFO) << "ingest " << format << " " << source << " verified: "
+                       << (s.ok() ? absl::StrCat("stored as snapshot ", resp->snapshot().id())
+                                  : Printable(std::string(s.message()), kMaxLoggedMessage));
+      return s;
+    }
     const std::string result = !s.ok() ? "refused" : resp->created() ? "created" : "unchanged";
     if (stats_ != nullptr) stats_->RecordIngest(format, result, absl::Now() - start);
     if (!s.ok()) {
-      TOPORR_LOG(WARNING) << "ingest " << format << " " << req->source_name()
-                          << " refused: " << s.message();
+      TOPORR_LOG(WARNING) << "ingest " << format << " " << source
+                          << " refused: " << Printable(std::string(s.message()), kMaxLoggedMessage);
     } else {
-      TOPORR_LOG(INFO) << "ingest " << format << " " << req->source_name() << ": "
+      TOPORR_LOG(INFO) << "ingest " << format << " " << source << ": "
                        << (resp->created() ? "new snapshot " : "unchanged, snapshot ")
                        << resp->snapshot().id() << " (" << resp->snapshot().num_hosts()
                        << " hosts, " << resp->snapshot().num_switches() << " switches, "
@@ -384,7 +415,7 @@ absl::Status AdminService::Authorize(const grpc::ServerContext* context, const c
           tls_admin_clients_.end()) {
         return absl::OkStatus();
       }
-      who = absl::StrCat(who, " (certificate CN=", cn, ")");
+      who = absl::StrCat(who, " (certificate CN=", Printable(cn, kMaxQuotedName), ")");
       reason = "tls_client_not_allowed";
     }
   }
@@ -403,6 +434,7 @@ absl::Status AdminService::IngestChecked(const v1::IngestRequest* req, v1::Inges
   }
   const InputFormat format = known->second;
   if (req->source_name().empty()) return absl::InvalidArgumentError("source_name is required");
+  RETURN_IF_ERROR(CheckText("source_name", req->source_name()));
   if (req->content().empty()) {
     return absl::InvalidArgumentError(req->source_name() + ": file is empty");
   }
@@ -411,8 +443,11 @@ absl::Status AdminService::IngestChecked(const v1::IngestRequest* req, v1::Inges
                                                    " bytes exceeds max_ingest_bytes ",
                                                    max_ingest_bytes_));
   }
-  ASSIGN_OR_RETURN(IngestOutcome outcome,
-                   state_->Ingest(format, req->source_name(), req->content(), req->host_map()));
+  IngestMode mode;
+  mode.allow_shrink = req->allow_shrink();
+  mode.verify_only = req->verify_only();
+  ASSIGN_OR_RETURN(IngestOutcome outcome, state_->Ingest(format, req->source_name(), req->content(),
+                                                         req->host_map(), mode));
   ToProto(outcome, resp);
   return absl::OkStatus();
 }
@@ -464,14 +499,14 @@ grpc::Status AdminService::GetDiff(grpc::ServerContext*, const v1::GetDiffReques
   });
 }
 
-grpc::Status AdminService::Discover(grpc::ServerContext* context, const v1::DiscoverRequest*,
+grpc::Status AdminService::Discover(grpc::ServerContext* context, const v1::DiscoverRequest* req,
                                     v1::IngestResponse* resp) {
   return Serve(stats_, __func__, [&]() -> absl::Status {
     RETURN_IF_ERROR(Authorize(context, "Discover"));
     if (sweeper_ == nullptr) {
       return absl::FailedPreconditionError("live discovery is not configured on this daemon");
     }
-    absl::StatusOr<IngestOutcome> swept = sweeper_->SweepNow();
+    absl::StatusOr<IngestOutcome> swept = sweeper_->SweepNow(req->allow_shrink());
     LogSweep("toporrctl discover", swept);
     ASSIGN_OR_RETURN(IngestOutcome outcome, std::move(swept));
     ToProto(outcome, resp);

@@ -13,6 +13,10 @@
 
 namespace toporr::daemon {
 
+// Status messages are cut at this many bytes (and escaped): far below gRPC's 8 KB limit on
+// the metadata that carries them.
+inline constexpr size_t kMaxStatusMessageBytes = 4096;
+
 grpc::Status ToGrpcStatus(const absl::Status& status);
 
 // How every gRPC method answers: runs `body` (the conversion and validation, returning

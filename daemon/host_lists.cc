@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-
+#include "common/printable.h"
 namespace toporr::daemon {
 
 std::string HostLists::Token(const Names& names) {
@@ -47,14 +47,14 @@ std::shared_ptr<const ResolvedHostList> HostLists::Resolve(const std::vector<std
     }
     int32_t& column = out->column_of[h];
     if (column >= 0 && out->status.ok()) {
-      out->status = absl::InvalidArgumentError(
-          absl::StrCat("host '", names[i], "' is listed twice (columns ", column, " and ", i, ")"));
+      out->status = absl::InvalidArgumentError(absl::StrCat(
+          "host ", Quoted(names[i]), " is listed twice (columns ", column, " and ", i, ")"));
     }
     if (column < 0) column = static_cast<int32_t>(i);
   }
   if (unknown > 0) {
     out->status = absl::NotFoundError(absl::StrCat(
-        "host '", names[first_unknown], "' is not in snapshot ", s.info.id, " (", unknown,
+        "host ", Quoted(names[first_unknown]), " is not in snapshot ", s.info.id, " (", unknown,
         " of the ", names.size(), " hosts are unknown; see `toporrctl hosts`)"));
   }
   if (!out->status.ok()) {
@@ -111,8 +111,8 @@ absl::StatusOr<HostLists::View> HostLists::Find(const std::string& token, const 
     std::lock_guard<std::mutex> l(mu_);
     auto it = by_token_.find(token);
     if (it == by_token_.end()) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("unknown host list ", token, " (toporrd restarted? register it again)"));
+      return absl::FailedPreconditionError(absl::StrCat("unknown host list ", Printable(token, 64),
+                                                        " (toporrd restarted? register it again)"));
     }
     lru_.splice(lru_.begin(), lru_, it->second);
     entry = *it->second;

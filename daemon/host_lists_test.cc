@@ -31,7 +31,9 @@ class HostListsTest : public ::testing::Test {
     Ingest(InputFormat::kIbnetdiscover, "ibnetdiscover_fattree_default.txt");
   }
   void Ingest(InputFormat f, const std::string& sample) {
-    ASSERT_OK(state_->Ingest(f, sample, ReadSharedFabric(sample), "").status());
+    ASSERT_OK(
+        state_->Ingest(f, sample, ReadSharedFabric(sample), "", IngestMode{/*allow_shrink=*/true})
+            .status());
   }
   std::unique_ptr<FabricState> state_;
 };

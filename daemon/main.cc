@@ -145,6 +145,9 @@ std::unique_ptr<grpc::Server> BuildServer(grpc::Service* topology, grpc::Service
   builder.SetMaxReceiveMessageSize(
       static_cast<int>(std::min<int64_t>(config.max_ingest_bytes + (1 << 20), INT32_MAX)));
   builder.SetMaxSendMessageSize(-1);
+  // gRPC sets SO_REUSEPORT by default: a second toporrd on the same port would start and the
+  // kernel would split the queries between two fabrics. Without it, the bind fails.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   if (tcp != nullptr) builder.AddListeningPort(config.listen_address, tcp);
   return builder.BuildAndStart();
 }
@@ -265,9 +268,14 @@ int Run() {
   FabricStateOptions options;
   options.store.path = config.db_path;
   options.store.keep_snapshots = config.keep_snapshots;
+  options.max_host_loss = config.max_host_loss_percent / 100.0;
+#ifdef TOPORR_TEST_HOOKS
+  // Only in //daemon:toporrd_test_hooks (tests): SIGKILL at a named ingest point. The shipped
+  // toporrd has no such hook.
   if (const char* crash = std::getenv("TOPORR_TEST_CRASH_POINT")) {
-    options.store.crash_point = crash;  // tests only: SIGKILL at a named ingest point
+    options.store.crash_point = crash;
   }
+#endif
   if (!config.host_map_path.empty()) {
     if (absl::Status s = ReadFile(config.host_map_path, &options.default_host_map); !s.ok()) {
       TOPORR_LOG(ERROR) << "host map: " << s.message();
@@ -332,10 +340,12 @@ int Run() {
   std::unique_ptr<grpc::Server> admin_server =
       BuildServer(&admin_topology, &admin, config, nullptr);
   if (!read_server || !admin_server) {
-    TOPORR_LOG(ERROR) << "cannot start gRPC server"
+    TOPORR_LOG(ERROR) << "cannot start the gRPC server"
                       << (config.listen_address.empty()
                               ? ""
-                              : " (listen " + config.listen_address + ")");
+                              : ": cannot listen on " + config.listen_address +
+                                    " (address in use by another process, such as another "
+                                    "toporrd, or not an address of this machine)");
     return 1;
   }
   const bool loaded = (*state)->Current() != nullptr;

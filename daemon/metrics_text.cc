@@ -96,6 +96,10 @@ std::string RenderPrometheusText(const RpcStats::Values& v, const ServingGauges&
   for (const auto& [reason, n] : v.peers_refused) {
     Sample(&out, "toporr_peers_refused_total", absl::StrCat("reason=\"", Escape(reason), "\""), n);
   }
+  Family(&out, "toporr_ingest_shrink_refusals_total", "counter",
+         "Topologies refused because they would remove all hosts or more than "
+         "max_host_loss_percent of them (also counted as refused ingests).");
+  Sample(&out, "toporr_ingest_shrink_refusals_total", "", g.shrink_refusals);
   Family(&out, "toporr_reply_cache_hits_total", "counter",
          "Compact cost-matrix requests answered from the reply cache.");
   Sample(&out, "toporr_reply_cache_hits_total", "", g.cache_hits);
@@ -144,6 +148,7 @@ std::string RenderDaemonMetrics(const MetricsSources& sources) {
       g.links = current->info.num_links;
       g.forwarding_tables = current->info.num_forwarding_tables;
     }
+    g.shrink_refusals = sources.state->shrink_refusals();
   }
   if (sources.host_lists != nullptr)
     g.host_lists = static_cast<int64_t>(sources.host_lists->size());

@@ -37,6 +37,7 @@ struct ServingGauges {
   int64_t hosts = 0, switches = 0, links = 0, forwarding_tables = 0;
   int64_t host_lists = 0;
   int64_t cache_hits = 0, cache_misses = 0;
+  int64_t shrink_refusals = 0;  // topologies refused for losing too many hosts
   int64_t started_unix_ms = 0;
   int64_t now_unix_ms = 0;
 };

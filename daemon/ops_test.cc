@@ -359,5 +359,20 @@ TEST_F(TlsTest, PlainTcpOnlyOnLoopbackOrWithInsecure) {
   EXPECT_EQ(r.exit_code, 1) << "never admin over plain TCP";
 }
 
+// Issue 12, class 6: gRPC's default SO_REUSEPORT would let a second toporrd share the TCP
+// port (queries alternating between two fabrics); it must fail to start, saying why.
+TEST_F(OpsTest, SecondDaemonOnTheSameTcpPortFailsToStart) {
+  const std::string listen = "127.0.0.1:" + std::to_string(FreePort());
+  DaemonProcess first(db_, sock_, {"--listen", listen});
+  ASSERT_TRUE(first.Start()) << first.log();
+  DaemonProcess second(dir_ + "/second.db", dir_ + "/second.sock", {"--listen", listen});
+  EXPECT_FALSE(second.Start());
+  EXPECT_NE(second.WaitExit(10), 0);
+  EXPECT_THAT(second.log(), HasSubstr("cannot listen on " + listen));
+  EXPECT_THAT(second.log(), HasSubstr("another toporrd"));
+  EXPECT_TRUE(first.running());
+  EXPECT_EQ(first.Ctl({"health"}).exit_code, 0);
+}
+
 }  // namespace
 }  // namespace toporr

@@ -6,7 +6,9 @@
 
 #include <chrono>
 #include <map>
+#include <regex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/status_matchers.h"
@@ -54,6 +56,25 @@ class ToporrdTest : public ::testing::Test {
     fwrite(text.data(), 1, text.size(), f);
     fclose(f);
     return path;
+  }
+
+  // `text` as the file `name` in the test directory.
+  std::string WriteText(const std::string& name, const std::string& text) {
+    std::string path = dir_ + "/" + name;
+    FILE* f = fopen(path.c_str(), "w");
+    fwrite(text.data(), 1, text.size(), f);
+    fclose(f);
+    return path;
+  }
+
+  // The fat tree with every `from` replaced by `to`, as the file `name`.
+  std::string FattreeWith(const std::string& name, const std::string& from, const std::string& to) {
+    std::string text = toporr::testing::ReadSharedFabric("ibnetdiscover_fattree_default.txt");
+    EXPECT_NE(text.find(from), std::string::npos) << from;
+    for (size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size()) {
+      text.replace(at, from.size(), to);
+    }
+    return WriteText(name, text);
   }
 
   std::string IntegrityCheck() {
@@ -168,7 +189,11 @@ TEST_F(ToporrdTest, NewSnapshotReplacesCurrentAndIsListed) {
   DaemonProcess d(db_, sock_);
   ASSERT_TRUE(d.Start()) << d.log();
   ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
+  // Another fabric loses every host of the current one: only with --allow-shrink.
   RunResult r = d.Ctl({"ingest", "--format", "ibnetdiscover", edge_});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("would remove 16 of the 16 hosts of snapshot 1 (6 hosts left"));
+  r = d.Ctl({"ingest", "--format", "ibnetdiscover", "--allow-shrink", edge_});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("snapshot 2 created"));
   r = d.Ctl({"hosts"});
@@ -211,14 +236,30 @@ TEST_F(ToporrdTest, SigkillDuringIngestKeepsDatabaseConsistent) {
     ASSERT_TRUE(d.Start()) << d.log();
     ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
   }
-  for (const std::string point : {"after_begin", "after_nodes", "after_links", "before_commit"}) {
-    SCOPED_TRACE(point);
+  // The ingest's connection breaks when the daemon dies; toporrctl waits for the restarted
+  // daemon (issue 12, class 7) and says whether the ingest was committed.
+  auto ingest_across_restart = [&](const std::string& point, RunResult* r) {
     DaemonProcess d(db_, sock_, {}, {{"TOPORR_TEST_CRASH_POINT", point}});
+    d.set_binary("daemon/toporrd_test_hooks");
     ASSERT_TRUE(d.Start()) << d.log();
-    RunResult r = d.Ctl({"ingest", "--format", "ibnetdiscover", edge_});
-    EXPECT_NE(r.exit_code, 0);
+    std::thread ctl([&] {
+      *r = d.Ctl({"ingest", "--format", "ibnetdiscover", "--allow-shrink", edge_});
+    });
     EXPECT_EQ(d.WaitExit(20), 128 + SIGKILL);
     EXPECT_EQ(IntegrityCheck(), "ok\n");
+    DaemonProcess after(db_, sock_);
+    const bool started = after.Start();
+    ctl.join();
+    ASSERT_TRUE(started) << after.log();
+    EXPECT_THAT(after.log(), HasSubstr("verified: "));
+  };
+  for (const std::string point : {"after_begin", "after_nodes", "after_links", "before_commit"}) {
+    SCOPED_TRACE(point);
+    RunResult r;
+    ingest_across_restart(point, &r);
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_THAT(r.err, HasSubstr("the connection to toporrd broke during the ingest"));
+    EXPECT_THAT(r.err, HasSubstr("it was NOT committed (edgecases.topo: no stored snapshot"));
     DaemonProcess after(db_, sock_);
     ASSERT_TRUE(after.Start()) << after.log();
     r = after.Ctl({"--json", "snapshot"});
@@ -226,16 +267,39 @@ TEST_F(ToporrdTest, SigkillDuringIngestKeepsDatabaseConsistent) {
     EXPECT_EQ(after.Ctl({"--json", "cost", "node01", "node09"}).exit_code, 0);
   }
   {
-    DaemonProcess d(db_, sock_, {}, {{"TOPORR_TEST_CRASH_POINT", "after_commit"}});
-    ASSERT_TRUE(d.Start()) << d.log();
-    d.Ctl({"ingest", "--format", "ibnetdiscover", edge_});
-    EXPECT_EQ(d.WaitExit(20), 128 + SIGKILL);
-    EXPECT_EQ(IntegrityCheck(), "ok\n");
+    RunResult r;
+    ingest_across_restart("after_commit", &r);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("it was committed: snapshot 2 holds this content"));
+    EXPECT_THAT(r.out, HasSubstr("snapshot 2 holds this content (ibnetdiscover edgecases.topo)"));
     DaemonProcess after(db_, sock_);
     ASSERT_TRUE(after.Start()) << after.log();
-    RunResult r = after.Ctl({"--json", "hosts"});
+    r = after.Ctl({"--json", "hosts"});
     EXPECT_THAT(r.out, HasSubstr("hostF"));
+    // --verify asks without changing anything.
+    r = after.Ctl({"ingest", "--verify", "--format", "ibnetdiscover", edge_});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("snapshot 2 holds this content"));
+    r = after.Ctl({"ingest", "--verify", "--format", "ibnetdiscover", fattree_});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("snapshot 1 holds this content"));
+    r = after.Ctl({"ingest", "--verify", "--format", "ibnetdiscover",
+                   FattreeWith("other.topo", "node13 HCA-1", "node99 HCA-1")});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_THAT(r.err, HasSubstr("other.topo: no stored snapshot holds this content"));
+    EXPECT_THAT(after.Ctl({"--json", "snapshot"}).out, HasSubstr("\"id\":2,"));
   }
+}
+
+// Issue 12, class 8: the shipped toporrd has no test hooks; the crash points live in
+// //daemon:toporrd_test_hooks only.
+TEST_F(ToporrdTest, ShippedDaemonIgnoresTestCrashPoints) {
+  DaemonProcess d(db_, sock_, {}, {{"TOPORR_TEST_CRASH_POINT", "after_begin"}});
+  ASSERT_TRUE(d.Start()) << d.log();
+  RunResult r = d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(d.running());
+  EXPECT_EQ(d.Stop(), 0) << d.log();
 }
 
 TEST_F(ToporrdTest, ForwardingTablesTracesAndDiff) {
@@ -280,7 +344,7 @@ TEST_F(ToporrdTest, ForwardingTablesTracesAndDiff) {
   EXPECT_THAT(r.out, HasSubstr("\"routes_compared\":false"));
 
   // A new topology (edge cases fabric): the old routes do not fit and are dropped.
-  r = d.Ctl({"ingest", "--format", "ibnetdiscover", edge_});
+  r = d.Ctl({"ingest", "--format", "ibnetdiscover", "--allow-shrink", edge_});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("do not fit the new fabric"));
   r = d.Ctl({"--json", "diff", "2", "3"});
@@ -590,6 +654,178 @@ TEST_F(ToporrdTest, HostListErrorsAndStatsCountEveryCall) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("GetCostRow"));
   EXPECT_THAT(r.out, HasSubstr("1 registered host list"));
+}
+
+// Issue 12, class 1: forwarding tables that cannot route every host of a new topology (here
+// its host ports have no LIDs) are dropped with a warning, and costs come from shortest paths;
+// a matrix is never served with unknown entries: a pair without a route is an error.
+TEST_F(ToporrdTest, RoutesThatNoLongerFitAreDroppedAndHolesAreErrors) {
+  DaemonProcess d(db_, sock_);
+  ASSERT_TRUE(d.Start()) << d.log();
+  ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
+  ASSERT_EQ(d.Ctl({"ingest", "--format", "lft", WriteSample("dump_fts_fattree.txt", "ft.lfts")})
+                .exit_code,
+            0);
+  std::string text = toporr::testing::ReadSharedFabric("ibnetdiscover_fattree_default.txt");
+  // The host ports lose their LIDs, as the switches and the CAs print them.
+  text = std::regex_replace(text, std::regex("HCA-1\" lid [0-9]+"), "HCA-1\" lid 0");
+  text = std::regex_replace(text, std::regex("# lid [0-9]+ lmc"), "# lid 0 lmc");
+  RunResult r = d.Ctl({"ingest", "--format", "ibnetdiscover", WriteText("nolid.topo", text)});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("do not fit the new fabric"));
+  EXPECT_THAT(r.err, HasSubstr("has no cabled port with a LID"));
+  r = d.Ctl({"--json", "snapshot"});
+  EXPECT_THAT(r.out, HasSubstr("\"forwarding_tables\":0"));
+  r = d.Ctl({"--json", "matrix", "node01", "node02", "node09"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\"hops\":[0,1,3,1,0,3,3,3,0]"));
+  EXPECT_EQ(d.Ctl({"cost", "node01", "node09"}).exit_code, 0);
+  EXPECT_EQ(d.Ctl({"path", "node01", "node09"}).exit_code, 0);
+
+  // Two leaves and nothing between them: shortest paths have no route between the hosts.
+  const std::string split =
+      WriteText("split.topo",
+                "vendid=0x2c9\ndevid=0xc738\nswitchguid=0xa0(a0)\n"
+                "Switch\t2 \"S-00000000000000a0\"\t\t# \"swA\" enhanced port 0 lid 1 lmc 0\n"
+                "[1]\t\"H-0000000000000010\"[1](11) \t\t# \"hostA mlx5_0\" lid 2 4xHDR\n\n"
+                "vendid=0x2c9\ndevid=0xc738\nswitchguid=0xb0(b0)\n"
+                "Switch\t2 \"S-00000000000000b0\"\t\t# \"swB\" enhanced port 0 lid 3 lmc 0\n"
+                "[1]\t\"H-0000000000000020\"[1](21) \t\t# \"hostB mlx5_0\" lid 4 4xHDR\n\n"
+                "vendid=0x2c9\ndevid=0x101b\ncaguid=0x10\n"
+                "Ca\t1 \"H-0000000000000010\"\t\t# \"hostA mlx5_0\"\n"
+                "[1](11) \t\"S-00000000000000a0\"[1]\t\t# lid 2 lmc 0 \"swA\" lid 1 4xHDR\n\n"
+                "vendid=0x2c9\ndevid=0x101b\ncaguid=0x20\n"
+                "Ca\t1 \"H-0000000000000020\"\t\t# \"hostB mlx5_0\"\n"
+                "[1](21) \t\"S-00000000000000b0\"[1]\t\t# lid 4 lmc 0 \"swB\" lid 3 4xHDR\n");
+  ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", "--allow-shrink", split}).exit_code, 0);
+  for (const std::vector<std::string>& q :
+       {std::vector<std::string>{"matrix", "hostA", "hostB"},
+        {"row", "hostA"},
+        {"export", "--format", "costs", "--output", dir_ + "/c.bin", "hostA", "hostB"}}) {
+    r = d.Ctl(q);
+    EXPECT_EQ(r.exit_code, 1) << q[0] << ": " << r.out;
+    EXPECT_THAT(r.err, HasSubstr("no route between 'hostA' and 'hostB' in snapshot 4")) << q[0];
+  }
+  TopologyClient c(sock_);
+  ASSERT_OK_AND_ASSIGN(auto reg, c.Register({"hostA", "hostB"}));
+  EXPECT_THAT(c.Row("hostA", reg.host_list(), true),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("no route")));
+  EXPECT_THAT(c.Matrix({"hostA", "hostB"}, false),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("no route")));
+}
+
+// Issue 12, classes 2 and 4 end to end: dumps whose descriptions are not printable UTF-8 are
+// refused at their line and the snapshot stays; request names that are not UTF-8 get
+// INVALID_ARGUMENT naming the field; huge lines and names give short refusals naming the
+// file and line; nothing toporrctl prints holds a raw escape sequence.
+TEST_F(ToporrdTest, HostileTextIsRefusedAndErrorsStayBounded) {
+  DaemonProcess d(db_, sock_);
+  ASSERT_TRUE(d.Start()) << d.log();
+  ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
+  for (const std::string& bad :
+       {std::string("node13\xff HCA-1"), std::string("node13\x1b[2J HCA-1"),
+        std::string("node13\x01 HCA-1")}) {
+    RunResult r = d.Ctl(
+        {"ingest", "--format", "ibnetdiscover", FattreeWith("bad.topo", "node13 HCA-1", bad)});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_THAT(r.err, MatchesRegex("(.|\n)*bad.topo:[0-9]+: (.|\n)*not printable UTF-8(.|\n)*"));
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos);
+  }
+  RunResult r = d.Ctl({"hosts"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("16 hosts in snapshot 1"));
+
+  // A 20 KB line and a 5 KB number.
+  for (const std::string& junk : {std::string(20000, 'A'), "lid " + std::string(5000, '9')}) {
+    r = d.Ctl({"ingest", "--format", "ibnetdiscover",
+               FattreeWith("long.topo", "\n[12]\t", "\n" + junk + "\n[12]\t")});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_THAT(r.err, HasSubstr("long.topo:"));
+    EXPECT_THAT(r.err, Not(HasSubstr("metadata")));
+    EXPECT_LT(r.err.size(), 1500u);
+  }
+  // A 100 KB host name.
+  r = d.Ctl({"cost", std::string(100000, 'h'), "node01"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("...(100000 bytes)' is not in snapshot 1"));
+  EXPECT_LT(r.err.size(), 1000u);
+  // Names that are not UTF-8 or hold escapes.
+  TopologyClient c(sock_);
+  EXPECT_THAT(c.Matrix({"node01", "node\xff"}, false),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("host name 'node\\xff': byte 0xff at column 5")));
+  r = d.Ctl({"cost", "node\x1b]0;x\x07", "node01"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("'node\\x1b]0;x\\x07'"));
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos);
+  // The log has one line per refused ingest, escaped.
+  EXPECT_THAT(d.log(), HasSubstr("ingest ibnetdiscover bad.topo refused: bad.topo:"));
+  EXPECT_EQ(d.log().find('\x1b'), std::string::npos);
+}
+
+// Issue 12, class 3: a topology that loses all hosts, or more than max_host_loss_percent of
+// them, does not replace the served one without --allow-shrink; the refusal names the counts,
+// is logged and counted. Class 8: an empty --hosts is a usage error, never "every host".
+TEST_F(ToporrdTest, ShrinkingFabricsNeedAllowShrink) {
+  DaemonProcess d(db_, sock_);
+  ASSERT_TRUE(d.Start()) << d.log();
+  ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
+  const std::string ports = toporr::testing::ReadSharedFabric("ibnetdiscover_fattree_ports_p.txt");
+  auto without = [&](const std::string& name, std::vector<std::string> hosts) {
+    std::string kept;
+    for (size_t at = 0; at < ports.size();) {
+      const size_t end = ports.find('\n', at) + 1;
+      const std::string line = ports.substr(at, end - at);
+      bool drop = false;
+      for (const auto& h : hosts) drop |= line.find("'" + h + " ") != std::string::npos;
+      if (!drop) kept += line;
+      at = end;
+    }
+    return WriteText(name, kept);
+  };
+  // One host of 16 (6 %) may go.
+  RunResult r = d.Ctl({"ingest", "--format", "ibnetdiscover", without("minus1.p", {"node15"})});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("snapshot 2 created from minus1.p: 15 hosts"));
+  // A truncated ports report, four more hosts gone, no hosts at all: refused.
+  r = d.Ctl(
+      {"ingest", "--format", "ibnetdiscover",
+       WriteText("truncated.p", ports.substr(0, ports.rfind('\n', ports.find("'node05 ")) + 1))});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("truncated.p: refused: it would remove"));
+  r = d.Ctl({"ingest", "--format", "ibnetdiscover",
+             without("minus5.p", {"node15", "node01", "node02", "node03", "node04"})});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("would remove 4 of the 15 hosts of snapshot 2 (11 hosts left; at "
+                               "most 10 % may go"));
+  EXPECT_THAT(r.err, HasSubstr("--allow-shrink"));
+  const std::string lone =
+      WriteText("switch-only.topo",
+                "vendid=0x2c9\ndevid=0xc738\nswitchguid=0xa0(a0)\n"
+                "Switch\t2 \"S-00000000000000a0\"\t\t# \"swA\" enhanced port 0 lid 1 lmc 0\n");
+  r = d.Ctl({"ingest", "--format", "ibnetdiscover", lone});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("would remove 15 of the 15 hosts of snapshot 2 (0 hosts left"));
+  r = d.Ctl({"--json", "snapshot"});
+  EXPECT_THAT(r.out, HasSubstr("\"id\":2,"));
+  EXPECT_THAT(r.out, HasSubstr("\"hosts\":15,"));
+  r = d.Ctl({"stats", "--prometheus"});
+  EXPECT_THAT(r.out, HasSubstr("toporr_ingest_shrink_refusals_total 3"));
+  EXPECT_THAT(d.log(), HasSubstr("minus5.p refused: minus5.p: refused: it would remove 4"));
+  // The admin confirms.
+  r = d.Ctl({"ingest", "--format", "ibnetdiscover", "--allow-shrink",
+             without("minus5.p", {"node15", "node01", "node02", "node03", "node04"})});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("snapshot 3 created from minus5.p: 11 hosts"));
+
+  for (const std::string& empty : {std::string(""), std::string(","), std::string("node05,")}) {
+    r = d.Ctl({"row", "node05", "--hosts", empty});
+    EXPECT_EQ(r.exit_code, 2) << "--hosts '" << empty << "': " << r.out;
+    EXPECT_THAT(r.err, HasSubstr(empty.empty() ? "--hosts needs a value (it is empty)"
+                                               : "has an empty host name"));
+  }
+  r = d.Ctl({"diff", "99999999999999999999"});
+  EXPECT_EQ(r.exit_code, 2);
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "common/printable.h"
+
 namespace toporr::fabric {
 
 const char* NodeTypeName(NodeType t) {
@@ -88,6 +90,11 @@ Port& EnsurePort(Node& node, int number) {
 }  // namespace
 
 absl::Status Fabric::AddNode(Node node, int* index) {
+  if (const size_t bad = FirstUnprintable(node.description); bad != std::string::npos) {
+    return absl::InvalidArgumentError("node " + FormatGuid(node.guid) + " description " +
+                                      Quoted(node.description, 80) + ": " +
+                                      DescribeUnprintable(node.description, bad));
+  }
   auto [it, inserted] = by_guid_.emplace(node.guid, static_cast<int>(nodes.size()));
   if (!inserted) {
     return absl::InvalidArgumentError("duplicate node GUID " + FormatGuid(node.guid));

@@ -112,7 +112,8 @@ class Fabric {
   std::vector<Host> hosts;               // sorted by name
   std::vector<int> anonymous_endpoints;  // CAs with a vendor-default description
 
-  // Adds a node; fails with kInvalidArgument if its GUID is already present.
+  // Adds a node; fails with kInvalidArgument if its GUID is already present or its
+  // description is not printable UTF-8 (common/printable.h: the policy for text from dumps).
   absl::Status AddNode(Node node, int* index);
   // Connects two ports (creating the Port entries if absent). Fails with kInvalidArgument
   // when either port already has a different link, or the indices are out of range.

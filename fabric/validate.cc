@@ -6,6 +6,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "common/printable.h"
+
 namespace toporr::fabric {
 namespace {
 
@@ -27,6 +29,10 @@ absl::Status ValidateFabric(const Fabric& f) {
   std::unordered_map<uint64_t, int> guids;
   for (int i = 0; i < n; ++i) {
     const Node& node = f.nodes[i];
+    if (const size_t bad = FirstUnprintable(node.description); bad != std::string::npos) {
+      return Invalid(NodeLabel(f, i) + " description " + Quoted(node.description, 80) + ": " +
+                     DescribeUnprintable(node.description, bad));
+    }
     if (std::find(std::begin(kNodeTypes), std::end(kNodeTypes), node.type) ==
         std::end(kNodeTypes)) {
       return Invalid(NodeLabel(f, i) + " has an unknown type");
@@ -78,6 +84,11 @@ absl::Status ValidateFabric(const Fabric& f) {
   }
   std::unordered_set<std::string> host_names;
   for (int h = 0; h < num_hosts; ++h) {
+    const std::string& name = f.hosts[h].name;
+    if (name.empty() || !IsPrintableUtf8(name) || name.find(' ') != std::string::npos) {
+      return Invalid("host name " + Quoted(name, 80) +
+                     " is not a host name (empty, blanks or not printable UTF-8)");
+    }
     if (!host_names.insert(f.hosts[h].name).second) {
       return Invalid("host name \"" + f.hosts[h].name + "\" appears twice");
     }

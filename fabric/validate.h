@@ -1,6 +1,7 @@
 // The invariants of a Fabric value that every layer may rely on: node GUIDs unique, ports in
 // strictly ascending order, derived fields (Port::link, Node::host) agreeing with the tables
-// they are derived from (links, hosts), no link from a port to itself, host names unique,
+// they are derived from (links, hosts), no link from a port to itself, host names unique
+// and printable (no blanks), node descriptions printable UTF-8 (common/printable.h),
 // anonymous endpoints in range and listed once. db/ checks them before storing a fabric, so
 // that loading it back rebuilds exactly what was ingested.
 // Thread-safety: pure function.

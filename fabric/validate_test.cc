@@ -48,5 +48,23 @@ TEST(ValidateFabricTest, NamesTheBrokenInvariant) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("listed twice")));
 }
 
+// The store's guard of the printable-text policy (common/printable.h): descriptions set
+// after AddNode and host names from anywhere.
+TEST(ValidateFabricTest, RefusesTextThatIsNotPrintableUtf8) {
+  Fabric desc = SwitchAndHost();
+  desc.nodes[1].description = "node01\xc3 mlx5_0";
+  EXPECT_THAT(ValidateFabric(desc),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("byte 0xc3 at column 7")));
+  Fabric host = SwitchAndHost();
+  host.hosts[0].name = "node\x1b[31m01";
+  EXPECT_THAT(ValidateFabric(host),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("'node\\x1b[31m01'")));
+  Fabric added;
+  Node ca;
+  ca.description = "bad\x7f";
+  EXPECT_THAT(added.AddNode(ca, nullptr),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("byte 0x7f at column 4")));
+}
+
 }  // namespace
 }  // namespace toporr::fabric

@@ -6,6 +6,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "client/ctl/query_commands.h"
 #include "collectors/fabric_input.h"
 #include "common/status_macros.h"
@@ -15,7 +17,8 @@ namespace {
 
 struct IngestAnswer {
   v1::IngestResponse resp;
-  bool traces = false;  // ibtracert: checked against the routes, no snapshot
+  bool traces = false;    // ibtracert: checked against the routes, no snapshot
+  bool verified = false;  // verify_only: the stored snapshot holding the content
 };
 
 void IngestJson(const IngestAnswer& a, JsonWriter& w) {
@@ -39,6 +42,9 @@ void IngestText(const IngestAnswer& a, std::ostream& out) {
   } else if (a.traces) {
     out << resp.traces_checked() << " traces checked against the forwarding tables of snapshot "
         << snap.id() << ": " << resp.trace_disagreements() << " disagree\n";
+  } else if (a.verified) {
+    out << "snapshot " << snap.id() << " holds this content (" << snap.source_kind() << " "
+        << snap.source_name() << ")\n";
   } else if (resp.created()) {
     out << "snapshot " << snap.id() << " created from " << snap.source_name() << ": "
         << snap.num_hosts() << " hosts, " << snap.num_switches() << " switches, " << snap.num_cas()
@@ -82,11 +88,64 @@ absl::StatusOr<v1::InputFormat> WireFormat(const std::string& format) {
   return wire_format;
 }
 
+// How long an ingest whose connection broke waits for toporrd to answer again (systemd
+// restarts it) before saying the outcome is unknown.
+constexpr absl::Duration kReconnectWait = absl::Seconds(30);
+
+// True once toporrd answers a health check, polling until `wait` has passed.
+bool DaemonAnswersWithin(DaemonClient& daemon, absl::Duration wait) {
+  const absl::Time until = absl::Now() + wait;
+  while (true) {
+    if (daemon
+            .Call(&grpc::health::v1::Health::Stub::Check, grpc::health::v1::HealthCheckRequest(), 2)
+            .ok()) {
+      return true;
+    }
+    if (absl::Now() >= until) return false;
+    absl::SleepFor(absl::Milliseconds(250));
+  }
+}
+
+// The ingest `req` failed with `lost` after the daemon had answered: the connection broke
+// (the daemon died, was restarted) and the ingest may or may not have been committed. Waits
+// for the daemon and asks it (IngestRequest.verify_only) whether a stored snapshot holds this
+// content; says which, or that it cannot know.
+absl::StatusOr<v1::IngestResponse> IngestOutcomeAfterLoss(DaemonClient& daemon,
+                                                          v1::IngestRequest req,
+                                                          const absl::Status& lost,
+                                                          std::vector<std::string>* warnings) {
+  const std::string what =
+      absl::StrCat("the connection to toporrd broke during the ingest (", lost.message(), ")");
+  if (!DaemonAnswersWithin(daemon, kReconnectWait)) {
+    return absl::UnavailableError(absl::StrCat(
+        what, "; toporrd did not answer again within ", absl::FormatDuration(kReconnectWait),
+        ", so whether the ingest was committed is unknown: when it answers, run `toporrctl ingest "
+        "--verify` with the same file (or ingest it again: identical content makes no new "
+        "snapshot)"));
+  }
+  req.set_verify_only(true);
+  absl::StatusOr<v1::IngestResponse> held = daemon.Call(&v1::Admin::Stub::Ingest, req, 60);
+  if (held.ok()) {
+    warnings->push_back(absl::StrCat(what, "; it was committed: snapshot ", held->snapshot().id(),
+                                     " holds this content"));
+    return held;
+  }
+  if (held.status().code() == absl::StatusCode::kNotFound) {
+    return absl::UnavailableError(
+        absl::StrCat(what, "; it was NOT committed (", held.status().message(), "): ingest again"));
+  }
+  return absl::Status(held.status().code(),
+                      absl::StrCat(what, "; asking whether it was committed failed too: ",
+                                   held.status().message()));
+}
+
 absl::StatusOr<Reply> Ingest(Invocation& inv, const CommandArgs& args) {
   std::string format, host_map_file;
+  bool allow_shrink = false, verify = false;
   std::vector<std::string> files;
   RETURN_IF_ERROR(ParseOptions("ingest", args,
-                               {{"--format", &format}, {"--host-map", &host_map_file}}, &files));
+                               {{"--format", &format}, {"--host-map", &host_map_file}}, &files,
+                               {{"--allow-shrink", &allow_shrink}, {"--verify", &verify}}));
   if (files.size() > 1) return UsageError("ingest takes one FILE");
   if (files.empty()) return UsageError("ingest: FILE is required");
   v1::IngestRequest req;
@@ -97,17 +156,44 @@ absl::StatusOr<Reply> Ingest(Invocation& inv, const CommandArgs& args) {
     ASSIGN_OR_RETURN(*req.mutable_host_map(), ReadInputFile(host_map_file));
   }
   req.set_source_name(Basename(files[0]));
+  req.set_allow_shrink(allow_shrink);
+  req.set_verify_only(verify);
   IngestAnswer answer;
   answer.traces = req.format() == v1::IBTRACERT;
-  ASSIGN_OR_RETURN(answer.resp, inv.daemon.Call(&v1::Admin::Stub::Ingest, req, 30));
-  return IngestReply(std::move(answer));
+  answer.verified = verify;
+  // The daemon answers first: a connection that breaks afterwards means the outcome of the
+  // ingest is unknown and worth asking about; a daemon that never answered is just down.
+  RETURN_IF_ERROR(
+      inv.daemon
+          .Call(&grpc::health::v1::Health::Stub::Check, grpc::health::v1::HealthCheckRequest(), 10)
+          .status());
+  absl::StatusOr<v1::IngestResponse> resp = inv.daemon.Call(&v1::Admin::Stub::Ingest, req, 30);
+  std::vector<std::string> warnings;
+  if (!resp.ok() && !verify && resp.status().code() == absl::StatusCode::kUnavailable) {
+    resp = IngestOutcomeAfterLoss(inv.daemon, req, resp.status(), &warnings);
+    answer.verified = resp.ok();
+  } else if (resp.status().code() == absl::StatusCode::kDeadlineExceeded) {
+    return absl::DeadlineExceededError(
+        absl::StrCat(resp.status().message(),
+                     "; the ingest may still be committed: `toporrctl ingest --verify "
+                     "...` with the same file tells"));
+  }
+  if (!resp.ok()) return resp.status();
+  answer.resp = *std::move(resp);
+  Reply reply = IngestReply(std::move(answer));
+  reply.warnings.insert(reply.warnings.end(), warnings.begin(), warnings.end());
+  return reply;
 }
 
 absl::StatusOr<Reply> Discover(Invocation& inv, const CommandArgs& args) {
-  RETURN_IF_ERROR(NoArguments("discover", args));
+  v1::DiscoverRequest req;
+  bool allow_shrink = false;
+  std::vector<std::string> rest;
+  RETURN_IF_ERROR(ParseOptions("discover", args, {}, &rest, {{"--allow-shrink", &allow_shrink}}));
+  RETURN_IF_ERROR(NoArguments("discover", rest));
+  req.set_allow_shrink(allow_shrink);
   IngestAnswer answer;
-  ASSIGN_OR_RETURN(answer.resp,
-                   inv.daemon.Call(&v1::Admin::Stub::Discover, v1::DiscoverRequest(), 660));
+  ASSIGN_OR_RETURN(answer.resp, inv.daemon.Call(&v1::Admin::Stub::Discover, req, 660));
   return IngestReply(std::move(answer));
 }
 
@@ -156,15 +242,22 @@ absl::StatusOr<Reply> Diff(Invocation& inv, const CommandArgs& args) {
 std::vector<Command> AdminCommands() {
   return {
       {"ingest",
-       "  ingest --format FORMAT [--host-map FILE] FILE\n"
+       "  ingest --format FORMAT [--host-map FILE] [--allow-shrink] [--verify] FILE\n"
        "                       store FILE as a new snapshot (admin: root or the admin group).\n"
+       "                       A topology that loses all hosts, or more than the daemon's\n"
+       "                       max_host_loss_percent (10), is refused without --allow-shrink.\n"
+       "                       --verify: change nothing, say which snapshot holds FILE (exit 1:\n"
+       "                       none). When the connection breaks during an ingest (toporrd\n"
+       "                       restarted), toporrctl waits for it and says whether the ingest\n"
+       "                       was committed.\n"
        "                       Topologies: ibnetdiscover, opareport-xml, opareport-links;\n"
        "                       forwarding tables over the current topology: lft (ibroute,\n"
        "                       dump_fts, dump_lfts.sh), opensm-lfts (opensm-lfts.dump);\n"
        "                       ibtracert: traces checked against the current routes\n",
        Ingest},
       {"discover",
-       "  discover             sweep the fabric now with the daemon's live collector (admin)\n",
+       "  discover [--allow-shrink]\n"
+       "                       sweep the fabric now with the daemon's live collector (admin)\n",
        Discover},
       {"diff",
        "  diff SNAP_A [SNAP_B] links added, removed or degraded, hosts moved and routes changed\n"

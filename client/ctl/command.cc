@@ -6,6 +6,7 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 
 namespace toporr::client::ctl {
 namespace {
@@ -31,17 +32,35 @@ absl::Status NoArguments(absl::string_view command, const CommandArgs& args) {
 
 absl::Status ParseOptions(absl::string_view command, const CommandArgs& args,
                           const std::map<std::string, std::string*>& options,
-                          std::vector<std::string>* positional) {
+                          std::vector<std::string>* positional,
+                          const std::map<std::string, bool*>& flags) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (auto it = options.find(a); it != options.end()) {
       if (i + 1 == args.size()) return UsageError(absl::StrCat(command, ": ", a, " needs a value"));
+      // An empty value is a mistake (an unset shell variable), never "the default".
+      if (args[i + 1].empty()) {
+        return UsageError(absl::StrCat(command, ": ", a, " needs a value (it is empty)"));
+      }
       *it->second = args[++i];
+    } else if (auto flag = flags.find(a); flag != flags.end()) {
+      *flag->second = true;
     } else if (!a.empty() && a[0] == '-') {
       return UsageError(absl::StrCat(command, ": unknown option ", a));
     } else {
       positional->push_back(a);
     }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status AppendHostList(absl::string_view command, absl::string_view list,
+                            std::vector<std::string>* hosts) {
+  for (absl::string_view h : absl::StrSplit(list, ',')) {
+    if (h.empty()) {
+      return UsageError(absl::StrCat(command, ": --hosts '", list, "' has an empty host name"));
+    }
+    hosts->emplace_back(h);
   }
   return absl::OkStatus();
 }

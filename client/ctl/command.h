@@ -45,12 +45,18 @@ bool IsUsageError(const absl::Status& status);
 // "COMMAND takes no arguments" unless `args` is empty.
 absl::Status NoArguments(absl::string_view command, const CommandArgs& args);
 
-// Splits `args` into `--name VALUE` options, stored through `options`, and the rest, in
-// order, into `positional`. An option that is not in `options`, or lacks its value, is a
-// usage error naming `command`.
+// Splits `args` into `--name VALUE` options, stored through `options`, `--name` flags, set
+// through `flags`, and the rest, in order, into `positional`. An option that is in neither,
+// or lacks its value, or whose value is empty, is a usage error naming `command`.
 absl::Status ParseOptions(absl::string_view command, const CommandArgs& args,
                           const std::map<std::string, std::string*>& options,
-                          std::vector<std::string>* positional);
+                          std::vector<std::string>* positional,
+                          const std::map<std::string, bool*>& flags = {});
+
+// Appends the hosts of a `--hosts H1,H2,...` value to `hosts`; an empty name ("a,,b", "a,")
+// is a usage error naming `command` (never "every host").
+absl::Status AppendHostList(absl::string_view command, absl::string_view list,
+                            std::vector<std::string>* hosts);
 
 // A whole decimal number in [min, max], else a usage error "`what` needs a number".
 absl::StatusOr<int64_t> ParseInteger(absl::string_view text, int64_t min, int64_t max,

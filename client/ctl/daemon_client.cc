@@ -15,6 +15,9 @@ DaemonClient::DaemonClient(Options options) : options_(std::move(options)) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(-1);
   args.SetMaxSendMessageSize(-1);
+  // Reconnect quickly to a restarted daemon (an ingest whose connection broke waits for it).
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 200);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
   std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
   if (!options_.target.empty() && !options_.tls_ca.empty()) {
     grpc::SslCredentialsOptions ssl;

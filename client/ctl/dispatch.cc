@@ -135,7 +135,7 @@ int RunCtl(const std::vector<std::string>& args, std::ostream& out, std::ostream
     err << "toporrctl: " << reply.status().message() << "\n\n" << Usage(commands);
     return 2;
   }
-  err << "toporrctl: " << reply.status().message() << "\n";
+  err << "toporrctl: " << Displayable(std::string(reply.status().message())) << "\n";
   return 1;
 }
 

@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "client/cost_file.h"
 #include "client/ctl/topology_export.h"
 #include "common/json_writer.h"
@@ -98,9 +97,7 @@ absl::StatusOr<Reply> Export(Invocation& inv, const CommandArgs& args) {
   RETURN_IF_ERROR(ParseOptions(
       "export", args, {{"--format", &format}, {"--output", &output}, {"--hosts", &host_list}},
       &hosts));
-  for (absl::string_view h : absl::StrSplit(host_list, ',', absl::SkipEmpty())) {
-    hosts.emplace_back(h);
-  }
+  if (!host_list.empty()) RETURN_IF_ERROR(AppendHostList("export", host_list, &hosts));
   for (const char* f : kTopologyFormats) {
     if (format == f) return ExportTopology(inv, format, output, hosts);
   }

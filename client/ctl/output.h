@@ -12,6 +12,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -41,7 +42,13 @@ Reply ReplyOf(T value, Json json, Text text) {
   return reply;
 }
 
-// Prints `reply` as JSON (one document and a newline) or as text; returns its exit code.
+// `text` as toporrctl prints anything that came from the daemon or an input file: every
+// byte a terminal would interpret (control characters but newline and tab, escape
+// sequences, text that is not UTF-8) written as \xNN (common/printable.h).
+std::string Displayable(std::string_view text);
+
+// Prints `reply` as JSON (one document and a newline) or as text (through Displayable, as
+// are the warnings); returns its exit code.
 int Render(const Reply& reply, bool json, std::ostream& out, std::ostream& err);
 
 // `v` with `digits` decimals ("32.0"), as every table prints rates and latencies.

@@ -38,6 +38,21 @@ TEST(RenderTest, TextIsTheTextView) {
   EXPECT_EQ(out.str(), "a -> b\n");
 }
 
+// Issue 12, class 2: whatever a reply or a warning holds, a terminal escape sequence is never
+// printed raw (text form) and JSON escapes every control character.
+TEST(RenderTest, ControlCharactersNeverReachTheTerminal) {
+  Reply reply = PairReply({"node\x1b]0;owned\x07", "b\xff", 1});
+  reply.warnings = {"desc \x1b[2J"};
+  std::ostringstream out, err;
+  Render(reply, /*json=*/false, out, err);
+  EXPECT_EQ(out.str(), "node\\x1b]0;owned\\x07 -> b\\xff\n");
+  EXPECT_EQ(err.str(), "toporrctl: warning: desc \\x1b[2J\n");
+  std::ostringstream jout, jerr;
+  Render(reply, /*json=*/true, jout, jerr);
+  EXPECT_EQ(jout.str().find('\x1b'), std::string::npos) << jout.str();
+  EXPECT_EQ(Displayable("tab\tnewline\n"), "tab\tnewline\n");
+}
+
 TEST(RenderTest, WarningsGoFirstToTheErrorStreamAndTheExitCodeIsKept) {
   Reply reply = PairReply({"a", "b", 1});
   reply.warnings = {"routes dropped"};

@@ -235,7 +235,11 @@ absl::StatusOr<Reply> Row(Invocation& inv, const CommandArgs& args) {
   if (positional.empty()) return UsageError("row: HOST is required");
   v1::GetCostRowRequest req;
   req.set_host(positional[0]);
-  for (auto h : absl::StrSplit(host_list, ',', absl::SkipEmpty())) req.add_hosts(std::string(h));
+  if (!host_list.empty()) {
+    std::vector<std::string> columns;
+    RETURN_IF_ERROR(AppendHostList("row", host_list, &columns));
+    for (std::string& h : columns) req.add_hosts(std::move(h));
+  }
   ASSIGN_OR_RETURN(auto resp, inv.daemon.Call(&v1::Topology::Stub::GetCostRow, req, 10));
   return ReplyOf(std::move(resp), RowJson, RowText);
 }

@@ -56,8 +56,8 @@ DaemonProcess::~DaemonProcess() {
 }
 
 bool DaemonProcess::Start() {
-  std::vector<std::string> argv = {
-      RunfilePath("daemon/toporrd"), "--config=", "--db", db_path_, "--socket", socket_path_};
+  std::vector<std::string> argv = {RunfilePath(binary_), "--config=", "--db", db_path_,
+                                   "--socket",           socket_path_};
   argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
   SpawnOptions spawn;
   spawn.env = env_;

@@ -43,11 +43,16 @@ class DaemonProcess {
   pid_t pid() const { return pid_; }
   std::string log() const;  // the daemon's stderr so far
 
+  // The daemon binary to run (workspace-relative, in the test's `data`), before Start():
+  // "daemon/toporrd" by default, "daemon/toporrd_test_hooks" for crash-point tests.
+  void set_binary(std::string workspace_relative) { binary_ = std::move(workspace_relative); }
+
   // toporrctl against this daemon's socket.
   RunResult Ctl(const std::vector<std::string>& args) const;
 
  private:
   std::string db_path_, socket_path_, log_path_;
+  std::string binary_ = "daemon/toporrd";
   std::vector<std::string> extra_args_;
   std::map<std::string, std::string> env_;
   pid_t pid_ = -1;
