@@ -132,18 +132,17 @@ fabric() {
 # --- runs -----------------------------------------------------------------------------------------
 SIZES=8,1024,65536,1048576,16777216,67108864
 CFG=(--cfg=smpi/coll-selector:ompi --cfg=smpi/simulate-computation:no --cfg=network/crosstraffic:0
-     --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1
-     --cfg=smpi/auto-shared-malloc-thresh:4194304 --log=root.thres:warning)
+     --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 --log=root.thres:warning)
 RUNS=$CACHE/runs.tsv
 : >"$RUNS"
 
 # run FABRIC PLACEMENT H K COLLECTIVE [SIZES [MODES [VARIANT]]]: one smpirun; its directory
 # (cells.txt, report.jsonl) goes to $RUNS with the run's description. VARIANT `private`
-# turns the sharing of large C++ allocations off (smpi_shared_new.cc).
+# turns the folding of large C++ allocations off (smpi_shared_new.cc).
 run() {
   local fab=$1 placement=$2 h=$3 k=$4 coll=$5 sizes=${6:-$SIZES}
-  local modes=${7:-mpi,auto,candidates,$MULTILEVEL} variant=${8:-} p=$(($3 * $4)) extra=()
-  [[ $variant == private ]] && extra=(--cfg=smpi/auto-shared-malloc-thresh:0)
+  local modes=${7:-mpi,auto,candidates,$MULTILEVEL} variant=${8:-} p=$(($3 * $4)) fold=4194304
+  [[ $variant == private ]] && fold=0
   local name=$fab-$placement-${h}x$k-$coll${variant:+-$variant}
   local dir=$CACHE/runs/$name hostfile=$CACHE/runs/$name.hostfile
   mkdir -p "$dir"
@@ -161,16 +160,19 @@ print("\n".join(ranks))
 PY
   local key
   key=$(cat "$BENCH" "$CACHE/fabrics/$fab.xml" "$CACHE/fabrics/$fab.costs" "$hostfile" \
-        <(echo "$coll $sizes $modes ${CFG[*]} ${extra[*]} $PRIVATE_LIBS") | sha256sum | cut -c1-16)
+        <(echo "$coll $sizes $modes ${CFG[*]} $fold $PRIVATE_LIBS") | sha256sum | cut -c1-16)
   if [[ ! -f $dir/key || $(cat "$dir/key") != "$key" ]]; then
     log "$name: $p ranks, $coll, $modes"
     rm -f "$dir/key" "$dir/report.jsonl"
     local t0=$EPOCHREALTIME
-    TMPDIR=/dev/shm TOPORR_COSTS=$CACHE/fabrics/$fab.costs TOPORR_HOSTMAP=$hostfile \
+    # TMPDIR: smpirun copies the program and the privatized libraries once per rank (~1 GB at
+    # 256 ranks) into its temporary directory; tmpfs keeps that off the disk (its -tmpdir
+    # option is broken in 3.32: it shifts one argument instead of two).
+    TMPDIR=/dev/shm TOPORR_SMPI_FOLD_BYTES=$fold TOPORR_COSTS=$CACHE/fabrics/$fab.costs TOPORR_HOSTMAP=$hostfile \
       TOPORR_REPORT=$dir/report.jsonl \
       smpirun -np "$p" -platform "$CACHE/fabrics/$fab.xml" -hostfile "$hostfile" "$BENCH" \
         --collective "$coll" --sizes "$sizes" --modes "$modes" --print-hosts \
-        --cfg=smpi/privatize-libs:"$PRIVATE_LIBS" "${CFG[@]}" "${extra[@]}" \
+        --cfg=smpi/privatize-libs:"$PRIVATE_LIBS" "${CFG[@]}" \
         >"$dir/stdout.txt" 2>"$dir/stderr.txt" \
       || die "smpirun failed ($name): see $dir/stderr.txt"
     diff <(awk '$1 == "rank" { print $3 }' "$dir/stdout.txt") "$hostfile" >/dev/null \
@@ -188,7 +190,7 @@ if ((QUICK)); then
   fabric bundled16
   for coll in allreduce bcast; do
     run bundled16 bynode 16 4 "$coll" 65536,16777216 mpi,auto,candidates,$MULTILEVEL
-    # The same decisions with every C++ allocation private: sharing the collectives'
+    # The same decisions with every C++ allocation private: folding the collectives'
     # temporaries (smpi_shared_new.cc) must not touch what the planner computes.
     run bundled16 bynode 16 4 "$coll" 65536,16777216 mpi,auto private
   done
@@ -198,10 +200,9 @@ else
   for coll in allreduce bcast; do
     run bundled16 bynode 16 1 "$coll"
     run bundled16 bynode 16 4 "$coll"
-    for fab in ft256 ft256t; do
-      run "$fab" bynode 64 4 "$coll"
-      run "$fab" frag 64 4 "$coll"
-    done
+    run ft256 bynode 64 4 "$coll"
+    run ft256t bynode 64 4 "$coll"
+    run ft256t frag 64 4 "$coll"
     run ft256t frag 64 1 "$coll"
   done
   REPORT_ARGS=(--output "$REPO/bench/results/collectives_smpi.md")
