@@ -2,7 +2,8 @@
 """Checks and tabulates the runs of bench/smpi/run_collectives_eval.sh.
 
 Input: --runs TSV, one line per smpirun: fabric, placement (bynode|frag), HxK, ranks,
-collective, variant (default|private), wall seconds, and the run's directory, which holds
+collective, variant (default; private: no folded temporaries; forced: the multi-level
+version forced by TOPORR_ALGORITHM), wall seconds, and the run's directory, which holds
 cells.txt (the `cell ...` / `skip ...` lines of toporr_collective_time) and report.jsonl
 (TOPORR_REPORT: one JSON line per decision of rank 0).
 
@@ -86,7 +87,7 @@ def check_decisions(run, multilevel, errors):
     for (mode, b) in run.cells:
         if mode == "mpi":
             continue
-        ds = run.by_cell.get((mode, b), [])
+        ds = decisions_of(run, mode, b)
         where = f"{run.label()} {mode} {size_name(b)}"
         if len(ds) != 1:
             errors.append(f"{where}: {len(ds)} decisions recorded, expected 1 (the warm-up)")
@@ -102,8 +103,16 @@ def check_decisions(run, multilevel, errors):
             errors.append(f"{where}: the warm-up decision came from a cache")
 
 
+def decisions_of(run, mode, b):
+    """The decisions made for cell (mode, b). In a `forced` run the library forced the
+    algorithm from its environment, so the call asked for `auto`."""
+    if run.variant == "forced":
+        return run.by_cell.get(("auto", b), []) + run.by_cell.get((mode, b), [])
+    return run.by_cell.get((mode, b), [])
+
+
 def decision_of(run, mode, b):
-    ds = run.by_cell.get((mode, b), [])
+    ds = decisions_of(run, mode, b)
     return ds[0] if len(ds) == 1 else None
 
 
@@ -157,6 +166,7 @@ def main():
     for r in runs:
         if r.variant != "default":
             continue
+        ml_run = by_key.get((r.fabric, r.placement, r.shape, r.collective, "forced"))
         forced = [m for m in r.modes() if m not in ("mpi", "auto")]
         flat = [m for m in forced if m != args.multilevel]
         for b in r.sizes():
@@ -168,6 +178,8 @@ def main():
             chosen = d["chosen_algorithm"] if d else "?"
             best = min(((r.cells[(m, b)], m) for m in flat if (m, b) in r.cells), default=None)
             ml = r.cells.get((args.multilevel, b))
+            if ml is None and ml_run is not None:
+                ml = ml_run.cells.get((args.multilevel, b))
             row = dict(run=r, bytes=b, mpi=mpi, sel=sel, chosen=chosen, reordered=reordered(d),
                        speedup=mpi / sel if sel > 0 else float("inf"), best=best, ml=ml)
             rows.append(row)
@@ -181,9 +193,9 @@ def main():
                 errors.append(f"{r.label()} 16 MiB: toporr's allreduce gains {row['speedup']:.2f}x "
                               f"over the MPI default, the gate wants >= {args.quick_gain}x")
 
-    ml_present = any(args.multilevel not in r.skips and any(m == args.multilevel for m in r.modes())
-                     for r in runs)
-    ml_reason = next((r.skips[args.multilevel] for r in runs if args.multilevel in r.skips), None)
+    ml_present = any(any(m == args.multilevel for m in r.modes()) for r in runs)
+    ml_reason = next((r.skips[args.multilevel] for r in runs if args.multilevel in r.skips),
+                     "no decision listed it among its candidates")
 
     out = []
     w = out.append
@@ -203,7 +215,7 @@ def main():
         w(open(args.sources).read().rstrip())
         w("```\n")
     if not ml_present:
-        w(f"**Multi-level:** not in this build (`{args.multilevel}`: {ml_reason or 'not run'}); "
+        w(f"**Multi-level:** not in this build (`{args.multilevel}`: {ml_reason}); "
           "the column says `n/a`.\n")
     w("| fabric | placement | ranks | collective | size | MPI default us | toporr selected us "
       "(algorithm) | speedup | best forced | multilevel vs flat |")

@@ -138,11 +138,14 @@ RUNS=$CACHE/runs.tsv
 
 # run FABRIC PLACEMENT H K COLLECTIVE [SIZES [MODES [VARIANT]]]: one smpirun; its directory
 # (cells.txt, report.jsonl) goes to $RUNS with the run's description. VARIANT `private`
-# turns the folding of large C++ allocations off (smpi_shared_new.cc).
+# turns the folding of large C++ allocations off (smpi_shared_new.cc); `forced` runs with
+# TOPORR_ALGORITHM=$MULTILEVEL (the multi-level version is forced through the library's
+# environment, not the C API's algorithm argument).
 run() {
   local fab=$1 placement=$2 h=$3 k=$4 coll=$5 sizes=${6:-$SIZES}
-  local modes=${7:-mpi,auto,candidates,$MULTILEVEL} variant=${8:-} p=$(($3 * $4)) fold=4194304
+  local modes=${7:-mpi,auto,candidates} variant=${8:-} p=$(($3 * $4)) fold=4194304 force=
   [[ $variant == private ]] && fold=0
+  [[ $variant == forced ]] && force=$MULTILEVEL
   local name=$fab-$placement-${h}x$k-$coll${variant:+-$variant}
   local dir=$CACHE/runs/$name hostfile=$CACHE/runs/$name.hostfile
   mkdir -p "$dir"
@@ -160,7 +163,7 @@ print("\n".join(ranks))
 PY
   local key
   key=$(cat "$BENCH" "$CACHE/fabrics/$fab.xml" "$CACHE/fabrics/$fab.costs" "$hostfile" \
-        <(echo "$coll $sizes $modes ${CFG[*]} $fold $PRIVATE_LIBS") | sha256sum | cut -c1-16)
+        <(echo "$coll $sizes $modes ${CFG[*]} $fold $force $PRIVATE_LIBS") | sha256sum | cut -c1-16)
   if [[ ! -f $dir/key || $(cat "$dir/key") != "$key" ]]; then
     log "$name: $p ranks, $coll, $modes"
     rm -f "$dir/key" "$dir/report.jsonl"
@@ -168,7 +171,7 @@ PY
     # TMPDIR: smpirun copies the program and the privatized libraries once per rank (~1 GB at
     # 256 ranks) into its temporary directory; tmpfs keeps that off the disk (its -tmpdir
     # option is broken in 3.32: it shifts one argument instead of two).
-    TMPDIR=/dev/shm TOPORR_SMPI_FOLD_BYTES=$fold TOPORR_COSTS=$CACHE/fabrics/$fab.costs TOPORR_HOSTMAP=$hostfile \
+    TMPDIR=/dev/shm TOPORR_SMPI_FOLD_BYTES=$fold TOPORR_ALGORITHM=$force TOPORR_COSTS=$CACHE/fabrics/$fab.costs TOPORR_HOSTMAP=$hostfile \
       TOPORR_REPORT=$dir/report.jsonl \
       smpirun -np "$p" -platform "$CACHE/fabrics/$fab.xml" -hostfile "$hostfile" "$BENCH" \
         --collective "$coll" --sizes "$sizes" --modes "$modes" --print-hosts \
@@ -183,13 +186,25 @@ PY
   fi
   printf "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n" "$fab" "$placement" "${h}x$k" "$p" "$coll" \
     "${variant:-default}" "$(cat "$dir/seconds")" "$dir" >>"$RUNS"
+  LAST_RUN=$dir
+}
+
+# run_all ARGS...: `run ARGS` with all the modes, then the multi-level version forced when the
+# library's decisions in that run listed it among their candidates (else it is not in the
+# library that was built, and the table says so).
+run_all() {
+  run "$@"
+  if grep -q "\"algorithm\":\"$MULTILEVEL\"\|\"chosen_algorithm\":\"$MULTILEVEL\"" \
+       "$LAST_RUN/report.jsonl" 2>/dev/null; then
+    run "$@" "$SIZES" "$MULTILEVEL" forced
+  fi
 }
 
 REPORT_ARGS=()
 if ((QUICK)); then
   fabric bundled16
   for coll in allreduce bcast; do
-    run bundled16 bynode 16 4 "$coll" 65536,16777216 mpi,auto,candidates,$MULTILEVEL
+    run bundled16 bynode 16 4 "$coll" 65536,16777216
     # The same decisions with every C++ allocation private: folding the collectives'
     # temporaries (smpi_shared_new.cc) must not touch what the planner computes.
     run bundled16 bynode 16 4 "$coll" 65536,16777216 mpi,auto private
@@ -198,12 +213,12 @@ if ((QUICK)); then
 else
   for fab in bundled16 ft256 ft256t; do fabric "$fab"; done
   for coll in allreduce bcast; do
-    run bundled16 bynode 16 1 "$coll"
-    run bundled16 bynode 16 4 "$coll"
-    run ft256 bynode 64 4 "$coll"
-    run ft256t bynode 64 4 "$coll"
-    run ft256t frag 64 4 "$coll"
-    run ft256t frag 64 1 "$coll"
+    run_all bundled16 bynode 16 1 "$coll"
+    run_all bundled16 bynode 16 4 "$coll"
+    run_all ft256 bynode 64 4 "$coll"
+    run_all ft256t bynode 64 4 "$coll"
+    run_all ft256t frag 64 4 "$coll"
+    run_all ft256t frag 64 1 "$coll"
   done
   REPORT_ARGS=(--output "$REPO/bench/results/collectives_smpi.md")
 fi

@@ -13,13 +13,17 @@
 //                library's default (SMPI's collective selector, e.g. smpi/coll-selector:ompi)
 //   auto         toporr_allreduce / toporr_bcast (client/toporr.h) with TOPORR_ALG_AUTO:
 //                toporr's selection of algorithm and order
-//   NAME         the same call forcing the algorithm NAME (mapping/pattern.h names)
+//   NAME         the same call forcing the algorithm NAME (mapping/pattern.h names, through
+//                the C API's algorithm argument); a NAME that is no such algorithm is
+//                forced by the library itself when TOPORR_ALGORITHM=NAME is set (the call
+//                then passes TOPORR_ALG_AUTO: the multi-level version)
 //   candidates   every algorithm the latest `auto` decision chose among (its TOPORR_REPORT
 //                candidates), each forced in turn; needs `auto` listed before it. A mode is
 //                timed once even when listed again.
-// A NAME the library does not know (e.g. `multilevel` in a tree without it) is reported as
+// Any other NAME is reported as
 //   skip collective=C mode=NAME reason="..."
-// and not timed; a NAME whose forced decision reports another algorithm is an error.
+// and not timed. Whether a forced decision really chose NAME is checked by the caller in the
+// report (bench/smpi/collectives_report.py).
 //
 // Timing: for toporr modes the first call of a size class makes the decision (collective:
 // host names, cost rows, planning on rank 0, MPI_Comm_split); it is a warm-up and not timed.
@@ -164,14 +168,22 @@ std::vector<std::string> BcastNames(std::vector<std::string> names) {
 }
 
 // toporr_algorithm of a mapping/pattern.h name: the C API numbers mapping::Algorithm in
-// declaration order from 1 (client/mpi/c_api.cc). Empty reason: ok.
+// declaration order from 1 (client/mpi/c_api.cc). A name that is no mapping::Algorithm (the
+// multi-level version) can only be forced through the library's environment: when
+// TOPORR_ALGORITHM names it, the call passes TOPORR_ALG_AUTO and the library forces it.
+// Empty reason: ok.
 std::string AlgorithmOf(const std::string& name, toporr_algorithm* out) {
-  if (name == "auto") {
+  const char* env = std::getenv("TOPORR_ALGORITHM");
+  if (name == "auto" || (env != nullptr && name == env)) {
     *out = TOPORR_ALG_AUTO;
     return "";
   }
   absl::StatusOr<toporr::mapping::Algorithm> a = toporr::mapping::ParseAlgorithm(name);
-  if (!a.ok()) return std::string(a.status().message());
+  if (!a.ok()) {
+    return std::string(a.status().message()) +
+           " (not an algorithm argument of the C API; TOPORR_ALGORITHM=" + name +
+           " forces it where the library has it)";
+  }
   *out = static_cast<toporr_algorithm>(static_cast<int>(*a) + 1);
   return "";
 }
