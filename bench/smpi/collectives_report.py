@@ -1,0 +1,337 @@
+#!/usr/bin/env python3
+"""Checks and tabulates the runs of bench/smpi/run_collectives_eval.sh.
+
+Input: --runs TSV, one line per smpirun: fabric, placement (bynode|frag), HxK, ranks,
+collective, variant (default; private: no folded temporaries; forced: the multi-level
+version forced by TOPORR_ALGORITHM), wall seconds, and the run's directory, which holds
+cells.txt (the `cell ...` / `skip ...` lines of toporr_collective_time) and report.jsonl
+(TOPORR_REPORT: one JSON line per decision of rank 0).
+
+Checks (any failure: exit 1, after writing the table):
+  - every toporr cell (auto or forced) has exactly one decision for its (algorithm, size),
+    from the cost file, never the identity fallback;
+  - a forced cell's decision chose the algorithm that was forced;
+  - in a `private` run (no shared temporaries) the decisions equal the default run's;
+  - toporr's selection is never slower than the MPI default by more than --tolerance
+    (violations are listed in the table, not hidden);
+  - with --quick: allreduce at 16 MiB gains at least --quick-gain over the MPI default.
+
+Output (--output, markdown): per cell the MPI default, toporr's selection (with the chosen
+algorithm and whether it reordered), the speedup, the best forced algorithm, the
+multi-level version vs the best flat algorithm; then the targets of issue 9, the
+TOPORR_MIN_BYTES the cells support, the violations and a short summary.
+"""
+
+import argparse
+import collections
+import json
+import os
+import sys
+
+SIZE_NAMES = {8: "8 B", 1024: "1 KiB", 65536: "64 KiB", 1048576: "1 MiB",
+              16777216: "16 MiB", 67108864: "64 MiB"}
+FABRIC_SHORT = {"bundled16": "bundled-16h", "ft256": "ft256-full", "ft256t": "ft256-tapered-4:1"}
+LARGE = 16777216  # "large messages": 16 MiB and up
+
+
+def size_name(b):
+    return SIZE_NAMES.get(b, f"{b} B")
+
+
+def read_cells(path):
+    cells, skips = {}, {}
+    for line in open(path):
+        words = line.split()
+        if not words:
+            continue
+        fields = dict(w.split("=", 1) for w in words[1:] if "=" in w)
+        if words[0] == "cell":
+            cells[(fields["mode"], int(fields["bytes"]))] = float(fields["us"])
+        elif words[0] == "skip":
+            skips[fields["mode"]] = line.split("reason=", 1)[1].strip().strip('"')
+    return cells, skips
+
+
+def read_decisions(path):
+    if not os.path.exists(path):
+        return []
+    return [json.loads(l) for l in open(path) if l.strip()]
+
+
+class Run:
+    def __init__(self, row):
+        (self.fabric, self.placement, self.shape, ranks, self.collective, self.variant,
+         self.seconds, self.dir) = row
+        self.ranks = int(ranks)
+        self.cells, self.skips = read_cells(os.path.join(self.dir, "cells.txt"))
+        self.decisions = read_decisions(os.path.join(self.dir, "report.jsonl"))
+        self.by_cell = collections.defaultdict(list)  # (mode, bytes) -> decisions
+        for d in self.decisions:
+            self.by_cell[(d["algorithm"], d["bytes"])].append(d)
+
+    def label(self):
+        return f"{self.fabric} {self.placement} {self.shape} {self.collective}"
+
+    def sizes(self):
+        return sorted({b for (_, b) in self.cells})
+
+    def modes(self):
+        seen = []
+        for (m, _) in self.cells:
+            if m not in seen:
+                seen.append(m)
+        return seen
+
+
+def check_decisions(run, multilevel, errors):
+    for (mode, b) in run.cells:
+        if mode == "mpi":
+            continue
+        ds = decisions_of(run, mode, b)
+        where = f"{run.label()} {mode} {size_name(b)}"
+        if len(ds) != 1:
+            errors.append(f"{where}: {len(ds)} decisions recorded, expected 1 (the warm-up)")
+            continue
+        d = ds[0]
+        if d["source"] == "fallback":
+            errors.append(f"{where}: toporr fell back to the identity order: {d['fallback_reason']}")
+        elif d["source"] != "file":
+            errors.append(f"{where}: decision source {d['source']}, expected the cost file")
+        if mode != "auto" and d["chosen_algorithm"] != mode:
+            errors.append(f"{where}: forced {mode} but the decision chose {d['chosen_algorithm']}")
+        if d["cached"]:
+            errors.append(f"{where}: the warm-up decision came from a cache")
+
+
+def decisions_of(run, mode, b):
+    """The decisions made for cell (mode, b). In a `forced` run the library forced the
+    algorithm from its environment, so the call asked for `auto`."""
+    if run.variant == "forced":
+        return run.by_cell.get(("auto", b), []) + run.by_cell.get((mode, b), [])
+    return run.by_cell.get((mode, b), [])
+
+
+def decision_of(run, mode, b):
+    ds = decisions_of(run, mode, b)
+    return ds[0] if len(ds) == 1 else None
+
+
+def reordered(d):
+    return d is not None and d["new_order"] != list(range(len(d["new_order"])))
+
+
+def comparable(d):
+    """The parts of a decision that must not depend on how temporaries are allocated."""
+    return (d["collective"], d["algorithm"], d["bytes"], d["chosen_algorithm"],
+            d["new_order"], d["predicted_before_ns"], d["predicted_after_ns"],
+            [(c["algorithm"], c["mapping"], c["predicted_ns"]) for c in d["candidates"]])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", required=True)
+    ap.add_argument("--output", required=True)
+    ap.add_argument("--multilevel", default="multilevel")
+    ap.add_argument("--sources", help="sources.txt of build_libtoporr_smpi.sh")
+    ap.add_argument("--tolerance", type=float, default=0.01,
+                    help="toporr may be this much slower than the MPI default (fraction)")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--quick-gain", type=float, default=2.0)
+    ap.add_argument("--elapsed", default="?")
+    ap.add_argument("--commit", default="?")
+    args = ap.parse_args()
+
+    runs = [Run(l.rstrip("\n").split("\t")) for l in open(args.runs) if l.strip()]
+    errors = []
+    for r in runs:
+        check_decisions(r, args.multilevel, errors)
+        if not r.cells:
+            errors.append(f"{r.label()}: no cells (see {r.dir}/stderr.txt)")
+    # Shared temporaries must not change any decision.
+    by_key = {(r.fabric, r.placement, r.shape, r.collective, r.variant): r for r in runs}
+    for r in runs:
+        if r.variant != "private":
+            continue
+        twin = by_key.get((r.fabric, r.placement, r.shape, r.collective, "default"))
+        if twin is None:
+            errors.append(f"{r.label()}: private run without its default twin")
+            continue
+        for d in r.decisions:
+            t = decision_of(twin, d["algorithm"], d["bytes"])
+            if t is None or comparable(t) != comparable(d):
+                errors.append(f"{r.label()} {d['algorithm']} {size_name(d['bytes'])}: the decision "
+                              "differs when the collectives' temporaries are shared")
+
+    rows, violations = [], []
+    for r in runs:
+        if r.variant != "default":
+            continue
+        ml_run = by_key.get((r.fabric, r.placement, r.shape, r.collective, "forced"))
+        forced = [m for m in r.modes() if m not in ("mpi", "auto")]
+        flat = [m for m in forced if m != args.multilevel]
+        for b in r.sizes():
+            mpi, sel = r.cells.get(("mpi", b)), r.cells.get(("auto", b))
+            if mpi is None or sel is None:
+                errors.append(f"{r.label()} {size_name(b)}: missing the mpi or auto cell")
+                continue
+            d = decision_of(r, "auto", b)
+            chosen = d["chosen_algorithm"] if d else "?"
+            best = min(((r.cells[(m, b)], m) for m in flat if (m, b) in r.cells), default=None)
+            ml = r.cells.get((args.multilevel, b))
+            if ml is None and ml_run is not None:
+                ml = ml_run.cells.get((args.multilevel, b))
+            row = dict(run=r, bytes=b, mpi=mpi, sel=sel, chosen=chosen, reordered=reordered(d),
+                       speedup=mpi / sel if sel > 0 else float("inf"), best=best, ml=ml)
+            rows.append(row)
+            if sel > mpi * (1 + args.tolerance):
+                violations.append(row)
+    if args.quick:
+        for row in rows:
+            r = row["run"]
+            if r.collective == "allreduce" and row["bytes"] == LARGE and \
+                    row["speedup"] < args.quick_gain:
+                errors.append(f"{r.label()} 16 MiB: toporr's allreduce gains {row['speedup']:.2f}x "
+                              f"over the MPI default, the gate wants >= {args.quick_gain}x")
+
+    ml_present = any(any(m == args.multilevel for m in r.modes()) for r in runs)
+    ml_reason = next((r.skips[args.multilevel] for r in runs if args.multilevel in r.skips),
+                     "no decision listed it among its candidates")
+
+    out = []
+    w = out.append
+    w("# libtoporr's own collectives and selection in SimGrid SMPI\n")
+    w(f"Generated by `bench/smpi/run_collectives_eval.sh{' --quick' if args.quick else ''}` "
+      f"(commit {args.commit}, {args.elapsed} s wall on this machine). Simulated time per call "
+      "(deterministic), after a warm-up call that made toporr's decision. `MPI default` = "
+      "MPI_Allreduce / MPI_Bcast with SMPI's `ompi` selector (Open MPI 4's fixed rules) on the "
+      "launch order; `toporr selected` = toporr_allreduce / toporr_bcast with automatic "
+      "selection and the file cost source, the algorithm it chose in parentheses (`+r`: on a "
+      "reordered communicator); speedup = MPI default / toporr selected; `best forced` = the "
+      "fastest of the algorithms selection chose among, each forced; `multilevel vs flat` = "
+      "best forced flat / multilevel.\n")
+    if args.sources and os.path.exists(args.sources):
+        w("Library build (bench/smpi/build_libtoporr_smpi.sh):\n")
+        w("```")
+        w(open(args.sources).read().rstrip())
+        w("```\n")
+    if not ml_present:
+        w(f"**Multi-level:** not in this build (`{args.multilevel}`: {ml_reason}); "
+          "the column says `n/a`.\n")
+    w("| fabric | placement | ranks | collective | size | MPI default us | toporr selected us "
+      "(algorithm) | speedup | best forced | multilevel vs flat |")
+    w("|---|---|---|---|---|---|---|---|---|---|")
+    for row in rows:
+        r = row["run"]
+        best = f"{row['best'][1]} {row['best'][0]:.1f}" if row["best"] else "-"
+        if row["ml"] is not None and row["best"]:
+            ml = f"{row['best'][0] / row['ml']:.2f}x ({row['ml']:.1f} us)"
+        else:
+            ml = "n/a"
+        flag = " **slower**" if row in violations else ""
+        w(f"| {FABRIC_SHORT.get(r.fabric, r.fabric)} | {r.placement} {r.shape} | {r.ranks} | "
+          f"{r.collective} | {size_name(row['bytes'])} | {row['mpi']:.1f} | {row['sel']:.1f} "
+          f"({row['chosen']}{' +r' if row['reordered'] else ''}) | {row['speedup']:.2f}x{flag} | "
+          f"{best} | {ml} |")
+    w("")
+
+    # Targets of issue 9.
+    w("## Targets (issue 9)\n")
+    tapered_bcast = [x for x in rows if x["run"].fabric == "ft256t" and
+                     x["run"].collective == "bcast" and x["bytes"] >= LARGE]
+    if tapered_bcast:
+        best = max(x["speedup"] for x in tapered_bcast)
+        worst = min(x["speedup"] for x in tapered_bcast)
+        w(f"- >= 1.5x over the MPI default bcast, large messages, tapered fat tree: "
+          f"{'met' if worst >= 1.5 else 'met in some cells' if best >= 1.5 else 'NOT met'} "
+          f"(16-64 MiB cells: {worst:.2f}x .. {best:.2f}x: " +
+          ", ".join(f"{x['run'].placement} {x['run'].shape} {size_name(x['bytes'])} "
+                    f"{x['speedup']:.2f}x" for x in tapered_bcast) + ")")
+    bynode_ar = [x for x in rows if x["run"].placement == "bynode" and
+                 x["run"].collective == "allreduce" and x["bytes"] >= LARGE]
+    if bynode_ar:
+        cuts = [1 - x["sel"] / x["mpi"] for x in bynode_ar]
+        w(f"- >= 60 % lower allreduce time than the by-node default, large messages: "
+          f"{'met' if min(cuts) >= 0.6 else 'met in some cells' if max(cuts) >= 0.6 else 'NOT met'} "
+          f"(" + ", ".join(f"{FABRIC_SHORT.get(x['run'].fabric)} {x['run'].shape} "
+                           f"{size_name(x['bytes'])} {100 * (1 - x['sel'] / x['mpi']):.0f} %"
+                           for x in bynode_ar) + ")")
+    w(f"- never slower than the MPI default (tolerance {100 * args.tolerance:.0f} %): "
+      f"{'met' if not violations else f'NOT met in {len(violations)} of {len(rows)} cells'}")
+    for x in violations:
+        r = x["run"]
+        w(f"  - {FABRIC_SHORT.get(r.fabric)} {r.placement} {r.shape} {r.collective} "
+          f"{size_name(x['bytes'])}: toporr {x['sel']:.1f} us ({x['chosen']}) vs MPI default "
+          f"{x['mpi']:.1f} us ({x['speedup']:.2f}x)")
+    w("")
+
+    # TOPORR_MIN_BYTES (the PMPI layer's threshold, one for all collectives).
+    w("## TOPORR_MIN_BYTES\n")
+    w("Cells per size where toporr's selection is faster / equal / slower than the MPI default "
+      f"(tolerance {100 * args.tolerance:.0f} %); `selection errors`: slower cells where one of "
+      "toporr's own algorithms, forced, is not slower than the MPI default (a better pick, not a "
+      "threshold, fixes those).\n")
+    w("| collective | size | faster | equal | slower | of which selection errors |")
+    w("|---|---|---|---|---|---|")
+    sizes = sorted({x["bytes"] for x in rows})
+
+    def verdict(x):
+        if x["speedup"] > 1 + args.tolerance:
+            return "faster"
+        return "slower" if x in violations else "equal"
+
+    def selection_error(x):
+        return x["best"] is not None and x["best"][0] <= x["mpi"] * (1 + args.tolerance)
+
+    proposal = {}
+    for coll in ("allreduce", "bcast"):
+        found = None
+        for s_ in sizes:
+            at = [x for x in rows if x["run"].collective == coll and x["bytes"] == s_]
+            if not at:
+                continue
+            v = [verdict(x) for x in at]
+            errs = sum(1 for x in at if verdict(x) == "slower" and selection_error(x))
+            w(f"| {coll} | {size_name(s_)} | {v.count('faster')} | {v.count('equal')} | "
+              f"{v.count('slower')} | {errs} |")
+            # The proposal: faster in most configurations at this size, and from here on slower
+            # only where the selection, not the size, is at fault.
+            above = [x for x in rows if x["run"].collective == coll and x["bytes"] >= s_]
+            if found is None and 2 * v.count("faster") > len(at) and all(
+                    verdict(x) != "slower" or selection_error(x) for x in above):
+                found = s_
+        proposal[coll] = found
+    w("")
+    for coll in ("allreduce", "bcast"):
+        s_ = proposal[coll]
+        w(f"- {coll}: {'no measured size' if s_ is None else size_name(s_)} is the smallest size "
+          "at which the selection is faster than the MPI default in most configurations and "
+          "from which it is slower only through selection errors")
+    if None in proposal.values():
+        w("- one threshold for both: no measured size qualifies; keep 65536")
+    else:
+        both = max(proposal.values())
+        w(f"- one threshold for both: {size_name(both)} = {both} bytes"
+          f"{' = the default in client/client_options.h' if both == 65536 else f' (client/client_options.h has 65536): proposed default {both}'}")
+    w("")
+    if errors:
+        w("## Check failures\n")
+        for e in errors:
+            w(f"- {e}")
+        w("")
+    os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
+    with open(args.output, "w") as f:
+        f.write("\n".join(out))
+    print("\n".join(out))
+    print(f"(written to {args.output})")
+    if errors:
+        print(f"collectives_report: {len(errors)} check(s) failed", file=sys.stderr)
+        return 1
+    if violations:
+        print(f"collectives_report: toporr slower than the MPI default in {len(violations)} cells",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

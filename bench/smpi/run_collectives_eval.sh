@@ -1,0 +1,229 @@
+#!/bin/bash
+# libtoporr's real collectives and selection vs the MPI library's default, in SimGrid SMPI.
+#
+#   run_collectives_eval.sh           the full table -> bench/results/collectives_smpi.md
+#   run_collectives_eval.sh --quick   CI gate: bundled 16-host fat tree, 64 ranks, 64 KiB and
+#                                     16 MiB; fails on a fallback, on toporr slower than the
+#                                     MPI default, on the 16 MiB allreduce gain vanishing, or
+#                                     on decisions that change when temporaries are shared
+#
+# What runs: bench/smpi/toporr_collective_time.cc linked with libtoporr's own sources
+# (bench/smpi/build_libtoporr_smpi.sh), under smpirun, once per (fabric, placement,
+# collective). In every run, per size 8 B .. 64 MiB: MPI_Allreduce / MPI_Bcast with SMPI's
+# `ompi` selector (Open MPI 4's fixed decision rules: "the MPI default") on the launch order;
+# toporr_allreduce / toporr_bcast with automatic selection (TOPORR_ALG_AUTO); every algorithm
+# that selection chose among, forced; and `multilevel` when the library has it. The first
+# call of each size is the decision (warm-up, not timed). Costs come from the file source
+# (TOPORR_COSTS = `toporrctl export --format costs` of the same fabric, ingested with its
+# forwarding tables), ranks name their hosts through TOPORR_HOSTMAP, every decision is
+# recorded (TOPORR_REPORT) and bench/smpi/collectives_report.py fails the run if one fell
+# back to the identity order or did not run the algorithm asked for.
+#
+# Fabrics (cached under $TOPORR_SMPI_CACHE/fabrics, default /tmp/toporr-smpi):
+#   bundled16   deploy/demo/fattree-2l-16h.net through ibsim + OpenSM: the fabric of the
+#               bundled dump deploy/demo/fattree-2l-16h.ibnet (checked identical), 4xQDR
+#   ft256       collectors/sim/gen_fattree.py: 16 leaves x 16 hosts, 16 uplinks per leaf over
+#               4 spines (full bisection), 4xHDR
+#   ft256t      the same with 4 uplinks per leaf: 4:1 tapered
+# each routed by OpenSM (ftree), turned into a platform whose routes are the LFTs'
+# (fabric_to_platform.py), and into a cost file by toporrd + `toporrctl ingest` (dump and
+# LFTs) + `toporrctl export --format costs`.
+# Placements: `bynode HxK`: the first H hosts (name order), rank r on host r % H (the
+# by-node default); `frag HxK`: H hosts drawn at random (seed 7) as a scheduler fragments a
+# fabric, in name order, K consecutive ranks per host.
+#
+# SMPI settings: see bench/smpi/README.md ("toporr's own collectives"). Results are cached
+# per run (keyed by the program, platform, costs, hostfile and arguments), so a rerun after
+# a change rebuilds and re-simulates only what the change touches.
+# Environment: TOPORR_SMPI_CACHE, TOPORR_SMPI_BAZEL_BASE (Bazel output base, default
+# /root/.cache/bazel_smpi), TOPORR_SMPI_MULTILEVEL (the multi-level algorithm's name,
+# default multilevel). Exit status: 0 ok, 1 a check failed or a step failed.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+CACHE=${TOPORR_SMPI_CACHE:-${TEST_TMPDIR:-/tmp}/toporr-smpi}
+BAZEL_BASE=${TOPORR_SMPI_BAZEL_BASE:-/root/.cache/bazel_smpi}
+MULTILEVEL=${TOPORR_SMPI_MULTILEVEL:-multilevel}
+QUICK=0
+for arg in "$@"; do
+  case "$arg" in
+    --quick) QUICK=1 ;;
+    *) echo "usage: $0 [--quick]" >&2; exit 2 ;;
+  esac
+done
+die() { echo "run_collectives_eval: $*" >&2; exit 1; }
+log() { echo "run_collectives_eval: $*" >&2; }
+START=$EPOCHREALTIME
+for tool in smpicxx smpirun python3 bazel; do
+  command -v "$tool" >/dev/null || die "missing $tool (deploy/install-deps.sh)"
+done
+mkdir -p "$CACHE/fabrics" "$CACHE/runs"
+
+# --- tools: toporrd + toporrctl (the cost file), the SMPI program --------------------------------
+log "building //daemon:toporrd //client/ctl:toporrctl (output base $BAZEL_BASE)"
+(cd "$REPO" && bazel --output_base="$BAZEL_BASE" build //daemon:toporrd //client/ctl:toporrctl) \
+  >"$CACHE/bazel.log" 2>&1 || die "bazel build failed: see $CACHE/bazel.log"
+BIN=$(cd "$REPO" && bazel --output_base="$BAZEL_BASE" info bazel-bin 2>/dev/null)
+TOPORRD=$BIN/daemon/toporrd
+TOPORRCTL=$BIN/client/ctl/toporrctl
+log "building libtoporr + toporr_collective_time with smpicxx"
+BENCH=$("$REPO/bench/smpi/build_libtoporr_smpi.sh" "$CACHE/libtoporr-smpi") || exit 1
+# Shared libraries with per-process state that SMPI must load once per simulated rank:
+# protobuf (each copy of the program registers its generated messages in it).
+PRIVATE_LIBS=$(readelf -d "$BENCH" | sed -n 's/.*Shared library: \[\(libprotobuf[^]]*\)\].*/\1/p' |
+               paste -sd ';')
+
+# --- fabrics --------------------------------------------------------------------------------------
+# fabric NAME: $CACHE/fabrics/NAME/{ibnetdiscover.txt,dump_fts.txt}, NAME.xml, NAME.hosts and
+# NAME.costs, each rebuilt when missing or older than what it comes from.
+fabric() {
+  local name=$1 dir=$CACHE/fabrics/$1 net=$CACHE/fabrics/$1.net
+  case $name in
+    bundled16) net=$REPO/deploy/demo/fattree-2l-16h.net ;;
+    ft256) gen=(--hosts 256 --hosts-per-leaf 16 --spines 4) ;;
+    ft256t) gen=(--hosts 256 --hosts-per-leaf 16 --leaf-uplinks 4 --spines 4) ;;
+    *) die "unknown fabric $name" ;;
+  esac
+  if [[ $name != bundled16 && (! -s $net || $REPO/collectors/sim/gen_fattree.py -nt $net) ]]; then
+    python3 "$REPO/collectors/sim/gen_fattree.py" "${gen[@]}" --out "$net" >/dev/null 2>&1 \
+      || die "gen_fattree.py ${gen[*]} failed"
+  fi
+  if [[ ! -s $dir/dump_fts.txt || $net -nt $dir/dump_fts.txt ]]; then
+    log "fabric $name: ibsim + OpenSM (ftree)"
+    bash "$REPO/collectors/sim/run_ibsim.sh" "$net" "$dir" --routing-engine ftree \
+      >"$dir.ibsim.log" 2>&1 || die "run_ibsim.sh $net failed: see $dir.ibsim.log"
+  fi
+  if [[ $name == bundled16 ]]; then  # the simulated fabric is the bundled dump's
+    local shape='/^(Switch|Hca|Ca|\[)/ { sub(/#.*/, ""); gsub(/\([0-9a-f]+\)/, ""); gsub(/[ \t]+/, " "); print }'
+    cmp -s <(awk "$shape" "$dir/ibnetdiscover.txt") \
+           <(awk "$shape" "$REPO/deploy/demo/fattree-2l-16h.ibnet") \
+      || die "ibsim's bundled16 differs from deploy/demo/fattree-2l-16h.ibnet"
+  fi
+  local xml=$CACHE/fabrics/$name.xml hosts=$CACHE/fabrics/$name.hosts
+  if [[ ! -s $xml || $dir/dump_fts.txt -nt $xml || $REPO/bench/smpi/fabric_to_platform.py -nt $xml ]]; then
+    python3 "$REPO/bench/smpi/fabric_to_platform.py" --ibnetdiscover "$dir/ibnetdiscover.txt" \
+      --lfts "$dir/dump_fts.txt" --cores 16 --out "$xml" --hosts-out "$hosts" >/dev/null \
+      || die "fabric_to_platform.py ($name) failed"
+  fi
+  local costs=$CACHE/fabrics/$name.costs
+  if [[ ! -s $costs || $dir/dump_fts.txt -nt $costs ]]; then
+    log "fabric $name: cost file (toporrd ingest + toporrctl export --format costs)"
+    local work=$CACHE/fabrics/$name.toporrd
+    rm -rf "$work" && mkdir -p "$work"
+    "$TOPORRD" --config= --db "$work/toporr.db" --socket "$work/sock" 2>"$work/toporrd.log" &
+    local pid=$! ctl=("$TOPORRCTL" --socket "$work/sock") ok=0
+    for _ in $(seq 100); do
+      if "${ctl[@]}" health >/dev/null 2>&1; then ok=1; break; fi
+      sleep 0.05
+    done
+    if ((ok)) && "${ctl[@]}" ingest --format ibnetdiscover "$dir/ibnetdiscover.txt" >"$work/ctl.log" 2>&1 &&
+       "${ctl[@]}" ingest --format lft "$dir/dump_fts.txt" >>"$work/ctl.log" 2>&1 &&
+       "${ctl[@]}" export --format costs --output "$costs" --hosts "$(paste -sd, "$hosts")" \
+         >>"$work/ctl.log" 2>&1; then
+      ok=1
+    else
+      ok=0
+    fi
+    kill "$pid" && wait "$pid" || true
+    ((ok)) || die "cost file for $name failed: see $work/"
+  fi
+}
+
+# --- runs -----------------------------------------------------------------------------------------
+SIZES=8,1024,65536,1048576,16777216,67108864
+CFG=(--cfg=smpi/coll-selector:ompi --cfg=smpi/simulate-computation:no --cfg=network/crosstraffic:0
+     --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 --log=root.thres:warning)
+RUNS=$CACHE/runs.tsv
+: >"$RUNS"
+
+# run FABRIC PLACEMENT H K COLLECTIVE [SIZES [MODES [VARIANT]]]: one smpirun; its directory
+# (cells.txt, report.jsonl) goes to $RUNS with the run's description. VARIANT `private`
+# turns the folding of large C++ allocations off (smpi_shared_new.cc); `forced` runs with
+# TOPORR_ALGORITHM=$MULTILEVEL (the multi-level version is forced through the library's
+# environment, not the C API's algorithm argument).
+run() {
+  local fab=$1 placement=$2 h=$3 k=$4 coll=$5 sizes=${6:-$SIZES}
+  local modes=${7:-mpi,auto,candidates} variant=${8:-} p=$(($3 * $4)) fold=4194304 force=
+  [[ $variant == private ]] && fold=0
+  [[ $variant == forced ]] && force=$MULTILEVEL
+  local name=$fab-$placement-${h}x$k-$coll${variant:+-$variant}
+  local dir=$CACHE/runs/$name hostfile=$CACHE/runs/$name.hostfile
+  mkdir -p "$dir"
+  python3 - "$CACHE/fabrics/$fab.hosts" "$placement" "$h" "$k" >"$hostfile" <<'PY'
+import random, sys
+hosts = [l.strip() for l in open(sys.argv[1]) if l.strip()]
+placement, h, k = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+if placement == "bynode":  # the first h hosts, rank r on host r % h
+    chosen = hosts[:h]
+    ranks = [chosen[r % h] for r in range(h * k)]
+else:  # frag: h random hosts in name order, k consecutive ranks each
+    chosen = sorted(random.Random(7).sample(hosts, h))
+    ranks = [chosen[r // k] for r in range(h * k)]
+print("\n".join(ranks))
+PY
+  local key
+  key=$(cat "$BENCH" "$CACHE/fabrics/$fab.xml" "$CACHE/fabrics/$fab.costs" "$hostfile" \
+        <(echo "$coll $sizes $modes ${CFG[*]} $fold $force $PRIVATE_LIBS") | sha256sum | cut -c1-16)
+  if [[ ! -f $dir/key || $(cat "$dir/key") != "$key" ]]; then
+    log "$name: $p ranks, $coll, $modes"
+    rm -f "$dir/key" "$dir/report.jsonl"
+    local t0=$EPOCHREALTIME
+    # TMPDIR: smpirun copies the program and the privatized libraries once per rank (~1 GB at
+    # 256 ranks) into its temporary directory; tmpfs keeps that off the disk (its -tmpdir
+    # option is broken in 3.32: it shifts one argument instead of two).
+    TMPDIR=/dev/shm TOPORR_SMPI_FOLD_BYTES=$fold TOPORR_ALGORITHM=$force TOPORR_COSTS=$CACHE/fabrics/$fab.costs TOPORR_HOSTMAP=$hostfile \
+      TOPORR_REPORT=$dir/report.jsonl \
+      smpirun -np "$p" -platform "$CACHE/fabrics/$fab.xml" -hostfile "$hostfile" "$BENCH" \
+        --collective "$coll" --sizes "$sizes" --modes "$modes" --print-hosts \
+        --cfg=smpi/privatize-libs:"$PRIVATE_LIBS" "${CFG[@]}" \
+        >"$dir/stdout.txt" 2>"$dir/stderr.txt" \
+      || die "smpirun failed ($name): see $dir/stderr.txt"
+    diff <(awk '$1 == "rank" { print $3 }' "$dir/stdout.txt") "$hostfile" >/dev/null \
+      || die "SMPI did not place the ranks as $hostfile says ($name)"
+    grep -E '^(cell|skip) ' "$dir/stdout.txt" >"$dir/cells.txt" || true
+    awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f\n", b - a }' >"$dir/seconds"
+    echo "$key" >"$dir/key"
+  fi
+  printf "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n" "$fab" "$placement" "${h}x$k" "$p" "$coll" \
+    "${variant:-default}" "$(cat "$dir/seconds")" "$dir" >>"$RUNS"
+  LAST_RUN=$dir
+}
+
+# run_all ARGS...: `run ARGS` with all the modes, then the multi-level version forced when the
+# library's decisions in that run listed it among their candidates (else it is not in the
+# library that was built, and the table says so).
+run_all() {
+  run "$@"
+  if grep -q "\"algorithm\":\"$MULTILEVEL\"\|\"chosen_algorithm\":\"$MULTILEVEL\"" \
+       "$LAST_RUN/report.jsonl" 2>/dev/null; then
+    run "$@" "$SIZES" "$MULTILEVEL" forced
+  fi
+}
+
+REPORT_ARGS=()
+if ((QUICK)); then
+  fabric bundled16
+  for coll in allreduce bcast; do
+    run bundled16 bynode 16 4 "$coll" 65536,16777216
+    # The same decisions with every C++ allocation private: folding the collectives'
+    # temporaries (smpi_shared_new.cc) must not touch what the planner computes.
+    run bundled16 bynode 16 4 "$coll" 65536,16777216 mpi,auto private
+  done
+  REPORT_ARGS=(--quick --output "$CACHE/collectives_quick.md")
+else
+  for fab in bundled16 ft256 ft256t; do fabric "$fab"; done
+  for coll in allreduce bcast; do
+    run_all bundled16 bynode 16 1 "$coll"
+    run_all bundled16 bynode 16 4 "$coll"
+    run_all ft256 bynode 64 4 "$coll"
+    run_all ft256t bynode 64 4 "$coll"
+    run_all ft256t frag 64 4 "$coll"
+    run_all ft256t frag 64 1 "$coll"
+  done
+  REPORT_ARGS=(--output "$REPO/bench/results/collectives_smpi.md")
+fi
+elapsed=$(awk -v a="$START" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')
+python3 "$REPO/bench/smpi/collectives_report.py" --runs "$RUNS" --multilevel "$MULTILEVEL" \
+  --sources "$CACHE/libtoporr-smpi/sources.txt" --elapsed "$elapsed" \
+  --commit "$(cd "$REPO" && git rev-parse --short HEAD)$(cd "$REPO" && git diff --quiet HEAD -- client mapping common collectors bench/smpi || echo +changes)" \
+  "${REPORT_ARGS[@]}"

@@ -1,0 +1,36 @@
+// libtoporr's row-source factory for the SMPI build (bench/smpi/build_libtoporr_smpi.sh),
+// which leaves out the gRPC daemon source: the costs come from the TOPORR_COSTS file, as in
+// a daemon-less job. Without TOPORR_COSTS every decision falls back to the identity order
+// with a reason saying so (the benchmark refuses such runs: it checks the decision report).
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "client/row_source.h"
+
+namespace toporr::client {
+namespace {
+
+class NoDaemonRowSource final : public RowSource {
+ public:
+  std::string_view kind() const override { return "daemon"; }
+  absl::StatusOr<HostListTicket> Prepare(const std::vector<std::string>&) override {
+    return absl::UnavailableError(
+        "this SMPI build of libtoporr has no daemon source: set TOPORR_COSTS to a cost file");
+  }
+  absl::StatusOr<CostRow> Row(const HostListTicket&, const std::vector<std::string>&,
+                              int) override {
+    return absl::UnavailableError("no daemon source in this build");
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<RowSource> NewRowSource(const ClientOptions& options) {
+  if (!options.costs_path.empty()) return NewFileRowSource(options.costs_path);
+  return std::make_unique<NoDaemonRowSource>();
+}
+
+}  // namespace toporr::client
