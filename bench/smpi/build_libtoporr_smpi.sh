@@ -36,7 +36,11 @@ die() { echo "build_libtoporr_smpi: $*" >&2; exit 1; }
 for tool in smpicxx protoc python3 make bazel; do
   command -v "$tool" >/dev/null || die "missing $tool"
 done
+# Objects and their .d files name absolute source paths: a build from another checkout
+# (worktree or clone) starts from scratch rather than chase sources that moved.
+if [[ "$(cat "$OUT/checkout" 2>/dev/null)" != "$REPO" ]]; then rm -rf "$OUT/obj"; fi
 mkdir -p "$OUT/obj" "$OUT/gen"
+echo "$REPO" >"$OUT/checkout"
 OUT=$(cd "$OUT" && pwd)
 
 # --- 1. the library's sources, from Bazel -------------------------------------------------------
