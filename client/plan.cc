@@ -1,6 +1,7 @@
 #include "client/plan.h"
 
 #include <algorithm>
+#include <memory>
 #include <unordered_map>
 
 #include "absl/strings/numbers.h"
@@ -8,6 +9,7 @@
 #include "common/status_macros.h"
 #include "common/text_scan.h"
 #include "mapping/distance.h"
+#include "mapping/host_link_routes.h"
 #include "mapping/levels.h"
 #include "mapping/multilevel.h"
 #include "mapping/predict.h"
@@ -259,6 +261,13 @@ absl::StatusOr<PlanResult> Plan(const PlanRequest& request, const mapping::Place
   if (request.root < 0 || request.root >= placement.size()) {
     return absl::InvalidArgumentError(absl::StrCat("root ", request.root, " is not a rank of the ",
                                                    placement.size(), "-rank job"));
+  }
+  // Without the fabric's routes, at least the hosts' own links are shared (ranks of one host
+  // sending out at once), which the cost matrix alone cannot express.
+  std::unique_ptr<mapping::RouteSource> host_links;
+  if (routes == nullptr) {
+    host_links = mapping::HostLinkRoutes(costs);
+    routes = host_links.get();
   }
   ASSIGN_OR_RETURN(mapping::RankDistance distance,
                    mapping::RankDistance::Create(placement, costs, intra));

@@ -128,7 +128,8 @@ struct PlanResult {
   std::vector<int32_t> multilevel;
 };
 
-// Plans with the mapping engine. `routes` may be null (no contention modelled).
+// Plans with the mapping engine. `routes` may be null: then only the hosts' own links are
+// modelled as shared (mapping/host_link_routes.h), the fabric beyond them as contention-free.
 absl::StatusOr<PlanResult> Plan(const PlanRequest& request, const mapping::Placement& placement,
                                 const mapping::HostCostMatrix& costs,
                                 const mapping::RouteSource* routes,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every toporr test: installs the Debian packages, builds, runs `bazel test //...`
 # (unit tests, real-SQLite store tests, ibsim + opensm golden tests, a real toporrd driven
-# by toporrctl) and prints a one-line summary "N passed, N failed".
+# by toporrctl, real mpirun of Open MPI and MPICH), then the SimGrid SMPI gate of the client
+# library, and prints a one-line summary "N passed, N failed".
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -16,6 +17,22 @@ cd "$TOPORR_ROOT"
 rc=${PIPESTATUS[0]}
 passed=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$LOG")
 failed=$(grep -cE '^//[^ ]+ +(FAILED|TIMEOUT|NO STATUS|FAILED TO BUILD|INCOMPLETE)' "$LOG")
+# With no arguments (the whole suite): the SimGrid SMPI gate of libtoporr's real collectives
+# and selection (bench/smpi/run_collectives_eval.sh --quick, ~1 min). It compiles the library
+# from the sources `bazel query` lists, so it runs after `bazel test`, with the same output
+# base, rather than inside it.
+if [[ $# -eq 0 ]]; then
+  echo "run-tests: bench/smpi/run_collectives_eval.sh --quick"
+  if TOPORR_SMPI_BAZEL_BASE="$("${BAZEL[@]}" info output_base 2>/dev/null)" \
+      bench/smpi/run_collectives_eval.sh --quick >>"$LOG" 2>&1; then
+    echo "bench/smpi/run_collectives_eval.sh --quick                PASSED"
+    passed=$((passed + 1))
+  else
+    echo "bench/smpi/run_collectives_eval.sh --quick                FAILED (see $LOG)"
+    failed=$((failed + 1))
+    [[ $rc -eq 0 ]] && rc=1
+  fi
+fi
 echo
 echo "$passed passed, $failed failed"
 if [[ $rc -ne 0 && $failed -eq 0 ]]; then
