@@ -17,6 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     toporr::fuzz::CheckRefusal(parsed, text);
     return 0;
   }
+  toporr::fuzz::NoteAccepted();
   Check(c.metrics_interval_s >= 1 && c.metrics_interval_s <= 3600, "metrics_interval_s range");
   Check(c.keep_snapshots >= 1, "keep_snapshots range");
   Check(c.max_ingest_bytes >= 1 && c.max_ingest_bytes < (int64_t{1} << 31), "max_ingest_bytes");

@@ -8,6 +8,30 @@
 
 namespace toporr::fuzz {
 
+namespace {
+
+struct Outcomes {
+  long accepted = 0;
+  long refused = 0;
+  ~Outcomes() {
+    const char* path = std::getenv("TOPORR_FUZZ_STATS");
+    if (path == nullptr || *path == '\0' || accepted + refused == 0) return;
+    if (FILE* f = std::fopen(path, "a")) {
+      std::fprintf(f, "%ld %ld\n", accepted, refused);
+      std::fclose(f);
+    }
+  }
+};
+
+Outcomes& Counts() {
+  static Outcomes counts;
+  return counts;
+}
+
+}  // namespace
+
+void NoteAccepted() { ++Counts().accepted; }
+
 void Fail(std::string_view what) {
   const std::string shown = Printable(what, 2000);
   std::fprintf(stderr, "fuzz invariant broken: %s\n", shown.c_str());
@@ -35,6 +59,7 @@ void CheckPrintable(std::string_view text, std::string_view what) {
 
 void CheckRefusal(const absl::Status& status, std::string_view input) {
   Check(!status.ok(), "CheckRefusal on an OK status");
+  ++Counts().refused;
   const std::string message(status.message());
   const std::string shown = Quoted(message, 600);
   Check(status.code() == absl::StatusCode::kInvalidArgument,

@@ -38,6 +38,11 @@ void CheckRefusal(const absl::Status& status, std::string_view input);
 // that an empty input may be refused at line 1).
 size_t CountLines(std::string_view input);
 
+// Counts one accepted input (CheckRefusal counts the refused ones). When the environment
+// variable TOPORR_FUZZ_STATS names a file, the process appends "<accepted> <refused>\n" to it
+// at exit: bench/run_fuzz.sh sums these lines over libFuzzer's fork-mode jobs.
+void NoteAccepted();
+
 // Aborts unless `text` is printable UTF-8 (`what` names the field).
 void CheckPrintable(std::string_view text, std::string_view what);
 

@@ -54,6 +54,7 @@ void CheckWithRule(const toporr::collectors::HostRule& rule, std::string_view ma
   in.host_map_name = std::string(toporr::fuzz::kSource);
   absl::StatusOr<toporr::fabric::Fabric> f = toporr::collectors::ParseFabricInput(in);
   if (!f.ok()) return toporr::fuzz::CheckRefusal(f.status(), map);
+  toporr::fuzz::NoteAccepted();
   if (absl::Status valid = toporr::fabric::ValidateFabric(*f); !valid.ok()) {
     toporr::fuzz::Fail("host map gave a fabric that does not validate: " + valid.ToString());
   }

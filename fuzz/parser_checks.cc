@@ -15,6 +15,7 @@ void CheckTopologyInput(collectors::InputFormat format, std::string_view input) 
   in.content = input;
   absl::StatusOr<fabric::Fabric> f = collectors::ParseFabricInput(in);
   if (!f.ok()) return CheckRefusal(f.status(), input);
+  NoteAccepted();
   Check(!f->nodes.empty(), "accepted a topology without nodes");
   if (absl::Status valid = fabric::ValidateFabric(*f); !valid.ok()) {
     Fail("accepted a topology that does not validate: " + valid.ToString());
@@ -25,6 +26,7 @@ void CheckForwardingTablesInput(collectors::InputFormat format, std::string_view
   absl::StatusOr<fabric::ForwardingTables> t =
       collectors::ParseForwardingTablesInput(format, std::string(kSource), input);
   if (!t.ok()) return CheckRefusal(t.status(), input);
+  NoteAccepted();
   Check(!t->switches().empty(), "accepted forwarding tables without a switch");
   Check(t->lid_port_guid().size() <= fabric::kMaxUnicastLid + 1,
         "LID owner table beyond the unicast range");
@@ -44,6 +46,7 @@ void CheckTracesInput(std::string_view input) {
   absl::StatusOr<std::vector<fabric::Trace>> traces =
       collectors::ParseTracesInput(std::string(kSource), input);
   if (!traces.ok()) return CheckRefusal(traces.status(), input);
+  NoteAccepted();
   Check(!traces->empty(), "accepted ibtracert output without a trace");
   const size_t lines = CountLines(input);
   for (const fabric::Trace& t : *traces) {
