@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/printable.h"
+#include "common/text_scan.h"
 
 namespace toporr::fuzz {
 
@@ -39,16 +40,7 @@ void Fail(std::string_view what) {
   std::abort();
 }
 
-size_t CountLines(std::string_view input) {
-  size_t lines = 0;
-  for (size_t pos = 0; pos < input.size(); ++lines) {
-    const size_t nl = input.find('\n', pos);
-    if (nl == std::string_view::npos) break;
-    pos = nl + 1;
-  }
-  if (!input.empty() && input.back() != '\n') ++lines;
-  return lines == 0 ? 1 : lines;
-}
+size_t CountLines(std::string_view input) { return static_cast<size_t>(LineCount(input)); }
 
 void CheckPrintable(std::string_view text, std::string_view what) {
   if (const size_t bad = FirstUnprintable(text); bad != std::string_view::npos) {

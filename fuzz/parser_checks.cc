@@ -16,7 +16,6 @@ void CheckTopologyInput(collectors::InputFormat format, std::string_view input) 
   absl::StatusOr<fabric::Fabric> f = collectors::ParseFabricInput(in);
   if (!f.ok()) return CheckRefusal(f.status(), input);
   NoteAccepted();
-  Check(!f->nodes.empty(), "accepted a topology without nodes");
   if (absl::Status valid = fabric::ValidateFabric(*f); !valid.ok()) {
     Fail("accepted a topology that does not validate: " + valid.ToString());
   }

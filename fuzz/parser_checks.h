@@ -10,7 +10,8 @@
 
 namespace toporr::fuzz {
 
-// A topology format: on success fabric::ValidateFabric holds and the fabric has a node.
+// A topology format: on success fabric::ValidateFabric holds. (An empty fabric is allowed:
+// opareport reports "0 Links in Fabric" and collectors/opa_links_test accepts it.)
 void CheckTopologyInput(collectors::InputFormat format, std::string_view input);
 
 // kLft / kOpensmLfts: on success at least one switch, GUIDs unique and found by Find, every
