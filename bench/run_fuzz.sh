@@ -120,7 +120,7 @@ for p in "${parsers[@]}"; do
     "$crashes"
   if ((crashes)); then
     status=1
-    printf '  kept under fuzz/regressions/%s/: %s\n' "$p" "${kept[@]}"
+    for k in "${kept[@]}"; do printf '  kept under fuzz/regressions/%s/: %s\n' "$p" "$k"; done
   fi
 done
 rmdir fuzz/regressions/* 2>/dev/null || true

@@ -50,7 +50,8 @@ bool ParseType(string_view& s, NodeType* t) {
 bool ParseLidsAndDesc(string_view& s, uint32_t* first, uint32_t* last, std::string* desc) {
   uint64_t f, l;
   if (!Consume(s, " lid ") || !ConsumeDecimal(s, 0xFFFF, &f) || !Consume(s, "-") ||
-      !ConsumeDecimal(s, 0xFFFF, &l) || !Consume(s, " \"") || s.empty() || s.back() != '"') {
+      !ConsumeDecimal(s, 0xFFFF, &l) || f > l || !Consume(s, " \"") || s.empty() ||
+      s.back() != '"') {
     return false;
   }
   *first = static_cast<uint32_t>(f);

@@ -119,6 +119,11 @@ TEST(IbtracertTest, SwitchDestinationAndLmcRanges) {
 TEST(IbtracertTest, Errors) {
   const std::string t = ReadSharedFabric("ibtracert_fattree_interleaf.txt");
   IbtracertOptions o{"trace.txt"};
+  // Found by fuzz/ibtracert_fuzzer: a LID range is first-last, never reversed.
+  std::string reversed = t;
+  reversed.replace(reversed.find("lid 23-23"), 9, "lid 23-22");
+  EXPECT_THAT(ParseIbtracert(reversed, o),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("trace.txt:5: malformed")));
   // Found by fuzz/ibtracert_fuzzer: descriptions must be printable UTF-8, as in a topology.
   std::string bad = t;
   bad.replace(bad.find("node15 HCA-1"), 6,
