@@ -79,10 +79,11 @@ absl::StatusOr<Fabric> ParseFabricInput(const FabricInput& input) {
                                         " describes routes, not a topology");
   }
   std::unordered_map<uint64_t, std::string> guid_map;
+  HostMapOrigin origin;
   if (!input.host_map.empty()) {
-    ASSIGN_OR_RETURN(guid_map, ParseHostMap(input.host_map, input.host_map_name));
+    ASSIGN_OR_RETURN(guid_map, ParseHostMap(input.host_map, input.host_map_name, &origin));
   }
-  RETURN_IF_ERROR(AssignHosts(input.host_rule, guid_map, &fabric));
+  RETURN_IF_ERROR(AssignHosts(input.host_rule, guid_map, &fabric, &origin));
   return fabric;
 }
 

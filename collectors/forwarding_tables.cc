@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/printable.h"
 #include "common/status_macros.h"
 #include "common/text_scan.h"
 
@@ -127,6 +128,10 @@ class Parser {
     string_view desc = s.substr(0, s.size() - 2);
     if (desc.size() >= 2 && desc.front() == '\'' && desc.back() == '\'') {
       desc = desc.substr(1, desc.size() - 2);
+    }
+    if (const size_t bad = FirstUnprintable(desc); bad != string_view::npos) {
+      return Error(
+          line_, "switch description " + Quoted(desc, 80) + ": " + DescribeUnprintable(desc, bad));
     }
     uint64_t lid = 0;
     if (Consume(address, "Lid ") && (!ConsumeDecimal(address, &lid) || lid > kMaxUnicastLid)) {

@@ -202,6 +202,18 @@ TEST(ForwardingTablesTest, BlocksOfOneSwitchMergeAndMulticastIsSkipped) {
   EXPECT_EQ(t.switches()[0].lid, 2u);
 }
 
+// Found by fuzz/lft_fuzzer: a switch description that is not printable UTF-8 was stored.
+TEST(ForwardingTablesTest, RefusesUnprintableSwitchDescription) {
+  ForwardingTablesOptions o{"sw.txt"};
+  EXPECT_THAT(
+      ParseForwardingTables("\nUnicast lids [0x1-0x1] of switch Lid 2 guid 0x0002c90200400000 "
+                            "(sw\x1b[2J01):\n0x0001 001 : (x)\n1 lids dumped\n",
+                            o),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("sw.txt:2: switch description 'sw\\x1b[2J01': byte 0x1b at "
+                         "column 3 is not printable UTF-8")));
+}
+
 TEST(ForwardingTablesTest, ErrorsNameFileAndLine) {
   const std::string sample = ReadSharedFabric("dump_fts_fattree.txt");
   ForwardingTablesOptions o{"dump_fts_fattree.txt"};

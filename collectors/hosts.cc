@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/printable.h"
 #include "common/text_scan.h"
 
 namespace toporr::collectors {
@@ -78,19 +79,29 @@ bool IsHostName(string_view h) {
          All(h, [](char c) { return IsAlnum(c) || c == '.' || c == '_' || c == '-'; });
 }
 
+// A refusal of the map entry for `guid`: at its line when the origin is known.
+absl::Status MapError(const HostMapOrigin* origin, uint64_t guid, const std::string& what) {
+  if (origin != nullptr) {
+    auto it = origin->line.find(guid);
+    if (it != origin->line.end()) return LineError(origin->file_name, it->second, what);
+  }
+  return absl::InvalidArgumentError("host map: " + what);
+}
+
 // The host a map entry gives CA `node`, "" if none.
 absl::StatusOr<std::string> MappedHost(const Node& node,
-                                       const std::unordered_map<uint64_t, std::string>& map) {
+                                       const std::unordered_map<uint64_t, std::string>& map,
+                                       const HostMapOrigin* origin) {
   std::string host;
   uint64_t from = 0;
   auto consider = [&](uint64_t guid) -> absl::Status {
     auto it = map.find(guid);
     if (it == map.end()) return absl::OkStatus();
     if (!host.empty() && host != it->second) {
-      return absl::InvalidArgumentError("the host map gives GUID " + FormatGuid(from) +
-                                        " to host \"" + host + "\" but GUID " + FormatGuid(guid) +
-                                        " of the same CA (\"" + node.description + "\") to \"" +
-                                        it->second + "\"");
+      return MapError(origin, guid,
+                      "GUID " + FormatGuid(guid) + " is mapped to \"" + it->second +
+                          "\" but GUID " + FormatGuid(from) + " of the same CA (" +
+                          Quoted(node.description, 80) + ") to \"" + host + "\"");
     }
     host = it->second;
     from = guid;
@@ -124,7 +135,8 @@ std::optional<std::string> HostFromDescription(const HostRule& rule, string_view
 }
 
 absl::StatusOr<std::unordered_map<uint64_t, std::string>> ParseHostMap(string_view text,
-                                                                       string_view file_name) {
+                                                                       string_view file_name,
+                                                                       HostMapOrigin* origin) {
   std::unordered_map<uint64_t, std::string> map;
   std::unordered_map<uint64_t, int> line_of;
   LineScanner lines(text);
@@ -163,24 +175,28 @@ absl::StatusOr<std::unordered_map<uint64_t, std::string>> ParseHostMap(string_vi
     }
     if (inserted) line_of[guid] = line_no;
   }
+  if (origin != nullptr) {
+    origin->file_name = std::string(file_name);
+    origin->line = std::move(line_of);
+  }
   return map;
 }
 
 absl::Status AssignHosts(const HostRule& rule,
-                         const std::unordered_map<uint64_t, std::string>& guid_map,
-                         Fabric* fabric) {
+                         const std::unordered_map<uint64_t, std::string>& guid_map, Fabric* fabric,
+                         const HostMapOrigin* origin) {
   std::map<std::string, std::vector<int>> cas_of;
   std::vector<int> anonymous;
   for (size_t i = 0; i < fabric->nodes.size(); ++i) {
     const Node& node = fabric->nodes[i];
-    absl::StatusOr<std::string> mapped = MappedHost(node, guid_map);
+    absl::StatusOr<std::string> mapped = MappedHost(node, guid_map, origin);
     if (!mapped.ok()) return mapped.status();
     if (node.type != NodeType::kCa) {
       if (!mapped->empty()) {
-        return absl::InvalidArgumentError(
-            "the host map names " + std::string(NodeTypeName(node.type)) + " " +
-            FormatGuid(node.guid) + " (\"" + node.description + "\") as host \"" + *mapped +
-            "\"; only CAs can belong to hosts");
+        return MapError(origin, node.guid,
+                        "names " + std::string(NodeTypeName(node.type)) + " " +
+                            FormatGuid(node.guid) + " (" + Quoted(node.description, 80) +
+                            ") as host \"" + *mapped + "\"; only CAs can belong to hosts");
       }
       continue;
     }

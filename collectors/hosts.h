@@ -62,12 +62,20 @@ struct HostRule {
 // "node017 mlx5_0" -> "node017"; "MT4129 ConnectX7   Mellanox Technologies" -> nullopt.
 std::optional<std::string> HostFromDescription(const HostRule& rule, std::string_view description);
 
+// Where a parsed host map came from, so that AssignHosts can refuse an entry at its line
+// ("hosts.map:7: ..."), as ParseHostMap does.
+struct HostMapOrigin {
+  std::string file_name;
+  std::unordered_map<uint64_t, int> line;  // GUID -> line of its first entry
+};
+
 // Parses a GUID -> host map file: one "<guid> <host>" per line, the GUID with or without
 // "0x" (node GUID or port GUID of a CA), the host bare or in double quotes; '#' starts a
 // comment; blank lines are ignored. The same GUID twice with the same host is accepted; with
 // different hosts it is an error. Errors: kInvalidArgument "<file_name>:<line>: <problem>".
-absl::StatusOr<std::unordered_map<uint64_t, std::string>> ParseHostMap(std::string_view text,
-                                                                       std::string_view file_name);
+// When `origin` is given it receives the file name and the line of every GUID.
+absl::StatusOr<std::unordered_map<uint64_t, std::string>> ParseHostMap(
+    std::string_view text, std::string_view file_name, HostMapOrigin* origin = nullptr);
 
 // Derives hosts for `fabric` (replacing any earlier assignment):
 //   * a CA whose node GUID, or the GUID of one of its ports, is in `guid_map` belongs to that
@@ -81,9 +89,11 @@ absl::StatusOr<std::unordered_map<uint64_t, std::string>> ParseHostMap(std::stri
 //     may cover several fabrics.
 // Result: fabric->hosts sorted by name, each with its CAs in ascending node index (a
 // multi-rail host lists several), and Node::host set for those CAs (-1 for every other node).
+// Errors name the map entry: "<file>:<line>: ..." when `origin` (from ParseHostMap) is given,
+// "host map: ..." otherwise; they quote at most 80 bytes of a node description.
 absl::Status AssignHosts(const HostRule& rule,
                          const std::unordered_map<uint64_t, std::string>& guid_map,
-                         fabric::Fabric* fabric);
+                         fabric::Fabric* fabric, const HostMapOrigin* origin = nullptr);
 
 }  // namespace toporr::collectors
 

@@ -261,6 +261,26 @@ TEST(AssignHosts, MapErrors) {
   EXPECT_EQ(f.hosts[f.FindHost("x")].cas.size(), 1u);
 }
 
+// Found by fuzz/host_map_fuzzer: a map entry AssignHosts refuses is named by the map's file
+// and line (it used to be "the host map names switch ..." without either).
+TEST(AssignHosts, MapErrorsNameTheMapLine) {
+  Fabric f = ParseSampleOrDie("ibnetdiscover_edgecases_default.txt");
+  HostMapOrigin origin;
+  ASSERT_OK_AND_ASSIGN(GuidMap map, ParseHostMap("# site map\n0x2c903001f0001 x\n"
+                                                 "0x7cfe900300a1b200 swA\n",
+                                                 "hosts.map", &origin));
+  EXPECT_THAT(AssignHosts(HostRule(), map, &f, &origin),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("hosts.map:3: names switch 0x7cfe900300a1b200")));
+  ASSERT_OK_AND_ASSIGN(
+      map, ParseHostMap("0x2c903001f0001 x\n0x2c903001f0002 y\n", "hosts.map", &origin));
+  EXPECT_THAT(AssignHosts(HostRule(), map, &f, &origin),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("hosts.map:")));
+  // Without an origin the message still says it is about the host map.
+  EXPECT_THAT(AssignHosts(HostRule(), {{0x7cfe900300a1b200, "swA"}}, &f),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("host map: names switch")));
+}
+
 TEST(AssignHosts, MultiRailAndAnonymous) {
   Fabric f;
   const char* descriptions[] = {"dgx01 mlx5_3", "dgx01 mlx5_0",

@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/printable.h"
 #include "common/status_macros.h"
 #include "common/text_scan.h"
 
@@ -49,7 +50,8 @@ bool ParseType(string_view& s, NodeType* t) {
 bool ParseLidsAndDesc(string_view& s, uint32_t* first, uint32_t* last, std::string* desc) {
   uint64_t f, l;
   if (!Consume(s, " lid ") || !ConsumeDecimal(s, 0xFFFF, &f) || !Consume(s, "-") ||
-      !ConsumeDecimal(s, 0xFFFF, &l) || !Consume(s, " \"") || s.empty() || s.back() != '"') {
+      !ConsumeDecimal(s, 0xFFFF, &l) || f > l || !Consume(s, " \"") || s.empty() ||
+      s.back() != '"') {
     return false;
   }
   *first = static_cast<uint32_t>(f);
@@ -78,6 +80,13 @@ class Parser {
 
  private:
   absl::Status Error(int line, std::string_view what) const { return LineError(file_, line, what); }
+
+  // Node descriptions must be printable UTF-8 (common/printable.h), as in the topology.
+  absl::Status CheckDescription(std::string_view d) const {
+    const size_t bad = FirstUnprintable(d);
+    if (bad == std::string_view::npos) return absl::OkStatus();
+    return Error(line_, "description " + Quoted(d, 80) + ": " + DescribeUnprintable(d, bad));
+  }
 
   absl::Status Unfinished(std::string_view where) const {
     std::string why = last_warning_.empty() ? "" : absl::StrCat(" (", last_warning_, ")");
@@ -122,7 +131,7 @@ class Parser {
         !ParseLidsAndDesc(s, &e->lid_first, &e->lid_last, &e->description)) {
       return Error(line_, "malformed endpoint (expected '{0x<guid>} portnum P lid F-L \"desc\"')");
     }
-    return absl::OkStatus();
+    return CheckDescription(e->description);
   }
 
   absl::Status From(string_view s) {
@@ -168,6 +177,7 @@ class Parser {
       if (!ParseLidsAndDesc(s, &h.lid_first, &h.lid_last, &h.description)) {
         return Error(line_, "malformed hop (expected 'lid F-L \"desc\"' after the port)");
       }
+      RETURN_IF_ERROR(CheckDescription(h.description));
     } else if (!s.empty()) {
       return Error(line_, "unexpected text after '{0x<guid>}[<port>]'");
     }

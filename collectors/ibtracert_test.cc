@@ -119,6 +119,19 @@ TEST(IbtracertTest, SwitchDestinationAndLmcRanges) {
 TEST(IbtracertTest, Errors) {
   const std::string t = ReadSharedFabric("ibtracert_fattree_interleaf.txt");
   IbtracertOptions o{"trace.txt"};
+  // Found by fuzz/ibtracert_fuzzer: a LID range is first-last, never reversed.
+  std::string reversed = t;
+  reversed.replace(reversed.find("lid 23-23"), 9, "lid 23-22");
+  EXPECT_THAT(ParseIbtracert(reversed, o),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("trace.txt:5: malformed")));
+  // Found by fuzz/ibtracert_fuzzer: descriptions must be printable UTF-8, as in a topology.
+  std::string bad = t;
+  bad.replace(bad.find("node15 HCA-1"), 6,
+              "node\xff"
+              "5");
+  EXPECT_THAT(ParseIbtracert(bad, o), StatusIs(absl::StatusCode::kInvalidArgument,
+                                               HasSubstr("description 'node\\xff5 HCA-1': byte "
+                                                         "0xff at column 5 is not printable")));
   // ibtracert stops without a To line when it meets a bad forwarding entry.
   std::string stopped = t.substr(0, t.find("[7] ->")) +
                         "ibwarn: [1234] find_route: Bad forwarding table entry found at: node "

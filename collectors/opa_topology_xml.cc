@@ -18,6 +18,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "common/text_scan.h"
 
 namespace toporr::collectors {
 
@@ -112,7 +113,8 @@ absl::Status ReadXml(std::string_view text, const OpaOptions& options, XmlInput*
       rec.error_line = ctxt->input ? ctxt->input->line : 1;
       rec.error = "not well-formed";
     }
-    return OpaInputError(options, std::max(rec.error_line, 1L),
+    // libxml2 puts an error at the end of a text ending in '\n' on the line after the last.
+    return OpaInputError(options, std::clamp(rec.error_line, 1L, LineCount(text)),
                          absl::StrCat("malformed XML (truncated file?): ", rec.error));
   }
   if (in->doc->intSubset != nullptr || in->doc->extSubset != nullptr) {

@@ -453,6 +453,9 @@ TEST(OpaTopologyXmlTest, RefusesMalformedDocuments) {
   const long lines = std::count(truncated.begin(), truncated.end(), '\n') + 1;
   ExpectError(truncated, absl::StrCat("t.xml:", lines, ":"), "malformed XML");
   ExpectError("", "t.xml:1:", "malformed XML");
+  // Found by fuzz/opareport_xml_fuzzer: an error at the end of a text ending in '\n' is on its
+  // last line (libxml2 says the line after it).
+  ExpectError("<Report>\n<LinkSummary>\n", "t.xml:2:", "malformed XML");
   ExpectError("<Report>\n<LinkSummary>\n</Report>\n", "t.xml:3:", "mismatch");
   ExpectError("<?xml version=\"1.0\"?>\n<Fabric>\n</Fabric>\n",
               "t.xml:2:", "expected <Topology> or <Report>");

@@ -114,6 +114,18 @@ bool ParseHexU64(std::string_view text, uint64_t* value);
 inline constexpr size_t kMaxLineErrorWhat = 480;
 absl::Status LineError(std::string_view file, long line, std::string_view what);
 
+// Number of lines of `text` as LineScanner counts them, at least 1 (an empty text has the
+// line 1 an error may name): the last line a `file:line:` message may name.
+inline long LineCount(std::string_view text) {
+  long lines = 0;
+  for (const char* p = text.data();
+       (p = static_cast<const char*>(std::memchr(p, '\n', text.data() + text.size() - p))); ++p) {
+    ++lines;
+  }
+  if (!text.empty() && text.back() != '\n') ++lines;
+  return lines == 0 ? 1 : lines;
+}
+
 // Splits a buffer into lines without copying: each line is a view into the buffer without
 // its '\n' (a '\r' before it is kept; trim it with TrimRight when the format allows CRLF).
 // A final line without '\n' is a line; a buffer ending in '\n' has no empty last line.

@@ -12,6 +12,14 @@ namespace {
 
 using std::string_view;
 
+TEST(TextScan, LineCountCountsAsLineScanner) {
+  EXPECT_EQ(LineCount(""), 1);
+  EXPECT_EQ(LineCount("a"), 1);
+  EXPECT_EQ(LineCount("a\n"), 1);
+  EXPECT_EQ(LineCount("a\nb"), 2);
+  EXPECT_EQ(LineCount("\n\n\n"), 3);
+}
+
 TEST(TextScan, TrimTakesBlanksAndCarriageReturnsOnly) {
   EXPECT_EQ(Trim(" \t node017 mlx5_0 \r"), "node017 mlx5_0");
   EXPECT_EQ(Trim(" \t\r "), "");

@@ -22,6 +22,8 @@ PACKAGES=(
   # exports and packaging: the tools their tests run (slurmctld + scontrol read the Slurm
   # topology, Graphviz renders the dot export, lintian/dpkg-dev/man-db check the .deb)
   slurmctld slurm-client graphviz lintian dpkg-dev man-db xz-utils
+  # fuzzing: clang-14 and libFuzzer for the fuzz/ harnesses (bench/run_fuzz.sh)
+  clang-14 libfuzzer-14-dev
   # misc tools used by scripts and tests
   python3 procps
 )

@@ -28,6 +28,7 @@ LAYERS = {
     "daemon": {"proto", "db", "collectors", "mapping", "fabric", "common"},
     "client": {"proto", "mapping", "fabric", "collectors", "common"},
     "bench": {"*"},
+    "fuzz": {"daemon", "collectors", "fabric", "common"},
 }
 
 # Extra folders a *_test.cc of a folder may include (test inputs read by the parsers).
