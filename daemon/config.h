@@ -44,6 +44,16 @@ struct DaemonConfig {
   // Largest accepted ingest payload (bytes). The LFT dump of a 10,240-host fabric is
   // ~0.8 GB; gRPC caps one message below 2 GiB.
   int64_t max_ingest_bytes = 1536ll << 20;
+  // Largest request message (bytes) the read server accepts: every connection of the Unix
+  // socket from a user who is not an admin, and the TCP listener. A larger request is
+  // refused with RESOURCE_EXHAUSTED by gRPC before it is read. Read requests are host lists
+  // (a 16,384-host matrix request is ~0.3 MB); streamed ingest chunks are 1 MiB.
+  int64_t max_read_message_bytes = 4 << 20;
+  // gRPC memory quota (bytes) of the read server's connections. gRPC 1.51 receives a whole
+  // request message before it checks max_read_message_bytes; the quota is what stops it:
+  // past it, gRPC cancels requests being received (RESOURCE_EXHAUSTED "Buffers full") instead
+  // of buffering more. Must exceed max_read_message_bytes.
+  int64_t read_memory_quota_bytes = 32 << 20;
   // A new topology that removes more than this share of the current snapshot's hosts (or
   // all of them) is refused unless the ingest says --allow-shrink (daemon/fabric_state.h).
   int max_host_loss_percent = 10;

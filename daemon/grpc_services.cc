@@ -424,6 +424,49 @@ absl::Status AdminService::Authorize(const grpc::ServerContext* context, const c
   return absl::PermissionDeniedError(denial_reason_);
 }
 
+namespace {
+
+// A unary admin method served as streamed unary: the privilege check first, the request
+// message read only for an allowed client, then `serve` (the AdminService method).
+template <typename Request, typename Body>
+grpc::Status AuthorizeThenServe(AdminService* admin, const char* method,
+                                grpc::ServerContext* context,
+                                grpc::ServerUnaryStreamer<Request, v1::IngestResponse>* streamer,
+                                Body&& serve) {
+  if (absl::Status denied = admin->Authorize(context, method); !denied.ok()) {
+    return daemon::Serve(admin->stats(), method, [&] { return denied; });
+  }
+  Request req;
+  if (!streamer->Read(&req)) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        absl::StrCat(method, ": the client sent no request message"));
+  }
+  v1::IngestResponse resp;
+  grpc::Status status = serve(&req, &resp);
+  if (status.ok()) streamer->Write(resp);
+  return status;
+}
+
+}  // namespace
+
+grpc::Status ReadServerAdminService::StreamedIngest(
+    grpc::ServerContext* context,
+    grpc::ServerUnaryStreamer<v1::IngestRequest, v1::IngestResponse>* streamer) {
+  return AuthorizeThenServe(admin_, "Ingest", context, streamer,
+                            [&](const v1::IngestRequest* req, v1::IngestResponse* resp) {
+                              return admin_->Ingest(context, req, resp);
+                            });
+}
+
+grpc::Status ReadServerAdminService::StreamedDiscover(
+    grpc::ServerContext* context,
+    grpc::ServerUnaryStreamer<v1::DiscoverRequest, v1::IngestResponse>* streamer) {
+  return AuthorizeThenServe(admin_, "Discover", context, streamer,
+                            [&](const v1::DiscoverRequest* req, v1::IngestResponse* resp) {
+                              return admin_->Discover(context, req, resp);
+                            });
+}
+
 absl::Status AdminService::IngestChecked(const v1::IngestRequest* req, v1::IngestResponse* resp) {
   const auto* known = std::find_if(std::begin(kFormats), std::end(kFormats),
                                    [&](const auto& f) { return f.first == req->format(); });

@@ -91,10 +91,13 @@ class AdminService final : public toporr::v1::Admin::Service {
   grpc::Status Discover(grpc::ServerContext*, const v1::DiscoverRequest*,
                         v1::IngestResponse*) override;
 
- private:
   // OK when this connection may call admin RPCs (privileged, or an allowed TLS client);
   // else PERMISSION_DENIED with the denial reason, counted and logged.
   absl::Status Authorize(const grpc::ServerContext* context, const char* method);
+
+  RpcStats* stats() const { return stats_; }
+
+ private:
   absl::Status IngestChecked(const v1::IngestRequest* req, v1::IngestResponse* resp);
 
   FabricState* state_;
@@ -104,6 +107,38 @@ class AdminService final : public toporr::v1::Admin::Service {
   std::string denial_reason_;
   int64_t max_ingest_bytes_;
   RpcStats* stats_;
+};
+
+// The admin service as the read server (non-admin Unix connections, the TCP listener)
+// offers it: the methods that change the daemon are served as streamed unary, so that the
+// privilege check runs before gRPC reads the request message. A client that is not allowed
+// is refused with PERMISSION_DENIED whatever it sends; an allowed one (a TLS admin client)
+// is served by `admin`, within the read server's message size limit.
+using ReadServerAdminBase = v1::Admin::WithStreamedUnaryMethod_Ingest<
+    v1::Admin::WithStreamedUnaryMethod_Discover<v1::Admin::Service>>;
+
+class ReadServerAdminService final : public ReadServerAdminBase {
+ public:
+  // `admin` (an unprivileged instance) decides who is allowed and does the work; not owned.
+  explicit ReadServerAdminService(AdminService* admin) : admin_(admin) {}
+
+  grpc::Status StreamedIngest(
+      grpc::ServerContext*,
+      grpc::ServerUnaryStreamer<v1::IngestRequest, v1::IngestResponse>*) override;
+  grpc::Status StreamedDiscover(
+      grpc::ServerContext*,
+      grpc::ServerUnaryStreamer<v1::DiscoverRequest, v1::IngestResponse>*) override;
+  grpc::Status ListSnapshots(grpc::ServerContext* context, const v1::ListSnapshotsRequest* req,
+                             v1::ListSnapshotsResponse* resp) override {
+    return admin_->ListSnapshots(context, req, resp);
+  }
+  grpc::Status GetDiff(grpc::ServerContext* context, const v1::GetDiffRequest* req,
+                       v1::GetDiffResponse* resp) override {
+    return admin_->GetDiff(context, req, resp);
+  }
+
+ private:
+  AdminService* admin_;
 };
 
 void ToProto(const db::SnapshotInfo& info, bool current, v1::SnapshotInfo* out);

@@ -136,14 +136,22 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> TcpCredentials(
   return grpc::SslServerCredentials(ssl);
 }
 
+// `max_receive_bytes`: the largest request message; gRPC refuses a larger one with
+// RESOURCE_EXHAUSTED.
 std::unique_ptr<grpc::Server> BuildServer(grpc::Service* topology, grpc::Service* admin,
-                                          const DaemonConfig& config,
+                                          const DaemonConfig& config, int64_t max_receive_bytes,
+                                          int64_t memory_quota_bytes,
                                           std::shared_ptr<grpc::ServerCredentials> tcp) {
   grpc::ServerBuilder builder;
+  if (memory_quota_bytes > 0) {
+    grpc::ResourceQuota quota("toporrd-readers");
+    quota.Resize(memory_quota_bytes);
+    builder.SetResourceQuota(quota);
+  }
   builder.RegisterService(topology);
   builder.RegisterService(admin);
   builder.SetMaxReceiveMessageSize(
-      static_cast<int>(std::min<int64_t>(config.max_ingest_bytes + (1 << 20), INT32_MAX)));
+      static_cast<int>(std::min<int64_t>(max_receive_bytes, INT32_MAX)));
   builder.SetMaxSendMessageSize(-1);
   // gRPC sets SO_REUSEPORT by default: a second toporrd on the same port would start and the
   // kernel would split the queries between two fabrics. Without it, the bind fails.
@@ -331,14 +339,18 @@ int Run() {
                           config.max_ingest_bytes, &stats);
   read_admin.set_tls_admin_clients(
       absl::StrSplit(config.tls_admin_clients, ',', absl::SkipWhitespace()));
+  // Readers (non-admin Unix connections, TCP) send small requests: their server refuses
+  // larger messages unread, and admin methods before their request is read.
+  ReadServerAdminService read_server_admin(&read_admin);
   AdminService admin(state->get(), &sweeper, /*privileged=*/true, "", config.max_ingest_bytes,
                      &stats);
   TopologyService admin_topology(state->get(), &matrix_cache, &host_lists, &stats);
   admin_topology.set_metrics(&metrics);
   std::unique_ptr<grpc::Server> read_server =
-      BuildServer(&topology, &read_admin, config, tcp_credentials);
+      BuildServer(&topology, &read_server_admin, config, config.max_read_message_bytes,
+                  config.read_memory_quota_bytes, tcp_credentials);
   std::unique_ptr<grpc::Server> admin_server =
-      BuildServer(&admin_topology, &admin, config, nullptr);
+      BuildServer(&admin_topology, &admin, config, config.max_ingest_bytes + (1 << 20), 0, nullptr);
   if (!read_server || !admin_server) {
     TOPORR_LOG(ERROR) << "cannot start the gRPC server"
                       << (config.listen_address.empty()
