@@ -54,6 +54,13 @@ struct DaemonConfig {
   // past it, gRPC cancels requests being received (RESOURCE_EXHAUSTED "Buffers full") instead
   // of buffering more. Must exceed max_read_message_bytes.
   int64_t read_memory_quota_bytes = 32 << 20;
+  // Heavy requests (a cost matrix over at least heavy_request_hosts hosts, the topology of a
+  // snapshot that has as many: their replies grow with the square of the host count, ~50 MB
+  // for 1,024 hosts uncompressed) that may run at the same time, per server (readers and
+  // admins each have this many, so readers cannot crowd out an admin's scheduler). One more
+  // is refused at once with RESOURCE_EXHAUSTED (no queue).
+  int max_heavy_requests = 2;
+  int heavy_request_hosts = 1024;
   // A new topology that removes more than this share of the current snapshot's hosts (or
   // all of them) is refused unless the ingest says --allow-shrink (daemon/fabric_state.h).
   int max_host_loss_percent = 10;

@@ -192,6 +192,12 @@ void ToProto(const db::SnapshotInfo& info, bool current, v1::SnapshotInfo* out) 
   out->set_num_forwarding_tables(info.num_forwarding_tables);
 }
 
+absl::StatusOr<std::optional<RequestLimiter::Slot>> TopologyService::HeavySlot(size_t hosts) {
+  if (heavy_limiter_ == nullptr || hosts < static_cast<size_t>(heavy_hosts_)) return std::nullopt;
+  ASSIGN_OR_RETURN(RequestLimiter::Slot slot, heavy_limiter_->TryAcquire());
+  return std::optional<RequestLimiter::Slot>(std::move(slot));
+}
+
 grpc::Status TopologyService::GetSnapshot(grpc::ServerContext*, const v1::GetSnapshotRequest*,
                                           v1::GetSnapshotResponse* resp) {
   return Serve(stats_, __func__, [&]() -> absl::Status {
@@ -263,6 +269,7 @@ grpc::Status TopologyService::GetCostMatrix(grpc::ServerContext*,
           absl::StrCat(req->hosts_size(), " hosts requested; at most ", kMaxMatrixHosts,
                        " per matrix (ask for rows with GetCostRow instead)"));
     }
+    ASSIGN_OR_RETURN(auto slot, HeavySlot(req->hosts_size()));
     ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
     const Serving& s = *current;
     ASSIGN_OR_RETURN(std::vector<int> hosts,
@@ -283,6 +290,7 @@ grpc::Status TopologyService::GetQuantizedCostMatrix(grpc::ServerContext*,
     if (req->reference_bytes() < 0) {
       return absl::InvalidArgumentError("reference_bytes must be >= 0");
     }
+    ASSIGN_OR_RETURN(auto slot, HeavySlot(req->hosts_size()));
     ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
     const Serving& s = *current;
     ASSIGN_OR_RETURN(std::vector<int> hosts,
@@ -366,6 +374,7 @@ grpc::Status TopologyService::GetTopology(grpc::ServerContext*, const v1::GetTop
                                           v1::GetTopologyResponse* resp) {
   return Serve(stats_, __func__, [&]() -> absl::Status {
     ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
+    ASSIGN_OR_RETURN(auto slot, HeavySlot(current->fabric.hosts.size()));
     TopologyToProto(*current, resp);
     return absl::OkStatus();
   });

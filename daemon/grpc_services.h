@@ -5,6 +5,7 @@
 #define TOPORR_DAEMON_GRPC_SERVICES_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "daemon/host_lists.h"
 #include "daemon/matrix_cache.h"
 #include "daemon/metrics_text.h"
+#include "daemon/request_limiter.h"
 #include "daemon/rpc_stats.h"
 #include "toporr/v1/toporr.grpc.pb.h"
 
@@ -33,6 +35,16 @@ class TopologyService final : public TopologyServiceBase {
 
   // GetStats answers with these metrics too (GetStatsResponse.metrics_text); may be null.
   void set_metrics(const MetricsSources* metrics) { metrics_ = metrics; }
+
+  // Heavy requests (GetCostMatrix and GetQuantizedCostMatrix over at least `heavy_hosts`
+  // hosts, GetTopology of a snapshot with at least `heavy_hosts` hosts) run only while they
+  // hold a slot of `limiter` (not owned), else RESOURCE_EXHAUSTED. The slot covers the
+  // computation of the reply; gRPC serializes and sends it after the slot is released.
+  // Rows (GetCostRow) are linear in the host count and never heavy.
+  void set_heavy_limit(RequestLimiter* limiter, int heavy_hosts) {
+    heavy_limiter_ = limiter;
+    heavy_hosts_ = heavy_hosts;
+  }
 
   grpc::Status GetSnapshot(grpc::ServerContext*, const v1::GetSnapshotRequest*,
                            v1::GetSnapshotResponse*) override;
@@ -60,6 +72,12 @@ class TopologyService final : public TopologyServiceBase {
   HostLists* host_lists_;
   RpcStats* stats_;
   const MetricsSources* metrics_ = nullptr;
+  RequestLimiter* heavy_limiter_ = nullptr;
+  int heavy_hosts_ = 0;
+
+  // A slot of heavy_limiter_ for a request over `hosts` hosts (an empty slot when the request
+  // is not heavy or there is no limit), or RESOURCE_EXHAUSTED.
+  absl::StatusOr<std::optional<RequestLimiter::Slot>> HeavySlot(size_t hosts);
 };
 
 // `privileged` is decided per connection by the Unix-socket listener (SO_PEERCRED); the

@@ -330,6 +330,12 @@ int Run() {
   MetricsSources metrics{state->get(), &host_lists, &matrix_cache, &stats, started_unix_ms};
   TopologyService topology(state->get(), &matrix_cache, &host_lists, &stats);
   topology.set_metrics(&metrics);
+  const std::string heavy =
+      absl::StrCat("large reads (cost matrices or topologies of ", config.heavy_request_hosts,
+                   " hosts or more; ", "max_heavy_requests = ", config.max_heavy_requests, ")");
+  RequestLimiter read_heavy(config.max_heavy_requests, heavy);
+  RequestLimiter admin_heavy(config.max_heavy_requests, heavy);
+  topology.set_heavy_limit(&read_heavy, config.heavy_request_hosts);
   Reloadable live;
   live.admin_gid = LookupGroup(config.admin_group);
   AdminService read_admin(state->get(), &sweeper, /*privileged=*/false,
@@ -346,6 +352,7 @@ int Run() {
                      &stats);
   TopologyService admin_topology(state->get(), &matrix_cache, &host_lists, &stats);
   admin_topology.set_metrics(&metrics);
+  admin_topology.set_heavy_limit(&admin_heavy, config.heavy_request_hosts);
   std::unique_ptr<grpc::Server> read_server =
       BuildServer(&topology, &read_server_admin, config, config.max_read_message_bytes,
                   config.read_memory_quota_bytes, tcp_credentials);
