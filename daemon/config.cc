@@ -74,7 +74,7 @@ absl::Status ParseConfig(std::string_view text, std::string_view file_name, Daem
       config->keep_snapshots = static_cast<int>(v);
     } else if (key == "max_ingest_bytes") {
       int64_t v;
-      if (auto s = parse_int(1, (int64_t{1} << 31) - (int64_t{2} << 20), &v); !s.ok()) return s;
+      if (auto s = parse_int(0, int64_t{1} << 50, &v); !s.ok()) return s;
       config->max_ingest_bytes = v;
     } else if (key == "max_read_message_bytes") {
       int64_t v;
@@ -122,11 +122,11 @@ absl::Status ParseConfig(std::string_view text, std::string_view file_name, Daem
           "discovery_probe_pause_us, discovery_timeout_s)"));
     }
   }
-  if (config->read_memory_quota_bytes <= config->max_read_message_bytes) {
+  if (config->read_memory_quota_bytes < 8 * config->max_read_message_bytes) {
     return absl::InvalidArgumentError(absl::StrCat(
         std::string(file_name), ": read_memory_quota_bytes (", config->read_memory_quota_bytes,
-        ") must exceed max_read_message_bytes (", config->max_read_message_bytes,
-        "): a request of the largest size could never be received"));
+        ") must be at least 8 x max_read_message_bytes (", config->max_read_message_bytes,
+        "): gRPC closes readers' connections when a request takes most of the quota"));
   }
   return absl::OkStatus();
 }

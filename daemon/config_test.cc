@@ -37,7 +37,7 @@ TEST(ParseConfig, ErrorsNameFileAndLine) {
   EXPECT_THAT(ParseConfig("max_read_message_bytes = 8388608\nread_memory_quota_bytes = 8388608\n",
                           "t.conf", &c),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("read_memory_quota_bytes (8388608) must exceed")));
+                       HasSubstr("read_memory_quota_bytes (8388608) must be at least 8 x")));
   EXPECT_THAT(ParseConfig("just words\n", "t.conf", &c),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("t.conf:1: expected")));
 }

@@ -11,6 +11,7 @@
 #include "common/status_macros.h"
 #include "daemon/cost_matrices.h"
 #include "daemon/grpc_status.h"
+#include "daemon/ingest_spool.h"
 
 namespace toporr::daemon {
 namespace {
@@ -384,31 +385,77 @@ grpc::Status AdminService::Ingest(grpc::ServerContext* context, const v1::Ingest
                                   v1::IngestResponse* resp) {
   return Serve(stats_, __func__, [&]() -> absl::Status {
     RETURN_IF_ERROR(Authorize(context, "Ingest"));
-    const absl::Time start = absl::Now();
-    absl::Status s = IngestChecked(req, resp);
-    const std::string format = absl::AsciiStrToLower(v1::InputFormat_Name(req->format()));
-    // One line per ingest, whatever the source name and the refusal hold.
-    const std::string source = Printable(req->source_name(), kMaxQuotedName);
-    if (req->verify_only()) {  // a question, not an ingest: logged, not counted as one
-      TOPORR_LOG(INFO) << "ingest " << format << " " << source << " verified: "
-                       << (s.ok() ? absl::StrCat("stored as snapshot ", resp->snapshot().id())
-                                  : Printable(std::string(s.message()), kMaxLoggedMessage));
-      return s;
-    }
-    const std::string result = !s.ok() ? "refused" : resp->created() ? "created" : "unchanged";
-    if (stats_ != nullptr) stats_->RecordIngest(format, result, absl::Now() - start);
-    if (!s.ok()) {
-      TOPORR_LOG(WARNING) << "ingest " << format << " " << source
-                          << " refused: " << Printable(std::string(s.message()), kMaxLoggedMessage);
-    } else {
-      TOPORR_LOG(INFO) << "ingest " << format << " " << source << ": "
-                       << (resp->created() ? "new snapshot " : "unchanged, snapshot ")
-                       << resp->snapshot().id() << " (" << resp->snapshot().num_hosts()
-                       << " hosts, " << resp->snapshot().num_switches() << " switches, "
-                       << resp->snapshot().num_forwarding_tables() << " forwarding tables)";
-    }
-    return s;
+    return IngestLogged(req, resp);
   });
+}
+
+grpc::Status AdminService::IngestStream(grpc::ServerContext* context,
+                                        grpc::ServerReader<v1::IngestChunk>* reader,
+                                        v1::IngestResponse* resp) {
+  return Serve(stats_, __func__, [&]() -> absl::Status {
+    RETURN_IF_ERROR(Authorize(context, "IngestStream"));
+    ASSIGN_OR_RETURN(v1::IngestRequest req, ReceiveChunks(reader));
+    return IngestLogged(&req, resp);
+  });
+}
+
+absl::StatusOr<v1::IngestRequest> AdminService::ReceiveChunks(
+    grpc::ServerReader<v1::IngestChunk>* reader) {
+  v1::IngestChunk chunk;
+  if (!reader->Read(&chunk)) {
+    return absl::InvalidArgumentError("IngestStream: the client sent no chunk");
+  }
+  if (!chunk.has_header()) {
+    return absl::InvalidArgumentError("IngestStream: the first chunk must carry the header");
+  }
+  v1::IngestRequest req = std::move(*chunk.mutable_header());
+  if (!req.content().empty()) {
+    return absl::InvalidArgumentError(
+        "IngestStream: the header's content must be empty (the content comes as chunk data)");
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<IngestSpool> spool, IngestSpool::Create(spool_dir_));
+  do {
+    if (chunk.has_header() && spool->size() > 0) {
+      return absl::InvalidArgumentError("IngestStream: only the first chunk carries a header");
+    }
+    if (max_ingest_bytes_ > 0 &&
+        spool->size() + static_cast<int64_t>(chunk.data().size()) > max_ingest_bytes_) {
+      return absl::InvalidArgumentError(absl::StrCat(Printable(req.source_name(), kMaxQuotedName),
+                                                     ": more than max_ingest_bytes ",
+                                                     max_ingest_bytes_, " bytes"));
+    }
+    RETURN_IF_ERROR(spool->Append(chunk.data()));
+    chunk.Clear();
+  } while (reader->Read(&chunk));
+  ASSIGN_OR_RETURN(*req.mutable_content(), spool->ReadAll());
+  return req;
+}
+
+absl::Status AdminService::IngestLogged(const v1::IngestRequest* req, v1::IngestResponse* resp) {
+  const absl::Time start = absl::Now();
+  absl::Status s = IngestChecked(req, resp);
+  const std::string format = absl::AsciiStrToLower(v1::InputFormat_Name(req->format()));
+  // One line per ingest, whatever the source name and the refusal hold.
+  const std::string source = Printable(req->source_name(), kMaxQuotedName);
+  if (req->verify_only()) {  // a question, not an ingest: logged, not counted as one
+    TOPORR_LOG(INFO) << "ingest " << format << " " << source << " verified: "
+                     << (s.ok() ? absl::StrCat("stored as snapshot ", resp->snapshot().id())
+                                : Printable(std::string(s.message()), kMaxLoggedMessage));
+    return s;
+  }
+  const std::string result = !s.ok() ? "refused" : resp->created() ? "created" : "unchanged";
+  if (stats_ != nullptr) stats_->RecordIngest(format, result, absl::Now() - start);
+  if (!s.ok()) {
+    TOPORR_LOG(WARNING) << "ingest " << format << " " << source
+                        << " refused: " << Printable(std::string(s.message()), kMaxLoggedMessage);
+  } else {
+    TOPORR_LOG(INFO) << "ingest " << format << " " << source << ": "
+                     << (resp->created() ? "new snapshot " : "unchanged, snapshot ")
+                     << resp->snapshot().id() << " (" << resp->snapshot().num_hosts() << " hosts, "
+                     << resp->snapshot().num_switches() << " switches, "
+                     << resp->snapshot().num_forwarding_tables() << " forwarding tables)";
+  }
+  return s;
 }
 
 absl::Status AdminService::Authorize(const grpc::ServerContext* context, const char* method) {
@@ -490,7 +537,7 @@ absl::Status AdminService::IngestChecked(const v1::IngestRequest* req, v1::Inges
   if (req->content().empty()) {
     return absl::InvalidArgumentError(req->source_name() + ": file is empty");
   }
-  if (static_cast<int64_t>(req->content().size()) > max_ingest_bytes_) {
+  if (max_ingest_bytes_ > 0 && static_cast<int64_t>(req->content().size()) > max_ingest_bytes_) {
     return absl::InvalidArgumentError(absl::StrCat(req->source_name(), ": ", req->content().size(),
                                                    " bytes exceeds max_ingest_bytes ",
                                                    max_ingest_bytes_));

@@ -101,7 +101,12 @@ class AdminService final : public toporr::v1::Admin::Service {
     tls_admin_clients_ = std::move(names);
   }
 
+  // Streamed ingests spool their content into `dir` (toporrd: the database's directory).
+  void set_spool_dir(std::string dir) { spool_dir_ = std::move(dir); }
+
   grpc::Status Ingest(grpc::ServerContext*, const v1::IngestRequest*, v1::IngestResponse*) override;
+  grpc::Status IngestStream(grpc::ServerContext*, grpc::ServerReader<v1::IngestChunk>*,
+                            v1::IngestResponse*) override;
   grpc::Status ListSnapshots(grpc::ServerContext*, const v1::ListSnapshotsRequest*,
                              v1::ListSnapshotsResponse*) override;
   grpc::Status GetDiff(grpc::ServerContext*, const v1::GetDiffRequest*,
@@ -117,14 +122,20 @@ class AdminService final : public toporr::v1::Admin::Service {
 
  private:
   absl::Status IngestChecked(const v1::IngestRequest* req, v1::IngestResponse* resp);
+  // IngestChecked, counted and logged (one line per ingest).
+  absl::Status IngestLogged(const v1::IngestRequest* req, v1::IngestResponse* resp);
+  // The request a stream of chunks makes: the first chunk's header with the content spooled
+  // and read back.
+  absl::StatusOr<v1::IngestRequest> ReceiveChunks(grpc::ServerReader<v1::IngestChunk>* reader);
 
   FabricState* state_;
   DiscoverySweeper* sweeper_;
   bool privileged_;
   std::vector<std::string> tls_admin_clients_;
   std::string denial_reason_;
-  int64_t max_ingest_bytes_;
+  int64_t max_ingest_bytes_;  // 0: no limit
   RpcStats* stats_;
+  std::string spool_dir_ = "/tmp";
 };
 
 // The admin service as the read server (non-admin Unix connections, the TCP listener)
@@ -153,6 +164,12 @@ class ReadServerAdminService final : public ReadServerAdminBase {
   grpc::Status GetDiff(grpc::ServerContext* context, const v1::GetDiffRequest* req,
                        v1::GetDiffResponse* resp) override {
     return admin_->GetDiff(context, req, resp);
+  }
+  // Checks the caller before it reads the first chunk.
+  grpc::Status IngestStream(grpc::ServerContext* context,
+                            grpc::ServerReader<v1::IngestChunk>* reader,
+                            v1::IngestResponse* resp) override {
+    return admin_->IngestStream(context, reader, resp);
   }
 
  private:

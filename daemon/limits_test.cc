@@ -11,6 +11,7 @@
 #include <atomic>
 #include <fstream>
 #include <iostream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -28,6 +29,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::toporr::testing::DaemonProcess;
+using ::toporr::testing::RunfilePath;
 using ::toporr::testing::RunProcess;
 using ::toporr::testing::RunResult;
 
@@ -243,14 +245,22 @@ TEST_F(LimitsTest, ReadServerRefusesLargeRequestsAndAdminCallsUnread) {
                          ->GetCostMatrix(&ctx, five_mib, &resp);
     EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND) << s.error_message();
   }
-  {  // the same over TCP is refused by size, with a configurable limit
+  {  // 3 MiB is within the readers' limit
+    v1::GetCostMatrixRequest three_mib;
+    for (int i = 0; i < 3; ++i) three_mib.add_hosts(std::string(kMiB, 'y'));
+    grpc::ClientContext ctx;
+    v1::GetCostMatrixResponse resp;
+    grpc::Status s = topology->GetCostMatrix(&ctx, three_mib, &resp);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND) << s.error_message();
+  }
+  {  // 5 MiB over TCP is refused by size, with a configurable limit
     grpc::ClientContext ctx;
     v1::GetCostMatrixResponse resp;
     grpc::Status s = topology->GetCostMatrix(&ctx, five_mib, &resp);
     EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << s.error_message();
   }
   EXPECT_EQ(d->Stop(), 0) << d->log();
-  d = StartDaemon("max_read_message_bytes = 8388608\n");
+  d = StartDaemon("max_read_message_bytes = 8388608\nread_memory_quota_bytes = 67108864\n");
   {
     grpc::ClientContext ctx;
     v1::GetCostMatrixResponse resp;
@@ -335,6 +345,60 @@ TEST_F(LimitsTest, HeavyRequestsBeyondTheBoundAreRefusedWhileOthersRun) {
     grpc::Status s = stub->GetCostMatrix(&ctx, heavy, &resp);
     EXPECT_TRUE(s.ok()) << s.error_message();
   }
+}
+
+TEST_F(LimitsTest, LargeIngestIsStreamedInBoundedMemory) {
+  std::unique_ptr<DaemonProcess> d = StartDaemon("");
+  ASSERT_TRUE(d->running());
+  // The 2,048-host fat tree followed by comment lines up to 200 MB.
+  const std::string big = dir_ + "/fattree-2048h-padded.topo";
+  int64_t file_bytes = 0;
+  {
+    std::ofstream out(big, std::ios::binary);
+    const std::string fabric = FatTreeText(64);
+    out << fabric;
+    const std::string line = "# " + std::string(97, 'p') + "\n";
+    file_bytes = fabric.size();
+    for (; file_bytes < 200 * kMiB; file_bytes += line.size()) out << line;
+  }
+  const int64_t hwm_before = ProcStatusBytes(d->pid(), "VmHWM");
+  // GNU time reports the peak resident set of toporrctl alone (a child forked from this test
+  // would count the test's own pages).
+  RunResult r = RunProcess({"/usr/bin/time", "-f", "toporrctl_maxrss_kb=%M",
+                            RunfilePath("client/ctl/toporrctl"), "--socket", sock_, "ingest",
+                            "--format", "ibnetdiscover", "--allow-shrink", big});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("snapshot 2 created from fattree-2048h-padded.topo: 2048 hosts"));
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.err, m, std::regex("toporrctl_maxrss_kb=([0-9]+)"))) << r.err;
+  const int64_t ctl_peak = std::stoll(m[1]) * 1024;
+  const int64_t hwm_after = ProcStatusBytes(d->pid(), "VmHWM");
+  std::cerr << "ingest of " << file_bytes / kMiB << " MiB: daemon peak RSS " << hwm_before / kMiB
+            << " -> " << hwm_after / kMiB << " MiB; toporrctl peak RSS " << ctl_peak / kMiB
+            << " MiB\n";
+  // toporrctl holds a chunk, not the file.
+  EXPECT_LT(ctl_peak, 64 * kMiB);
+  // The daemon holds the content once, for the parse (the unary Ingest held it twice: gRPC's
+  // buffer and the request's string).
+  EXPECT_LT(hwm_after - hwm_before, file_bytes * 13 / 10);
+
+  // A reader streaming chunks is refused before the daemon reads any.
+  auto stub = v1::Admin::NewStub(UnlimitedChannel(tcp_));
+  const int64_t hwm_reader = ProcStatusBytes(d->pid(), "VmHWM");
+  grpc::ClientContext ctx;
+  v1::IngestResponse resp;
+  auto writer = stub->IngestStream(&ctx, &resp);
+  v1::IngestChunk chunk;
+  chunk.mutable_header()->set_format(v1::IBNETDISCOVER);
+  chunk.mutable_header()->set_source_name("x.topo");
+  chunk.set_data(std::string(kMiB, '#'));
+  int sent = 0;
+  while (sent < 300 && writer->Write(chunk)) ++sent;
+  writer->WritesDone();
+  grpc::Status s = writer->Finish();
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::PERMISSION_DENIED) << s.error_message();
+  EXPECT_LT(sent, 300);
+  EXPECT_LT(ProcStatusBytes(d->pid(), "VmHWM") - hwm_reader, 64 * kMiB);
 }
 
 }  // namespace

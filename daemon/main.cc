@@ -350,14 +350,22 @@ int Run() {
   ReadServerAdminService read_server_admin(&read_admin);
   AdminService admin(state->get(), &sweeper, /*privileged=*/true, "", config.max_ingest_bytes,
                      &stats);
+  // Streamed ingests arrive in an unlinked file beside the database (same disk, same
+  // permissions), never in /run or /tmp, which are often in memory.
+  const std::string spool_dir = config.db_path.find('/') == std::string::npos
+                                    ? "."
+                                    : config.db_path.substr(0, config.db_path.rfind('/') + 1);
+  admin.set_spool_dir(spool_dir);
+  read_admin.set_spool_dir(spool_dir);
   TopologyService admin_topology(state->get(), &matrix_cache, &host_lists, &stats);
   admin_topology.set_metrics(&metrics);
   admin_topology.set_heavy_limit(&admin_heavy, config.heavy_request_hosts);
   std::unique_ptr<grpc::Server> read_server =
       BuildServer(&topology, &read_server_admin, config, config.max_read_message_bytes,
                   config.read_memory_quota_bytes, tcp_credentials);
-  std::unique_ptr<grpc::Server> admin_server =
-      BuildServer(&admin_topology, &admin, config, config.max_ingest_bytes + (1 << 20), 0, nullptr);
+  std::unique_ptr<grpc::Server> admin_server = BuildServer(
+      &admin_topology, &admin, config,
+      config.max_ingest_bytes > 0 ? config.max_ingest_bytes + (1 << 20) : INT32_MAX, 0, nullptr);
   if (!read_server || !admin_server) {
     TOPORR_LOG(ERROR) << "cannot start the gRPC server"
                       << (config.listen_address.empty()
