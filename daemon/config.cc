@@ -74,8 +74,24 @@ absl::Status ParseConfig(std::string_view text, std::string_view file_name, Daem
       config->keep_snapshots = static_cast<int>(v);
     } else if (key == "max_ingest_bytes") {
       int64_t v;
-      if (auto s = parse_int(1, (int64_t{1} << 31) - (int64_t{2} << 20), &v); !s.ok()) return s;
+      if (auto s = parse_int(0, int64_t{1} << 50, &v); !s.ok()) return s;
       config->max_ingest_bytes = v;
+    } else if (key == "max_read_message_bytes") {
+      int64_t v;
+      if (auto s = parse_int(int64_t{64} << 10, int64_t{1} << 30, &v); !s.ok()) return s;
+      config->max_read_message_bytes = v;
+    } else if (key == "read_memory_quota_bytes") {
+      int64_t v;
+      if (auto s = parse_int(int64_t{1} << 20, int64_t{1} << 40, &v); !s.ok()) return s;
+      config->read_memory_quota_bytes = v;
+    } else if (key == "max_heavy_requests") {
+      int64_t v;
+      if (auto s = parse_int(1, 1024, &v); !s.ok()) return s;
+      config->max_heavy_requests = static_cast<int>(v);
+    } else if (key == "heavy_request_hosts") {
+      int64_t v;
+      if (auto s = parse_int(1, 1 << 20, &v); !s.ok()) return s;
+      config->heavy_request_hosts = static_cast<int>(v);
     } else if (key == "max_host_loss_percent") {
       int64_t v;
       if (auto s = parse_int(0, 100, &v); !s.ok()) return s;
@@ -100,10 +116,17 @@ absl::Status ParseConfig(std::string_view text, std::string_view file_name, Daem
           "` (known: db_path, socket_path, listen_address, tls_cert_path, tls_key_path, "
           "tls_client_ca_path, tls_admin_clients, listen_insecure, metrics_listen, "
           "metrics_textfile_dir, metrics_interval_s, admin_group, keep_snapshots, "
-          "host_map_path, max_ingest_bytes, max_host_loss_percent, discovery_interval_s, "
+          "host_map_path, max_ingest_bytes, max_read_message_bytes, read_memory_quota_bytes, "
+          "max_heavy_requests, heavy_request_hosts, max_host_loss_percent, discovery_interval_s, "
           "discovery_command, "
           "discovery_probe_pause_us, discovery_timeout_s)"));
     }
+  }
+  if (config->read_memory_quota_bytes < 8 * config->max_read_message_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        std::string(file_name), ": read_memory_quota_bytes (", config->read_memory_quota_bytes,
+        ") must be at least 8 x max_read_message_bytes (", config->max_read_message_bytes,
+        "): gRPC closes readers' connections when a request takes most of the quota"));
   }
   return absl::OkStatus();
 }

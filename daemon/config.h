@@ -41,9 +41,28 @@ struct DaemonConfig {
   int keep_snapshots = 20;
   // Optional GUID -> host map file applied to every ingest ("<guid> <host>" lines).
   std::string host_map_path;
-  // Largest accepted ingest payload (bytes). The LFT dump of a 10,240-host fabric is
-  // ~0.8 GB; gRPC caps one message below 2 GiB.
-  int64_t max_ingest_bytes = 1536ll << 20;
+  // Largest accepted ingest payload (bytes); 0 = no limit. The LFT dump of a 10,240-host
+  // fabric is ~0.8 GB. Streamed ingests (toporrctl) have no other limit; the unary Ingest of
+  // older clients is capped below 2 GiB by gRPC.
+  int64_t max_ingest_bytes = 0;
+  // Largest request message (bytes) the read server accepts: every connection of the Unix
+  // socket from a user who is not an admin, and the TCP listener. A larger request is
+  // refused with RESOURCE_EXHAUSTED by gRPC before it is read. Read requests are host lists
+  // (a 16,384-host matrix request is ~0.3 MB); streamed ingest chunks are 1 MiB.
+  int64_t max_read_message_bytes = 4 << 20;
+  // gRPC memory quota (bytes) of the read server's connections. gRPC 1.51 receives a whole
+  // request message before it checks max_read_message_bytes; the quota is what stops it:
+  // past it, gRPC cancels requests being received (RESOURCE_EXHAUSTED "Buffers full") instead
+  // of buffering more. At least 8 x max_read_message_bytes: when one request takes most of
+  // the quota, gRPC may close the connection that carries it.
+  int64_t read_memory_quota_bytes = 32 << 20;
+  // Heavy requests (a cost matrix over at least heavy_request_hosts hosts, the topology of a
+  // snapshot that has as many: their replies grow with the square of the host count, ~50 MB
+  // for 1,024 hosts uncompressed) that may run at the same time, per server (readers and
+  // admins each have this many, so readers cannot crowd out an admin's scheduler). One more
+  // is refused at once with RESOURCE_EXHAUSTED (no queue).
+  int max_heavy_requests = 2;
+  int heavy_request_hosts = 1024;
   // A new topology that removes more than this share of the current snapshot's hosts (or
   // all of them) is refused unless the ingest says --allow-shrink (daemon/fabric_state.h).
   int max_host_loss_percent = 10;

@@ -11,6 +11,7 @@
 #include "common/status_macros.h"
 #include "daemon/cost_matrices.h"
 #include "daemon/grpc_status.h"
+#include "daemon/ingest_spool.h"
 
 namespace toporr::daemon {
 namespace {
@@ -192,6 +193,12 @@ void ToProto(const db::SnapshotInfo& info, bool current, v1::SnapshotInfo* out) 
   out->set_num_forwarding_tables(info.num_forwarding_tables);
 }
 
+absl::StatusOr<std::optional<RequestLimiter::Slot>> TopologyService::HeavySlot(size_t hosts) {
+  if (heavy_limiter_ == nullptr || hosts < static_cast<size_t>(heavy_hosts_)) return std::nullopt;
+  ASSIGN_OR_RETURN(RequestLimiter::Slot slot, heavy_limiter_->TryAcquire());
+  return std::optional<RequestLimiter::Slot>(std::move(slot));
+}
+
 grpc::Status TopologyService::GetSnapshot(grpc::ServerContext*, const v1::GetSnapshotRequest*,
                                           v1::GetSnapshotResponse* resp) {
   return Serve(stats_, __func__, [&]() -> absl::Status {
@@ -263,6 +270,7 @@ grpc::Status TopologyService::GetCostMatrix(grpc::ServerContext*,
           absl::StrCat(req->hosts_size(), " hosts requested; at most ", kMaxMatrixHosts,
                        " per matrix (ask for rows with GetCostRow instead)"));
     }
+    ASSIGN_OR_RETURN(auto slot, HeavySlot(req->hosts_size()));
     ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
     const Serving& s = *current;
     ASSIGN_OR_RETURN(std::vector<int> hosts,
@@ -283,6 +291,7 @@ grpc::Status TopologyService::GetQuantizedCostMatrix(grpc::ServerContext*,
     if (req->reference_bytes() < 0) {
       return absl::InvalidArgumentError("reference_bytes must be >= 0");
     }
+    ASSIGN_OR_RETURN(auto slot, HeavySlot(req->hosts_size()));
     ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
     const Serving& s = *current;
     ASSIGN_OR_RETURN(std::vector<int> hosts,
@@ -366,6 +375,7 @@ grpc::Status TopologyService::GetTopology(grpc::ServerContext*, const v1::GetTop
                                           v1::GetTopologyResponse* resp) {
   return Serve(stats_, __func__, [&]() -> absl::Status {
     ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
+    ASSIGN_OR_RETURN(auto slot, HeavySlot(current->fabric.hosts.size()));
     TopologyToProto(*current, resp);
     return absl::OkStatus();
   });
@@ -375,31 +385,77 @@ grpc::Status AdminService::Ingest(grpc::ServerContext* context, const v1::Ingest
                                   v1::IngestResponse* resp) {
   return Serve(stats_, __func__, [&]() -> absl::Status {
     RETURN_IF_ERROR(Authorize(context, "Ingest"));
-    const absl::Time start = absl::Now();
-    absl::Status s = IngestChecked(req, resp);
-    const std::string format = absl::AsciiStrToLower(v1::InputFormat_Name(req->format()));
-    // One line per ingest, whatever the source name and the refusal hold.
-    const std::string source = Printable(req->source_name(), kMaxQuotedName);
-    if (req->verify_only()) {  // a question, not an ingest: logged, not counted as one
-      TOPORR_LOG(INFO) << "ingest " << format << " " << source << " verified: "
-                       << (s.ok() ? absl::StrCat("stored as snapshot ", resp->snapshot().id())
-                                  : Printable(std::string(s.message()), kMaxLoggedMessage));
-      return s;
-    }
-    const std::string result = !s.ok() ? "refused" : resp->created() ? "created" : "unchanged";
-    if (stats_ != nullptr) stats_->RecordIngest(format, result, absl::Now() - start);
-    if (!s.ok()) {
-      TOPORR_LOG(WARNING) << "ingest " << format << " " << source
-                          << " refused: " << Printable(std::string(s.message()), kMaxLoggedMessage);
-    } else {
-      TOPORR_LOG(INFO) << "ingest " << format << " " << source << ": "
-                       << (resp->created() ? "new snapshot " : "unchanged, snapshot ")
-                       << resp->snapshot().id() << " (" << resp->snapshot().num_hosts()
-                       << " hosts, " << resp->snapshot().num_switches() << " switches, "
-                       << resp->snapshot().num_forwarding_tables() << " forwarding tables)";
-    }
-    return s;
+    return IngestLogged(req, resp);
   });
+}
+
+grpc::Status AdminService::IngestStream(grpc::ServerContext* context,
+                                        grpc::ServerReader<v1::IngestChunk>* reader,
+                                        v1::IngestResponse* resp) {
+  return Serve(stats_, __func__, [&]() -> absl::Status {
+    RETURN_IF_ERROR(Authorize(context, "IngestStream"));
+    ASSIGN_OR_RETURN(v1::IngestRequest req, ReceiveChunks(reader));
+    return IngestLogged(&req, resp);
+  });
+}
+
+absl::StatusOr<v1::IngestRequest> AdminService::ReceiveChunks(
+    grpc::ServerReader<v1::IngestChunk>* reader) {
+  v1::IngestChunk chunk;
+  if (!reader->Read(&chunk)) {
+    return absl::InvalidArgumentError("IngestStream: the client sent no chunk");
+  }
+  if (!chunk.has_header()) {
+    return absl::InvalidArgumentError("IngestStream: the first chunk must carry the header");
+  }
+  v1::IngestRequest req = std::move(*chunk.mutable_header());
+  if (!req.content().empty()) {
+    return absl::InvalidArgumentError(
+        "IngestStream: the header's content must be empty (the content comes as chunk data)");
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<IngestSpool> spool, IngestSpool::Create(spool_dir_));
+  do {
+    if (chunk.has_header() && spool->size() > 0) {
+      return absl::InvalidArgumentError("IngestStream: only the first chunk carries a header");
+    }
+    if (max_ingest_bytes_ > 0 &&
+        spool->size() + static_cast<int64_t>(chunk.data().size()) > max_ingest_bytes_) {
+      return absl::InvalidArgumentError(absl::StrCat(Printable(req.source_name(), kMaxQuotedName),
+                                                     ": more than max_ingest_bytes ",
+                                                     max_ingest_bytes_, " bytes"));
+    }
+    RETURN_IF_ERROR(spool->Append(chunk.data()));
+    chunk.Clear();
+  } while (reader->Read(&chunk));
+  ASSIGN_OR_RETURN(*req.mutable_content(), spool->ReadAll());
+  return req;
+}
+
+absl::Status AdminService::IngestLogged(const v1::IngestRequest* req, v1::IngestResponse* resp) {
+  const absl::Time start = absl::Now();
+  absl::Status s = IngestChecked(req, resp);
+  const std::string format = absl::AsciiStrToLower(v1::InputFormat_Name(req->format()));
+  // One line per ingest, whatever the source name and the refusal hold.
+  const std::string source = Printable(req->source_name(), kMaxQuotedName);
+  if (req->verify_only()) {  // a question, not an ingest: logged, not counted as one
+    TOPORR_LOG(INFO) << "ingest " << format << " " << source << " verified: "
+                     << (s.ok() ? absl::StrCat("stored as snapshot ", resp->snapshot().id())
+                                : Printable(std::string(s.message()), kMaxLoggedMessage));
+    return s;
+  }
+  const std::string result = !s.ok() ? "refused" : resp->created() ? "created" : "unchanged";
+  if (stats_ != nullptr) stats_->RecordIngest(format, result, absl::Now() - start);
+  if (!s.ok()) {
+    TOPORR_LOG(WARNING) << "ingest " << format << " " << source
+                        << " refused: " << Printable(std::string(s.message()), kMaxLoggedMessage);
+  } else {
+    TOPORR_LOG(INFO) << "ingest " << format << " " << source << ": "
+                     << (resp->created() ? "new snapshot " : "unchanged, snapshot ")
+                     << resp->snapshot().id() << " (" << resp->snapshot().num_hosts() << " hosts, "
+                     << resp->snapshot().num_switches() << " switches, "
+                     << resp->snapshot().num_forwarding_tables() << " forwarding tables)";
+  }
+  return s;
 }
 
 absl::Status AdminService::Authorize(const grpc::ServerContext* context, const char* method) {
@@ -424,6 +480,49 @@ absl::Status AdminService::Authorize(const grpc::ServerContext* context, const c
   return absl::PermissionDeniedError(denial_reason_);
 }
 
+namespace {
+
+// A unary admin method served as streamed unary: the privilege check first, the request
+// message read only for an allowed client, then `serve` (the AdminService method).
+template <typename Request, typename Body>
+grpc::Status AuthorizeThenServe(AdminService* admin, const char* method,
+                                grpc::ServerContext* context,
+                                grpc::ServerUnaryStreamer<Request, v1::IngestResponse>* streamer,
+                                Body&& serve) {
+  if (absl::Status denied = admin->Authorize(context, method); !denied.ok()) {
+    return daemon::Serve(admin->stats(), method, [&] { return denied; });
+  }
+  Request req;
+  if (!streamer->Read(&req)) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        absl::StrCat(method, ": the client sent no request message"));
+  }
+  v1::IngestResponse resp;
+  grpc::Status status = serve(&req, &resp);
+  if (status.ok()) streamer->Write(resp);
+  return status;
+}
+
+}  // namespace
+
+grpc::Status ReadServerAdminService::StreamedIngest(
+    grpc::ServerContext* context,
+    grpc::ServerUnaryStreamer<v1::IngestRequest, v1::IngestResponse>* streamer) {
+  return AuthorizeThenServe(admin_, "Ingest", context, streamer,
+                            [&](const v1::IngestRequest* req, v1::IngestResponse* resp) {
+                              return admin_->Ingest(context, req, resp);
+                            });
+}
+
+grpc::Status ReadServerAdminService::StreamedDiscover(
+    grpc::ServerContext* context,
+    grpc::ServerUnaryStreamer<v1::DiscoverRequest, v1::IngestResponse>* streamer) {
+  return AuthorizeThenServe(admin_, "Discover", context, streamer,
+                            [&](const v1::DiscoverRequest* req, v1::IngestResponse* resp) {
+                              return admin_->Discover(context, req, resp);
+                            });
+}
+
 absl::Status AdminService::IngestChecked(const v1::IngestRequest* req, v1::IngestResponse* resp) {
   const auto* known = std::find_if(std::begin(kFormats), std::end(kFormats),
                                    [&](const auto& f) { return f.first == req->format(); });
@@ -438,7 +537,7 @@ absl::Status AdminService::IngestChecked(const v1::IngestRequest* req, v1::Inges
   if (req->content().empty()) {
     return absl::InvalidArgumentError(req->source_name() + ": file is empty");
   }
-  if (static_cast<int64_t>(req->content().size()) > max_ingest_bytes_) {
+  if (max_ingest_bytes_ > 0 && static_cast<int64_t>(req->content().size()) > max_ingest_bytes_) {
     return absl::InvalidArgumentError(absl::StrCat(req->source_name(), ": ", req->content().size(),
                                                    " bytes exceeds max_ingest_bytes ",
                                                    max_ingest_bytes_));

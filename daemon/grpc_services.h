@@ -5,6 +5,7 @@
 #define TOPORR_DAEMON_GRPC_SERVICES_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "daemon/host_lists.h"
 #include "daemon/matrix_cache.h"
 #include "daemon/metrics_text.h"
+#include "daemon/request_limiter.h"
 #include "daemon/rpc_stats.h"
 #include "toporr/v1/toporr.grpc.pb.h"
 
@@ -33,6 +35,16 @@ class TopologyService final : public TopologyServiceBase {
 
   // GetStats answers with these metrics too (GetStatsResponse.metrics_text); may be null.
   void set_metrics(const MetricsSources* metrics) { metrics_ = metrics; }
+
+  // Heavy requests (GetCostMatrix and GetQuantizedCostMatrix over at least `heavy_hosts`
+  // hosts, GetTopology of a snapshot with at least `heavy_hosts` hosts) run only while they
+  // hold a slot of `limiter` (not owned), else RESOURCE_EXHAUSTED. The slot covers the
+  // computation of the reply; gRPC serializes and sends it after the slot is released.
+  // Rows (GetCostRow) are linear in the host count and never heavy.
+  void set_heavy_limit(RequestLimiter* limiter, int heavy_hosts) {
+    heavy_limiter_ = limiter;
+    heavy_hosts_ = heavy_hosts;
+  }
 
   grpc::Status GetSnapshot(grpc::ServerContext*, const v1::GetSnapshotRequest*,
                            v1::GetSnapshotResponse*) override;
@@ -60,6 +72,12 @@ class TopologyService final : public TopologyServiceBase {
   HostLists* host_lists_;
   RpcStats* stats_;
   const MetricsSources* metrics_ = nullptr;
+  RequestLimiter* heavy_limiter_ = nullptr;
+  int heavy_hosts_ = 0;
+
+  // A slot of heavy_limiter_ for a request over `hosts` hosts (an empty slot when the request
+  // is not heavy or there is no limit), or RESOURCE_EXHAUSTED.
+  absl::StatusOr<std::optional<RequestLimiter::Slot>> HeavySlot(size_t hosts);
 };
 
 // `privileged` is decided per connection by the Unix-socket listener (SO_PEERCRED); the
@@ -83,7 +101,12 @@ class AdminService final : public toporr::v1::Admin::Service {
     tls_admin_clients_ = std::move(names);
   }
 
+  // Streamed ingests spool their content into `dir` (toporrd: the database's directory).
+  void set_spool_dir(std::string dir) { spool_dir_ = std::move(dir); }
+
   grpc::Status Ingest(grpc::ServerContext*, const v1::IngestRequest*, v1::IngestResponse*) override;
+  grpc::Status IngestStream(grpc::ServerContext*, grpc::ServerReader<v1::IngestChunk>*,
+                            v1::IngestResponse*) override;
   grpc::Status ListSnapshots(grpc::ServerContext*, const v1::ListSnapshotsRequest*,
                              v1::ListSnapshotsResponse*) override;
   grpc::Status GetDiff(grpc::ServerContext*, const v1::GetDiffRequest*,
@@ -91,19 +114,66 @@ class AdminService final : public toporr::v1::Admin::Service {
   grpc::Status Discover(grpc::ServerContext*, const v1::DiscoverRequest*,
                         v1::IngestResponse*) override;
 
- private:
   // OK when this connection may call admin RPCs (privileged, or an allowed TLS client);
   // else PERMISSION_DENIED with the denial reason, counted and logged.
   absl::Status Authorize(const grpc::ServerContext* context, const char* method);
+
+  RpcStats* stats() const { return stats_; }
+
+ private:
   absl::Status IngestChecked(const v1::IngestRequest* req, v1::IngestResponse* resp);
+  // IngestChecked, counted and logged (one line per ingest).
+  absl::Status IngestLogged(const v1::IngestRequest* req, v1::IngestResponse* resp);
+  // The request a stream of chunks makes: the first chunk's header with the content spooled
+  // and read back.
+  absl::StatusOr<v1::IngestRequest> ReceiveChunks(grpc::ServerReader<v1::IngestChunk>* reader);
 
   FabricState* state_;
   DiscoverySweeper* sweeper_;
   bool privileged_;
   std::vector<std::string> tls_admin_clients_;
   std::string denial_reason_;
-  int64_t max_ingest_bytes_;
+  int64_t max_ingest_bytes_;  // 0: no limit
   RpcStats* stats_;
+  std::string spool_dir_ = "/tmp";
+};
+
+// The admin service as the read server (non-admin Unix connections, the TCP listener)
+// offers it: the methods that change the daemon are served as streamed unary, so that the
+// privilege check runs before gRPC reads the request message. A client that is not allowed
+// is refused with PERMISSION_DENIED whatever it sends; an allowed one (a TLS admin client)
+// is served by `admin`, within the read server's message size limit.
+using ReadServerAdminBase = v1::Admin::WithStreamedUnaryMethod_Ingest<
+    v1::Admin::WithStreamedUnaryMethod_Discover<v1::Admin::Service>>;
+
+class ReadServerAdminService final : public ReadServerAdminBase {
+ public:
+  // `admin` (an unprivileged instance) decides who is allowed and does the work; not owned.
+  explicit ReadServerAdminService(AdminService* admin) : admin_(admin) {}
+
+  grpc::Status StreamedIngest(
+      grpc::ServerContext*,
+      grpc::ServerUnaryStreamer<v1::IngestRequest, v1::IngestResponse>*) override;
+  grpc::Status StreamedDiscover(
+      grpc::ServerContext*,
+      grpc::ServerUnaryStreamer<v1::DiscoverRequest, v1::IngestResponse>*) override;
+  grpc::Status ListSnapshots(grpc::ServerContext* context, const v1::ListSnapshotsRequest* req,
+                             v1::ListSnapshotsResponse* resp) override {
+    return admin_->ListSnapshots(context, req, resp);
+  }
+  grpc::Status GetDiff(grpc::ServerContext* context, const v1::GetDiffRequest* req,
+                       v1::GetDiffResponse* resp) override {
+    return admin_->GetDiff(context, req, resp);
+  }
+  // Checks the caller before it reads the first chunk.
+  grpc::Status IngestStream(grpc::ServerContext* context,
+                            grpc::ServerReader<v1::IngestChunk>* reader,
+                            v1::IngestResponse* resp) override {
+    return admin_->IngestStream(context, reader, resp);
+  }
+
+ private:
+  AdminService* admin_;
 };
 
 void ToProto(const db::SnapshotInfo& info, bool current, v1::SnapshotInfo* out);

@@ -136,14 +136,22 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> TcpCredentials(
   return grpc::SslServerCredentials(ssl);
 }
 
+// `max_receive_bytes`: the largest request message; gRPC refuses a larger one with
+// RESOURCE_EXHAUSTED.
 std::unique_ptr<grpc::Server> BuildServer(grpc::Service* topology, grpc::Service* admin,
-                                          const DaemonConfig& config,
+                                          const DaemonConfig& config, int64_t max_receive_bytes,
+                                          int64_t memory_quota_bytes,
                                           std::shared_ptr<grpc::ServerCredentials> tcp) {
   grpc::ServerBuilder builder;
+  if (memory_quota_bytes > 0) {
+    grpc::ResourceQuota quota("toporrd-readers");
+    quota.Resize(memory_quota_bytes);
+    builder.SetResourceQuota(quota);
+  }
   builder.RegisterService(topology);
   builder.RegisterService(admin);
   builder.SetMaxReceiveMessageSize(
-      static_cast<int>(std::min<int64_t>(config.max_ingest_bytes + (1 << 20), INT32_MAX)));
+      static_cast<int>(std::min<int64_t>(max_receive_bytes, INT32_MAX)));
   builder.SetMaxSendMessageSize(-1);
   // gRPC sets SO_REUSEPORT by default: a second toporrd on the same port would start and the
   // kernel would split the queries between two fabrics. Without it, the bind fails.
@@ -322,6 +330,12 @@ int Run() {
   MetricsSources metrics{state->get(), &host_lists, &matrix_cache, &stats, started_unix_ms};
   TopologyService topology(state->get(), &matrix_cache, &host_lists, &stats);
   topology.set_metrics(&metrics);
+  const std::string heavy =
+      absl::StrCat("large reads (cost matrices or topologies of ", config.heavy_request_hosts,
+                   " hosts or more; ", "max_heavy_requests = ", config.max_heavy_requests, ")");
+  RequestLimiter read_heavy(config.max_heavy_requests, heavy);
+  RequestLimiter admin_heavy(config.max_heavy_requests, heavy);
+  topology.set_heavy_limit(&read_heavy, config.heavy_request_hosts);
   Reloadable live;
   live.admin_gid = LookupGroup(config.admin_group);
   AdminService read_admin(state->get(), &sweeper, /*privileged=*/false,
@@ -331,14 +345,27 @@ int Run() {
                           config.max_ingest_bytes, &stats);
   read_admin.set_tls_admin_clients(
       absl::StrSplit(config.tls_admin_clients, ',', absl::SkipWhitespace()));
+  // Readers (non-admin Unix connections, TCP) send small requests: their server refuses
+  // larger messages unread, and admin methods before their request is read.
+  ReadServerAdminService read_server_admin(&read_admin);
   AdminService admin(state->get(), &sweeper, /*privileged=*/true, "", config.max_ingest_bytes,
                      &stats);
+  // Streamed ingests arrive in an unlinked file beside the database (same disk, same
+  // permissions), never in /run or /tmp, which are often in memory.
+  const std::string spool_dir = config.db_path.find('/') == std::string::npos
+                                    ? "."
+                                    : config.db_path.substr(0, config.db_path.rfind('/') + 1);
+  admin.set_spool_dir(spool_dir);
+  read_admin.set_spool_dir(spool_dir);
   TopologyService admin_topology(state->get(), &matrix_cache, &host_lists, &stats);
   admin_topology.set_metrics(&metrics);
+  admin_topology.set_heavy_limit(&admin_heavy, config.heavy_request_hosts);
   std::unique_ptr<grpc::Server> read_server =
-      BuildServer(&topology, &read_admin, config, tcp_credentials);
-  std::unique_ptr<grpc::Server> admin_server =
-      BuildServer(&admin_topology, &admin, config, nullptr);
+      BuildServer(&topology, &read_server_admin, config, config.max_read_message_bytes,
+                  config.read_memory_quota_bytes, tcp_credentials);
+  std::unique_ptr<grpc::Server> admin_server = BuildServer(
+      &admin_topology, &admin, config,
+      config.max_ingest_bytes > 0 ? config.max_ingest_bytes + (1 << 20) : INT32_MAX, 0, nullptr);
   if (!read_server || !admin_server) {
     TOPORR_LOG(ERROR) << "cannot start the gRPC server"
                       << (config.listen_address.empty()

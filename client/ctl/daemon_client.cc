@@ -63,6 +63,50 @@ absl::Status DaemonClient::RpcError(const grpc::Status& status) const {
   }
 }
 
+absl::StatusOr<v1::IngestResponse> DaemonClient::IngestFile(const v1::IngestRequest& header,
+                                                            const std::string& path,
+                                                            size_t chunk_bytes,
+                                                            double default_deadline_s) {
+  if (!init_error_.ok()) return init_error_;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
+  grpc::ClientContext context;
+  SetDeadline(&context, default_deadline_s);
+  v1::IngestResponse response;
+  std::unique_ptr<grpc::ClientWriter<v1::IngestChunk>> writer =
+      admin_->IngestStream(&context, &response);
+  v1::IngestChunk chunk;
+  *chunk.mutable_header() = header;
+  chunk.mutable_header()->clear_content();
+  std::string* data = chunk.mutable_data();
+  bool first = true;
+  while (true) {
+    data->resize(chunk_bytes);
+    in.read(data->data(), static_cast<std::streamsize>(chunk_bytes));
+    data->resize(static_cast<size_t>(in.gcount()));
+    if (in.bad()) return absl::UnavailableError(absl::StrCat(path, ": read error"));
+    if (data->empty() && !first) break;
+    // false: the daemon ended the call (refused it); Finish() says why.
+    if (!writer->Write(chunk)) break;
+    if (first) chunk.clear_header();
+    first = false;
+    if (in.eof()) break;
+  }
+  writer->WritesDone();
+  grpc::Status status = writer->Finish();
+  if (status.error_code() == grpc::StatusCode::UNIMPLEMENTED) {  // a toporrd before 2026-11
+    v1::IngestRequest whole = header;
+    in.clear();
+    in.seekg(0);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    whole.set_content(ss.str());
+    return Call(&v1::Admin::Stub::Ingest, whole, default_deadline_s);
+  }
+  if (!status.ok()) return RpcError(status);
+  return response;
+}
+
 absl::StatusOr<CostMatrixAnswer> FetchCostMatrix(DaemonClient& daemon,
                                                  const std::vector<std::string>& hosts,
                                                  double default_deadline_s) {

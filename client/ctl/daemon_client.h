@@ -52,6 +52,15 @@ class DaemonClient {
     return response;
   }
 
+  // Admin.IngestStream of the file at `path`, read and sent `chunk_bytes` at a time, with
+  // `header` (every IngestRequest field but content) in the first chunk: toporrctl never
+  // holds more than a chunk of the file. Against a toporrd older than IngestStream
+  // (UNIMPLEMENTED), the unary Ingest with the whole file. kNotFound when the file cannot
+  // be read; RPC errors as Call().
+  absl::StatusOr<v1::IngestResponse> IngestFile(const v1::IngestRequest& header,
+                                                const std::string& path, size_t chunk_bytes,
+                                                double default_deadline_s);
+
  private:
   template <typename Stub>
   Stub* StubFor() {
