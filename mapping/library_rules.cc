@@ -209,30 +209,15 @@ LibraryChoice Mpich(Collective c, int p, int64_t count, int type_size, int root)
   return b.Phase(A::kRing).Named("ring");
 }
 
+// SimGrid 3.31+ (`ompi` selector "updated 02/2022"): Open MPI 4's tables, run with SMPI's
+// implementations: the segmented ring with 1 MiB segments, k-nomial unsegmented (MVAPICH2's
+// intra-node k-nomial, radix 4), linear and binary tree as SMPI's NTSL / NTSB.
 LibraryChoice SmpiOmpi(Collective c, int p, int64_t count, int type_size, int root) {
-  Builder b(c, p, count, type_size, root);
-  const int64_t bytes = count * type_size;
-  if (c == Collective::kAllreduce) {
-    if (bytes < 10000) return b.Phase(A::kRecursiveDoubling).Named("rdb");
-    if (count > p) {
-      if (int64_t{p} * (1 << 20) >= bytes) return b.Phase(A::kRing).Named("lr");
-      return b.Phase(A::kSegmentedRing, 1 << 20).Named("ompi_ring_segmented");
-    }
-    return b.PhaseOf(Collective::kReduce, A::kBinomial)
-        .PhaseOf(Collective::kBcast, A::kBinomial)
-        .Named("redbcast");
+  LibraryChoice choice = OpenMpi(c, p, count, type_size, root);
+  if (c == Collective::kAllreduce && choice.name == "segmented_ring") {
+    choice.phases[0].segment_bytes = 1 << 20;
   }
-  if (c == Collective::kBcast) {
-    const double m = static_cast<double>(bytes);
-    if (bytes < 2048 || count <= 1) return b.Phase(A::kBinomial).Named("binomial_tree");
-    if (bytes < 370728) return b.Phase(A::kSplitBinaryTree, 1024).Named("ompi_split_bintree");
-    if (p < 1.6134e-6 * m + 2.1102) return b.Phase(A::kPipeline, 128 << 10).Named("ompi_pipeline");
-    if (p < 13) return b.Phase(A::kSplitBinaryTree, 8 << 10).Named("ompi_split_bintree");
-    if (p < 2.3679e-6 * m + 1.1787) return b.Phase(A::kPipeline, 64 << 10).Named("ompi_pipeline");
-    if (p < 3.2118e-6 * m + 8.7936) return b.Phase(A::kPipeline, 16 << 10).Named("ompi_pipeline");
-    return b.Phase(A::kLinear).Named("flattree_pipeline");
-  }
-  return OpenMpi(c, p, count, type_size, root);  // allgather: SMPI's selector is not modelled
+  return choice;
 }
 
 }  // namespace

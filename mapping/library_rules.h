@@ -13,11 +13,9 @@
 //               to 12 KiB, scatter + recursive-doubling allgather up to 512 KiB on powers of
 //               two, else scatter + ring allgather; allgather recursive doubling (powers of
 //               two, total < 512 KiB), Bruck (others, total < 80 KiB), else ring;
-//   kSmpiOmpi   SimGrid SMPI's `ompi` selector (the older Open MPI rules it copies):
-//               allreduce recursive doubling below 10,000 B, ring while p x 1 MiB >= size,
-//               else segmented ring (1 MiB segments); bcast binomial below 2 KiB, split
-//               binary tree (1 KiB segments) below 370,728 B, else pipeline with 128/64/16/8
-//               KiB segments by the same linear thresholds.
+//   kSmpiOmpi   SimGrid SMPI's `ompi` selector (3.31 and later: Open MPI 4's tables above,
+//               run with SMPI's own implementations; its segmented ring uses 1 MiB
+//               segments).
 // Approximations (each documented where it is made): algorithms the mapping engine has no
 // schedule for are predicted with the closest one it has — Open MPI's and SMPI's
 // "nonoverlapping"/"redbcast" allreduce as a binomial reduce followed by a binomial bcast

@@ -49,12 +49,15 @@ TEST(LibraryRulesTest, MpichAndSmpiRules) {
   EXPECT_EQ(Choose(LibraryRules::kMpich, Collective::kBcast, 12, 1 << 16),
             "scatter_ring_allgather");
   EXPECT_EQ(Choose(LibraryRules::kMpich, Collective::kAllgather, 12, 16), "brucks");
-  EXPECT_EQ(Choose(LibraryRules::kSmpiOmpi, Collective::kAllreduce, 64, 8192), "rdb");
-  EXPECT_EQ(Choose(LibraryRules::kSmpiOmpi, Collective::kAllreduce, 64, 1 << 20), "lr");
-  EXPECT_EQ(Choose(LibraryRules::kSmpiOmpi, Collective::kAllreduce, 64, 256 << 20),
-            "ompi_ring_segmented");
-  EXPECT_EQ(Choose(LibraryRules::kSmpiOmpi, Collective::kBcast, 64, 1024), "binomial_tree");
-  EXPECT_EQ(Choose(LibraryRules::kSmpiOmpi, Collective::kBcast, 64, 65536), "ompi_split_bintree");
+  // SMPI 3.31+: Open MPI 4's tables (64..127 ranks: k-nomial bcast at every size).
+  EXPECT_EQ(Choose(LibraryRules::kSmpiOmpi, Collective::kAllreduce, 64, 8192),
+            "recursive_doubling");
+  EXPECT_EQ(Choose(LibraryRules::kSmpiOmpi, Collective::kBcast, 64, 16 << 20), "knomial");
+  EXPECT_EQ(Choose(LibraryRules::kSmpiOmpi, Collective::kAllreduce, 5000, 8192), "segmented_ring");
+  EXPECT_EQ(LibraryDefault(LibraryRules::kSmpiOmpi, Collective::kAllreduce, 5000, 8192, 1, 0)
+                ->phases[0]
+                .segment_bytes,
+            1 << 20);
   // Every choice is a valid schedule for sizes 1..300 and 1 B..64 MiB.
   for (LibraryRules r : {LibraryRules::kOpenMpi, LibraryRules::kMpich, LibraryRules::kSmpiOmpi}) {
     for (Collective c : {Collective::kAllreduce, Collective::kBcast, Collective::kAllgather}) {
