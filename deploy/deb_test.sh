@@ -52,9 +52,9 @@ mkdir -p "$ROOT/var/lib/dpkg/info" "$ROOT/var/lib/dpkg/updates"
 touch "$ROOT/var/lib/dpkg/status" "$ROOT/var/lib/dpkg/available"
 dpkg --root="$ROOT" --log=/dev/null --force-not-root --force-depends --force-script-chrootless \
   -i "$DEB" > "$WORK/dpkg.log" 2>&1 || { cat "$WORK/dpkg.log"; fail "dpkg -i"; }
-dpkg --root="$ROOT" -s toporr | grep -q "Status: install ok installed" || fail "not installed"
-dpkg --root="$ROOT" -L toporr | grep -q /usr/sbin/toporrd || fail "dpkg -L"
-"$ROOT/usr/bin/toporrctl" help 2>&1 | grep -q "slurm-topology" || fail "installed toporrctl"
+grep -q "Status: install ok installed" <<<"$(dpkg --root="$ROOT" -s toporr)" || fail "not installed"
+grep -q /usr/sbin/toporrd <<<"$(dpkg --root="$ROOT" -L toporr)" || fail "dpkg -L"
+grep -q "slurm-topology" <<<"$("$ROOT/usr/bin/toporrctl" help 2>&1)" || fail "installed toporrctl"
 echo "ok   dpkg --root install"
 
 # systemd-analyze verify: the host's units for sysinit.target & co, /bin/kill for ExecReload.
@@ -85,9 +85,13 @@ pcflags() {
 mpicc.openmpi "$WORK/use.c" $(pcflags --cflags --libs toporr) -o "$WORK/use-openmpi"
 mpicxx.openmpi -fsyntax-only $(pcflags --cflags toporr) "$WORK/use.cc"
 mpicc.mpich "$WORK/use.c" $(pcflags --cflags --libs toporr-mpich) -o "$WORK/use-mpich"
-ldd "$WORK/use-openmpi" | grep -q "$ROOT/usr/lib/x86_64-linux-gnu/toporr/openmpi/libtoporr.so" ||
+# (ldd's output goes to a file first: `ldd | grep -q` under pipefail fails whenever grep
+# exits before ldd has written everything.)
+ldd "$WORK/use-openmpi" >"$WORK/ldd-openmpi"
+grep -q "$ROOT/usr/lib/x86_64-linux-gnu/toporr/openmpi/libtoporr.so" "$WORK/ldd-openmpi" ||
   fail "Open MPI program does not use the installed libtoporr"
-ldd "$WORK/use-mpich" | grep -q "$ROOT/usr/lib/x86_64-linux-gnu/toporr/mpich/libtoporr.so" ||
+ldd "$WORK/use-mpich" >"$WORK/ldd-mpich"
+grep -q "$ROOT/usr/lib/x86_64-linux-gnu/toporr/mpich/libtoporr.so" "$WORK/ldd-mpich" ||
   fail "MPICH program does not use the installed libtoporr"
 echo "ok   pkg-config toporr / toporr-mpich: mpicc and mpicxx build against the package"
 echo PASS
