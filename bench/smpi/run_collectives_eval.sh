@@ -57,7 +57,11 @@ START=$EPOCHREALTIME
 for tool in smpicxx smpirun python3 bazel; do
   command -v "$tool" >/dev/null || die "missing $tool (deploy/install-deps.sh)"
 done
-mkdir -p "$CACHE/fabrics" "$CACHE/runs"
+# Runs of the gate and of the full table are kept apart (the same names, other sizes), and
+# the list of this invocation's runs is its own, so a gate (e.g. the test suite) can run
+# while a full table is being made.
+if ((QUICK)); then RUNDIR=$CACHE/runs-quick; else RUNDIR=$CACHE/runs; fi
+mkdir -p "$CACHE/fabrics" "$RUNDIR"
 
 # --- tools: toporrd + toporrctl (the cost file), the SMPI program --------------------------------
 log "building //daemon:toporrd //client/ctl:toporrctl (output base $BAZEL_BASE)"
@@ -133,7 +137,8 @@ fabric() {
 SIZES=8,1024,65536,1048576,16777216,67108864
 CFG=(--cfg=smpi/coll-selector:ompi --cfg=smpi/simulate-computation:no --cfg=network/crosstraffic:0
      --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 --log=root.thres:warning)
-RUNS=$CACHE/runs.tsv
+RUNS=$(mktemp "$CACHE/runs.XXXXXX.tsv")
+trap 'rm -f "$RUNS"' EXIT
 : >"$RUNS"
 
 # run FABRIC PLACEMENT H K COLLECTIVE [SIZES [MODES [VARIANT]]]: one smpirun; its directory
@@ -147,7 +152,7 @@ run() {
   [[ $variant == private ]] && fold=0
   [[ $variant == forced ]] && force=$MULTILEVEL
   local name=$fab-$placement-${h}x$k-$coll${variant:+-$variant}
-  local dir=$CACHE/runs/$name hostfile=$CACHE/runs/$name.hostfile
+  local dir=$RUNDIR/$name hostfile=$RUNDIR/$name.hostfile
   mkdir -p "$dir"
   python3 - "$CACHE/fabrics/$fab.hosts" "$placement" "$h" "$k" >"$hostfile" <<'PY'
 import random, sys
