@@ -19,6 +19,7 @@
 //                            the multi-level version ("multilevel": bcast, reduce,
 //                            allreduce, gather; client/mpi/multilevel.h)
 //   TOPORR_MIN_BYTES=N       the PMPI layer runs toporr's collectives from N bytes up
+//                            (default 65536, from bench/results/collectives_smpi.md)
 //                            (default 65536); smaller calls go straight to the MPI library
 //   TOPORR_COMPRESS_ABOVE=N  jobs of more than N hosts (default 2048) exchange their costs
 //                            in leaf-group form, O(n + groups^2) per process, not n^2
