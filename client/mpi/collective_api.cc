@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "client/mpi/collective_steps.h"
 #include "client/mpi/collectives.h"
 #include "client/mpi/collectives_recent.h"
 #include "client/mpi/library.h"
@@ -164,17 +165,9 @@ int Reduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Data
   // and MPICH 4.0's reduce-scatter-gather reduce crashes on MPI_IN_PLACE at a nonzero root
   // (large counts) where the caller's call at root 0 would not.
   if (sendbuf == MPI_IN_PLACE) {
-    MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
-    MPI_Type_get_extent(type, &lb, &extent);
-    MPI_Type_get_true_extent(type, &true_lb, &true_extent);
-    std::vector<char> copy(static_cast<size_t>(true_extent + (count - 1) * extent));
-    char* base = copy.data() - true_lb;
-    if (int rc = MPI_Sendrecv(recvbuf, count, type, 0, 0, base, count, type, 0, 0, MPI_COMM_SELF,
-                              MPI_STATUS_IGNORE);
-        rc != MPI_SUCCESS) {
-      return rc;
-    }
-    return PMPI_Reduce(base, recvbuf, count, type, op, new_root, run_on);
+    coll::Scratch copy(coll::Elements(type), count);
+    if (int rc = coll::Copy(recvbuf, copy.get(), count, type); rc != MPI_SUCCESS) return rc;
+    return PMPI_Reduce(copy.get(), recvbuf, count, type, op, new_root, run_on);
   }
   return PMPI_Reduce(sendbuf, recvbuf, count, type, op, new_root, run_on);
 }
