@@ -196,8 +196,12 @@ absl::StatusOr<MultilevelPlan> PlanMultilevel(const MultilevelRequest& request,
         for (size_t i = 1; i < g.members.size(); ++i) blocks[g.members[0]] += blocks[g.members[i]];
       } else {
         std::vector<Algorithm> candidates = {Algorithm::kBinomial};
-        if (collective == Collective::kBcast && !request.bcast_algorithms.empty())
+        if (collective == Collective::kBcast && !request.bcast_algorithms.empty()) {
           candidates = request.bcast_algorithms;
+          DropOwnScatterAllgatherBelowBlock(request.bytes, static_cast<int>(g.members.size()),
+                                            &candidates);
+          if (candidates.empty()) candidates = {Algorithm::kBinomial};
+        }
         if (collective == Collective::kAllreduce) {
           candidates = request.allreduce_algorithms;
           if (candidates.empty()) candidates = {Algorithm::kRecursiveDoubling};

@@ -52,7 +52,8 @@ struct MultilevelRequest {
   int64_t bytes = 1;                               // whole buffer; gather: per rank (>= 1)
   int radix = 4;                                   // k-nomial candidates
   // Candidates of bcast stages and of the allreduce's top stage (empty: binomial, and
-  // recursive doubling).
+  // recursive doubling): toporr's own algorithms, so a bcast group with more members than
+  // `bytes` leaves out the scatter-allgathers (DropOwnScatterAllgatherBelowBlock).
   std::vector<Algorithm> bcast_algorithms;
   std::vector<Algorithm> allreduce_algorithms;
 };

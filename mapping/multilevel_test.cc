@@ -149,6 +149,37 @@ TEST(MultilevelTest, GroupsOfAStageRunConcurrently) {
   EXPECT_LE(alone.time_ns, other.time_ns);
 }
 
+// Below one byte per member toporr's scatter-allgather runs its binomial tree, not the
+// linear bcast the pattern predicts (one latency for any group size): a stage must not pick
+// it there on that prediction (SMPI showed such a plan slower than the flat k-nomial).
+TEST(MultilevelTest, TinyBcastStagesLeaveOutScatterAllgather) {
+  const FatTree t = FatTree16();
+  MultilevelRequest req;
+  req.collective = Collective::kBcast;
+  req.bytes = 2;
+  req.bcast_algorithms = {Algorithm::kScatterAllgather, Algorithm::kScatterAllgatherRing,
+                          Algorithm::kBinomial, Algorithm::kKnomial};
+  ASSERT_OK_AND_ASSIGN(MultilevelPlan plan, PlanMultilevel(req, t.levels, t.inputs()));
+  int big_groups = 0;
+  for (const Stage& s : plan.stages) {
+    for (const StageGroup& g : s.groups) {
+      if (g.members.size() <= 2) continue;  // 2 bytes over 2: the real scatter-allgather
+      ++big_groups;
+      EXPECT_NE(g.algorithm, Algorithm::kScatterAllgather);
+      EXPECT_NE(g.algorithm, Algorithm::kScatterAllgatherRing);
+    }
+  }
+  EXPECT_GT(big_groups, 0);
+  // Only scatter-allgathers offered: such groups fall back to binomial.
+  req.bcast_algorithms = {Algorithm::kScatterAllgather};
+  ASSERT_OK_AND_ASSIGN(plan, PlanMultilevel(req, t.levels, t.inputs()));
+  for (const Stage& s : plan.stages) {
+    for (const StageGroup& g : s.groups) {
+      if (g.members.size() > 2) EXPECT_EQ(g.algorithm, Algorithm::kBinomial);
+    }
+  }
+}
+
 TEST(MultilevelTest, GatherLeadersForwardTheirBlocks) {
   const FatTree t = FatTree16();
   MultilevelRequest req;

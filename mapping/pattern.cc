@@ -892,6 +892,17 @@ Algorithm EffectiveAlgorithm(const PatternSpec& spec) {
   }
 }
 
+void DropOwnScatterAllgatherBelowBlock(int64_t bytes, int ranks,
+                                       std::vector<Algorithm>* candidates) {
+  if (bytes >= ranks) return;
+  candidates->erase(std::remove_if(candidates->begin(), candidates->end(),
+                                   [](Algorithm a) {
+                                     return a == Algorithm::kScatterAllgather ||
+                                            a == Algorithm::kScatterAllgatherRing;
+                                   }),
+                    candidates->end());
+}
+
 int64_t DataSpaceElements(const PatternSpec& spec) {
   if (spec.collective == Collective::kAllgather || spec.collective == Collective::kGather)
     return spec.count * spec.num_ranks;

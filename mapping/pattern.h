@@ -155,6 +155,14 @@ absl::Status ValidateSpec(const PatternSpec& spec);
 // Precondition: ValidateSpec(spec).ok().
 Algorithm EffectiveAlgorithm(const PatternSpec& spec);
 
+// toporr's own scatter-allgather bcasts (client/mpi/collectives.h) run a binomial tree when
+// the message has fewer elements than ranks, where Open MPI runs the linear bcast that the
+// patterns (and EffectiveAlgorithm) model. Candidate lists of toporr's own bcast algorithms
+// for `bytes` over `ranks` leave them out there (bytes bound the element count from above;
+// binomial is a candidate of its own), so that what is predicted is what runs.
+void DropOwnScatterAllgatherBelowBlock(int64_t bytes, int ranks,
+                                       std::vector<Algorithm>* candidates);
+
 // Number of elements in the data space (count, or p * count for allgather/gather).
 int64_t DataSpaceElements(const PatternSpec& spec);
 

@@ -636,18 +636,8 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
       if (request.own_algorithms) {
         plan.candidates = OwnAlgorithms(request.collective);
         plan.library_rules = LinkedLibraryRules(request.collective);
-        // Below one element per rank toporr's scatter-allgather bcasts run their binomial
-        // tree (collectives.h), not the linear bcast Open MPI falls back to and the model
-        // predicts: leave them out (binomial is a candidate of its own). Bytes bound the
-        // element count from above.
-        if (request.collective == mapping::Collective::kBcast && request.bytes < size) {
-          auto& c = plan.candidates;
-          c.erase(std::remove_if(c.begin(), c.end(),
-                                 [](mapping::Algorithm a) {
-                                   return a == mapping::Algorithm::kScatterAllgather ||
-                                          a == mapping::Algorithm::kScatterAllgatherRing;
-                                 }),
-                  c.end());
+        if (request.collective == mapping::Collective::kBcast) {
+          mapping::DropOwnScatterAllgatherBelowBlock(request.bytes, size, &plan.candidates);
         }
       }
       plan.message_bytes = std::max<int64_t>(1, request.bytes);
