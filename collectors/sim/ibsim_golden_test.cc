@@ -43,10 +43,11 @@ using ::toporr::testing::SharedFabric;
 
 struct GoldenCase {
   std::string name;         // test name: the fabric's shape
-  std::string gen_args;     // gen_fattree.py arguments, or empty for a shared file
+  std::string gen_args;     // generator arguments, or empty for a shared file
   std::string shared_file;  // ../shared/fabrics/<file> when gen_args is empty
   std::string run_args;     // extra run_ibsim.sh arguments
   int lmc = 0;
+  std::string generator = "gen_fattree.py";  // or gen_direct.py (torus, dragonfly)
 };
 
 std::string ScriptDir() {
@@ -130,8 +131,8 @@ TEST_P(IbsimGoldenTest, ToolsOutputMatchesNetFile) {
   const std::string scripts = ScriptDir();
   std::string net_path = c.shared_file.empty() ? dir + "/fabric.net" : SharedFabric(c.shared_file);
   if (!c.gen_args.empty()) {
-    ASSERT_EQ(RunShell("/usr/bin/python3 " + scripts + "/gen_fattree.py " + c.gen_args + " --out " +
-                           net_path,
+    ASSERT_EQ(RunShell("/usr/bin/python3 " + scripts + "/" + c.generator + " " + c.gen_args +
+                           " --out " + net_path,
                        dir + "/gen.log"),
               0)
         << ReadFileOrDie(dir + "/gen.log");
@@ -234,7 +235,15 @@ INSTANTIATE_TEST_SUITE_P(
                    "", "--routing-engine ftree"},
         GoldenCase{"SharedFattree2lvlLmc2Updn", "", "ibsim_fattree_2lvl.net",
                    "--lmc 2 --routing-engine updn", 2},
-        GoldenCase{"SharedEdgecases", "", "ibsim_edgecases.net", ""}),
+        GoldenCase{"SharedEdgecases", "", "ibsim_edgecases.net", ""},
+        // Direct networks (issue 10): a 4x4x2 torus routed in dimension order, a dragonfly of
+        // 5 groups x 2 switches routed up/down.
+        GoldenCase{"Torus4x4x2Dor", "--shape torus --dims 4x4x2 --hosts-per-switch 2", "",
+                   "--routing-engine dor", 0, "gen_direct.py"},
+        GoldenCase{"Dragonfly5gUpdn",
+                   "--shape dragonfly --groups 5 --switches-per-group 2 --global-per-switch 2 "
+                   "--hosts-per-switch 2 --link-speed EDR",
+                   "", "--routing-engine updn", 0, "gen_direct.py"}),
     [](const ::testing::TestParamInfo<GoldenCase>& info) { return info.param.name; });
 
 }  // namespace
