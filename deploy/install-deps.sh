@@ -24,6 +24,8 @@ PACKAGES=(
   slurmctld slurm-client graphviz lintian dpkg-dev man-db xz-utils
   # fuzzing: clang-14 and libFuzzer for the fuzz/ harnesses (bench/run_fuzz.sh)
   clang-14 libfuzzer-14-dev
+  # plots of the SMPI evaluation (bench/smpi/model_quality.py)
+  gnuplot-nox
   # misc tools used by scripts and tests
   python3 procps
 )

@@ -14,7 +14,11 @@ Checks (any failure: exit 1, after writing the table):
   - in a `private` run (no shared temporaries) the decisions equal the default run's;
   - toporr's selection is never slower than the MPI default by more than --tolerance
     (violations are listed in the table, not hidden);
-  - with --quick: allreduce at 16 MiB gains at least --quick-gain over the MPI default.
+  - with --quick: allreduce at 16 MiB gains at least --quick-gain over the MPI default;
+  - with --baseline FILE: no simulated time (MPI default, selection, forced algorithms) is
+    more than --regression (2 %) above the time FILE holds for its cell (SMPI is
+    deterministic: any change is the code's). --write-baseline FILE records this run's times
+    (after a change that is meant to move them; commit the file with the change).
 
 Output (--output, markdown): per cell the MPI default, toporr's selection (with the chosen
 algorithm and whether it reordered), the speedup, the best forced algorithm, the
@@ -30,7 +34,8 @@ import sys
 
 SIZE_NAMES = {8: "8 B", 1024: "1 KiB", 65536: "64 KiB", 1048576: "1 MiB",
               16777216: "16 MiB", 67108864: "64 MiB"}
-FABRIC_SHORT = {"bundled16": "bundled-16h", "ft256": "ft256-full", "ft256t": "ft256-tapered-4:1"}
+FABRIC_SHORT = {"bundled16": "bundled-16h", "ft256": "ft256-full", "ft256t": "ft256-tapered-4:1",
+                "torus256": "torus-4x4x4-256h", "dfly288": "dragonfly-9x4-288h"}
 LARGE = 16777216  # "large messages": 16 MiB and up
 
 
@@ -137,6 +142,10 @@ def main():
                     help="toporr may be this much slower than the MPI default (fraction)")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--quick-gain", type=float, default=2.0)
+    ap.add_argument("--baseline", help="TSV of simulated times a cell must not exceed")
+    ap.add_argument("--write-baseline", help="write this run's simulated times as a baseline")
+    ap.add_argument("--regression", type=float, default=0.02,
+                    help="allowed slowdown against --baseline (fraction)")
     ap.add_argument("--elapsed", default="?")
     ap.add_argument("--commit", default="?")
     args = ap.parse_args()
@@ -192,6 +201,37 @@ def main():
                     row["speedup"] < args.quick_gain:
                 errors.append(f"{r.label()} 16 MiB: toporr's allreduce gains {row['speedup']:.2f}x "
                               f"over the MPI default, the gate wants >= {args.quick_gain}x")
+
+    # Simulated times against the committed baseline (deterministic: any change is the code's).
+    current = {}
+    for r in runs:
+        for (mode, b), us in r.cells.items():
+            current[(r.label(), r.variant, mode, b)] = us
+    regressions = []
+    if args.baseline:
+        if not os.path.exists(args.baseline):
+            errors.append(f"baseline {args.baseline} not found (make it with --write-baseline)")
+        else:
+            for line in open(args.baseline):
+                if not line.strip() or line.startswith("#"):
+                    continue
+                label, variant, mode, b, us = line.rstrip("\n").split("\t")
+                key = (label, variant, mode, int(b))
+                if key not in current:
+                    errors.append(f"{label} {variant} {mode} {size_name(int(b))}: in the baseline, "
+                                  "not simulated in this run")
+                elif current[key] > float(us) * (1 + args.regression):
+                    regressions.append((key, float(us), current[key]))
+    for (label, variant, mode, b), was, now in regressions:
+        errors.append(f"{label} {variant} {mode} {size_name(b)}: {now:.3f} us, the baseline has "
+                      f"{was:.3f} us (+{100 * (now / was - 1):.1f} %, more than "
+                      f"{100 * args.regression:.0f} %)")
+    if args.write_baseline:
+        with open(args.write_baseline, "w") as f:
+            f.write("# simulated us per cell: run label, variant, mode, bytes, us "
+                    "(bench/smpi/collectives_report.py --write-baseline)\n")
+            for (label, variant, mode, b), us in sorted(current.items()):
+                f.write(f"{label}\t{variant}\t{mode}\t{b}\t{us:.3f}\n")
 
     ml_present = any(any(m == args.multilevel for m in r.modes()) for r in runs)
     ml_reason = next((r.skips[args.multilevel] for r in runs if args.multilevel in r.skips),

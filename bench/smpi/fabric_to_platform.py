@@ -18,6 +18,12 @@ What the platform contains (one `Full` zone, so every route is spelled out):
           among the flows crossing it (SimGrid's max-min sharing), bandwidth = the cable's
           data rate (lanes x per-lane data rate, 4xHDR = 200 Gb/s), latency --link-latency.
           Two links per cable make the two directions independent, as on a real IB cable.
+          With --nic-latency / --switch-latency / --cable-latency instead (toporr's cost
+          model, mapping/host_costs.h: 300 ns per HCA, 130 ns per switch, 15 ns per cable),
+          a direction's latency is its cable's, plus the switch it enters, plus the HCA it
+          leaves or enters: a path then takes exactly the latency the cost model gives it
+          (leaf-local 760 ns, across a spine 1050 ns), where --link-latency alone leaves out
+          the HCAs (a 200 ns MPI latency between two hosts of a leaf).
   routes  for every ordered pair of hosts, the exact egress ports the switches' LFTs choose
           for the destination's LID (walked hop by hop from the source HCA), so SimGrid's
           link sharing sees the same collisions as the real fabric.
@@ -196,6 +202,13 @@ def main():
     p.add_argument("--cores", type=int, default=8, help="cores per host (default 8)")
     p.add_argument("--link-latency", default="100ns",
                    help="per cable direction: wire + one switch traversal (default 100ns)")
+    p.add_argument("--nic-latency", type=float,
+                   help="ns per HCA (each end of a path); with the two below, replaces "
+                        "--link-latency (see above)")
+    p.add_argument("--switch-latency", type=float, default=130.0,
+                   help="ns per switch traversal, with --nic-latency (default 130)")
+    p.add_argument("--cable-latency", type=float, default=15.0,
+                   help="ns per cable, with --nic-latency (default 15)")
     p.add_argument("--loopback-bw", default="20GBps", help="intra-host rate (default 20GBps)")
     p.add_argument("--loopback-lat", default="200ns", help="intra-host latency (default 200ns)")
     p.add_argument("--loopback-shared", action="store_true",
@@ -219,6 +232,7 @@ def main():
         names = sorted(hosts)
         routes = {}
         used_links = {}
+        latency = {}  # link id -> ns, with --nic-latency
         for a in names:
             for b in names:
                 if a == b:
@@ -229,6 +243,13 @@ def main():
                     link_id = f"{node.name}:{port}"
                     used_links[link_id] = node.ports[port][2]
                     ids.append(link_id)
+                    if args.nic_latency is not None and link_id not in latency:
+                        peer = nodes[node.ports[port][0]]
+                        ns = args.cable_latency
+                        ns += args.switch_latency if peer.kind == "Switch" else args.nic_latency
+                        if node.kind != "Switch":
+                            ns += args.nic_latency
+                        latency[link_id] = ns
                 routes[(a, b)] = ids
     except (InputError, OSError) as e:
         print(f"fabric_to_platform: {e}", file=sys.stderr)
@@ -251,8 +272,9 @@ def main():
         out.append(f'  <link id="{h}:loopback" bandwidth="{args.loopback_bw}" '
                    f'latency="{args.loopback_lat}" sharing_policy="{sharing}"/>')
     for link_id in sorted(used_links):
+        lat = f"{latency[link_id]:g}ns" if args.nic_latency is not None else args.link_latency
         out.append(f'  <link id="{link_id}" bandwidth="{fmt_gbps(used_links[link_id])}" '
-                   f'latency="{args.link_latency}"/>')
+                   f'latency="{lat}"/>')
     for h in names:
         out.append(f'  <route src="{h}" dst="{h}"><link_ctn id="{h}:loopback"/></route>')
     for (a, b), ids in sorted(routes.items()):

@@ -4,8 +4,12 @@
 #   run_collectives_eval.sh           the full table -> bench/results/collectives_smpi.md
 #   run_collectives_eval.sh --quick   CI gate: bundled 16-host fat tree, 64 ranks, 64 KiB and
 #                                     16 MiB; fails on a fallback, on toporr slower than the
-#                                     MPI default, on the 16 MiB allreduce gain vanishing, or
-#                                     on decisions that change when temporaries are shared
+#                                     MPI default, on the 16 MiB allreduce gain vanishing, on
+#                                     decisions that change when temporaries are shared, or on
+#                                     a simulated time more than 2 % above
+#                                     bench/smpi/quick_baseline.tsv
+#   run_collectives_eval.sh --quick --write-baseline   the gate, then its times become the
+#                                     baseline (after a change meant to move them)
 #
 # What runs: bench/smpi/toporr_collective_time.cc linked with libtoporr's own sources
 # (bench/smpi/build_libtoporr_smpi.sh), under smpirun, once per (fabric, placement,
@@ -25,12 +29,22 @@
 #   ft256       collectors/sim/gen_fattree.py: 16 leaves x 16 hosts, 16 uplinks per leaf over
 #               4 spines (full bisection), 4xHDR
 #   ft256t      the same with 4 uplinks per leaf: 4:1 tapered
-# each routed by OpenSM (ftree), turned into a platform whose routes are the LFTs'
-# (fabric_to_platform.py), and into a cost file by toporrd + `toporrctl ingest` (dump and
-# LFTs) + `toporrctl export --format costs`.
+#   torus256    collectors/sim/gen_direct.py: 3-D torus of 4x4x4 switches, 4 hosts each, 4xHDR,
+#               routed by OpenSM dor (dimension order)
+#   dfly288     gen_direct.py: dragonfly of 9 groups x 4 all-to-all switches, 2 global cables
+#               per switch, 8 hosts each, routed by OpenSM updn
+# the fat trees routed by OpenSM (ftree), each turned into a platform whose routes are the
+# LFTs' and whose latencies are the cost model's (fabric_to_platform.py --nic-latency 300: a
+# path takes 300 ns per HCA, 130 ns per switch and 15 ns per cable, as mapping/host_costs.h
+# models an HDR fabric), and into a cost file by toporrd + `toporrctl ingest` (dump and LFTs)
+# + `toporrctl export --format costs`.
 # Placements: `bynode HxK`: the first H hosts (name order), rank r on host r % H (the
-# by-node default); `frag HxK`: H hosts drawn at random (seed 7) as a scheduler fragments a
-# fabric, in name order, K consecutive ranks per host.
+# by-node default); `bycore HxK`: the first H hosts, K consecutive ranks each (Open MPI's
+# default); `frag HxK`: H hosts drawn at random (seed 7) as a scheduler fragments a fabric, in
+# name order, K consecutive ranks per host; `random HxK`: H random hosts, the H*K ranks in
+# random order (seed 7).
+# After the table: bench/smpi/model_quality.py (the model's predicted times against the
+# simulated ones, -> bench/results/model_quality_smpi.md and model_vs_smpi.png).
 #
 # SMPI settings: see bench/smpi/README.md ("toporr's own collectives"). Results are cached
 # per run (keyed by the program, platform, costs, hostfile and arguments), so a rerun after
@@ -45,12 +59,15 @@ CACHE=${TOPORR_SMPI_CACHE:-${TEST_TMPDIR:-/tmp}/toporr-smpi}
 BAZEL_BASE=${TOPORR_SMPI_BAZEL_BASE:-/root/.cache/bazel_smpi}
 MULTILEVEL=${TOPORR_SMPI_MULTILEVEL:-multilevel}
 QUICK=0
+WRITE_BASELINE=0
 for arg in "$@"; do
   case "$arg" in
     --quick) QUICK=1 ;;
-    *) echo "usage: $0 [--quick]" >&2; exit 2 ;;
+    --write-baseline) WRITE_BASELINE=1 ;;
+    *) echo "usage: $0 [--quick [--write-baseline]]" >&2; exit 2 ;;
   esac
 done
+((WRITE_BASELINE && !QUICK)) && { echo "usage: --write-baseline goes with --quick" >&2; exit 2; }
 die() { echo "run_collectives_eval: $*" >&2; exit 1; }
 log() { echo "run_collectives_eval: $*" >&2; }
 START=$EPOCHREALTIME
@@ -82,19 +99,29 @@ PRIVATE_LIBS=$(readelf -d "$BENCH" | sed -n 's/.*Shared library: \[\(libprotobuf
 # NAME.costs, each rebuilt when missing or older than what it comes from.
 fabric() {
   local name=$1 dir=$CACHE/fabrics/$1 net=$CACHE/fabrics/$1.net
+  # lfts: the forwarding tables the cost file and the platform follow. dump_fts (infiniband-diags
+  # 44) leaves out the top LID when it starts a new 64-LID block (0x140 on torus256: 256 CAs +
+  # 64 switches; toporrctl ingest refuses such tables: "no forwarding entry for LID 320"), so
+  # the direct networks use OpenSM's own dump of the same tables.
+  local generator=gen_fattree.py engine=ftree lfts=dump_fts.txt lfts_format=lft
   case $name in
     bundled16) net=$REPO/deploy/demo/fattree-2l-16h.net ;;
     ft256) gen=(--hosts 256 --hosts-per-leaf 16 --spines 4) ;;
     ft256t) gen=(--hosts 256 --hosts-per-leaf 16 --leaf-uplinks 4 --spines 4) ;;
+    torus256) generator=gen_direct.py engine=dor lfts=opensm-lfts.dump lfts_format=opensm-lfts
+              gen=(--shape torus --dims 4x4x4 --hosts-per-switch 4) ;;
+    dfly288) generator=gen_direct.py engine=updn lfts=opensm-lfts.dump lfts_format=opensm-lfts
+             gen=(--shape dragonfly --groups 9 --switches-per-group 4 --global-per-switch 2
+                  --hosts-per-switch 8) ;;
     *) die "unknown fabric $name" ;;
   esac
-  if [[ $name != bundled16 && (! -s $net || $REPO/collectors/sim/gen_fattree.py -nt $net) ]]; then
-    python3 "$REPO/collectors/sim/gen_fattree.py" "${gen[@]}" --out "$net" >/dev/null 2>&1 \
-      || die "gen_fattree.py ${gen[*]} failed"
+  if [[ $name != bundled16 && (! -s $net || $REPO/collectors/sim/$generator -nt $net) ]]; then
+    python3 "$REPO/collectors/sim/$generator" "${gen[@]}" --out "$net" >/dev/null 2>&1 \
+      || die "$generator ${gen[*]} failed"
   fi
   if [[ ! -s $dir/dump_fts.txt || $net -nt $dir/dump_fts.txt ]]; then
-    log "fabric $name: ibsim + OpenSM (ftree)"
-    bash "$REPO/collectors/sim/run_ibsim.sh" "$net" "$dir" --routing-engine ftree \
+    log "fabric $name: ibsim + OpenSM ($engine)"
+    bash "$REPO/collectors/sim/run_ibsim.sh" "$net" "$dir" --routing-engine $engine \
       >"$dir.ibsim.log" 2>&1 || die "run_ibsim.sh $net failed: see $dir.ibsim.log"
   fi
   if [[ $name == bundled16 ]]; then  # the simulated fabric is the bundled dump's
@@ -104,13 +131,13 @@ fabric() {
       || die "ibsim's bundled16 differs from deploy/demo/fattree-2l-16h.ibnet"
   fi
   local xml=$CACHE/fabrics/$name.xml hosts=$CACHE/fabrics/$name.hosts
-  if [[ ! -s $xml || $dir/dump_fts.txt -nt $xml || $REPO/bench/smpi/fabric_to_platform.py -nt $xml ]]; then
+  if [[ ! -s $xml || $dir/$lfts -nt $xml || $REPO/bench/smpi/fabric_to_platform.py -nt $xml ]]; then
     python3 "$REPO/bench/smpi/fabric_to_platform.py" --ibnetdiscover "$dir/ibnetdiscover.txt" \
-      --lfts "$dir/dump_fts.txt" --cores 16 --out "$xml" --hosts-out "$hosts" >/dev/null \
+      --lfts "$dir/$lfts" --cores 16 --nic-latency 300 --out "$xml" --hosts-out "$hosts" >/dev/null \
       || die "fabric_to_platform.py ($name) failed"
   fi
   local costs=$CACHE/fabrics/$name.costs
-  if [[ ! -s $costs || $dir/dump_fts.txt -nt $costs ]]; then
+  if [[ ! -s $costs || $dir/$lfts -nt $costs ]]; then
     log "fabric $name: cost file (toporrd ingest + toporrctl export --format costs)"
     local work=$CACHE/fabrics/$name.toporrd
     rm -rf "$work" && mkdir -p "$work"
@@ -121,7 +148,7 @@ fabric() {
       sleep 0.05
     done
     if ((ok)) && "${ctl[@]}" ingest --format ibnetdiscover "$dir/ibnetdiscover.txt" >"$work/ctl.log" 2>&1 &&
-       "${ctl[@]}" ingest --format lft "$dir/dump_fts.txt" >>"$work/ctl.log" 2>&1 &&
+       "${ctl[@]}" ingest --format "$lfts_format" "$dir/$lfts" >>"$work/ctl.log" 2>&1 &&
        "${ctl[@]}" export --format costs --output "$costs" --hosts "$(paste -sd, "$hosts")" \
          >>"$work/ctl.log" 2>&1; then
       ok=1
@@ -161,6 +188,12 @@ placement, h, k = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 if placement == "bynode":  # the first h hosts, rank r on host r % h
     chosen = hosts[:h]
     ranks = [chosen[r % h] for r in range(h * k)]
+elif placement == "bycore":  # the first h hosts, k consecutive ranks each (Open MPI's default)
+    ranks = [hosts[r // k] for r in range(h * k)]
+elif placement == "random":  # h random hosts, the ranks in random order (seed 7)
+    rng = random.Random(7)
+    ranks = [host for host in rng.sample(hosts, h) for _ in range(k)]
+    rng.shuffle(ranks)
 else:  # frag: h random hosts in name order, k consecutive ranks each
     chosen = sorted(random.Random(7).sample(hosts, h))
     ranks = [chosen[r // k] for r in range(h * k)]
@@ -215,8 +248,13 @@ if ((QUICK)); then
     run bundled16 bynode 16 4 "$coll" 65536,16777216 mpi,auto private
   done
   REPORT_ARGS=(--quick --output "$CACHE/collectives_quick.md")
+  if ((WRITE_BASELINE)); then
+    REPORT_ARGS+=(--write-baseline "$REPO/bench/smpi/quick_baseline.tsv")
+  else
+    REPORT_ARGS+=(--baseline "$REPO/bench/smpi/quick_baseline.tsv")
+  fi
 else
-  for fab in bundled16 ft256 ft256t; do fabric "$fab"; done
+  for fab in bundled16 ft256 ft256t torus256 dfly288; do fabric "$fab"; done
   for coll in allreduce bcast; do
     run_all bundled16 bynode 16 1 "$coll"
     run_all bundled16 bynode 16 4 "$coll"
@@ -224,6 +262,10 @@ else
     run_all ft256t bynode 64 4 "$coll"
     run_all ft256t frag 64 4 "$coll"
     run_all ft256t frag 64 1 "$coll"
+    run_all torus256 frag 64 1 "$coll"
+    run_all torus256 random 16 4 "$coll"
+    run_all dfly288 frag 64 1 "$coll"
+    run_all dfly288 random 16 4 "$coll"
   done
   REPORT_ARGS=(--output "$REPO/bench/results/collectives_smpi.md")
 fi
@@ -231,4 +273,10 @@ elapsed=$(awk -v a="$START" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a 
 python3 "$REPO/bench/smpi/collectives_report.py" --runs "$RUNS" --multilevel "$MULTILEVEL" \
   --sources "$CACHE/libtoporr-smpi/sources.txt" --elapsed "$elapsed" \
   --commit "$(cd "$REPO" && git rev-parse --short HEAD)$(cd "$REPO" && git diff --quiet HEAD -- client mapping common collectors bench/smpi || echo +changes)" \
-  "${REPORT_ARGS[@]}"
+  "${REPORT_ARGS[@]}" || status=1
+if ((!QUICK)); then
+  python3 "$REPO/bench/smpi/model_quality.py" --runs "$RUNS" --multilevel "$MULTILEVEL" \
+    --output "$REPO/bench/results/model_quality_smpi.md" \
+    --plot "$REPO/bench/results/model_vs_smpi.png" >/dev/null || status=1
+fi
+exit "${status:-0}"
