@@ -171,6 +171,14 @@ def main():
                 errors.append(f"{r.label()} {d['algorithm']} {size_name(d['bytes'])}: the decision "
                               "differs when the collectives' temporaries are shared")
 
+    # Baselines: SMPI's own hierarchical algorithms (variant smpi:ALG), best per cell.
+    hier = collections.defaultdict(list)  # (fabric, placement, shape, collective, bytes)
+    for r in runs:
+        if r.variant.startswith("smpi:"):
+            for (mode, b), us in r.cells.items():
+                if mode == "mpi":
+                    hier[(r.fabric, r.placement, r.shape, r.collective, b)].append(
+                        (us, r.variant[len("smpi:"):]))
     rows, violations = [], []
     for r in runs:
         if r.variant != "default":
@@ -189,8 +197,9 @@ def main():
             ml = r.cells.get((args.multilevel, b))
             if ml is None and ml_run is not None:
                 ml = ml_run.cells.get((args.multilevel, b))
+            h = min(hier.get((r.fabric, r.placement, r.shape, r.collective, b), []), default=None)
             row = dict(run=r, bytes=b, mpi=mpi, sel=sel, chosen=chosen, reordered=reordered(d),
-                       speedup=mpi / sel if sel > 0 else float("inf"), best=best, ml=ml)
+                       speedup=mpi / sel if sel > 0 else float("inf"), best=best, ml=ml, hier=h)
             rows.append(row)
             if sel > mpi * (1 + args.tolerance):
                 violations.append(row)
@@ -233,6 +242,7 @@ def main():
             for (label, variant, mode, b), us in sorted(current.items()):
                 f.write(f"{label}\t{variant}\t{mode}\t{b}\t{us:.3f}\n")
 
+    hier_rows = [x for x in rows if x["hier"] is not None]
     ml_present = any(any(m == args.multilevel for m in r.modes()) for r in runs)
     ml_reason = next((r.skips[args.multilevel] for r in runs if args.multilevel in r.skips),
                      "no decision listed it among its candidates")
@@ -273,6 +283,21 @@ def main():
           f"({row['chosen']}{' +r' if row['reordered'] else ''}) | {row['speedup']:.2f}x{flag} | "
           f"{best} | {ml} |")
     w("")
+
+    if hier_rows:
+        w("## Against SMPI's hierarchical algorithms\n")
+        w("SMPI's own SMP-aware / two-level algorithms (`--cfg=smpi/allreduce:ALG`, "
+          "`smpi/bcast:ALG`) on the launch order, the best of them per cell, against toporr's "
+          "selection.\n")
+        w("| fabric | placement | collective | size | best SMPI hierarchical us (algorithm) | "
+          "toporr selected us | toporr vs it |")
+        w("|---|---|---|---|---|---|---|")
+        for x in hier_rows:
+            r = x["run"]
+            w(f"| {FABRIC_SHORT.get(r.fabric, r.fabric)} | {r.placement} {r.shape} | "
+              f"{r.collective} | {size_name(x['bytes'])} | {x['hier'][0]:.1f} ({x['hier'][1]}) | "
+              f"{x['sel']:.1f} ({x['chosen']}) | {x['hier'][0] / x['sel']:.2f}x |")
+        w("")
 
     # Targets of issue 9.
     w("## Targets (issue 9)\n")

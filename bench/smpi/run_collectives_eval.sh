@@ -43,6 +43,9 @@
 # default); `frag HxK`: H hosts drawn at random (seed 7) as a scheduler fragments a fabric, in
 # name order, K consecutive ranks per host; `random HxK`: H random hosts, the H*K ranks in
 # random order (seed 7).
+# Baselines: SMPI's own hierarchical algorithms (smp_rsag*, smp_binomial_pipeline,
+# mvapich2_two_level; SMP_binomial/binary/linear, mvapich2_knomial_intra_node) at 16 and 64 MiB
+# on the tapered tree with 4 ranks per host, by node and fragmented (`best SMPI hierarchical`).
 # After the table: bench/smpi/model_quality.py (the model's predicted times against the
 # simulated ones, -> bench/results/model_quality_smpi.md and model_vs_smpi.png).
 #
@@ -176,9 +179,12 @@ trap 'rm -f "$RUNS"' EXIT
 run() {
   local fab=$1 placement=$2 h=$3 k=$4 coll=$5 sizes=${6:-$SIZES}
   local modes=${7:-mpi,auto,candidates} variant=${8:-} p=$(($3 * $4)) fold=4194304 force=
+  local cfg=("${CFG[@]}")
   [[ $variant == private ]] && fold=0
   [[ $variant == forced ]] && force=$MULTILEVEL
-  local name=$fab-$placement-${h}x$k-$coll${variant:+-$variant}
+  # smpi:ALG: a baseline, SMPI's own algorithm ALG (e.g. smp_rsag_lr) for MPI_Allreduce/MPI_Bcast
+  [[ $variant == smpi:* ]] && cfg+=(--cfg=smpi/$coll:${variant#smpi:})
+  local name=$fab-$placement-${h}x$k-$coll${variant:+-${variant/:/-}}
   local dir=$RUNDIR/$name hostfile=$RUNDIR/$name.hostfile
   mkdir -p "$dir"
   python3 - "$CACHE/fabrics/$fab.hosts" "$placement" "$h" "$k" >"$hostfile" <<'PY'
@@ -201,7 +207,7 @@ print("\n".join(ranks))
 PY
   local key
   key=$(cat "$BENCH" "$CACHE/fabrics/$fab.xml" "$CACHE/fabrics/$fab.costs" "$hostfile" \
-        <(echo "$coll $sizes $modes ${CFG[*]} $fold $force $PRIVATE_LIBS") | sha256sum | cut -c1-16)
+        <(echo "$coll $sizes $modes ${cfg[*]} $fold $force $PRIVATE_LIBS") | sha256sum | cut -c1-16)
   if [[ ! -f $dir/key || $(cat "$dir/key") != "$key" ]]; then
     log "$name: $p ranks, $coll, $modes"
     rm -f "$dir/key" "$dir/report.jsonl"
@@ -213,7 +219,7 @@ PY
       TOPORR_REPORT=$dir/report.jsonl \
       smpirun -np "$p" -platform "$CACHE/fabrics/$fab.xml" -hostfile "$hostfile" "$BENCH" \
         --collective "$coll" --sizes "$sizes" --modes "$modes" --print-hosts \
-        --cfg=smpi/privatize-libs:"$PRIVATE_LIBS" "${CFG[@]}" \
+        --cfg=smpi/privatize-libs:"$PRIVATE_LIBS" "${cfg[@]}" \
         >"$dir/stdout.txt" 2>"$dir/stderr.txt" \
       || die "smpirun failed ($name): see $dir/stderr.txt"
     diff <(awk '$1 == "rank" { print $3 }' "$dir/stdout.txt") "$hostfile" >/dev/null \
@@ -236,6 +242,18 @@ run_all() {
        "$LAST_RUN/report.jsonl" 2>/dev/null; then
     run "$@" "$SIZES" "$MULTILEVEL" forced
   fi
+}
+
+# baselines FABRIC PLACEMENT H K COLLECTIVE: SMPI's hierarchical (SMP-aware / two-level)
+# algorithms at the large sizes, each one run of MPI_Allreduce / MPI_Bcast on the launch order.
+HIER_ALLREDUCE=(smp_rsag smp_rsag_lr smp_rsag_rab smp_binomial_pipeline mvapich2_two_level)
+HIER_BCAST=(SMP_binomial SMP_binary SMP_linear mvapich2_knomial_intra_node)
+baselines() {
+  local coll=$5 algs
+  if [[ $coll == allreduce ]]; then algs=("${HIER_ALLREDUCE[@]}"); else algs=("${HIER_BCAST[@]}"); fi
+  for alg in "${algs[@]}"; do
+    run "$@" 16777216,67108864 mpi "smpi:$alg"
+  done
 }
 
 REPORT_ARGS=()
@@ -266,6 +284,8 @@ else
     run_all torus256 random 16 4 "$coll"
     run_all dfly288 frag 64 1 "$coll"
     run_all dfly288 random 16 4 "$coll"
+    baselines ft256t bynode 64 4 "$coll"
+    baselines ft256t frag 64 4 "$coll"
   done
   REPORT_ARGS=(--output "$REPO/bench/results/collectives_smpi.md")
 fi
