@@ -151,6 +151,10 @@ def main():
     args = ap.parse_args()
 
     runs = [Run(l.rstrip("\n").split("\t")) for l in open(args.runs) if l.strip()]
+    # Tables by collective, then fabric (FABRIC_SHORT's order), in the order the runs came.
+    fabrics = list(FABRIC_SHORT)
+    runs.sort(key=lambda r: (r.collective,
+                             fabrics.index(r.fabric) if r.fabric in fabrics else len(fabrics)))
     errors = []
     for r in runs:
         check_decisions(r, args.multilevel, errors)
