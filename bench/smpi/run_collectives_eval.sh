@@ -212,6 +212,13 @@ PY
         <(echo "$coll $sizes $modes ${cfg[*]} $fold $force $PRIVATE_LIBS") | sha256sum | cut -c1-16)
   if [[ ! -f $dir/key || $(cat "$dir/key") != "$key" ]]; then
     log "$name: $p ranks, $coll, $modes"
+    # SMPI's own collectives allocate their temporaries for real: the MPI default's 64 MiB
+    # allreduce holds ~64 MiB per rank at once (16 GiB at 256 ranks).
+    local need=$((p * 64 + 1024)) avail
+    avail=$(awk '/^MemAvailable:/ { printf "%d", $2 / 1024 }' /proc/meminfo)
+    if [[ $sizes == *67108864* && $modes == *mpi* && $avail -lt $need ]]; then
+      log "warning: $name needs ~$need MiB of memory, $avail MiB available: the kernel may kill it"
+    fi
     rm -f "$dir/key" "$dir/report.jsonl"
     local t0=$EPOCHREALTIME
     # TMPDIR: smpirun copies the program and the privatized libraries once per rank (~1 GB at
