@@ -7,7 +7,9 @@
 // Options: --out FILE (default probe.json), --sizes 0,65536 (bytes, ascending),
 // --repetitions 9, --time-budget SECONDS (0 = none), --noisy 0.05 (spread above which a pair
 // is measured again), --remeasure 1 (passes), --resolution 0.005 (measured_levels.h),
-// --no-pairs (leave the pairs out of the file: levels only), --quiet (no progress).
+// --no-pairs (leave the pairs out of the file: levels only), --quiet (no progress),
+// --host-names A,B,... (testing: rank r is on host r mod k of the list, several "hosts" on one
+// machine).
 // Exit status 0 on success, 2 on bad options, 1 when the file cannot be written.
 #include <mpi.h>
 
@@ -47,7 +49,7 @@ int Usage(int rank, const char* what) {
     std::fprintf(stderr,
                  "toporr-probe: %s\nusage: toporr-probe [--out FILE] [--sizes B,B,...] "
                  "[--repetitions N] [--time-budget S] [--noisy F] [--remeasure N] "
-                 "[--resolution F] [--no-pairs] [--quiet]\n",
+                 "[--resolution F] [--host-names A,B,...] [--no-pairs] [--quiet]\n",
                  what);
   }
   MPI_Finalize();
@@ -83,6 +85,13 @@ int main(int argc, char** argv) {
       options.remeasure_passes = std::atoi(v);
     } else if (arg == "--resolution" && (v = value())) {
       levels.resolution = std::atof(v);
+    } else if (arg == "--host-names" && (v = value())) {
+      options.host_names.clear();
+      for (const char* p = v; *p;) {
+        const char* comma = std::strchr(p, ',');
+        options.host_names.emplace_back(p, comma ? comma - p : std::strlen(p));
+        p = comma ? comma + 1 : p + std::strlen(p);
+      }
     } else if (arg == "--no-pairs") {
       keep_pairs = false;
     } else if (arg == "--quiet") {

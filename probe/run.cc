@@ -158,6 +158,9 @@ PlogpProbe RunProbe(MPI_Comm comm, const ProbeOptions& o) {
   MPI_Get_processor_name(name, &len);
   name[std::min(len, MPI_MAX_PROCESSOR_NAME)] = '\0';
   if (char* dot = std::strchr(name, '.')) *dot = '\0';
+  if (!o.host_names.empty()) {
+    std::snprintf(name, sizeof(name), "%s", o.host_names[rank % o.host_names.size()].c_str());
+  }
   std::vector<char> names(rank == 0 ? static_cast<size_t>(size) * (MPI_MAX_PROCESSOR_NAME + 1) : 1);
   MPI_Gather(name, MPI_MAX_PROCESSOR_NAME + 1, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME + 1,
              MPI_CHAR, 0, comm);

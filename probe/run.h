@@ -18,7 +18,8 @@
 //     rewriting one line on a terminal, otherwise a line per 10 % of the rounds.
 // The result on rank 0 has ranks, hosts, sizes, repetitions, pairs and schedule filled; levels
 // are left to analysis.h. Other ranks get an empty probe. Host names are
-// MPI_Get_processor_name cut at the first '.'; cores are sched_getcpu() at the start.
+// MPI_Get_processor_name cut at the first '.' (or `host_names`); cores are sched_getcpu()
+// at the start.
 #ifndef TOPORR_PROBE_RUN_H_
 #define TOPORR_PROBE_RUN_H_
 
@@ -26,6 +27,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "collectors/plogp.h"
@@ -41,6 +43,9 @@ struct ProbeOptions {
   double noisy_spread = 0.05;
   int remeasure_passes = 1;
   FILE* progress = stderr;
+  // Testing seam: when not empty, rank r is on host host_names[r % size] instead of its
+  // processor name (several "hosts" on one machine).
+  std::vector<std::string> host_names;
 };
 
 collectors::PlogpProbe RunProbe(MPI_Comm comm, const ProbeOptions& options);
