@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <set>
@@ -192,7 +193,11 @@ std::string Json(const T& v) {
   if constexpr (std::is_same_v<T, std::string>) {
     w.String(v);
   } else if constexpr (std::is_floating_point_v<T>) {
-    w.Double(v);
+    // 9 significant digits: ns to well below the timer's resolution, and files people read.
+    if (!std::isfinite(v)) return "null";
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.9g", v);
+    return buf;
   } else {
     w.Int(static_cast<int64_t>(v));
   }

@@ -104,7 +104,7 @@ struct PlogpProbe {
 absl::StatusOr<PlogpProbe> ParsePlogpProbe(std::string_view text, std::string_view file_name);
 
 // Writes `probe` as probe.json: one member per line, one pair per line (so that errors
-// name useful lines). Non-finite numbers are written as null.
+// name useful lines). Numbers keep 9 significant digits; non-finite ones are written as null.
 void WritePlogpProbe(const PlogpProbe& probe, std::ostream* out);
 
 // The synthetic fabric (see the file comment). Hosts are not assigned: ParseFabricInput
