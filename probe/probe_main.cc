@@ -9,7 +9,7 @@
 // is measured again), --remeasure 1 (passes), --resolution 0.005 (measured_levels.h),
 // --no-pairs (leave the pairs out of the file: levels only), --quiet (no progress),
 // --host-names A,B,... (testing: rank r is on host r mod k of the list, several "hosts" on one
-// machine).
+// machine), --serial (one pair at a time: the all-pairs serial probe, for comparison).
 // Exit status 0 on success, 2 on bad options, 1 when the file cannot be written.
 #include <mpi.h>
 
@@ -49,7 +49,7 @@ int Usage(int rank, const char* what) {
     std::fprintf(stderr,
                  "toporr-probe: %s\nusage: toporr-probe [--out FILE] [--sizes B,B,...] "
                  "[--repetitions N] [--time-budget S] [--noisy F] [--remeasure N] "
-                 "[--resolution F] [--host-names A,B,...] [--no-pairs] [--quiet]\n",
+                 "[--resolution F] [--host-names A,B,...] [--serial] [--no-pairs] [--quiet]\n",
                  what);
   }
   MPI_Finalize();
@@ -92,6 +92,8 @@ int main(int argc, char** argv) {
         options.host_names.emplace_back(p, comma ? comma - p : std::strlen(p));
         p = comma ? comma + 1 : p + std::strlen(p);
       }
+    } else if (arg == "--serial") {
+      options.serial = true;
     } else if (arg == "--no-pairs") {
       keep_pairs = false;
     } else if (arg == "--quiet") {

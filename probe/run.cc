@@ -169,7 +169,13 @@ PlogpProbe RunProbe(MPI_Comm comm, const ProbeOptions& o) {
   MPI_Gather(&core, 1, MPI_INT, cores.data(), 1, MPI_INT, 0, comm);
 
   const double start = MPI_Wtime();
-  const std::vector<Round> rounds = RoundRobinRounds(size);
+  std::vector<Round> rounds = RoundRobinRounds(size);
+  if (o.serial) {
+    std::vector<Round> one_each;
+    for (const Round& r : rounds)
+      for (const RankPair& p : r) one_each.push_back({p});
+    rounds = std::move(one_each);
+  }
   Progress progress(rank == 0 ? o.progress : nullptr, static_cast<int>(rounds.size()));
   int rounds_run = 0;
   std::vector<double> all =

@@ -43,6 +43,9 @@ struct ProbeOptions {
   double noisy_spread = 0.05;
   int remeasure_passes = 1;
   FILE* progress = stderr;
+  // One pair per round (N (N - 1) / 2 rounds): the all-pairs serial probe, for comparing
+  // the cost of the schedule (bench/smpi/run_probe_bench.sh).
+  bool serial = false;
   // Testing seam: when not empty, rank r is on host host_names[r % size] instead of its
   // processor name (several "hosts" on one machine).
   std::vector<std::string> host_names;
