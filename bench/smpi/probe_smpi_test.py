@@ -16,7 +16,8 @@ dump_fts -> fabric_to_platform.py (routes = the LFTs). Checked:
     makes no new snapshot; a broken file is refused with file:line;
   - one leaf-spine cable at 1/4 rate (both directions): `toporrctl validate` against the
     ibnetdiscover snapshot puts first a pair whose simulated route crosses that cable, and the
-    pairs that cross it are the top disagreements; the healthy fabric's top ratio is far lower.
+    pairs that cross it are the top disagreements; the healthy fabric's top ratio is far lower;
+    offline with the LFTs (--lfts) the two most suspect links are that cable's directions.
 Generated files are cached in $TOPORR_SMPI_CACHE (default /tmp/toporr-smpi/probe).
 """
 import json
@@ -279,6 +280,14 @@ class SmpiProbeTest(unittest.TestCase):
                                       os.path.join(self.tmp, "p64d.json")).stdout)
         d = offline["disagreements"][0]
         self.assertIn(tuple(sorted((d["host_a"], d["host_b"]))), crossing)
+        # With the subnet manager's routes (the LFTs), the most suspect links are the cable.
+        lfts = json.loads(self.ctl("--json", "validate", "--fabric", self.ft64.ibnet, "--lfts",
+                                   os.path.join(self.ft64.dumps, "dump_fts.txt"),
+                                   os.path.join(self.tmp, "p64d.json")).stdout)
+        suspects = [s["link"] for s in lfts["suspect_links"][:2]]
+        want = ['"MF0;leaf01:MQM8700/U1"[%d]' % up, '"%s"[%d]' % (spine, spine_port)]
+        for s in suspects:
+            self.assertTrue(all(w in s for w in want), suspects)
         print("\nvalidate (degraded %s): top %s %s ratio %.2f; healthy top ratio %.2f, "
               "spearman %.3f" % (sorted(degraded), top[0]["host_a"], top[0]["host_b"],
                                  top[0]["ratio"], healthy["disagreements"][0]["ratio"],

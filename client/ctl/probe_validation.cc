@@ -128,6 +128,7 @@ absl::StatusOr<Validation> ValidateProbe(const ValidationInput& in) {
       s.name = in.link_name ? in.link_name(link) : absl::StrCat("link ", link);
       s.pairs = static_cast<int>(r.size());
       s.median_ratio = MedianOf(r);
+      s.mean_ratio = std::accumulate(r.begin(), r.end(), 0.0) / r.size();
       out.suspects.push_back(std::move(s));
     }
     std::stable_sort(

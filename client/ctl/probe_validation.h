@@ -12,9 +12,10 @@
 // The pairs that disagree most are those with the largest |log ratio| (slower or faster than
 // the model says). `spearman` is the rank correlation of measured and model times over all
 // pairs (ties averaged): 1 when the model orders every pair as the measurement does.
-// With routes (offline fabric), every directed link gets the median ratio of the compared
-// pairs whose route (either direction) crosses it; the links whose median is largest are
-// the `suspects` (a degraded cable slows every pair routed over it, and only those).
+// With routes (offline fabric; the model's or, with --lfts, the subnet manager's), every
+// directed link gets the median ratio of the compared pairs whose route (either direction)
+// crosses it; the links whose median (then mean) is largest are the `suspects` (a degraded
+// cable slows every pair routed over it, and only those).
 //
 // Pure and thread-safe.
 #ifndef TOPORR_CLIENT_CTL_PROBE_VALIDATION_H_
@@ -42,6 +43,7 @@ struct SuspectLink {
   std::string name;
   int pairs = 0;  // compared pairs routed over it
   double median_ratio = 0;
+  double mean_ratio = 0;  // breaks ties of the median
 };
 
 struct Validation {

@@ -13,6 +13,7 @@
 #include "collectors/plogp.h"
 #include "common/json_writer.h"
 #include "common/status_macros.h"
+#include "mapping/lft_routes.h"
 #include "proto/toporr/v1/toporr.grpc.pb.h"
 
 namespace toporr::client::ctl {
@@ -105,13 +106,18 @@ std::string LinkName(const fabric::Fabric& f, int directed_link) {
 }
 
 absl::StatusOr<Reply> RunValidate(Invocation& inv, const CommandArgs& args) {
-  std::string size, top, fabric_path, format = "ibnetdiscover";
+  std::string size, top, fabric_path, format = "ibnetdiscover", lfts_path;
   std::vector<std::string> positional;
-  RETURN_IF_ERROR(ParseOptions(
-      "validate", args,
-      {{"--size", &size}, {"--top", &top}, {"--fabric", &fabric_path}, {"--format", &format}},
-      &positional));
+  RETURN_IF_ERROR(ParseOptions("validate", args,
+                               {{"--size", &size},
+                                {"--top", &top},
+                                {"--fabric", &fabric_path},
+                                {"--format", &format},
+                                {"--lfts", &lfts_path}},
+                               &positional));
   if (positional.size() != 1) return UsageError("validate takes one probe.json file");
+  if (!lfts_path.empty() && fabric_path.empty())
+    return UsageError("validate: --lfts needs --fabric");
   ValidateReport report;
   ValidationInput in;
   if (!size.empty()) {
@@ -129,6 +135,8 @@ absl::StatusOr<Reply> RunValidate(Invocation& inv, const CommandArgs& args) {
 
   JobCosts costs;
   std::unique_ptr<fabric::Fabric> fabric;
+  std::unique_ptr<mapping::LftRoutes> lft_routes;
+  std::unique_ptr<mapping::RouteSource> job_lft_routes;
   if (!fabric_path.empty()) {
     ASSIGN_OR_RETURN(collectors::InputFormat f, collectors::ParseInputFormat(format));
     ASSIGN_OR_RETURN(std::string dump, ReadInputFile(fabric_path));
@@ -143,6 +151,19 @@ absl::StatusOr<Reply> RunValidate(Invocation& inv, const CommandArgs& args) {
     ASSIGN_OR_RETURN(costs, JobCostsFromFabric(*fabric, in.hosts));
     report.model = absl::StrCat("fabric ", input.source_name, " (routes modelled)");
     in.routes = costs.routes.get();
+    if (!lfts_path.empty()) {  // the subnet manager's routes instead of the model's
+      ASSIGN_OR_RETURN(std::string lfts, ReadInputFile(lfts_path));
+      ASSIGN_OR_RETURN(fabric::ForwardingTables tables,
+                       collectors::ParseForwardingTablesInput(collectors::InputFormat::kLft,
+                                                              Basename(lfts_path), lfts));
+      ASSIGN_OR_RETURN(lft_routes, mapping::LftRoutes::Create(*fabric, std::move(tables)));
+      std::vector<int> ids;
+      for (const std::string& h : in.hosts) ids.push_back(fabric->FindHost(h));
+      ASSIGN_OR_RETURN(job_lft_routes, lft_routes->ForJob(ids));
+      in.routes = job_lft_routes.get();
+      report.model =
+          absl::StrCat("fabric ", input.source_name, " with the routes of ", Basename(lfts_path));
+    }
     const fabric::Fabric* f_ptr = fabric.get();
     in.link_name = [f_ptr](int l) { return LinkName(*f_ptr, l); };
   } else {
@@ -176,12 +197,14 @@ absl::StatusOr<Reply> RunValidate(Invocation& inv, const CommandArgs& args) {
 
 std::vector<Command> ValidateCommands() {
   return {{"validate",
-           "  validate [--size BYTES] [--top N] [--fabric DUMP [--format F]] PROBE.json\n"
+           "  validate [--size BYTES] [--top N] [--fabric DUMP [--format F] [--lfts DUMP_FTS]]\n"
+           "           PROBE.json\n"
            "                       measured costs (toporr-probe's probe.json) against the\n"
            "                       model's: per host pair measured / model over the median\n"
            "                       ratio, rank correlation, the N (10) pairs that disagree\n"
            "                       most; with --fabric (offline, routes modelled) also the\n"
-           "                       links the slowest pairs share. Size: one the probe\n"
+           "                       links the slowest pairs share (routes: the model's, or\n"
+           "                       the LFTs of --lfts). Size: one the probe\n"
            "                       measured (default its largest).\n",
            RunValidate}};
 }
