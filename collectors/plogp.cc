@@ -417,9 +417,9 @@ absl::StatusOr<Fabric> PlogpFabric(const PlogpProbe& p) {
     for (int32_t g = 0; g < levels[j].num_groups; ++g) {
       Node sw;
       sw.type = NodeType::kSwitch;
-      std::string key = absl::StrCat("switch:", j);
-      for (const std::string& m : members[g]) absl::StrAppend(&key, ":", m);
-      sw.guid = SyntheticGuid(key);
+      // Named by its level and first host: a host moving between two groups changes no
+      // switch unless it was the first of one (the diff then says which hosts moved).
+      sw.guid = SyntheticGuid(absl::StrCat("switch:", j, ":", members[g].front()));
       sw.num_ports = children[g] + (j + 1 < levels.size() ? 1 : 0);
       sw.description = absl::StrCat("probe ", levels[j].name, " ", g, " (", members[g].front(),
                                     members[g].size() > 1 ? " .." : "", ")");

@@ -31,9 +31,10 @@
 // fall with the level are kept. The latency constants of the model are not per link and so
 // cannot be set from the measurement: absolute latencies are the model's, the ORDER is the
 // measurement's (see DESIGN.md "Cost semantics"). One cable per uplink: a probe of disjoint
-// pairs cannot see the bisection. GUIDs are hashes of host names and of the sorted member
-// names of a switch's group, so two measurements of an unchanged machine give the same
-// content, and a regrouped leaf shows in `toporrctl diff` as switches that changed.
+// pairs cannot see the bisection. GUIDs are hashes of host names and of a switch's level and
+// first (smallest) member host, so two measurements of an unchanged machine give the same
+// content, and a host that moved to another group shows in `toporrctl diff` as a host moved
+// (unless it was the first of its group: then that switch is new).
 // CA descriptions are "<host> HCA-1" (collectors/hosts.h names the host).
 //
 // Errors: kInvalidArgument "<file>:<line>: <what>" for a bad document (JSON syntax, a missing

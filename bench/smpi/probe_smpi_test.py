@@ -13,7 +13,8 @@ dump_fts -> fabric_to_platform.py (routes = the LFTs). Checked:
     levels socket, host, leaf exact, and the level named "host" is the processor-name hosts;
   - ingest --format plogp into a real toporrd: hosts, cost (route_kind MEASURED, 1 switch hop
     inside a measured leaf, 3 across), path, a plan from the daemon's costs; the same file again
-    makes no new snapshot; a broken file is refused with file:line;
+    makes no new snapshot; a second measurement with one host on another leaf diffs as that
+    one host moved; a broken file is refused with file:line;
   - one leaf-spine cable at 1/4 rate (both directions): `toporrctl validate` against the
     ibnetdiscover snapshot puts first a pair whose simulated route crosses that cable, and the
     pairs that cross it are the top disagreements; the healthy fabric's top ratio is far lower;
@@ -232,6 +233,22 @@ class SmpiProbeTest(unittest.TestCase):
         plan = json.loads(self.ctl("--json", "plan", "--hostfile", hostfile, "--collective",
                                    "bcast", "--size", "1048576", "--map-by", "node").stdout)
         self.assertIn("toporrd snapshot", json.dumps(plan))
+        # A second measurement in which node00020 sits with node00001's leaf: a new snapshot
+        # whose diff names that host as moved.
+        with open(path) as f:
+            moved = json.load(f)
+        groups = moved["host_levels"][1]["groups"]
+        groups[moved["hosts"].index("node00020")] = groups[moved["hosts"].index("node00001")]
+        moved_path = os.path.join(self.tmp, "moved.json")
+        with open(moved_path, "w") as f:
+            json.dump(moved, f)
+        second = json.loads(self.ctl("--json", "ingest", "--format", "plogp", moved_path).stdout)
+        self.assertTrue(second["created"])
+        diff = json.loads(self.ctl("--json", "diff", str(first["snapshot"]["id"]),
+                                   str(second["snapshot"]["id"])).stdout)
+        self.assertEqual(len(diff["hosts_moved"]), 1, diff["hosts_moved"])
+        self.assertIn("node00020", json.dumps(diff["hosts_moved"]))
+        self.ctl("ingest", "--format", "plogp", path)  # back to the measurement
         with open(path) as f:
             lines = f.read().splitlines()
         lines[3] = '  "sizes": [65536,0],'

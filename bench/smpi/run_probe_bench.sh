@@ -70,13 +70,21 @@ probe_run() {
   local name=$1 n=$2
   shift 2
   cluster "$n"
-  log "$name: $n ranks $*"
-  local t0=$EPOCHREALTIME
-  smpirun -np "$n" -platform "$CACHE/ft$n.xml" -hostfile "$CACHE/ft$n.hosts" "${CFG[@]}" \
-    -no-privatize "$PROBE" --out "$CACHE/$name.json" --quiet "$@" >"$CACHE/$name.log" 2>&1 \
-    || die "smpirun failed: see $CACHE/$name.log"
+  # Kept from an earlier run of the same probe binary and arguments (the 1,024-host run takes
+  # tens of minutes).
+  local key
+  key=$(cat "$PROBE" "$CACHE/ft$n.xml" <(echo "$*") | sha256sum | cut -c1-16)
+  if [[ ! -s $CACHE/$name.json || $(cat "$CACHE/$name.key" 2>/dev/null) != "$key" ]]; then
+    log "$name: $n ranks $*"
+    local t0=$EPOCHREALTIME
+    smpirun -np "$n" -platform "$CACHE/ft$n.xml" -hostfile "$CACHE/ft$n.hosts" "${CFG[@]}" \
+      -no-privatize "$PROBE" --out "$CACHE/$name.json" --quiet "$@" >"$CACHE/$name.log" 2>&1 \
+      || die "smpirun failed: see $CACHE/$name.log"
+    awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }' >"$CACHE/$name.wall"
+    echo "$key" >"$CACHE/$name.key"
+  fi
   local wall
-  wall=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+  wall=$(cat "$CACHE/$name.wall")
   python3 - "$CACHE/$name.json" "$name" "$n" "$wall" "$*" >>"$RESULTS" <<'PY'
 import json, sys
 from collections import Counter
@@ -153,12 +161,16 @@ if ((BCAST)); then
 h = [l.strip() for l in open('$FT.hosts') if l.strip()]
 print('\n'.join(h[(r % 4) * 16 + r // 4] for r in range(64)))" >"$FT.spread"
   SIZES=8,65536,1048576,16777216
+  SHM=$(mktemp -d /dev/shm/probe-bench.XXXXXX)
+  trap 'kill $pid 2>/dev/null || true; rm -rf "$SHM"' EXIT
   # bcast_run COSTS LABEL FORCE MODES
   bcast_run() {
     local costs=$1 label=$2 force=$3 modes=$4 dir=$CACHE/bcast-$2
     mkdir -p "$dir"
     log "ft64t bcast: $label"
-    TMPDIR=/dev/shm TOPORR_ALGORITHM=$force TOPORR_COSTS=$costs TOPORR_HOSTMAP=$FT.spread \
+    # A TMPDIR of its own: SMPI copies the privatized libraries there under per-rank names,
+    # which collide with another smpirun's in a shared directory.
+    TMPDIR=$SHM TOPORR_ALGORITHM=$force TOPORR_COSTS=$costs TOPORR_HOSTMAP=$FT.spread \
       TOPORR_REPORT=$dir/report.jsonl \
       smpirun -np 64 -platform "$FT.xml" -hostfile "$FT.spread" "$BENCH" --collective bcast \
         --sizes "$SIZES" --modes "$modes" --cfg=smpi/privatize-libs:"$PRIVATE_LIBS" \
