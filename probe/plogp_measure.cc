@@ -98,17 +98,17 @@ PairMeasurement MeasurePair(MPI_Comm comm, int peer, bool initiator,
       }
     }
     // The responder's o_r samples travel to the initiator with the result (one message).
-    double or_median = Median(orr);
+    double or_median = RobustMedian(orr);
     if (initiator) {
       MPI_Recv(&or_median, 1, MPI_DOUBLE, peer, kProbeTag, comm, MPI_STATUS_IGNORE);
     } else {
       MPI_Send(&or_median, 1, MPI_DOUBLE, peer, kProbeTag, comm);
     }
-    out.rtt_ns.push_back(Median(rtt));
-    out.os_ns.push_back(Median(os));
+    out.rtt_ns.push_back(RobustMedian(rtt));
+    out.os_ns.push_back(RobustMedian(os));
     out.or_ns.push_back(or_median);
     if (k == 0) rtt0_samples = rtt;
-    const double burst = Median(gap);
+    const double burst = RobustMedian(gap);
     out.gap_ns.push_back(std::max(0.0, (burst - out.rtt_ns[0]) / kBurst));
   }
   if (initiator && !sizes.empty()) {

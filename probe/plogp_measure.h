@@ -2,8 +2,9 @@
 // measurement of LogP parameters for message passing platforms"), run by BOTH ranks of a
 // pair at the same time: the initiator (the smaller rank) drives, the responder answers.
 //
-// Per message size m, with `repetitions` samples each and the MEDIAN kept (robust to the
-// occasional descheduled or interfered sample):
+// Per message size m, with `repetitions` samples each; samples more than 3 scaled MADs from
+// the median are rejected and the MEDIAN of the rest is kept (stats.h RobustMedian: robust to
+// the occasional descheduled or interfered sample):
 //   rtt(m)  ping-pong: m bytes there, m bytes back, timed on the initiator.
 //   o_s(m)  the time the initiator spends in MPI_Send(m); the responder acknowledges with 0
 //           bytes before the next sample, so every sample starts idle.

@@ -17,6 +17,22 @@ inline double Median(std::vector<double> v) {
   return 0.5 * (upper + *std::max_element(v.begin(), v.begin() + mid));
 }
 
+// Outlier rejection, then the median: samples farther from the median than `k` scaled median
+// absolute deviations (1.4826 MAD estimates the standard deviation of normal noise) are
+// dropped and the median of the rest is returned. With MAD 0 (at least half the samples equal)
+// that median is returned as is. A descheduled or interfered sample is one such outlier.
+inline double RobustMedian(const std::vector<double>& v, double k = 3.0) {
+  const double m = Median(v);
+  std::vector<double> dev;
+  for (double x : v) dev.push_back(x > m ? x - m : m - x);
+  const double limit = k * 1.4826 * Median(dev);
+  if (!(limit > 0)) return m;
+  std::vector<double> kept;
+  for (double x : v)
+    if ((x > m ? x - m : m - x) <= limit) kept.push_back(x);
+  return Median(kept);
+}
+
 }  // namespace toporr::probe
 
 #endif  // TOPORR_PROBE_STATS_H_
