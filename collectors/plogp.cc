@@ -99,14 +99,15 @@ class Doc {
   std::string_view file_;
 };
 
+// A short host name (what MPI and toporr call a host: no domain, so no '.'; collectors/hosts.h
+// would cut "a.b HCA-1" to host "a" and merge a.b with a.c), or a level name.
 bool IsHostName(std::string_view s) {
   if (s.empty() || s.size() > 253) return false;
   auto alnum = [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
   };
   if (!alnum(s[0])) return false;
-  return std::all_of(s.begin(), s.end(),
-                     [&](char c) { return alnum(c) || c == '.' || c == '_' || c == '-'; });
+  return std::all_of(s.begin(), s.end(), [&](char c) { return alnum(c) || c == '_' || c == '-'; });
 }
 
 // Groups must be 0..k-1, every id used; fills num_groups.
@@ -269,7 +270,8 @@ absl::StatusOr<PlogpProbe> ParsePlogpProbe(std::string_view text, std::string_vi
     PlogpRank rank;
     ASSIGN_OR_RETURN(const JsonValue* host, doc.Member(r, "host", Type::kString));
     if (!IsHostName(host->string)) {
-      return doc.Error(*host, absl::StrCat("\"", host->string, "\" is not a host name"));
+      return doc.Error(*host, absl::StrCat("\"", host->string,
+                                           "\" is not a short host name ([A-Za-z0-9_-], no '.')"));
     }
     rank.host = host->string;
     ASSIGN_OR_RETURN(int64_t core, doc.IntMember(r, "core", -1, 1 << 30));

@@ -149,7 +149,10 @@ TEST(PlogpTest, RefusalsNameFileAndLine) {
   const Case cases[] = {
       {"\"version\": 1", "\"version\": 2", "probe.json:3: version 2"},
       {"\"sizes\": [0,65536]", "\"sizes\": [65536,0]", "probe.json:4: \"sizes\" must be ascending"},
-      {"{\"host\": \"b0\", \"core\": 0}", "{\"host\": \"b 0\", \"core\": 0}", "is not a host name"},
+      {"{\"host\": \"b0\", \"core\": 0}", "{\"host\": \"b 0\", \"core\": 0}",
+       "is not a short host name"},
+      {"{\"host\": \"b0\", \"core\": 0}", "{\"host\": \"b0.site\", \"core\": 0}",
+       "is not a short host name"},
       {"{\"a\": 0, \"b\": 1,", "{\"a\": 1, \"b\": 1,", "a must be < b"},
       {"{\"a\": 0, \"b\": 1,", "{\"a\": 0, \"b\": 99,", "\"b\" must be an integer in [0, 7]"},
       {"\"rtt_ns\": [600,5842]", "\"rtt_ns\": [600]", "\"rtt_ns\" has 1 values for 2 sizes"},
