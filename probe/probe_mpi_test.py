@@ -10,6 +10,7 @@ is one host; checked:
     sockets, and the test says so rather than pretend;
   - 4 ranks on two "hosts" (--host-names: rank r on p1/p2 alternately) ingest into toporrd as a
     MEASURED snapshot (hosts p1 and p2, cost route_kind MEASURED);
+  - noisy pairs are measured again (--noisy 0 --remeasure 2);
   - --time-budget stops early and says so; the file is still valid and ingests (each test
     ingests its own host set: --allow-shrink);
   - bad options exit 2.
@@ -137,6 +138,20 @@ class ProbeMpiTest(unittest.TestCase):
         self.assertLess(probe["schedule"]["rounds"], 3)
         self.assertLess(len(probe["pairs"]), 6)
         self.ctl("ingest", "--allow-shrink", "--format", "plogp", out)
+
+    def test_noisy_pairs_measured_again(self):
+        # --noisy 0: every pair whose samples differ at all is noisy and measured again.
+        out = os.path.join(self.tmp, "noisy.json")
+        p = mpirun("openmpi", 2, ["--out", out, "--repetitions", "5", "--noisy", "0",
+                                  "--remeasure", "2"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(out) as f:
+            pair = json.load(f)["pairs"][0]
+        if pair["remeasured"] == 0:  # all five round trips took the same time: not noisy
+            self.assertEqual(pair["spread"], 0)
+        else:
+            self.assertIn("noisy pairs again", p.stderr)
+            self.assertLessEqual(pair["remeasured"], 2)
 
     def test_bad_options(self):
         p = mpirun("openmpi", 1, ["--sizes", "5,1"])
