@@ -4,24 +4,24 @@ hosts split into cores, or one cable degraded.
 
     probe_platform.py --platform ft.xml --out cores.xml --sockets 2 --cores-per-socket 8 \
         [--hosts-out cores.hosts]
-    probe_platform.py --platform ft.xml --out degraded.xml --degrade leaf01:17 --factor 4
+    probe_platform.py --platform ft.xml --out degraded.xml --degrade leaf01:17 \
+        --degrade spine01:1 --factor 4
 
 --sockets/--cores-per-socket: every host H becomes sockets x cores SimGrid hosts named
 "H.cK" (K = 00.., socket = K // cores-per-socket). toporr-probe cuts processor names at the
 first '.', so all cores of H are on host H. Links added per host:
     H.cK:core   one per core (--core-lat, default 100ns; --core-bw 20GBps, FATPIPE)
-    H:qpi       between the two... sockets (--qpi-lat, default 300ns, FATPIPE)
+    H:qpi       between the sockets (--qpi-lat, default 300ns, FATPIPE)
     H:nic       from the cores to the HCA (--nic-lat, default 200ns, FATPIPE)
 Routes: same socket [K:core, J:core]; other socket [K:core, H:qpi, J:core]; other host
 [K:core, H:nic, <the original route H -> G>, G:nic, J:core]. So the true levels are socket,
 host, then the fabric's (leaf, pod, ...). The hostfile (--hosts-out) lists the cores host by
 host, one rank per line.
 
---degrade LINK --factor F: the link with that id (one cable direction, as
-fabric_to_platform.py names them, e.g. leaf01:17 = what leaf01 sends out of port 17) and the
-opposite direction of the same cable get bandwidth / F. The opposite direction is found from
-the routes: the link that follows the degraded one's peer... it is given as --degrade-peer
-when known; otherwise only LINK changes.
+--degrade LINK (repeatable) --factor F: each link with that id (one cable direction, as
+fabric_to_platform.py names them, e.g. leaf01:17 = what leaf01 sends out of port 17) gets its
+bandwidth divided by F. Give both directions of a cable (leaf01:17 and the peer port's link,
+e.g. spine01:1; ibnetdiscover names the peer) to degrade the cable.
 
 Exit status 0, 1 with a message on bad input, 2 on bad usage.
 """
