@@ -3,6 +3,7 @@
 #include "collectors/ibnetdiscover.h"
 #include "collectors/opa_links.h"
 #include "collectors/opa_topology_xml.h"
+#include "collectors/plogp.h"
 #include "common/status_macros.h"
 
 namespace toporr::collectors {
@@ -25,6 +26,7 @@ constexpr FormatInfo kFormats[] = {
     {InputFormat::kLft, "lft", InputKind::kForwardingTables},
     {InputFormat::kOpensmLfts, "opensm-lfts", InputKind::kForwardingTables},
     {InputFormat::kIbtracert, "ibtracert", InputKind::kTraces},
+    {InputFormat::kPlogp, "plogp", InputKind::kTopology},
 };
 
 const FormatInfo& Info(InputFormat format) {
@@ -72,6 +74,11 @@ absl::StatusOr<Fabric> ParseFabricInput(const FabricInput& input) {
     }
     case InputFormat::kOpareportLinks: {
       ASSIGN_OR_RETURN(fabric, ParseOpaLinks(input.content, opa));
+      break;
+    }
+    case InputFormat::kPlogp: {
+      ASSIGN_OR_RETURN(PlogpProbe probe, ParsePlogpProbe(input.content, input.source_name));
+      ASSIGN_OR_RETURN(fabric, PlogpFabric(probe));
       break;
     }
     default:

@@ -1,6 +1,7 @@
 // One entry point from "a file in some format" to toporr's model, shared by the daemon's
 // ingest and toporrctl's offline commands. Formats come in three kinds:
-//   - topology: the fabric graph (ibnetdiscover, opareport XML, opareport -o links);
+//   - topology: the fabric graph (ibnetdiscover, opareport XML, opareport -o links), or the
+//     synthetic one of a measured hierarchy (plogp: toporr-probe's probe.json);
 //   - forwarding tables: the switches' LFTs (ibroute / dump_fts / dump_lfts.sh output, and
 //     OpenSM's opensm-lfts.dump): routes over a topology ingested before;
 //   - traces: ibtracert output, checked against the routes of the current snapshot.
@@ -26,6 +27,7 @@ enum class InputFormat {
   kLft,             // "lft": ibroute, dump_fts or dump_lfts.sh output
   kOpensmLfts,      // "opensm-lfts": OpenSM's opensm-lfts.dump
   kIbtracert,       // "ibtracert": one or more ibtracert traces (also -n, -G, LMC)
+  kPlogp,           // "plogp": toporr-probe's probe.json, the measured hierarchy (plogp.h)
 };
 
 enum class InputKind { kTopology, kForwardingTables, kTraces };

@@ -73,6 +73,9 @@ void AppendCost(const mapping::HostPairCost& c, v1::CostArrays* out) {
 }
 
 v1::RouteKind RouteKindOf(const Serving& s) {
+  if (s.info.source_kind == collectors::InputFormatName(collectors::InputFormat::kPlogp)) {
+    return v1::MEASURED;
+  }
   return s.costs->route_kind() == mapping::PairCosts::RouteKind::kForwardingTables
              ? v1::FORWARDING_TABLES
              : v1::SHORTEST_PATH;

@@ -107,6 +107,7 @@ constexpr std::pair<v1::InputFormat, collectors::InputFormat> kFormats[] = {
     {v1::LFT, collectors::InputFormat::kLft},
     {v1::OPENSM_LFTS, collectors::InputFormat::kOpensmLfts},
     {v1::IBTRACERT, collectors::InputFormat::kIbtracert},
+    {v1::PLOGP, collectors::InputFormat::kPlogp},
 };
 
 constexpr int kMaxMatrixHosts = 4096;

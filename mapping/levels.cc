@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
+#include "mapping/union_find.h"
 
 namespace toporr::mapping {
 namespace {
@@ -48,35 +49,10 @@ std::vector<Distance> Classes(const HostCostMatrix& c, const LevelOptions& o) {
   return classes;
 }
 
-class UnionFind {
- public:
-  explicit UnionFind(int n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0); }
-  int Find(int x) {
-    while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];
-    return x;
-  }
-  bool Union(int a, int b) {
-    a = Find(a);
-    b = Find(b);
-    if (a == b) return false;
-    parent_[std::max(a, b)] = std::min(a, b);
-    return true;
-  }
-
- private:
-  std::vector<int> parent_;
-};
-
 // Groups numbered by their lowest host.
 HostLevel LevelOf(UnionFind& uf, int n) {
   HostLevel level;
-  level.group.assign(n, -1);
-  std::vector<int32_t> id_of_root(n, -1);
-  for (int h = 0; h < n; ++h) {
-    int32_t& id = id_of_root[uf.Find(h)];
-    if (id < 0) id = level.num_groups++;
-    level.group[h] = id;
-  }
+  level.group = uf.Labels(&level.num_groups);
   return level;
 }
 

@@ -275,7 +275,9 @@ std::vector<Command> AdminCommands() {
        "                       Topologies: ibnetdiscover, opareport-xml, opareport-links;\n"
        "                       forwarding tables over the current topology: lft (ibroute,\n"
        "                       dump_fts, dump_lfts.sh), opensm-lfts (opensm-lfts.dump);\n"
-       "                       ibtracert: traces checked against the current routes\n",
+       "                       ibtracert: traces checked against the current routes;\n"
+       "                       plogp: toporr-probe's probe.json, the measured levels as\n"
+       "                       synthetic switches (route kind MEASURED)\n",
        Ingest},
       {"discover",
        "  discover [--allow-shrink]\n"

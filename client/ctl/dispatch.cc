@@ -9,6 +9,7 @@
 #include "client/ctl/export_commands.h"
 #include "client/ctl/plan_command.h"
 #include "client/ctl/query_commands.h"
+#include "client/ctl/validate_command.h"
 #include "common/status_macros.h"
 
 namespace toporr::client::ctl {
@@ -16,10 +17,7 @@ namespace {
 
 // The command groups, in `toporrctl help` order. One line per group.
 constexpr std::vector<Command> (*kCommandGroups[])() = {
-    AdminCommands,
-    QueryCommands,
-    PlanCommands,
-    ExportCommands,
+    AdminCommands, QueryCommands, PlanCommands, ExportCommands, ValidateCommands,
 };
 
 constexpr char kUsageOptions[] = R"(usage: toporrctl [options] COMMAND [args]

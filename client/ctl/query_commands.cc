@@ -137,7 +137,9 @@ void CostText(const PathAnswer& a, std::ostream& out) {
   out << a.src << " -> " << a.dst << ": " << c.hops() << " switch hops, bottleneck "
       << Fixed(c.bottleneck_gbps(), 1) << " Gb/s, latency " << Fixed(c.latency_ns(), 0)
       << " ns (snapshot " << a.resp.snapshot_id() << ", "
-      << (a.resp.route_kind() == v1::SHORTEST_PATH ? "shortest path" : "forwarding tables")
+      << (a.resp.route_kind() == v1::SHORTEST_PATH ? "shortest path"
+          : a.resp.route_kind() == v1::MEASURED    ? "measured"
+                                                   : "forwarding tables")
       << ")\n";
 }
 

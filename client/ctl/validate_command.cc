@@ -1,0 +1,212 @@
+#include "client/ctl/validate_command.h"
+
+#include <cmath>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "client/ctl/probe_validation.h"
+#include "client/job_costs.h"
+#include "collectors/fabric_input.h"
+#include "collectors/plogp.h"
+#include "common/json_writer.h"
+#include "common/status_macros.h"
+#include "mapping/lft_routes.h"
+#include "proto/toporr/v1/toporr.grpc.pb.h"
+
+namespace toporr::client::ctl {
+namespace {
+
+struct ValidateReport {
+  std::string probe_name;
+  std::string model;  // where the model's costs came from
+  Validation v;
+  int top = 10;
+};
+
+std::string Name(const ValidateReport& r, int host) { return r.v.hosts[host]; }
+
+void ValidateJson(const ValidateReport& r, JsonWriter& w) {
+  w.BeginObject();
+  w.Field("probe", r.probe_name);
+  w.Field("model", r.model);
+  w.Field("bytes", r.v.bytes);
+  w.Field("hosts", static_cast<int64_t>(r.v.hosts.size()));
+  w.Key("missing_hosts");
+  w.BeginArray();
+  for (const auto& h : r.v.missing) w.String(h);
+  w.EndArray();
+  w.Field("pairs", static_cast<int64_t>(r.v.pairs.size()));
+  w.Field("scale", r.v.scale);
+  w.Field("spearman", r.v.spearman);
+  w.Key("disagreements");
+  w.BeginArray();
+  for (size_t i = 0; i < r.v.pairs.size() && static_cast<int>(i) < r.top; ++i) {
+    const PairComparison& c = r.v.pairs[i];
+    w.BeginObject();
+    w.Field("host_a", Name(r, c.x));
+    w.Field("host_b", Name(r, c.y));
+    w.Field("measured_ns", c.measured_ns);
+    w.Field("model_ns", c.model_ns);
+    w.Field("ratio", c.ratio);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("suspect_links");
+  w.BeginArray();
+  for (const auto& s : r.v.suspects) {
+    w.BeginObject();
+    w.Field("link", s.name);
+    w.Field("pairs", static_cast<int64_t>(s.pairs));
+    w.Field("median_ratio", s.median_ratio);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+void ValidateText(const ValidateReport& r, std::ostream& out) {
+  out << "validate " << r.probe_name << " against " << r.model << " at " << r.v.bytes
+      << " bytes: " << r.v.hosts.size() << " hosts, " << r.v.pairs.size() << " pairs\n";
+  if (!r.v.missing.empty()) {
+    out << "  not in the model (" << r.v.missing.size() << "):";
+    for (size_t i = 0; i < r.v.missing.size() && i < 10; ++i) out << " " << r.v.missing[i];
+    out << (r.v.missing.size() > 10 ? " ..." : "") << "\n";
+  }
+  out << "  measured / model: median " << Fixed(r.v.scale, 3)
+      << " (the scale); rank correlation (Spearman) " << Fixed(r.v.spearman, 3) << "\n";
+  out << "  pairs that disagree most (ratio = measured / model / median; 1 = as modelled):\n";
+  for (size_t i = 0; i < r.v.pairs.size() && static_cast<int>(i) < r.top; ++i) {
+    const PairComparison& c = r.v.pairs[i];
+    out << "    " << Name(r, c.x) << " " << Name(r, c.y) << "  measured " << Fixed(c.measured_ns, 0)
+        << " ns  model " << Fixed(c.model_ns, 0) << " ns  ratio " << Fixed(c.ratio, 2) << "\n";
+  }
+  if (!r.v.suspects.empty()) {
+    out << "  links whose pairs are slowest (median ratio of the pairs routed over them):\n";
+    for (size_t i = 0; i < r.v.suspects.size() && i < 5; ++i) {
+      const SuspectLink& s = r.v.suspects[i];
+      out << "    " << s.name << "  " << s.pairs << " pairs  median ratio "
+          << Fixed(s.median_ratio, 2) << "\n";
+    }
+  }
+}
+
+std::string LinkName(const fabric::Fabric& f, int directed_link) {
+  const fabric::Link& l = f.links[directed_link / 2];
+  const fabric::LinkEnd& from = directed_link % 2 == 0 ? l.a : l.b;
+  const fabric::LinkEnd& to = directed_link % 2 == 0 ? l.b : l.a;
+  auto end = [&](const fabric::LinkEnd& e) {
+    const std::string& d = f.nodes[e.node].description;
+    return absl::StrCat("\"", d.empty() ? fabric::FormatGuid(f.nodes[e.node].guid) : d, "\"[",
+                        e.port, "]");
+  };
+  return absl::StrCat(end(from), " -> ", end(to), " (", l.data_rate_gbps, " Gb/s)");
+}
+
+absl::StatusOr<Reply> RunValidate(Invocation& inv, const CommandArgs& args) {
+  std::string size, top, fabric_path, format = "ibnetdiscover", lfts_path;
+  std::vector<std::string> positional;
+  RETURN_IF_ERROR(ParseOptions("validate", args,
+                               {{"--size", &size},
+                                {"--top", &top},
+                                {"--fabric", &fabric_path},
+                                {"--format", &format},
+                                {"--lfts", &lfts_path}},
+                               &positional));
+  if (positional.size() != 1) return UsageError("validate takes one probe.json file");
+  if (!lfts_path.empty() && fabric_path.empty())
+    return UsageError("validate: --lfts needs --fabric");
+  ValidateReport report;
+  ValidationInput in;
+  if (!size.empty()) {
+    ASSIGN_OR_RETURN(in.bytes, ParseInteger(size, 0, int64_t{1} << 40, "validate: --size"));
+  }
+  if (!top.empty()) {
+    ASSIGN_OR_RETURN(int64_t t, ParseInteger(top, 1, 1 << 20, "validate: --top"));
+    report.top = static_cast<int>(t);
+  }
+  report.probe_name = Basename(positional[0]);
+  ASSIGN_OR_RETURN(std::string text, ReadInputFile(positional[0]));
+  ASSIGN_OR_RETURN(collectors::PlogpProbe probe,
+                   collectors::ParsePlogpProbe(text, report.probe_name));
+  in.probe = &probe;
+
+  JobCosts costs;
+  std::unique_ptr<fabric::Fabric> fabric;
+  std::unique_ptr<mapping::LftRoutes> lft_routes;
+  std::unique_ptr<mapping::RouteSource> job_lft_routes;
+  if (!fabric_path.empty()) {
+    ASSIGN_OR_RETURN(collectors::InputFormat f, collectors::ParseInputFormat(format));
+    ASSIGN_OR_RETURN(std::string dump, ReadInputFile(fabric_path));
+    collectors::FabricInput input;
+    input.format = f;
+    input.source_name = Basename(fabric_path);
+    input.content = dump;
+    ASSIGN_OR_RETURN(fabric::Fabric parsed, collectors::ParseFabricInput(input));
+    fabric = std::make_unique<fabric::Fabric>(std::move(parsed));
+    for (const std::string& h : probe.hosts)
+      if (fabric->FindHost(h) >= 0) in.hosts.push_back(h);
+    ASSIGN_OR_RETURN(costs, JobCostsFromFabric(*fabric, in.hosts));
+    report.model = absl::StrCat("fabric ", input.source_name, " (routes modelled)");
+    in.routes = costs.routes.get();
+    if (!lfts_path.empty()) {  // the subnet manager's routes instead of the model's
+      ASSIGN_OR_RETURN(std::string lfts, ReadInputFile(lfts_path));
+      ASSIGN_OR_RETURN(fabric::ForwardingTables tables,
+                       collectors::ParseForwardingTablesInput(collectors::InputFormat::kLft,
+                                                              Basename(lfts_path), lfts));
+      ASSIGN_OR_RETURN(lft_routes, mapping::LftRoutes::Create(*fabric, std::move(tables)));
+      std::vector<int> ids;
+      for (const std::string& h : in.hosts) ids.push_back(fabric->FindHost(h));
+      ASSIGN_OR_RETURN(job_lft_routes, lft_routes->ForJob(ids));
+      in.routes = job_lft_routes.get();
+      report.model =
+          absl::StrCat("fabric ", input.source_name, " with the routes of ", Basename(lfts_path));
+    }
+    const fabric::Fabric* f_ptr = fabric.get();
+    in.link_name = [f_ptr](int l) { return LinkName(*f_ptr, l); };
+  } else {
+    ASSIGN_OR_RETURN(auto listed,
+                     inv.daemon.Call(&v1::Topology::Stub::ListHosts, v1::ListHostsRequest(), 10));
+    std::set<std::string> known;
+    for (const auto& h : listed.hosts()) known.insert(h.name());
+    for (const std::string& h : probe.hosts)
+      if (known.count(h)) in.hosts.push_back(h);
+    if (in.hosts.size() < 2) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("validate: ", in.hosts.size(), " of the probe's ", probe.hosts.size(),
+                       " hosts are in the daemon's snapshot ", listed.snapshot_id()));
+    }
+    ASSIGN_OR_RETURN(CostMatrixAnswer answer, FetchCostMatrix(inv.daemon, in.hosts, 30));
+    ASSIGN_OR_RETURN(costs,
+                     JobCostsFromMatrix(answer.costs.n,
+                                        std::vector<double>(answer.costs.latency_ns.begin(),
+                                                            answer.costs.latency_ns.end()),
+                                        std::vector<double>(answer.costs.bottleneck_gbps.begin(),
+                                                            answer.costs.bottleneck_gbps.end())));
+    report.model = absl::StrCat("toporrd snapshot ", answer.resp.snapshot_id(), " (",
+                                v1::RouteKind_Name(answer.resp.route_kind()), ")");
+  }
+  in.model = costs.costs.get();
+  ASSIGN_OR_RETURN(report.v, ValidateProbe(in));
+  return ReplyOf(std::move(report), ValidateJson, ValidateText);
+}
+
+}  // namespace
+
+std::vector<Command> ValidateCommands() {
+  return {{"validate",
+           "  validate [--size BYTES] [--top N] [--fabric DUMP [--format F] [--lfts DUMP_FTS]]\n"
+           "           PROBE.json\n"
+           "                       measured costs (toporr-probe's probe.json) against the\n"
+           "                       model's: per host pair measured / model over the median\n"
+           "                       ratio, rank correlation, the N (10) pairs that disagree\n"
+           "                       most; with --fabric (offline, routes modelled) also the\n"
+           "                       links the slowest pairs share (routes: the model's, or\n"
+           "                       the LFTs of --lfts). Size: one the probe\n"
+           "                       measured (default its largest).\n",
+           RunValidate}};
+}
+
+}  // namespace toporr::client::ctl
