@@ -84,6 +84,10 @@ absl::Status ParseConfig(std::string_view text, std::string_view file_name, Daem
       int64_t v;
       if (auto s = parse_int(int64_t{1} << 20, int64_t{1} << 40, &v); !s.ok()) return s;
       config->read_memory_quota_bytes = v;
+    } else if (key == "max_read_streams_per_connection") {
+      int64_t v;
+      if (auto s = parse_int(1, 1024, &v); !s.ok()) return s;
+      config->max_read_streams_per_connection = static_cast<int>(v);
     } else if (key == "max_heavy_requests") {
       int64_t v;
       if (auto s = parse_int(1, 1024, &v); !s.ok()) return s;
@@ -117,7 +121,8 @@ absl::Status ParseConfig(std::string_view text, std::string_view file_name, Daem
           "tls_client_ca_path, tls_admin_clients, listen_insecure, metrics_listen, "
           "metrics_textfile_dir, metrics_interval_s, admin_group, keep_snapshots, "
           "host_map_path, max_ingest_bytes, max_read_message_bytes, read_memory_quota_bytes, "
-          "max_heavy_requests, heavy_request_hosts, max_host_loss_percent, discovery_interval_s, "
+          "max_read_streams_per_connection, max_heavy_requests, heavy_request_hosts, "
+          "max_host_loss_percent, discovery_interval_s, "
           "discovery_command, "
           "discovery_probe_pause_us, discovery_timeout_s)"));
     }

@@ -199,18 +199,20 @@ absl::StatusOr<std::optional<RequestLimiter::Slot>> TopologyService::HeavySlot(s
   return std::optional<RequestLimiter::Slot>(std::move(slot));
 }
 
-grpc::Status TopologyService::GetSnapshot(grpc::ServerContext*, const v1::GetSnapshotRequest*,
-                                          v1::GetSnapshotResponse* resp) {
-  return Serve(stats_, __func__, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* TopologyService::GetSnapshot(grpc::CallbackServerContext* context,
+                                                       const v1::GetSnapshotRequest*,
+                                                       v1::GetSnapshotResponse* resp) {
+  return ServeCallback(context, stats_, __func__, [&]() -> absl::Status {
     ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
     ToProto(current->info, true, resp->mutable_snapshot());
     return absl::OkStatus();
   });
 }
 
-grpc::Status TopologyService::ListHosts(grpc::ServerContext*, const v1::ListHostsRequest*,
-                                        v1::ListHostsResponse* resp) {
-  return Serve(stats_, __func__, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* TopologyService::ListHosts(grpc::CallbackServerContext* context,
+                                                     const v1::ListHostsRequest*,
+                                                     v1::ListHostsResponse* resp) {
+  return ServeCallback(context, stats_, __func__, [&]() -> absl::Status {
     ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
     const Serving& s = *current;
     resp->set_snapshot_id(s.info.id);
@@ -302,9 +304,10 @@ grpc::Status TopologyService::GetQuantizedCostMatrix(grpc::ServerContext*,
   });
 }
 
-grpc::Status TopologyService::GetPath(grpc::ServerContext*, const v1::GetPathRequest* req,
-                                      v1::GetPathResponse* resp) {
-  return Serve(stats_, __func__, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* TopologyService::GetPath(grpc::CallbackServerContext* context,
+                                                   const v1::GetPathRequest* req,
+                                                   v1::GetPathResponse* resp) {
+  return ServeCallback(context, stats_, __func__, [&]() -> absl::Status {
     if (req->src_host().empty() || req->dst_host().empty()) {
       return absl::InvalidArgumentError("src_host and dst_host are required");
     }

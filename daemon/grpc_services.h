@@ -20,10 +20,16 @@
 
 namespace toporr::daemon {
 
-// GetCostRow and GetStats on gRPC's callback API (ServeCallback, grpc_status.h), the other
-// methods synchronous.
-using TopologyServiceBase = v1::Topology::WithCallbackMethod_GetCostRow<
-    v1::Topology::WithCallbackMethod_GetStats<v1::Topology::Service>>;
+// The light reads (GetSnapshot, ListHosts, GetCostRow, GetPath, GetStats: linear in the host
+// count at most) on gRPC's callback API (ServeCallback, grpc_status.h): they are answered on
+// gRPC's own threads as soon as their request is read. The methods whose work or request
+// can be large (matrices, topologies, host lists) are synchronous and run on the server's
+// handler threads, so a flood of them does not queue the light reads behind it (issue 12,
+// class 5; //daemon:limits_test).
+using TopologyServiceBase =
+    v1::Topology::WithCallbackMethod_GetSnapshot<v1::Topology::WithCallbackMethod_ListHosts<
+        v1::Topology::WithCallbackMethod_GetCostRow<v1::Topology::WithCallbackMethod_GetPath<
+            v1::Topology::WithCallbackMethod_GetStats<v1::Topology::Service>>>>>;
 
 class TopologyService final : public TopologyServiceBase {
  public:
@@ -46,10 +52,10 @@ class TopologyService final : public TopologyServiceBase {
     heavy_hosts_ = heavy_hosts;
   }
 
-  grpc::Status GetSnapshot(grpc::ServerContext*, const v1::GetSnapshotRequest*,
-                           v1::GetSnapshotResponse*) override;
-  grpc::Status ListHosts(grpc::ServerContext*, const v1::ListHostsRequest*,
-                         v1::ListHostsResponse*) override;
+  grpc::ServerUnaryReactor* GetSnapshot(grpc::CallbackServerContext*, const v1::GetSnapshotRequest*,
+                                        v1::GetSnapshotResponse*) override;
+  grpc::ServerUnaryReactor* ListHosts(grpc::CallbackServerContext*, const v1::ListHostsRequest*,
+                                      v1::ListHostsResponse*) override;
   grpc::ServerUnaryReactor* GetCostRow(grpc::CallbackServerContext*, const v1::GetCostRowRequest*,
                                        v1::GetCostRowResponse*) override;
   grpc::Status GetCostMatrix(grpc::ServerContext*, const v1::GetCostMatrixRequest*,
@@ -57,8 +63,8 @@ class TopologyService final : public TopologyServiceBase {
   grpc::Status GetQuantizedCostMatrix(grpc::ServerContext*,
                                       const v1::GetQuantizedCostMatrixRequest*,
                                       v1::GetQuantizedCostMatrixResponse*) override;
-  grpc::Status GetPath(grpc::ServerContext*, const v1::GetPathRequest*,
-                       v1::GetPathResponse*) override;
+  grpc::ServerUnaryReactor* GetPath(grpc::CallbackServerContext*, const v1::GetPathRequest*,
+                                    v1::GetPathResponse*) override;
   grpc::Status RegisterHostList(grpc::ServerContext*, const v1::RegisterHostListRequest*,
                                 v1::RegisterHostListResponse*) override;
   grpc::ServerUnaryReactor* GetStats(grpc::CallbackServerContext*, const v1::GetStatsRequest*,

@@ -19,15 +19,31 @@ inline constexpr size_t kMaxStatusMessageBytes = 4096;
 
 grpc::Status ToGrpcStatus(const absl::Status& status);
 
-// How every gRPC method answers: runs `body` (the conversion and validation, returning
-// absl::Status), records the request as `method` with its status and latency in `stats` (may
-// be null; pass __func__, the method's own name) and converts the result with ToGrpcStatus.
+// Runs `body` and records it (the common part of Serve and ServeCallback).
 template <typename Body>
-grpc::Status Serve(RpcStats* stats, const char* method, Body&& body) {
+grpc::Status RunRecorded(RpcStats* stats, const char* method, Body&& body) {
   const absl::Time start = absl::Now();
   const absl::Status status = body();
   if (stats != nullptr) stats->Record(method, status.code(), absl::Now() - start);
   return ToGrpcStatus(status);
+}
+
+// The synchronous methods are the ones whose work grows with the fabric or the request
+// (matrices, topologies, host lists, ingest). The server's handler threads that run them are
+// lowered to nice kHandlerThreadNice the first time they serve, so that under a flood of
+// such requests gRPC's own threads, which read every request and answer the light reads on
+// the callback API, still get the CPU (issue 12, class 5; //daemon:limits_test).
+inline constexpr int kHandlerThreadNice = 10;
+void LowerHandlerThreadPriority();
+
+// How every synchronous gRPC method answers: runs `body` (the conversion and validation,
+// returning absl::Status), records the request as `method` with its status and latency in
+// `stats` (may be null; pass __func__, the method's own name) and converts the result with
+// ToGrpcStatus. The calling thread is a handler thread (LowerHandlerThreadPriority).
+template <typename Body>
+grpc::Status Serve(RpcStats* stats, const char* method, Body&& body) {
+  LowerHandlerThreadPriority();
+  return RunRecorded(stats, method, std::forward<Body>(body));
 }
 
 // The same for a method served on gRPC's callback API: it answers through the context's
@@ -39,7 +55,7 @@ template <typename Body>
 grpc::ServerUnaryReactor* ServeCallback(grpc::CallbackServerContext* context, RpcStats* stats,
                                         const char* method, Body&& body) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  reactor->Finish(Serve(stats, method, std::forward<Body>(body)));
+  reactor->Finish(RunRecorded(stats, method, std::forward<Body>(body)));
   return reactor;
 }
 
