@@ -193,10 +193,13 @@ void ToProto(const db::SnapshotInfo& info, bool current, v1::SnapshotInfo* out) 
   out->set_num_forwarding_tables(info.num_forwarding_tables);
 }
 
-absl::StatusOr<std::optional<RequestLimiter::Slot>> TopologyService::HeavySlot(size_t hosts) {
-  if (heavy_limiter_ == nullptr || hosts < static_cast<size_t>(heavy_hosts_)) return std::nullopt;
+absl::Status TopologyService::HoldHeavySlot(size_t hosts, HoldingReactor* reactor) {
+  if (heavy_limiter_ == nullptr || hosts < static_cast<size_t>(heavy_hosts_)) {
+    return absl::OkStatus();
+  }
   ASSIGN_OR_RETURN(RequestLimiter::Slot slot, heavy_limiter_->TryAcquire());
-  return std::optional<RequestLimiter::Slot>(std::move(slot));
+  reactor->Hold(std::make_shared<RequestLimiter::Slot>(std::move(slot)));
+  return absl::OkStatus();
 }
 
 grpc::ServerUnaryReactor* TopologyService::GetSnapshot(grpc::CallbackServerContext* context,
@@ -262,17 +265,17 @@ grpc::ServerUnaryReactor* TopologyService::GetCostRow(grpc::CallbackServerContex
   });
 }
 
-grpc::Status TopologyService::GetCostMatrix(grpc::ServerContext*,
-                                            const v1::GetCostMatrixRequest* req,
-                                            v1::GetCostMatrixResponse* resp) {
-  return Serve(stats_, __func__, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* TopologyService::GetCostMatrix(grpc::CallbackServerContext*,
+                                                         const v1::GetCostMatrixRequest* req,
+                                                         v1::GetCostMatrixResponse* resp) {
+  return ServeQueued(work_queue_, stats_, __func__, [=](HoldingReactor* reactor) -> absl::Status {
     if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
     if (req->hosts_size() > kMaxMatrixHosts) {
       return absl::InvalidArgumentError(
           absl::StrCat(req->hosts_size(), " hosts requested; at most ", kMaxMatrixHosts,
                        " per matrix (ask for rows with GetCostRow instead)"));
     }
-    ASSIGN_OR_RETURN(auto slot, HeavySlot(req->hosts_size()));
+    RETURN_IF_ERROR(HoldHeavySlot(req->hosts_size(), reactor));
     ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
     const Serving& s = *current;
     ASSIGN_OR_RETURN(std::vector<int> hosts,
@@ -281,10 +284,10 @@ grpc::Status TopologyService::GetCostMatrix(grpc::ServerContext*,
   });
 }
 
-grpc::Status TopologyService::GetQuantizedCostMatrix(grpc::ServerContext*,
-                                                     const v1::GetQuantizedCostMatrixRequest* req,
-                                                     v1::GetQuantizedCostMatrixResponse* resp) {
-  return Serve(stats_, __func__, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* TopologyService::GetQuantizedCostMatrix(
+    grpc::CallbackServerContext*, const v1::GetQuantizedCostMatrixRequest* req,
+    v1::GetQuantizedCostMatrixResponse* resp) {
+  return ServeQueued(work_queue_, stats_, __func__, [=](HoldingReactor* reactor) -> absl::Status {
     if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
     if (req->hosts_size() > kMaxMatrixHosts * 4) {
       return absl::InvalidArgumentError(
@@ -293,7 +296,7 @@ grpc::Status TopologyService::GetQuantizedCostMatrix(grpc::ServerContext*,
     if (req->reference_bytes() < 0) {
       return absl::InvalidArgumentError("reference_bytes must be >= 0");
     }
-    ASSIGN_OR_RETURN(auto slot, HeavySlot(req->hosts_size()));
+    RETURN_IF_ERROR(HoldHeavySlot(req->hosts_size(), reactor));
     ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
     const Serving& s = *current;
     ASSIGN_OR_RETURN(std::vector<int> hosts,
@@ -340,10 +343,10 @@ grpc::ServerUnaryReactor* TopologyService::GetPath(grpc::CallbackServerContext* 
   });
 }
 
-grpc::Status TopologyService::RegisterHostList(grpc::ServerContext*,
-                                               const v1::RegisterHostListRequest* req,
-                                               v1::RegisterHostListResponse* resp) {
-  return Serve(stats_, __func__, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* TopologyService::RegisterHostList(grpc::CallbackServerContext*,
+                                                            const v1::RegisterHostListRequest* req,
+                                                            v1::RegisterHostListResponse* resp) {
+  return ServeQueued(work_queue_, stats_, __func__, [=](HoldingReactor* reactor) -> absl::Status {
     if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
     RETURN_IF_ERROR(CheckTexts("host name", req->hosts()));
     ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
@@ -374,11 +377,12 @@ grpc::ServerUnaryReactor* TopologyService::GetStats(grpc::CallbackServerContext*
   });
 }
 
-grpc::Status TopologyService::GetTopology(grpc::ServerContext*, const v1::GetTopologyRequest*,
-                                          v1::GetTopologyResponse* resp) {
-  return Serve(stats_, __func__, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* TopologyService::GetTopology(grpc::CallbackServerContext*,
+                                                       const v1::GetTopologyRequest*,
+                                                       v1::GetTopologyResponse* resp) {
+  return ServeQueued(work_queue_, stats_, __func__, [=](HoldingReactor* reactor) -> absl::Status {
     ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
-    ASSIGN_OR_RETURN(auto slot, HeavySlot(current->fabric.hosts.size()));
+    RETURN_IF_ERROR(HoldHeavySlot(current->fabric.hosts.size(), reactor));
     TopologyToProto(*current, resp);
     return absl::OkStatus();
   });

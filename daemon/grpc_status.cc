@@ -1,9 +1,5 @@
 #include "daemon/grpc_status.h"
 
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <string>
 
 #include "common/printable.h"
@@ -17,14 +13,6 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
   // gets a printable message that fits gRPC's metadata limit (8 KB by default).
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
                       Printable(std::string(status.message()), kMaxStatusMessageBytes, "\n\t"));
-}
-
-void LowerHandlerThreadPriority() {
-  thread_local bool lowered = false;
-  if (lowered) return;
-  lowered = true;
-  // Linux keeps a nice value per thread; raising it needs no privilege. Best effort.
-  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), kHandlerThreadNice);
 }
 
 }  // namespace toporr::daemon

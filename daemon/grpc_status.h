@@ -2,11 +2,14 @@
 #ifndef TOPORR_DAEMON_GRPC_STATUS_H_
 #define TOPORR_DAEMON_GRPC_STATUS_H_
 
+#include <memory>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/time/clock.h"
 #include "daemon/rpc_stats.h"
+#include "daemon/work_queue.h"
 #include "grpcpp/server_context.h"
 #include "grpcpp/support/server_callback.h"
 #include "grpcpp/support/status.h"
@@ -19,31 +22,15 @@ inline constexpr size_t kMaxStatusMessageBytes = 4096;
 
 grpc::Status ToGrpcStatus(const absl::Status& status);
 
-// Runs `body` and records it (the common part of Serve and ServeCallback).
+// How every gRPC method answers: runs `body` (the conversion and validation, returning
+// absl::Status), records the request as `method` with its status and latency in `stats` (may
+// be null; pass __func__, the method's own name) and converts the result with ToGrpcStatus.
 template <typename Body>
-grpc::Status RunRecorded(RpcStats* stats, const char* method, Body&& body) {
+grpc::Status Serve(RpcStats* stats, const char* method, Body&& body) {
   const absl::Time start = absl::Now();
   const absl::Status status = body();
   if (stats != nullptr) stats->Record(method, status.code(), absl::Now() - start);
   return ToGrpcStatus(status);
-}
-
-// The synchronous methods are the ones whose work grows with the fabric or the request
-// (matrices, topologies, host lists, ingest). The server's handler threads that run them are
-// lowered to nice kHandlerThreadNice the first time they serve, so that under a flood of
-// such requests gRPC's own threads, which read every request and answer the light reads on
-// the callback API, still get the CPU (issue 12, class 5; //daemon:limits_test).
-inline constexpr int kHandlerThreadNice = 10;
-void LowerHandlerThreadPriority();
-
-// How every synchronous gRPC method answers: runs `body` (the conversion and validation,
-// returning absl::Status), records the request as `method` with its status and latency in
-// `stats` (may be null; pass __func__, the method's own name) and converts the result with
-// ToGrpcStatus. The calling thread is a handler thread (LowerHandlerThreadPriority).
-template <typename Body>
-grpc::Status Serve(RpcStats* stats, const char* method, Body&& body) {
-  LowerHandlerThreadPriority();
-  return RunRecorded(stats, method, std::forward<Body>(body));
 }
 
 // The same for a method served on gRPC's callback API: it answers through the context's
@@ -55,7 +42,37 @@ template <typename Body>
 grpc::ServerUnaryReactor* ServeCallback(grpc::CallbackServerContext* context, RpcStats* stats,
                                         const char* method, Body&& body) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  reactor->Finish(RunRecorded(stats, method, std::forward<Body>(body)));
+  reactor->Finish(Serve(stats, method, std::forward<Body>(body)));
+  return reactor;
+}
+
+// The reactor of a call served by ServeQueued: it keeps what the body hands to Hold (a slot
+// of a RequestLimiter) until gRPC is done with the call, that is until the reply is sent
+// (or the call cancelled), not only while the reply is computed.
+class HoldingReactor final : public grpc::ServerUnaryReactor {
+ public:
+  void Hold(std::shared_ptr<void> held) { held_.push_back(std::move(held)); }
+  void OnDone() override { delete this; }
+
+ private:
+  std::vector<std::shared_ptr<void>> held_;
+};
+
+// A method on gRPC's callback API whose work grows with the fabric or the request: `body`
+// (HoldingReactor* -> absl::Status) runs on `queue` (inline when null), off gRPC's own
+// threads, and is recorded and converted like Serve.
+template <typename Body>
+grpc::ServerUnaryReactor* ServeQueued(WorkQueue* queue, RpcStats* stats, const char* method,
+                                      Body body) {
+  auto* reactor = new HoldingReactor;  // deletes itself in OnDone
+  auto run = [reactor, stats, method, body = std::move(body)]() mutable {
+    reactor->Finish(Serve(stats, method, [&] { return body(reactor); }));
+  };
+  if (queue == nullptr) {
+    run();
+  } else {
+    queue->Schedule(std::move(run));
+  }
   return reactor;
 }
 

@@ -494,9 +494,10 @@ TEST_F(LimitsTest, FloodFromOneClientLeavesAnotherReaderItsLatency) {
   const int64_t reference = std::max<int64_t>(quiet_p99, 1000);
   EXPECT_LE(flood_p99, 3 * reference)
       << "p99 under the flood " << flood_p99 << " us, quiet " << quiet_p99 << " us";
-  // Heavy replies (~50 MB of costs each, with their serialized copies) and the read
-  // server's 32 MiB quota. The heavy slot covers computing a reply, not sending it: more
-  // than max_heavy_requests replies may be in memory at once.
+  // What bounds it: two heavy requests at a time, each holding its slot until its reply is
+  // sent (a 2,048-host matrix peaks at ~230 MB: 4M pair costs of 40 B, the 50 MB reply and
+  // its serialized copy), the read server's 32 MiB quota, and the requests waiting for the
+  // work queue (6 connections x 2 streams, each at most 4 MiB read and 4 MiB parsed).
   EXPECT_LT(peak_rss, 768 * kMiB);
 }
 

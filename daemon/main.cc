@@ -31,6 +31,7 @@
 #include "daemon/metrics_text.h"
 #include "daemon/peer_listener.h"
 #include "daemon/service_notifier.h"
+#include "daemon/work_queue.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/ext/health_check_service_server_builder_option.h"
 #include "grpcpp/grpcpp.h"
@@ -351,6 +352,14 @@ int Run() {
   RequestLimiter read_heavy(config.max_heavy_requests, heavy);
   RequestLimiter admin_heavy(config.max_heavy_requests, heavy);
   topology.set_heavy_limit(&read_heavy, config.heavy_request_hosts);
+  // Matrices, topologies and host lists run on threads of their own at nice 10, off gRPC's
+  // threads that read requests and answer the light reads: heavy ones and two more at once
+  // per server (the queue is declared before the servers, which wait for its work on
+  // shutdown).
+  constexpr int kWorkQueueNice = 10;
+  WorkQueue read_work(config.max_heavy_requests + 2, kWorkQueueNice);
+  WorkQueue admin_work(config.max_heavy_requests + 2, kWorkQueueNice);
+  topology.set_work_queue(&read_work);
   Reloadable live;
   live.admin_gid = LookupGroup(config.admin_group);
   AdminService read_admin(state->get(), &sweeper, /*privileged=*/false,
@@ -375,6 +384,7 @@ int Run() {
   TopologyService admin_topology(state->get(), &matrix_cache, &host_lists, &stats);
   admin_topology.set_metrics(&metrics);
   admin_topology.set_heavy_limit(&admin_heavy, config.heavy_request_hosts);
+  admin_topology.set_work_queue(&admin_work);
   ServerLimits read_limits;
   read_limits.max_receive_bytes = config.max_read_message_bytes;
   read_limits.memory_quota_bytes = config.read_memory_quota_bytes;
