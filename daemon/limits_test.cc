@@ -38,6 +38,16 @@ using ::toporr::testing::RunResult;
 
 constexpr int64_t kMiB = 1 << 20;
 
+// Under AddressSanitizer (--config=asan) memory and time are the sanitizer's: shadow memory,
+// redzones and its quarantine of freed blocks (256 MiB) add hundreds of MiB to every
+// process, and every access is checked. The bounds on peak RSS and latency are asserted in
+// the normal build only; what the tests expect of the answers holds in both.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kResourceBounds = false;
+#else
+constexpr bool kResourceBounds = true;
+#endif
+
 int FreePort() {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
@@ -227,8 +237,10 @@ TEST_F(LimitsTest, ReadServerRefusesLargeRequestsAndAdminCallsUnread) {
   }
   big_ingest.Clear();
   const int64_t hwm_after = ProcStatusBytes(d->pid(), "VmHWM");
-  EXPECT_LT(hwm_after - hwm_before, 64 * kMiB)
-      << "peak RSS " << hwm_before / kMiB << " MiB -> " << hwm_after / kMiB << " MiB";
+  if (kResourceBounds) {
+    EXPECT_LT(hwm_after - hwm_before, 64 * kMiB)
+        << "peak RSS " << hwm_before / kMiB << " MiB -> " << hwm_after / kMiB << " MiB";
+  }
   RecordProperty("hwm_before_mib", static_cast<int>(hwm_before / kMiB));
   RecordProperty("hwm_after_mib", static_cast<int>(hwm_after / kMiB));
 
@@ -380,10 +392,14 @@ TEST_F(LimitsTest, LargeIngestIsStreamedInBoundedMemory) {
             << " -> " << hwm_after / kMiB << " MiB; toporrctl peak RSS " << ctl_peak / kMiB
             << " MiB\n";
   // toporrctl holds a chunk, not the file.
-  EXPECT_LT(ctl_peak, 64 * kMiB);
+  if (kResourceBounds) {
+    EXPECT_LT(ctl_peak, 64 * kMiB);
+  }
   // The daemon holds the content once, for the parse (the unary Ingest held it twice: gRPC's
   // buffer and the request's string).
-  EXPECT_LT(hwm_after - hwm_before, file_bytes * 13 / 10);
+  if (kResourceBounds) {
+    EXPECT_LT(hwm_after - hwm_before, file_bytes * 13 / 10);
+  }
 
   // A reader streaming chunks is refused before the daemon reads any.
   auto stub = v1::Admin::NewStub(UnlimitedChannel(tcp_));
@@ -401,7 +417,9 @@ TEST_F(LimitsTest, LargeIngestIsStreamedInBoundedMemory) {
   grpc::Status s = writer->Finish();
   EXPECT_EQ(s.error_code(), grpc::StatusCode::PERMISSION_DENIED) << s.error_message();
   EXPECT_LT(sent, 300);
-  EXPECT_LT(ProcStatusBytes(d->pid(), "VmHWM") - hwm_reader, 64 * kMiB);
+  if (kResourceBounds) {
+    EXPECT_LT(ProcStatusBytes(d->pid(), "VmHWM") - hwm_reader, 64 * kMiB);
+  }
 }
 
 // Latencies in microseconds of GetSnapshot calls, one after the other, of a client on a
@@ -492,13 +510,17 @@ TEST_F(LimitsTest, FloodFromOneClientLeavesAnotherReaderItsLatency) {
   // burst (a compiler, a simulation) alone moves a p99 that small by a millisecond, so the
   // reference is at least 1 ms.
   const int64_t reference = std::max<int64_t>(quiet_p99, 1000);
-  EXPECT_LE(flood_p99, 3 * reference)
-      << "p99 under the flood " << flood_p99 << " us, quiet " << quiet_p99 << " us";
+  if (kResourceBounds) {
+    EXPECT_LE(flood_p99, 3 * reference)
+        << "p99 under the flood " << flood_p99 << " us, quiet " << quiet_p99 << " us";
+  }
   // What bounds it: two heavy requests at a time, each holding its slot until its reply is
   // sent (a 2,048-host matrix peaks at ~230 MB: 4M pair costs of 40 B, the 50 MB reply and
   // its serialized copy), the read server's 32 MiB quota, and the requests waiting for the
   // work queue (6 connections x 2 streams, each at most 4 MiB read and 4 MiB parsed).
-  EXPECT_LT(peak_rss, 768 * kMiB);
+  if (kResourceBounds) {
+    EXPECT_LT(peak_rss, 768 * kMiB);
+  }
 }
 
 }  // namespace
