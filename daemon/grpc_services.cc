@@ -265,46 +265,48 @@ grpc::ServerUnaryReactor* TopologyService::GetCostRow(grpc::CallbackServerContex
   });
 }
 
-grpc::ServerUnaryReactor* TopologyService::GetCostMatrix(grpc::CallbackServerContext*,
+grpc::ServerUnaryReactor* TopologyService::GetCostMatrix(grpc::CallbackServerContext* context,
                                                          const v1::GetCostMatrixRequest* req,
                                                          v1::GetCostMatrixResponse* resp) {
-  return ServeQueued(work_queue_, stats_, __func__, [=](HoldingReactor* reactor) -> absl::Status {
-    if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
-    if (req->hosts_size() > kMaxMatrixHosts) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(req->hosts_size(), " hosts requested; at most ", kMaxMatrixHosts,
-                       " per matrix (ask for rows with GetCostRow instead)"));
-    }
-    RETURN_IF_ERROR(HoldHeavySlot(req->hosts_size(), reactor));
-    ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
-    const Serving& s = *current;
-    ASSIGN_OR_RETURN(std::vector<int> hosts,
-                     ResolveHosts(s, req->hosts(), /*allow_duplicates=*/false));
-    return FillCostMatrix(s, hosts, *req, cache_, resp);
-  });
+  return ServeQueued(
+      context, work_queue_, stats_, __func__, [=](HoldingReactor* reactor) -> absl::Status {
+        if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
+        if (req->hosts_size() > kMaxMatrixHosts) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(req->hosts_size(), " hosts requested; at most ", kMaxMatrixHosts,
+                           " per matrix (ask for rows with GetCostRow instead)"));
+        }
+        RETURN_IF_ERROR(HoldHeavySlot(req->hosts_size(), reactor));
+        ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
+        const Serving& s = *current;
+        ASSIGN_OR_RETURN(std::vector<int> hosts,
+                         ResolveHosts(s, req->hosts(), /*allow_duplicates=*/false));
+        return FillCostMatrix(s, hosts, *req, cache_, resp);
+      });
 }
 
 grpc::ServerUnaryReactor* TopologyService::GetQuantizedCostMatrix(
-    grpc::CallbackServerContext*, const v1::GetQuantizedCostMatrixRequest* req,
+    grpc::CallbackServerContext* context, const v1::GetQuantizedCostMatrixRequest* req,
     v1::GetQuantizedCostMatrixResponse* resp) {
-  return ServeQueued(work_queue_, stats_, __func__, [=](HoldingReactor* reactor) -> absl::Status {
-    if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
-    if (req->hosts_size() > kMaxMatrixHosts * 4) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(req->hosts_size(), " hosts requested; at most ", kMaxMatrixHosts * 4));
-    }
-    if (req->reference_bytes() < 0) {
-      return absl::InvalidArgumentError("reference_bytes must be >= 0");
-    }
-    RETURN_IF_ERROR(HoldHeavySlot(req->hosts_size(), reactor));
-    ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
-    const Serving& s = *current;
-    ASSIGN_OR_RETURN(std::vector<int> hosts,
-                     ResolveHosts(s, req->hosts(), /*allow_duplicates=*/false));
-    RETURN_IF_ERROR(FillQuantizedCostMatrix(s, hosts, req->reference_bytes(), resp));
-    *resp->mutable_hosts() = req->hosts();
-    return absl::OkStatus();
-  });
+  return ServeQueued(
+      context, work_queue_, stats_, __func__, [=](HoldingReactor* reactor) -> absl::Status {
+        if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
+        if (req->hosts_size() > kMaxMatrixHosts * 4) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(req->hosts_size(), " hosts requested; at most ", kMaxMatrixHosts * 4));
+        }
+        if (req->reference_bytes() < 0) {
+          return absl::InvalidArgumentError("reference_bytes must be >= 0");
+        }
+        RETURN_IF_ERROR(HoldHeavySlot(req->hosts_size(), reactor));
+        ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
+        const Serving& s = *current;
+        ASSIGN_OR_RETURN(std::vector<int> hosts,
+                         ResolveHosts(s, req->hosts(), /*allow_duplicates=*/false));
+        RETURN_IF_ERROR(FillQuantizedCostMatrix(s, hosts, req->reference_bytes(), resp));
+        *resp->mutable_hosts() = req->hosts();
+        return absl::OkStatus();
+      });
 }
 
 grpc::ServerUnaryReactor* TopologyService::GetPath(grpc::CallbackServerContext* context,
@@ -343,19 +345,20 @@ grpc::ServerUnaryReactor* TopologyService::GetPath(grpc::CallbackServerContext* 
   });
 }
 
-grpc::ServerUnaryReactor* TopologyService::RegisterHostList(grpc::CallbackServerContext*,
+grpc::ServerUnaryReactor* TopologyService::RegisterHostList(grpc::CallbackServerContext* context,
                                                             const v1::RegisterHostListRequest* req,
                                                             v1::RegisterHostListResponse* resp) {
-  return ServeQueued(work_queue_, stats_, __func__, [=](HoldingReactor* reactor) -> absl::Status {
-    if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
-    RETURN_IF_ERROR(CheckTexts("host name", req->hosts()));
-    ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
-    ASSIGN_OR_RETURN(std::string token, host_lists_->Register(req->hosts(), *current));
-    resp->set_host_list(token);
-    resp->set_snapshot_id(current->info.id);
-    resp->set_num_hosts(req->hosts_size());
-    return absl::OkStatus();
-  });
+  return ServeQueued(
+      context, work_queue_, stats_, __func__, [=](HoldingReactor* reactor) -> absl::Status {
+        if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
+        RETURN_IF_ERROR(CheckTexts("host name", req->hosts()));
+        ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
+        ASSIGN_OR_RETURN(std::string token, host_lists_->Register(req->hosts(), *current));
+        resp->set_host_list(token);
+        resp->set_snapshot_id(current->info.id);
+        resp->set_num_hosts(req->hosts_size());
+        return absl::OkStatus();
+      });
 }
 
 grpc::ServerUnaryReactor* TopologyService::GetStats(grpc::CallbackServerContext* context,
@@ -377,15 +380,16 @@ grpc::ServerUnaryReactor* TopologyService::GetStats(grpc::CallbackServerContext*
   });
 }
 
-grpc::ServerUnaryReactor* TopologyService::GetTopology(grpc::CallbackServerContext*,
+grpc::ServerUnaryReactor* TopologyService::GetTopology(grpc::CallbackServerContext* context,
                                                        const v1::GetTopologyRequest*,
                                                        v1::GetTopologyResponse* resp) {
-  return ServeQueued(work_queue_, stats_, __func__, [=](HoldingReactor* reactor) -> absl::Status {
-    ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
-    RETURN_IF_ERROR(HoldHeavySlot(current->fabric.hosts.size(), reactor));
-    TopologyToProto(*current, resp);
-    return absl::OkStatus();
-  });
+  return ServeQueued(context, work_queue_, stats_, __func__,
+                     [=](HoldingReactor* reactor) -> absl::Status {
+                       ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
+                       RETURN_IF_ERROR(HoldHeavySlot(current->fabric.hosts.size(), reactor));
+                       TopologyToProto(*current, resp);
+                       return absl::OkStatus();
+                     });
 }
 
 grpc::Status AdminService::Ingest(grpc::ServerContext* context, const v1::IngestRequest* req,

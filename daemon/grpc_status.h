@@ -60,13 +60,19 @@ class HoldingReactor final : public grpc::ServerUnaryReactor {
 
 // A method on gRPC's callback API whose work grows with the fabric or the request: `body`
 // (HoldingReactor* -> absl::Status) runs on `queue` (inline when null), off gRPC's own
-// threads, and is recorded and converted like Serve.
+// threads, and is recorded and converted like Serve. A call cancelled while it waited (its
+// deadline passed, its client went away) is answered CANCELLED without running `body`.
 template <typename Body>
-grpc::ServerUnaryReactor* ServeQueued(WorkQueue* queue, RpcStats* stats, const char* method,
-                                      Body body) {
+grpc::ServerUnaryReactor* ServeQueued(grpc::CallbackServerContext* context, WorkQueue* queue,
+                                      RpcStats* stats, const char* method, Body body) {
   auto* reactor = new HoldingReactor;  // deletes itself in OnDone
-  auto run = [reactor, stats, method, body = std::move(body)]() mutable {
-    reactor->Finish(Serve(stats, method, [&] { return body(reactor); }));
+  auto run = [context, reactor, stats, method, body = std::move(body)]() mutable {
+    reactor->Finish(Serve(stats, method, [&] {
+      if (context->IsCancelled()) {
+        return absl::CancelledError("cancelled while waiting for a worker thread");
+      }
+      return body(reactor);
+    }));
   };
   if (queue == nullptr) {
     run();
