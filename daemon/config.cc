@@ -8,9 +8,21 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "common/printable.h"
 #include "common/text_scan.h"
 
 namespace toporr::daemon {
+namespace {
+
+constexpr char kKnownKeys[] =
+    "db_path, socket_path, listen_address, tls_cert_path, tls_key_path, tls_client_ca_path, "
+    "tls_admin_clients, listen_insecure, metrics_listen, metrics_textfile_dir, "
+    "metrics_interval_s, admin_group, keep_snapshots, host_map_path, max_ingest_bytes, "
+    "max_read_message_bytes, read_memory_quota_bytes, max_read_streams_per_connection, "
+    "max_heavy_requests, heavy_request_hosts, max_host_loss_percent, discovery_interval_s, "
+    "discovery_command, discovery_probe_pause_us, discovery_timeout_s";
+
+}  // namespace
 
 absl::Status ParseConfig(std::string_view text, std::string_view file_name, DaemonConfig* config) {
   LineScanner lines(text);
@@ -19,11 +31,12 @@ absl::Status ParseConfig(std::string_view text, std::string_view file_name, Daem
     if (size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
     line = Trim(line);
     if (line.empty()) continue;
-    auto where = [&] { return absl::StrCat(std::string(file_name), ":", line_no, ": "); };
+    // Refusals quote the file's text escaped and cut (LineError, Quoted): a config file
+    // may hold any bytes.
+    auto refuse = [&](std::string_view what) { return LineError(file_name, line_no, what); };
     size_t eq = line.find('=');
     if (eq == std::string_view::npos) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where(), "expected `key = value`, got `", std::string(line), "`"));
+      return refuse(absl::StrCat("expected `key = value`, got ", Quoted(line)));
     }
     std::string key(Trim(line.substr(0, eq)));
     std::string value(Trim(line.substr(eq + 1)));
@@ -31,8 +44,8 @@ absl::Status ParseConfig(std::string_view text, std::string_view file_name, Daem
       value = value.substr(1, value.size() - 2);
     auto parse_int = [&](int64_t lo, int64_t hi, int64_t* out) -> absl::Status {
       if (!absl::SimpleAtoi(value, out) || *out < lo || *out > hi) {
-        return absl::InvalidArgumentError(absl::StrCat(where(), key, " must be an integer in [", lo,
-                                                       ", ", hi, "], got `", value, "`"));
+        return refuse(
+            absl::StrCat(key, " must be an integer in [", lo, ", ", hi, "], got ", Quoted(value)));
       }
       return absl::OkStatus();
     };
@@ -52,8 +65,7 @@ absl::Status ParseConfig(std::string_view text, std::string_view file_name, Daem
       config->tls_admin_clients = value;
     } else if (key == "listen_insecure") {
       if (value != "true" && value != "false") {
-        return absl::InvalidArgumentError(
-            absl::StrCat(where(), key, " must be true or false, got `", value, "`"));
+        return refuse(absl::StrCat(key, " must be true or false, got ", Quoted(value)));
       }
       config->listen_insecure = value == "true";
     } else if (key == "metrics_listen") {
@@ -84,6 +96,10 @@ absl::Status ParseConfig(std::string_view text, std::string_view file_name, Daem
       int64_t v;
       if (auto s = parse_int(int64_t{1} << 20, int64_t{1} << 40, &v); !s.ok()) return s;
       config->read_memory_quota_bytes = v;
+    } else if (key == "max_read_streams_per_connection") {
+      int64_t v;
+      if (auto s = parse_int(1, 1024, &v); !s.ok()) return s;
+      config->max_read_streams_per_connection = static_cast<int>(v);
     } else if (key == "max_heavy_requests") {
       int64_t v;
       if (auto s = parse_int(1, 1024, &v); !s.ok()) return s;
@@ -111,15 +127,10 @@ absl::Status ParseConfig(std::string_view text, std::string_view file_name, Daem
       if (auto s = parse_int(1, 86400, &v); !s.ok()) return s;
       config->discovery_timeout_s = static_cast<int>(v);
     } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where(), "unknown key `", key,
-          "` (known: db_path, socket_path, listen_address, tls_cert_path, tls_key_path, "
-          "tls_client_ca_path, tls_admin_clients, listen_insecure, metrics_listen, "
-          "metrics_textfile_dir, metrics_interval_s, admin_group, keep_snapshots, "
-          "host_map_path, max_ingest_bytes, max_read_message_bytes, read_memory_quota_bytes, "
-          "max_heavy_requests, heavy_request_hosts, max_host_loss_percent, discovery_interval_s, "
-          "discovery_command, "
-          "discovery_probe_pause_us, discovery_timeout_s)"));
+      // The list of keys follows the bounded part: the message stays bounded.
+      return absl::InvalidArgumentError(
+          absl::StrCat(refuse(absl::StrCat("unknown key ", Quoted(key))).message(),
+                       " (known: ", kKnownKeys, ")"));
     }
   }
   if (config->read_memory_quota_bytes < 8 * config->max_read_message_bytes) {

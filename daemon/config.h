@@ -56,6 +56,12 @@ struct DaemonConfig {
   // of buffering more. At least 8 x max_read_message_bytes: when one request takes most of
   // the quota, gRPC may close the connection that carries it.
   int64_t read_memory_quota_bytes = 32 << 20;
+  // Requests one connection of the read server may have in flight (HTTP/2
+  // MAX_CONCURRENT_STREAMS); a client's further calls wait in the client. One connection then
+  // holds at most this many request messages, and a client flooding the daemon over one
+  // connection cannot fill read_memory_quota_bytes (past which gRPC cancels other readers'
+  // requests and closes their idle connections).
+  int max_read_streams_per_connection = 2;
   // Heavy requests (a cost matrix over at least heavy_request_hosts hosts, the topology of a
   // snapshot that has as many: their replies grow with the square of the host count, ~50 MB
   // for 1,024 hosts uncompressed) that may run at the same time, per server (readers and

@@ -42,6 +42,42 @@ TEST(ParseConfig, ErrorsNameFileAndLine) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("t.conf:1: expected")));
 }
 
+// A config file may hold any bytes: a refusal quotes them escaped and cut, and still names
+// the file and line (fuzz/regressions/config/ holds the inputs the fuzzer found).
+TEST(ParseConfig, RefusalsQuoteTheTextEscapedAndBounded) {
+  DaemonConfig c;
+  const std::string long_key(6000, 'k');
+  absl::Status s = ParseConfig("db_path = x\n" + long_key + " = 1\n", "t.conf", &c);
+  EXPECT_THAT(
+      s, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("t.conf:2: unknown key 'kkkk")));
+  EXPECT_THAT(s.message(), HasSubstr("...(6000 bytes)' (known: db_path, socket_path,"));
+  EXPECT_LT(s.message().size(), 1200u);
+
+  s = ParseConfig(std::string("ab\0c\x1b[31m = 1\n", 15), "t.conf", &c);
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                          HasSubstr("t.conf:1: unknown key 'ab\\x00c\\x1b[31m'")));
+  EXPECT_EQ(s.message().find('\0'), absl::string_view::npos);
+  EXPECT_EQ(s.message().find('\x1b'), absl::string_view::npos);
+
+  s = ParseConfig("keep_snapshots = \x1b]0;pwned\x07" + std::string(5000, '9') + "\n", "t.conf",
+                  &c);
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                          HasSubstr("t.conf:1: keep_snapshots must be an integer in [1, 1000000], "
+                                    "got '\\x1b]0;pwned\\x07999")));
+  EXPECT_THAT(s.message(), HasSubstr("(5010 bytes)'"));
+  EXPECT_LT(s.message().size(), 600u);
+
+  s = ParseConfig("\n" + std::string(20000, '\x01') + "\n", "t.conf", &c);
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                          HasSubstr("t.conf:2: expected `key = value`, got '\\x01\\x01")));
+  EXPECT_LT(s.message().size(), 600u);
+
+  s = ParseConfig("listen_insecure = \xff\xfe\n", "t.conf", &c);
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                          HasSubstr("t.conf:1: listen_insecure must be true or false, got "
+                                    "'\\xff\\xfe'")));
+}
+
 TEST(LoadConfigFile, MissingFileIsNotFound) {
   DaemonConfig c;
   EXPECT_THAT(LoadConfigFile("/nonexistent/toporrd.conf", &c),

@@ -194,24 +194,29 @@ void ToProto(const db::SnapshotInfo& info, bool current, v1::SnapshotInfo* out) 
   out->set_num_forwarding_tables(info.num_forwarding_tables);
 }
 
-absl::StatusOr<std::optional<RequestLimiter::Slot>> TopologyService::HeavySlot(size_t hosts) {
-  if (heavy_limiter_ == nullptr || hosts < static_cast<size_t>(heavy_hosts_)) return std::nullopt;
+absl::Status TopologyService::HoldHeavySlot(size_t hosts, HoldingReactor* reactor) {
+  if (heavy_limiter_ == nullptr || hosts < static_cast<size_t>(heavy_hosts_)) {
+    return absl::OkStatus();
+  }
   ASSIGN_OR_RETURN(RequestLimiter::Slot slot, heavy_limiter_->TryAcquire());
-  return std::optional<RequestLimiter::Slot>(std::move(slot));
+  reactor->Hold(std::make_shared<RequestLimiter::Slot>(std::move(slot)));
+  return absl::OkStatus();
 }
 
-grpc::Status TopologyService::GetSnapshot(grpc::ServerContext*, const v1::GetSnapshotRequest*,
-                                          v1::GetSnapshotResponse* resp) {
-  return Serve(stats_, __func__, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* TopologyService::GetSnapshot(grpc::CallbackServerContext* context,
+                                                       const v1::GetSnapshotRequest*,
+                                                       v1::GetSnapshotResponse* resp) {
+  return ServeCallback(context, stats_, __func__, [&]() -> absl::Status {
     ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
     ToProto(current->info, true, resp->mutable_snapshot());
     return absl::OkStatus();
   });
 }
 
-grpc::Status TopologyService::ListHosts(grpc::ServerContext*, const v1::ListHostsRequest*,
-                                        v1::ListHostsResponse* resp) {
-  return Serve(stats_, __func__, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* TopologyService::ListHosts(grpc::CallbackServerContext* context,
+                                                     const v1::ListHostsRequest*,
+                                                     v1::ListHostsResponse* resp) {
+  return ServeCallback(context, stats_, __func__, [&]() -> absl::Status {
     ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
     const Serving& s = *current;
     resp->set_snapshot_id(s.info.id);
@@ -261,51 +266,54 @@ grpc::ServerUnaryReactor* TopologyService::GetCostRow(grpc::CallbackServerContex
   });
 }
 
-grpc::Status TopologyService::GetCostMatrix(grpc::ServerContext*,
-                                            const v1::GetCostMatrixRequest* req,
-                                            v1::GetCostMatrixResponse* resp) {
-  return Serve(stats_, __func__, [&]() -> absl::Status {
-    if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
-    if (req->hosts_size() > kMaxMatrixHosts) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(req->hosts_size(), " hosts requested; at most ", kMaxMatrixHosts,
-                       " per matrix (ask for rows with GetCostRow instead)"));
-    }
-    ASSIGN_OR_RETURN(auto slot, HeavySlot(req->hosts_size()));
-    ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
-    const Serving& s = *current;
-    ASSIGN_OR_RETURN(std::vector<int> hosts,
-                     ResolveHosts(s, req->hosts(), /*allow_duplicates=*/false));
-    return FillCostMatrix(s, hosts, *req, cache_, resp);
-  });
+grpc::ServerUnaryReactor* TopologyService::GetCostMatrix(grpc::CallbackServerContext* context,
+                                                         const v1::GetCostMatrixRequest* req,
+                                                         v1::GetCostMatrixResponse* resp) {
+  return ServeQueued(
+      context, work_queue_, stats_, __func__, [=](HoldingReactor* reactor) -> absl::Status {
+        if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
+        if (req->hosts_size() > kMaxMatrixHosts) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(req->hosts_size(), " hosts requested; at most ", kMaxMatrixHosts,
+                           " per matrix (ask for rows with GetCostRow instead)"));
+        }
+        RETURN_IF_ERROR(HoldHeavySlot(req->hosts_size(), reactor));
+        ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
+        const Serving& s = *current;
+        ASSIGN_OR_RETURN(std::vector<int> hosts,
+                         ResolveHosts(s, req->hosts(), /*allow_duplicates=*/false));
+        return FillCostMatrix(s, hosts, *req, cache_, resp);
+      });
 }
 
-grpc::Status TopologyService::GetQuantizedCostMatrix(grpc::ServerContext*,
-                                                     const v1::GetQuantizedCostMatrixRequest* req,
-                                                     v1::GetQuantizedCostMatrixResponse* resp) {
-  return Serve(stats_, __func__, [&]() -> absl::Status {
-    if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
-    if (req->hosts_size() > kMaxMatrixHosts * 4) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(req->hosts_size(), " hosts requested; at most ", kMaxMatrixHosts * 4));
-    }
-    if (req->reference_bytes() < 0) {
-      return absl::InvalidArgumentError("reference_bytes must be >= 0");
-    }
-    ASSIGN_OR_RETURN(auto slot, HeavySlot(req->hosts_size()));
-    ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
-    const Serving& s = *current;
-    ASSIGN_OR_RETURN(std::vector<int> hosts,
-                     ResolveHosts(s, req->hosts(), /*allow_duplicates=*/false));
-    RETURN_IF_ERROR(FillQuantizedCostMatrix(s, hosts, req->reference_bytes(), resp));
-    *resp->mutable_hosts() = req->hosts();
-    return absl::OkStatus();
-  });
+grpc::ServerUnaryReactor* TopologyService::GetQuantizedCostMatrix(
+    grpc::CallbackServerContext* context, const v1::GetQuantizedCostMatrixRequest* req,
+    v1::GetQuantizedCostMatrixResponse* resp) {
+  return ServeQueued(
+      context, work_queue_, stats_, __func__, [=](HoldingReactor* reactor) -> absl::Status {
+        if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
+        if (req->hosts_size() > kMaxMatrixHosts * 4) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(req->hosts_size(), " hosts requested; at most ", kMaxMatrixHosts * 4));
+        }
+        if (req->reference_bytes() < 0) {
+          return absl::InvalidArgumentError("reference_bytes must be >= 0");
+        }
+        RETURN_IF_ERROR(HoldHeavySlot(req->hosts_size(), reactor));
+        ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
+        const Serving& s = *current;
+        ASSIGN_OR_RETURN(std::vector<int> hosts,
+                         ResolveHosts(s, req->hosts(), /*allow_duplicates=*/false));
+        RETURN_IF_ERROR(FillQuantizedCostMatrix(s, hosts, req->reference_bytes(), resp));
+        *resp->mutable_hosts() = req->hosts();
+        return absl::OkStatus();
+      });
 }
 
-grpc::Status TopologyService::GetPath(grpc::ServerContext*, const v1::GetPathRequest* req,
-                                      v1::GetPathResponse* resp) {
-  return Serve(stats_, __func__, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* TopologyService::GetPath(grpc::CallbackServerContext* context,
+                                                   const v1::GetPathRequest* req,
+                                                   v1::GetPathResponse* resp) {
+  return ServeCallback(context, stats_, __func__, [&]() -> absl::Status {
     if (req->src_host().empty() || req->dst_host().empty()) {
       return absl::InvalidArgumentError("src_host and dst_host are required");
     }
@@ -338,19 +346,20 @@ grpc::Status TopologyService::GetPath(grpc::ServerContext*, const v1::GetPathReq
   });
 }
 
-grpc::Status TopologyService::RegisterHostList(grpc::ServerContext*,
-                                               const v1::RegisterHostListRequest* req,
-                                               v1::RegisterHostListResponse* resp) {
-  return Serve(stats_, __func__, [&]() -> absl::Status {
-    if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
-    RETURN_IF_ERROR(CheckTexts("host name", req->hosts()));
-    ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
-    ASSIGN_OR_RETURN(std::string token, host_lists_->Register(req->hosts(), *current));
-    resp->set_host_list(token);
-    resp->set_snapshot_id(current->info.id);
-    resp->set_num_hosts(req->hosts_size());
-    return absl::OkStatus();
-  });
+grpc::ServerUnaryReactor* TopologyService::RegisterHostList(grpc::CallbackServerContext* context,
+                                                            const v1::RegisterHostListRequest* req,
+                                                            v1::RegisterHostListResponse* resp) {
+  return ServeQueued(
+      context, work_queue_, stats_, __func__, [=](HoldingReactor* reactor) -> absl::Status {
+        if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
+        RETURN_IF_ERROR(CheckTexts("host name", req->hosts()));
+        ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
+        ASSIGN_OR_RETURN(std::string token, host_lists_->Register(req->hosts(), *current));
+        resp->set_host_list(token);
+        resp->set_snapshot_id(current->info.id);
+        resp->set_num_hosts(req->hosts_size());
+        return absl::OkStatus();
+      });
 }
 
 grpc::ServerUnaryReactor* TopologyService::GetStats(grpc::CallbackServerContext* context,
@@ -372,14 +381,16 @@ grpc::ServerUnaryReactor* TopologyService::GetStats(grpc::CallbackServerContext*
   });
 }
 
-grpc::Status TopologyService::GetTopology(grpc::ServerContext*, const v1::GetTopologyRequest*,
-                                          v1::GetTopologyResponse* resp) {
-  return Serve(stats_, __func__, [&]() -> absl::Status {
-    ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
-    ASSIGN_OR_RETURN(auto slot, HeavySlot(current->fabric.hosts.size()));
-    TopologyToProto(*current, resp);
-    return absl::OkStatus();
-  });
+grpc::ServerUnaryReactor* TopologyService::GetTopology(grpc::CallbackServerContext* context,
+                                                       const v1::GetTopologyRequest*,
+                                                       v1::GetTopologyResponse* resp) {
+  return ServeQueued(context, work_queue_, stats_, __func__,
+                     [=](HoldingReactor* reactor) -> absl::Status {
+                       ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
+                       RETURN_IF_ERROR(HoldHeavySlot(current->fabric.hosts.size(), reactor));
+                       TopologyToProto(*current, resp);
+                       return absl::OkStatus();
+                     });
 }
 
 grpc::Status AdminService::Ingest(grpc::ServerContext* context, const v1::IngestRequest* req,

@@ -11,19 +11,32 @@
 
 #include "daemon/discovery.h"
 #include "daemon/fabric_state.h"
+#include "daemon/grpc_status.h"
 #include "daemon/host_lists.h"
 #include "daemon/matrix_cache.h"
 #include "daemon/metrics_text.h"
 #include "daemon/request_limiter.h"
 #include "daemon/rpc_stats.h"
+#include "daemon/work_queue.h"
 #include "toporr/v1/toporr.grpc.pb.h"
 
 namespace toporr::daemon {
 
-// GetCostRow and GetStats on gRPC's callback API (ServeCallback, grpc_status.h), the other
-// methods synchronous.
-using TopologyServiceBase = v1::Topology::WithCallbackMethod_GetCostRow<
-    v1::Topology::WithCallbackMethod_GetStats<v1::Topology::Service>>;
+// Every method on gRPC's callback API. The light reads (GetSnapshot, ListHosts, GetCostRow,
+// GetPath, GetStats: linear in the host count at most) are answered on gRPC's own threads as
+// soon as their request is read (ServeCallback, grpc_status.h). The methods whose work grows
+// with the fabric or the request (matrices, topologies, host lists) run on a WorkQueue at a
+// lower CPU priority (ServeQueued), so that a flood of them does not hold up the light reads
+// of other clients (issue 12, class 5; //daemon:limits_test).
+using TopologyServiceBase =
+    v1::Topology::WithCallbackMethod_GetSnapshot<v1::Topology::WithCallbackMethod_ListHosts<
+        v1::Topology::WithCallbackMethod_GetCostRow<v1::Topology::WithCallbackMethod_GetCostMatrix<
+            v1::Topology::WithCallbackMethod_GetQuantizedCostMatrix<
+                v1::Topology::WithCallbackMethod_GetPath<
+                    v1::Topology::WithCallbackMethod_RegisterHostList<
+                        v1::Topology::WithCallbackMethod_GetStats<
+                            v1::Topology::WithCallbackMethod_GetTopology<
+                                v1::Topology::Service>>>>>>>>>;
 
 class TopologyService final : public TopologyServiceBase {
  public:
@@ -38,33 +51,38 @@ class TopologyService final : public TopologyServiceBase {
 
   // Heavy requests (GetCostMatrix and GetQuantizedCostMatrix over at least `heavy_hosts`
   // hosts, GetTopology of a snapshot with at least `heavy_hosts` hosts) run only while they
-  // hold a slot of `limiter` (not owned), else RESOURCE_EXHAUSTED. The slot covers the
-  // computation of the reply; gRPC serializes and sends it after the slot is released.
+  // hold a slot of `limiter` (not owned), else RESOURCE_EXHAUSTED. The slot is held until
+  // the reply is sent (or the call cancelled): at most max_running replies are in memory.
   // Rows (GetCostRow) are linear in the host count and never heavy.
   void set_heavy_limit(RequestLimiter* limiter, int heavy_hosts) {
     heavy_limiter_ = limiter;
     heavy_hosts_ = heavy_hosts;
   }
 
-  grpc::Status GetSnapshot(grpc::ServerContext*, const v1::GetSnapshotRequest*,
-                           v1::GetSnapshotResponse*) override;
-  grpc::Status ListHosts(grpc::ServerContext*, const v1::ListHostsRequest*,
-                         v1::ListHostsResponse*) override;
+  // Matrices, topologies and host lists run on `queue` (not owned; inline when null).
+  void set_work_queue(WorkQueue* queue) { work_queue_ = queue; }
+
+  grpc::ServerUnaryReactor* GetSnapshot(grpc::CallbackServerContext*, const v1::GetSnapshotRequest*,
+                                        v1::GetSnapshotResponse*) override;
+  grpc::ServerUnaryReactor* ListHosts(grpc::CallbackServerContext*, const v1::ListHostsRequest*,
+                                      v1::ListHostsResponse*) override;
   grpc::ServerUnaryReactor* GetCostRow(grpc::CallbackServerContext*, const v1::GetCostRowRequest*,
                                        v1::GetCostRowResponse*) override;
-  grpc::Status GetCostMatrix(grpc::ServerContext*, const v1::GetCostMatrixRequest*,
-                             v1::GetCostMatrixResponse*) override;
-  grpc::Status GetQuantizedCostMatrix(grpc::ServerContext*,
-                                      const v1::GetQuantizedCostMatrixRequest*,
-                                      v1::GetQuantizedCostMatrixResponse*) override;
-  grpc::Status GetPath(grpc::ServerContext*, const v1::GetPathRequest*,
-                       v1::GetPathResponse*) override;
-  grpc::Status RegisterHostList(grpc::ServerContext*, const v1::RegisterHostListRequest*,
-                                v1::RegisterHostListResponse*) override;
+  grpc::ServerUnaryReactor* GetCostMatrix(grpc::CallbackServerContext*,
+                                          const v1::GetCostMatrixRequest*,
+                                          v1::GetCostMatrixResponse*) override;
+  grpc::ServerUnaryReactor* GetQuantizedCostMatrix(grpc::CallbackServerContext*,
+                                                   const v1::GetQuantizedCostMatrixRequest*,
+                                                   v1::GetQuantizedCostMatrixResponse*) override;
+  grpc::ServerUnaryReactor* GetPath(grpc::CallbackServerContext*, const v1::GetPathRequest*,
+                                    v1::GetPathResponse*) override;
+  grpc::ServerUnaryReactor* RegisterHostList(grpc::CallbackServerContext*,
+                                             const v1::RegisterHostListRequest*,
+                                             v1::RegisterHostListResponse*) override;
   grpc::ServerUnaryReactor* GetStats(grpc::CallbackServerContext*, const v1::GetStatsRequest*,
                                      v1::GetStatsResponse*) override;
-  grpc::Status GetTopology(grpc::ServerContext*, const v1::GetTopologyRequest*,
-                           v1::GetTopologyResponse*) override;
+  grpc::ServerUnaryReactor* GetTopology(grpc::CallbackServerContext*, const v1::GetTopologyRequest*,
+                                        v1::GetTopologyResponse*) override;
 
  private:
   FabricState* state_;
@@ -74,10 +92,11 @@ class TopologyService final : public TopologyServiceBase {
   const MetricsSources* metrics_ = nullptr;
   RequestLimiter* heavy_limiter_ = nullptr;
   int heavy_hosts_ = 0;
+  WorkQueue* work_queue_ = nullptr;
 
-  // A slot of heavy_limiter_ for a request over `hosts` hosts (an empty slot when the request
-  // is not heavy or there is no limit), or RESOURCE_EXHAUSTED.
-  absl::StatusOr<std::optional<RequestLimiter::Slot>> HeavySlot(size_t hosts);
+  // For a request over `hosts` hosts: a slot of heavy_limiter_ held by `reactor` (nothing
+  // when the request is not heavy or there is no limit), or RESOURCE_EXHAUSTED.
+  absl::Status HoldHeavySlot(size_t hosts, HoldingReactor* reactor);
 };
 
 // `privileged` is decided per connection by the Unix-socket listener (SO_PEERCRED); the

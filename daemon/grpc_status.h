@@ -2,11 +2,14 @@
 #ifndef TOPORR_DAEMON_GRPC_STATUS_H_
 #define TOPORR_DAEMON_GRPC_STATUS_H_
 
+#include <memory>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/time/clock.h"
 #include "daemon/rpc_stats.h"
+#include "daemon/work_queue.h"
 #include "grpcpp/server_context.h"
 #include "grpcpp/support/server_callback.h"
 #include "grpcpp/support/status.h"
@@ -40,6 +43,42 @@ grpc::ServerUnaryReactor* ServeCallback(grpc::CallbackServerContext* context, Rp
                                         const char* method, Body&& body) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   reactor->Finish(Serve(stats, method, std::forward<Body>(body)));
+  return reactor;
+}
+
+// The reactor of a call served by ServeQueued: it keeps what the body hands to Hold (a slot
+// of a RequestLimiter) until gRPC is done with the call, that is until the reply is sent
+// (or the call cancelled), not only while the reply is computed.
+class HoldingReactor final : public grpc::ServerUnaryReactor {
+ public:
+  void Hold(std::shared_ptr<void> held) { held_.push_back(std::move(held)); }
+  void OnDone() override { delete this; }
+
+ private:
+  std::vector<std::shared_ptr<void>> held_;
+};
+
+// A method on gRPC's callback API whose work grows with the fabric or the request: `body`
+// (HoldingReactor* -> absl::Status) runs on `queue` (inline when null), off gRPC's own
+// threads, and is recorded and converted like Serve. A call cancelled while it waited (its
+// deadline passed, its client went away) is answered CANCELLED without running `body`.
+template <typename Body>
+grpc::ServerUnaryReactor* ServeQueued(grpc::CallbackServerContext* context, WorkQueue* queue,
+                                      RpcStats* stats, const char* method, Body body) {
+  auto* reactor = new HoldingReactor;  // deletes itself in OnDone
+  auto run = [context, reactor, stats, method, body = std::move(body)]() mutable {
+    reactor->Finish(Serve(stats, method, [&] {
+      if (context->IsCancelled()) {
+        return absl::CancelledError("cancelled while waiting for a worker thread");
+      }
+      return body(reactor);
+    }));
+  };
+  if (queue == nullptr) {
+    run();
+  } else {
+    queue->Schedule(std::move(run));
+  }
   return reactor;
 }
 

@@ -273,7 +273,7 @@ TEST_F(OpsTest, SighupReloadsTheHostMapAndKeepsTheSnapshot) {
   for (int i = 0; i < 50 && d.log().find("keeping the old one") == std::string::npos; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  EXPECT_THAT(d.log(), HasSubstr("unknown key `bogus`"));
+  EXPECT_THAT(d.log(), HasSubstr("unknown key 'bogus'"));
   EXPECT_EQ(d.Ctl({"health", "--ready"}).exit_code, 0);
 }
 

@@ -2,7 +2,8 @@
 # Runs every toporr test: installs the Debian packages, builds, runs `bazel test //...`
 # (unit tests, real-SQLite store tests, ibsim + opensm golden tests, a real toporrd driven
 # by toporrctl, real mpirun of Open MPI and MPICH), then the SimGrid SMPI gate of the client
-# library, and prints a one-line summary "N passed, N failed".
+# library and 30 s of each parser's fuzzer, and prints a one-line summary "N passed, N
+# failed".
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -17,21 +18,32 @@ cd "$TOPORR_ROOT"
 rc=${PIPESTATUS[0]}
 passed=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$LOG")
 failed=$(grep -cE '^//[^ ]+ +(FAILED|TIMEOUT|NO STATUS|FAILED TO BUILD|INCOMPLETE)' "$LOG")
-# With no arguments (the whole suite): the SimGrid SMPI gate of libtoporr's real collectives
-# and selection (bench/smpi/run_collectives_eval.sh --quick, ~1 min). It compiles the library
-# from the sources `bazel query` lists, so it runs after `bazel test`, with the same output
-# base, rather than inside it.
-if [[ $# -eq 0 ]]; then
-  echo "run-tests: bench/smpi/run_collectives_eval.sh --quick"
-  if TOPORR_SMPI_BAZEL_BASE="$("${BAZEL[@]}" info output_base 2>/dev/null)" \
-      bench/smpi/run_collectives_eval.sh --quick >>"$LOG" 2>&1; then
-    echo "bench/smpi/run_collectives_eval.sh --quick                PASSED"
+# One more check after `bazel test`, counted like a test: "<name>  PASSED|FAILED".
+gate() {
+  local name=$1
+  shift
+  echo "run-tests: $name"
+  if "$@" >>"$LOG" 2>&1; then
+    printf '%-72s PASSED\n' "$name"
     passed=$((passed + 1))
   else
-    echo "bench/smpi/run_collectives_eval.sh --quick                FAILED (see $LOG)"
+    printf '%-72s FAILED (see %s)\n' "$name" "$LOG"
     failed=$((failed + 1))
     [[ $rc -eq 0 ]] && rc=1
   fi
+}
+# With no arguments (the whole suite), after `bazel test` and with the same output base:
+# - the SimGrid SMPI gate of libtoporr's real collectives and selection
+#   (bench/smpi/run_collectives_eval.sh --quick, ~1 min). It compiles the library from the
+#   sources `bazel query` lists, so it runs after `bazel test` rather than inside it.
+# - every parser's libFuzzer harness for 30 s (bench/run_fuzz.sh 30, fuzz/README.md; ~5 min
+#   with a cold $TOPORR_FUZZ_DIR): a crash fails it and leaves its input under
+#   fuzz/regressions/.
+if [[ $# -eq 0 ]]; then
+  gate "bench/smpi/run_collectives_eval.sh --quick" \
+    env TOPORR_SMPI_BAZEL_BASE="$("${BAZEL[@]}" info output_base 2>/dev/null)" \
+    bench/smpi/run_collectives_eval.sh --quick
+  gate "bench/run_fuzz.sh 30" bench/run_fuzz.sh 30
 fi
 echo
 echo "$passed passed, $failed failed"
