@@ -61,6 +61,11 @@ EnvironmentOptions OptionsFromEnvironment(ClientOptions base, const GetEnvFn& ge
       bad("TOPORR_COMPRESS_ABOVE", v, "a host count >= 0");
     }
   }
+  if (const char* v = getenv_fn("TOPORR_ROUTES_MAX_HOSTS"); v != nullptr && *v != '\0') {
+    if (!ParseIntIn(v, 0, 1 << 20, &o.routes_max_hosts)) {
+      bad("TOPORR_ROUTES_MAX_HOSTS", v, "a host count >= 0");
+    }
+  }
   if (const char* v = getenv_fn("TOPORR_MIN_BYTES"); v != nullptr && *v != '\0') {
     int64_t bytes = 0;
     if (!absl::SimpleAtoi(std::string(v), &bytes) || bytes < 0) {

@@ -23,6 +23,9 @@
 //                            (default 65536); smaller calls go straight to the MPI library
 //   TOPORR_COMPRESS_ABOVE=N  jobs of more than N hosts (default 2048) exchange their costs
 //                            in leaf-group form, O(n + groups^2) per process, not n^2
+//   TOPORR_ROUTES_MAX_HOSTS=N jobs of up to N hosts (default 1024; 0: none) also gather the
+//                            routes of their rows on rank 0, which then models the contention
+//                            of every fabric link (without: the hosts' own links only)
 // A malformed value keeps the default and yields a warning naming the variable.
 #ifndef TOPORR_CLIENT_CLIENT_OPTIONS_H_
 #define TOPORR_CLIENT_CLIENT_OPTIONS_H_
@@ -44,6 +47,7 @@ struct ClientOptions {
   std::string report_path;
   std::string hostmap_path;
   int compress_above_hosts = 2048;
+  int routes_max_hosts = 1024;
   std::string algorithm;  // empty: auto
   int64_t min_bytes = 65536;
 };

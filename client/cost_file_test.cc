@@ -42,6 +42,85 @@ std::string WriteFile(const std::string& bytes) {
   return path;
 }
 
+// ThreeHosts with the routes of two switches: node01, node02 on switch A, node17 on B.
+// Directed links: 0/1 node01 up/down, 2/3 node02 up/down, 4/5 node17 up/down, 6 A->B, 7 B->A
+// (the inter-switch cable at half rate).
+CostFile ThreeHostsWithRoutes() {
+  CostFile f = ThreeHosts();
+  const std::vector<std::vector<uint32_t>> routes = {
+      {},        {0, 3},    {0, 6, 5},  // from node01
+      {2, 1},    {},        {2, 6, 5},  // from node02
+      {4, 7, 1}, {4, 7, 3}, {}};
+  f.routes.link_gbps = {100, 100, 100, 100, 100, 100, 50, 50};
+  f.routes.offsets.push_back(0);
+  for (const auto& r : routes) {
+    f.routes.links.insert(f.routes.links.end(), r.begin(), r.end());
+    f.routes.offsets.push_back(f.routes.links.size());
+  }
+  return f;
+}
+
+TEST(CostFileRoutes, RoundTripAndOneRowInJobOrder) {
+  ASSERT_OK_AND_ASSIGN(std::string bytes, EncodeCostFile(ThreeHostsWithRoutes()));
+  EXPECT_EQ(bytes.substr(0, 8), "TOPORRC2");
+  ASSERT_OK_AND_ASSIGN(CostFile back, DecodeCostFile(bytes, "costs.bin"));
+  EXPECT_EQ(back.routes.links, ThreeHostsWithRoutes().routes.links);
+  EXPECT_EQ(back.routes.offsets, ThreeHostsWithRoutes().routes.offsets);
+  EXPECT_EQ(back.costs.latency_ns, ThreeHosts().costs.latency_ns);
+
+  const std::string path = WriteFile(bytes);
+  ASSERT_OK_AND_ASSIGN(CostFileHeader h, ReadCostFileHeader(path));
+  EXPECT_EQ(h.hosts, ThreeHosts().hosts);
+  EXPECT_EQ(h.num_links, 8u);
+  std::vector<float> gbps, latency;
+  ASSERT_OK(ReadCostFileRow(path, h, 2, &gbps, &latency));
+  EXPECT_EQ(gbps, (std::vector<float>{50, 50, 0}));
+  // The job lists node17, node01: row of node17 (file row 2), columns 2 and 0.
+  mapping::RouteRow row;
+  ASSERT_OK(ReadCostFileRouteRow(path, h, 2, {2, 0}, &row));
+  EXPECT_EQ(row.offsets, (std::vector<uint32_t>{0, 0, 3}));
+  EXPECT_EQ(row.links, (std::vector<uint32_t>{4, 7, 1}));
+  EXPECT_EQ(row.link_ids, (std::vector<uint32_t>{4, 7, 1}));
+  EXPECT_EQ(row.link_gbps, (std::vector<float>{100, 50, 100}));
+
+  // A file without routes says so.
+  ASSERT_OK_AND_ASSIGN(std::string plain, EncodeCostFile(ThreeHosts()));
+  const std::string plain_path = WriteFile(plain);
+  ASSERT_OK_AND_ASSIGN(CostFileHeader ph, ReadCostFileHeader(plain_path));
+  EXPECT_EQ(ph.routes_offset, 0u);
+  EXPECT_THAT(ReadCostFileRouteRow(plain_path, ph, 0, {0, 1}, &row),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("has no routes")));
+}
+
+TEST(CostFileRoutes, BrokenRoutesAreRefused) {
+  CostFile f = ThreeHostsWithRoutes();
+  f.routes.links[2] = 8;  // node01 -> node17 through a link that does not exist
+  EXPECT_THAT(EncodeCostFile(f).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("names link 8 of 8")));
+  f = ThreeHostsWithRoutes();
+  f.routes.link_gbps[6] = 0;
+  EXPECT_THAT(EncodeCostFile(f).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("link 6 has rate 0")));
+  // Written by hand: the same bytes with one link id corrupted are refused on reading.
+  ASSERT_OK_AND_ASSIGN(std::string bytes, EncodeCostFile(ThreeHostsWithRoutes()));
+  const uint32_t bad = 99;
+  std::memcpy(&bytes[bytes.size() - sizeof(uint32_t)], &bad, sizeof(bad));  // node17 -> node02
+  EXPECT_THAT(
+      DecodeCostFile(bytes, "c.bin").status(),
+      StatusIs(absl::StatusCode::kDataLoss, HasSubstr("c.bin: route 2 -> 1 names link 99")));
+  const std::string path = WriteFile(bytes);
+  ASSERT_OK_AND_ASSIGN(CostFileHeader h, ReadCostFileHeader(path));
+  mapping::RouteRow row;
+  EXPECT_THAT(ReadCostFileRouteRow(path, h, 2, {0, 1, 2}, &row),
+              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("names link 99")));
+  ASSERT_OK(ReadCostFileRouteRow(path, h, 0, {0, 1, 2}, &row));  // other rows still read
+  // A truncated routes section.
+  EXPECT_THAT(DecodeCostFile(bytes.substr(0, bytes.size() - 2), "c.bin").status(),
+              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("c.bin")));
+  EXPECT_THAT(ReadCostFileHeader(WriteFile(bytes.substr(0, bytes.size() - 2))).status(),
+              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("costs.bin")));
+}
+
 TEST(CostFileRows, HeaderAndOneRowWithoutTheRest) {
   ASSERT_OK_AND_ASSIGN(std::string bytes, EncodeCostFile(ThreeHosts()));
   const std::string path = WriteFile(bytes);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <unordered_map>
 
 #include "absl/strings/str_cat.h"
 
@@ -205,6 +206,46 @@ absl::StatusOr<CostMatrixArrays> DecodeCostMatrix(const v1::GetCostMatrixRespons
   CostMatrixArrays out;
   absl::Status s = DecodeCostMatrix(response, &out);
   if (!s.ok()) return s;
+  return out;
+}
+
+absl::StatusOr<std::vector<mapping::RouteRow>> DecodeRouteRows(const v1::RouteTable& table,
+                                                               int num_rows, int num_cols) {
+  const size_t rows = static_cast<size_t>(num_rows), cols = static_cast<size_t>(num_cols);
+  if (static_cast<size_t>(table.offsets_size()) != rows * cols + 1 || table.offsets(0) != 0 ||
+      table.offsets(table.offsets_size() - 1) != static_cast<uint64_t>(table.links_size()) ||
+      table.link_ids_size() != table.link_gbps_size()) {
+    return absl::DataLossError(absl::StrCat("route table of ", table.offsets_size(), " offsets, ",
+                                            table.links_size(), " links and ",
+                                            table.link_ids_size(), "/", table.link_gbps_size(),
+                                            " link rates for ", rows, " x ", cols, " routes"));
+  }
+  std::unordered_map<uint32_t, float> rate;
+  for (int k = 0; k < table.link_ids_size(); ++k) rate[table.link_ids(k)] = table.link_gbps(k);
+  std::vector<mapping::RouteRow> out(rows);
+  for (size_t i = 0; i < rows; ++i) {
+    mapping::RouteRow& row = out[i];
+    const uint64_t base = table.offsets(i * cols);
+    std::unordered_map<uint32_t, bool> named;
+    for (size_t j = 0; j <= cols; ++j) {
+      const uint64_t at = table.offsets(i * cols + j);
+      if (at < base || at > static_cast<uint64_t>(table.links_size())) {
+        return absl::DataLossError(absl::StrCat("route table offsets decrease in row ", i));
+      }
+      row.offsets.push_back(static_cast<uint32_t>(at - base));
+    }
+    row.links.assign(table.links().begin() + base,
+                     table.links().begin() + table.offsets((i + 1) * cols));
+    for (uint32_t link : row.links) {
+      if (!named.emplace(link, true).second) continue;
+      auto r = rate.find(link);
+      if (r == rate.end()) {
+        return absl::DataLossError(absl::StrCat("route table: link ", link, " has no rate"));
+      }
+      row.link_ids.push_back(link);
+      row.link_gbps.push_back(r->second);
+    }
+  }
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "mapping/table_routes.h"
 #include "toporr/v1/toporr.pb.h"
 
 namespace toporr::client {
@@ -53,6 +54,13 @@ struct CostRowArrays {
 // partitioned, so the row cannot be used to rank the job's hosts); kInvalidArgument for
 // expected_n < 1.
 absl::StatusOr<CostRowArrays> DecodeCostRow(const v1::GetCostRowResponse& response, int expected_n);
+
+// The routes of a RouteTable answering for num_rows x num_cols pairs (a matrix: n x n; a row:
+// 1 x n), one mapping::RouteRow per row with the table's link ids and the rates of the links
+// each row uses. kDataLoss naming what is wrong when the offsets do not fit the sizes or a
+// link has no rate.
+absl::StatusOr<std::vector<mapping::RouteRow>> DecodeRouteRows(const v1::RouteTable& table,
+                                                               int num_rows, int num_cols);
 
 }  // namespace toporr::client
 

@@ -54,11 +54,12 @@ class DaemonRowSource final : public RowSource {
   }
 
   absl::StatusOr<CostRow> Row(const HostListTicket& ticket, const std::vector<std::string>& hosts,
-                              int host_index) override {
+                              int host_index, bool with_routes) override {
     v1::GetCostRowRequest req;
     req.set_host(hosts[host_index]);
     req.set_host_list(ticket.token);
     req.set_compact(true);
+    req.set_with_routes(with_routes);
     v1::GetCostRowResponse resp;
     grpc::ClientContext context;
     SetDeadline(&context);
@@ -76,6 +77,15 @@ class DaemonRowSource final : public RowSource {
     for (int j = 0; j < n; ++j) {
       out.values[j] = static_cast<float>(row.latency_ns[j]);
       out.values[n + j] = static_cast<float>(row.bottleneck_gbps[j]);
+    }
+    if (with_routes && resp.routes().offsets_size() > 0) {
+      absl::StatusOr<std::vector<mapping::RouteRow>> routes = DecodeRouteRows(resp.routes(), 1, n);
+      if (!routes.ok()) {
+        return absl::DataLossError(absl::StrCat("toporrd at ", target_, ": the routes of ",
+                                                hosts[host_index], ": ",
+                                                routes.status().message()));
+      }
+      out.routes = std::move((*routes)[0]);
     }
     return out;
   }

@@ -42,6 +42,12 @@ std::string DecisionJsonLine(const Decision& d) {
   } else {
     w.String(d.cost_form);
   }
+  w.Key("contention");
+  if (d.contention.empty()) {
+    w.Null();
+  } else {
+    w.String(d.contention);
+  }
   w.Key("new_order");
   w.BeginArray();
   for (int32_t r : d.new_order) w.Int(r);

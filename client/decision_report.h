@@ -10,6 +10,10 @@
 //   snapshot_id            the snapshot the costs came from (null on fallback before any)
 //   cost_form              "rows" (n x n, one shared window per host) or "groups" (the
 //                          leaf-group form of large jobs); null on fallback
+//   contention             what link sharing the prediction modelled: "routes" (every fabric
+//                          link, from the routes gathered with the rows) or "host links" (the
+//                          hosts' own cables: the source has no routes, or the job has more
+//                          than TOPORR_ROUTES_MAX_HOSTS hosts); null on fallback
 //   new_order              new rank i = old rank new_order[i]
 //   predicted_before_ns, predicted_after_ns   the mapping engine's prediction (null on
 //                          fallback)
@@ -54,6 +58,7 @@ struct Decision {
   std::string fallback_reason;  // empty: null
   int64_t snapshot_id = 0;      // 0: null
   std::string cost_form;        // "rows" or "groups"; empty: null
+  std::string contention;       // "routes" or "host links"; empty: null
   std::vector<int32_t> new_order;
   double predicted_before_ns = -1;  // < 0: null
   double predicted_after_ns = -1;

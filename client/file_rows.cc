@@ -23,7 +23,7 @@ class FileRowSource final : public RowSource {
   }
 
   absl::StatusOr<CostRow> Row(const HostListTicket&, const std::vector<std::string>& hosts,
-                              int host_index) override {
+                              int host_index, bool with_routes) override {
     ASSIGN_OR_RETURN(CostFileHeader file, ReadCostFileHeader(path_));
     ASSIGN_OR_RETURN(std::vector<int> columns, Columns(file, hosts));
     std::vector<float> gbps, latency;
@@ -35,6 +35,9 @@ class FileRowSource final : public RowSource {
     for (size_t j = 0; j < n; ++j) {
       out.values[j] = latency[columns[j]];
       out.values[n + j] = gbps[columns[j]];
+    }
+    if (with_routes && file.routes_offset != 0) {
+      RETURN_IF_ERROR(ReadCostFileRouteRow(path_, file, columns[host_index], columns, &out.routes));
     }
     return out;
   }

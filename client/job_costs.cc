@@ -90,8 +90,14 @@ absl::StatusOr<JobCosts> JobCostsFor(const CostSourceOptions& source,
   }
   ASSIGN_OR_RETURN(ServedCostMatrix m, fetch_matrix(job_hosts));
   ASSIGN_OR_RETURN(JobCosts out, JobCostsFromMatrix(m.n, m.latency_ns, m.bottleneck_gbps));
-  out.source =
-      absl::StrCat("toporrd snapshot ", m.snapshot_id, " (no routes: contention not modelled)");
+  if (m.routes != nullptr) {
+    out.routes = std::move(m.routes);
+    out.source = absl::StrCat("toporrd snapshot ", m.snapshot_id,
+                              " (routes of its forwarding tables modelled)");
+  } else {
+    out.source =
+        absl::StrCat("toporrd snapshot ", m.snapshot_id, " (no routes: contention not modelled)");
+  }
   return out;
 }
 

@@ -38,6 +38,10 @@ struct ServedCostMatrix {
   int n = 0;
   std::vector<double> latency_ns;
   std::vector<double> bottleneck_gbps;
+  // Along the snapshot's forwarding tables, over the same host list; null when the snapshot
+  // has none (`routes_missing` says why).
+  std::unique_ptr<mapping::RouteSource> routes;
+  std::string routes_missing;
 };
 
 // Asks the daemon for the matrix over `hosts`; its errors are passed on unchanged.

@@ -10,6 +10,7 @@
 #include "client/decision_report.h"
 #include "client/job_costs.h"
 #include "client/plan.h"
+#include "client/row_routes.h"
 #include "client/row_source.h"
 #include "common/status_matchers.h"
 #include "common/test_data.h"
@@ -80,8 +81,9 @@ TEST_F(RowsTest, FileRowsInJobOrderMatchTheServedMatrix) {
   std::vector<CostRow> rows;
   std::vector<const float*> views;
   for (int h = 0; h < 3; ++h) {
-    ASSERT_OK_AND_ASSIGN(CostRow row, source->Row(ticket, job, h));
+    ASSERT_OK_AND_ASSIGN(CostRow row, source->Row(ticket, job, h, /*with_routes=*/true));
     EXPECT_EQ(row.snapshot_id, 42);
+    EXPECT_TRUE(row.routes.offsets.empty()) << "a TOPORRC1 file has no routes";
     rows.push_back(std::move(row));
   }
   for (const CostRow& r : rows) views.push_back(r.values.data());
@@ -102,6 +104,56 @@ TEST_F(RowsTest, FileRowsInJobOrderMatchTheServedMatrix) {
       EXPECT_EQ(rows_matrix.BetaNs(a, b), served.costs->BetaNs(a, b)) << a << "," << b;
     }
   }
+}
+
+// With a TOPORRC2 file each leader's row carries its routes in job order; packed and
+// unpacked as libtoporr gathers them on rank 0, they are the file's routes, permuted.
+TEST_F(RowsTest, FileRoutesInJobOrderReachRankZeroUnchanged) {
+  // a, b on one switch, c on another: directed links 0..5 = a/b/c up/down, 6/7 between.
+  const std::vector<std::vector<uint32_t>> file_routes = {
+      {}, {0, 3}, {0, 6, 5}, {2, 1}, {}, {2, 6, 5}, {4, 7, 1}, {4, 7, 3}, {}};
+  file_.routes.link_gbps = {200, 200, 200, 200, 100, 100, 100, 100};
+  file_.routes.offsets = {0};
+  for (const auto& r : file_routes) {
+    file_.routes.links.insert(file_.routes.links.end(), r.begin(), r.end());
+    file_.routes.offsets.push_back(file_.routes.links.size());
+  }
+  ASSERT_OK_AND_ASSIGN(std::string bytes, EncodeCostFile(file_));
+  std::ofstream(path_, std::ios::binary | std::ios::trunc) << bytes;
+  std::unique_ptr<RowSource> source = NewFileRowSource(path_);
+  const std::vector<std::string> job = {"c", "a", "b"};
+  const int perm[3] = {2, 0, 1};
+  ASSERT_OK_AND_ASSIGN(HostListTicket ticket, source->Prepare(job));
+  std::vector<uint32_t> words;
+  for (int h : {2, 0, 1}) {  // leaders in any order
+    ASSERT_OK_AND_ASSIGN(CostRow row, source->Row(ticket, job, h, /*with_routes=*/true));
+    ASSERT_EQ(row.routes.offsets.size(), 4u);
+    PackRouteRow(h, row.routes, &words);
+  }
+  std::string why;
+  ASSERT_OK_AND_ASSIGN(auto routes, UnpackRoutes(words, 3, &why));
+  ASSERT_NE(routes, nullptr) << why;
+  // Equal up to renaming the links: compare rates along each route and the sharing of
+  // c's cable up by c -> a and c -> b.
+  std::vector<int32_t> r, other;
+  for (int a = 0; a < 3; ++a) {
+    for (int b = 0; b < 3; ++b) {
+      routes->Route(a, b, &r);
+      const auto& want = file_routes[perm[a] * 3 + perm[b]];
+      ASSERT_EQ(r.size(), want.size()) << a << "," << b;
+      for (size_t k = 0; k < r.size(); ++k) {
+        EXPECT_EQ(routes->link_gbps(r[k]), file_.routes.link_gbps[want[k]]);
+      }
+    }
+  }
+  routes->Route(0, 1, &r);
+  routes->Route(0, 2, &other);
+  EXPECT_EQ(r[0], other[0]);
+  EXPECT_EQ(r[1], other[1]);  // both cross the c -> (a, b) switch link
+  EXPECT_NE(r[2], other[2]);
+  // Without asking, no routes.
+  ASSERT_OK_AND_ASSIGN(CostRow plain, source->Row(ticket, job, 0, /*with_routes=*/false));
+  EXPECT_TRUE(plain.routes.offsets.empty());
 }
 
 TEST_F(RowsTest, UnknownHostAndMissingFileAreNamed) {

@@ -17,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "client/client_options.h"
+#include "mapping/table_routes.h"
 
 namespace toporr::client {
 
@@ -30,6 +31,9 @@ struct CostRow {
   // latency_ns[0..n) then bottleneck_gbps[0..n), columns in job host order (the layout a
   // RowCostMatrix reads).
   std::vector<float> values;
+  // With routes asked for: the routes to the columns (link ids are the source's, the same
+  // for every row of one snapshot); offsets empty when the source has none.
+  mapping::RouteRow routes;
 };
 
 class RowSource {
@@ -39,9 +43,11 @@ class RowSource {
   virtual std::string_view kind() const = 0;
   // kNotFound naming the first job host the source does not know; transport errors as is.
   virtual absl::StatusOr<HostListTicket> Prepare(const std::vector<std::string>& hosts) = 0;
-  // The row of hosts[host_index] against `hosts`.
+  // The row of hosts[host_index] against `hosts`; with `with_routes` also its routes when
+  // the source has them (a source without routes is not an error: CostRow::routes empty).
   virtual absl::StatusOr<CostRow> Row(const HostListTicket& ticket,
-                                      const std::vector<std::string>& hosts, int host_index) = 0;
+                                      const std::vector<std::string>& hosts, int host_index,
+                                      bool with_routes) = 0;
 };
 
 // The file source (TOPORR_COSTS): each call reads and checks the whole file, so a leader

@@ -1,6 +1,7 @@
 #include "daemon/cost_matrices.h"
 
 #include <memory>
+#include <unordered_map>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -120,6 +121,38 @@ absl::Status FillCostMatrix(const Serving& s, const std::vector<int>& hosts,
   costs->mutable_latency_ns()->Reserve(matrix.size());
   for (const auto& c : matrix) AppendCost(c, costs);
   return absl::OkStatus();
+}
+
+void FillRouteTable(const Serving& s, const std::vector<int>& rows, const std::vector<int>& cols,
+                    v1::RouteTable* out, std::string* missing) {
+  out->Clear();
+  if (s.routes == nullptr) {
+    *missing = absl::StrCat("snapshot ", s.info.id,
+                            " has no forwarding tables: ingest the subnet manager's (`toporrctl "
+                            "ingest --format lft`) to model link contention");
+    return;
+  }
+  std::vector<int32_t> route;
+  std::unordered_map<int32_t, int> named;
+  out->mutable_offsets()->Reserve(static_cast<int>(rows.size() * cols.size() + 1));
+  out->add_offsets(0);
+  for (int a : rows) {
+    for (int b : cols) {
+      if (a == b) {
+        route.clear();
+      } else {
+        s.routes->Route(a, b, &route);
+      }
+      for (int32_t link : route) {
+        out->add_links(static_cast<uint32_t>(link));
+        if (named.emplace(link, 0).second) {
+          out->add_link_ids(static_cast<uint32_t>(link));
+          out->add_link_gbps(static_cast<float>(s.routes->link_gbps(link)));
+        }
+      }
+      out->add_offsets(static_cast<uint64_t>(out->links_size()));
+    }
+  }
 }
 
 absl::Status FillCostRow(const Serving& s, int self, const std::vector<int>& cols,

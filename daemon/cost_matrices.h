@@ -53,6 +53,15 @@ absl::Status FillCostRow(const Serving& s, int self, const std::vector<int>& col
 absl::Status FillListedCostRow(const Serving& s, int self, const HostLists::View& view,
                                bool compact, v1::GetCostRowResponse* resp);
 
+// Routes from each of `rows` to each of `cols` (indices into s.fabric.hosts), row-major, as
+// the snapshot's forwarding tables make them. Without forwarding tables `out` stays empty
+// and *missing says why (not an error: the costs are still served).
+void FillRouteTable(const Serving& s, const std::vector<int>& rows, const std::vector<int>& cols,
+                    v1::RouteTable* out, std::string* missing);
+
+// The largest matrix GetCostMatrix sends with routes (n^2 routes of a few links each).
+inline constexpr int kMaxRouteMatrixHosts = 1024;
+
 // Fills `resp` with the PMIx-style uint16 quantised costs between `hosts` for messages of
 // `reference_bytes` (0: 65536), little-endian, row-major.
 absl::Status FillQuantizedCostMatrix(const Serving& s, const std::vector<int>& hosts,

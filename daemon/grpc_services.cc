@@ -253,7 +253,12 @@ grpc::ServerUnaryReactor* TopologyService::GetCostRow(grpc::CallbackServerContex
     if (!req->host_list().empty()) {
       ASSIGN_OR_RETURN(HostLists::View list,
                        host_lists_->Find(req->host_list(), s, /*want_rows=*/req->compact()));
-      return FillListedCostRow(s, self, list, req->compact(), resp);
+      RETURN_IF_ERROR(FillListedCostRow(s, self, list, req->compact(), resp));
+      if (req->with_routes()) {
+        FillRouteTable(s, {self}, list.list->hosts, resp->mutable_routes(),
+                       resp->mutable_routes_missing());
+      }
+      return absl::OkStatus();
     }
     std::vector<int> cols;
     if (req->hosts().empty()) {
@@ -262,7 +267,11 @@ grpc::ServerUnaryReactor* TopologyService::GetCostRow(grpc::CallbackServerContex
     } else {
       ASSIGN_OR_RETURN(cols, ResolveHosts(s, req->hosts(), /*allow_duplicates=*/true));
     }
-    return FillCostRow(s, self, cols, req->compact(), resp);
+    RETURN_IF_ERROR(FillCostRow(s, self, cols, req->compact(), resp));
+    if (req->with_routes()) {
+      FillRouteTable(s, {self}, cols, resp->mutable_routes(), resp->mutable_routes_missing());
+    }
+    return absl::OkStatus();
   });
 }
 
@@ -277,12 +286,23 @@ grpc::ServerUnaryReactor* TopologyService::GetCostMatrix(grpc::CallbackServerCon
               absl::StrCat(req->hosts_size(), " hosts requested; at most ", kMaxMatrixHosts,
                            " per matrix (ask for rows with GetCostRow instead)"));
         }
+        if (req->with_routes() && req->hosts_size() > kMaxRouteMatrixHosts) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(req->hosts_size(), " hosts requested with routes; at most ",
+                           kMaxRouteMatrixHosts, " (ask for rows with routes instead)"));
+        }
         RETURN_IF_ERROR(HoldHeavySlot(req->hosts_size(), reactor));
         ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
         const Serving& s = *current;
         ASSIGN_OR_RETURN(std::vector<int> hosts,
                          ResolveHosts(s, req->hosts(), /*allow_duplicates=*/false));
-        return FillCostMatrix(s, hosts, *req, cache_, resp);
+        // Answers with routes are not cached: the cache keeps compact matrices only.
+        RETURN_IF_ERROR(
+            FillCostMatrix(s, hosts, *req, req->with_routes() ? nullptr : cache_, resp));
+        if (req->with_routes()) {
+          FillRouteTable(s, hosts, hosts, resp->mutable_routes(), resp->mutable_routes_missing());
+        }
+        return absl::OkStatus();
       });
 }
 

@@ -216,8 +216,20 @@ TEST_F(ToporrdTest, ExportCostsFileCarriesMatrixAndSnapshot) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("\"snapshot_id\":1"));
   EXPECT_THAT(r.out, HasSubstr("\"hosts\":3"));
+  EXPECT_THAT(r.out, HasSubstr("\"routes\":false"));
+  EXPECT_THAT(r.err, HasSubstr("warning: no routes in " + out + ": snapshot 1 has no forwarding"));
   RunResult head = RunProcess({"/usr/bin/head", "-c", "8", out});
   EXPECT_EQ(head.out, "TOPORRC1");
+  // With the forwarding tables the routes go into the file (TOPORRC2) for libtoporr.
+  ASSERT_EQ(d.Ctl({"ingest", "--format", "lft", WriteSample("dump_fts_fattree.txt", "ft.lfts")})
+                .exit_code,
+            0);
+  r = d.Ctl({"export", "--format", "costs", "--output", out, "node01", "node02", "node05"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("wrote costs and routes of 3 hosts (snapshot 2"));
+  EXPECT_EQ(r.err, "");
+  head = RunProcess({"/usr/bin/head", "-c", "8", out});
+  EXPECT_EQ(head.out, "TOPORRC2");
   r = d.Ctl({"export", "--format", "costs", "--output", dir_ + "/bad.bin", "node01", "ghost"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("ghost"));
@@ -463,18 +475,20 @@ class TopologyClient {
     return Call(&v1::Topology::Stub::RegisterHostList, req);
   }
   absl::StatusOr<v1::GetCostRowResponse> Row(const std::string& host, const std::string& token,
-                                             bool compact) {
+                                             bool compact, bool with_routes = false) {
     v1::GetCostRowRequest req;
     req.set_host(host);
     req.set_host_list(token);
     req.set_compact(compact);
+    req.set_with_routes(with_routes);
     return Call(&v1::Topology::Stub::GetCostRow, req);
   }
   absl::StatusOr<v1::GetCostMatrixResponse> Matrix(const std::vector<std::string>& hosts,
-                                                   bool compact) {
+                                                   bool compact, bool with_routes = false) {
     v1::GetCostMatrixRequest req;
     for (const auto& h : hosts) req.add_hosts(h);
     req.set_compact(compact);
+    req.set_with_routes(with_routes);
     return Call(&v1::Topology::Stub::GetCostMatrix, req);
   }
   std::map<std::string, int64_t> Counts() {
@@ -585,6 +599,56 @@ TEST_F(ToporrdTest, HostListRowsByTokenAreMatrixRows) {
   ASSERT_OK_AND_ASSIGN(v1::RegisterHostListResponse after, c2.Register(hosts));
   EXPECT_EQ(after.host_list(), reg.host_list());
   EXPECT_OK(c2.Row("node01", reg.host_list(), true));
+}
+
+// Routes travel with rows and matrices once the snapshot has forwarding tables: a route has
+// hops + 1 directed links, a row's routes are the matrix's row, every link has a rate, and
+// two hosts' routes to each other use different link ids (the cable's two directions).
+TEST_F(ToporrdTest, RowsAndMatricesCarryTheForwardingTablesRoutes) {
+  DaemonProcess d(db_, sock_);
+  ASSERT_TRUE(d.Start()) << d.log();
+  TopologyClient c(sock_);
+  const std::vector<std::string> hosts = {"node01", "node02", "node09", "node16"};
+  ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
+  ASSERT_OK_AND_ASSIGN(v1::RegisterHostListResponse reg, c.Register(hosts));
+  ASSERT_OK_AND_ASSIGN(v1::GetCostRowResponse none, c.Row("node01", reg.host_list(), false, true));
+  EXPECT_EQ(none.routes().offsets_size(), 0);
+  EXPECT_THAT(none.routes_missing(), HasSubstr("has no forwarding tables"));
+
+  ASSERT_EQ(d.Ctl({"ingest", "--format", "lft", WriteSample("dump_fts_fattree.txt", "ft.lfts")})
+                .exit_code,
+            0);
+  ASSERT_OK_AND_ASSIGN(v1::GetCostMatrixResponse m, c.Matrix(hosts, false, true));
+  const size_t n = hosts.size();
+  const v1::RouteTable& rt = m.routes();
+  EXPECT_EQ(m.routes_missing(), "");
+  ASSERT_EQ(rt.offsets_size(), static_cast<int>(n * n + 1));
+  std::map<uint32_t, float> rate;
+  for (int k = 0; k < rt.link_ids_size(); ++k) rate[rt.link_ids(k)] = rt.link_gbps(k);
+  auto route = [](const v1::RouteTable& t, size_t k) {
+    return std::vector<uint32_t>(t.links().begin() + t.offsets(k),
+                                 t.links().begin() + t.offsets(k + 1));
+  };
+  for (size_t i = 0; i < n; ++i) {
+    ASSERT_OK_AND_ASSIGN(v1::GetCostRowResponse row, c.Row(hosts[i], reg.host_list(), false, true));
+    ASSERT_EQ(row.routes().offsets_size(), static_cast<int>(n + 1)) << row.routes_missing();
+    for (size_t j = 0; j < n; ++j) {
+      const size_t k = i * n + j;
+      const std::vector<uint32_t> links = route(rt, k);
+      EXPECT_EQ(links.size(), static_cast<size_t>(m.costs().hops(k) + (i == j ? 0 : 1)))
+          << hosts[i] << " -> " << hosts[j];
+      EXPECT_EQ(route(row.routes(), j), links) << hosts[i] << " -> " << hosts[j];
+      for (uint32_t l : links) {
+        ASSERT_TRUE(rate.count(l)) << "link " << l << " has no rate";
+        EXPECT_GT(rate[l], 0);
+      }
+      if (i != j) EXPECT_NE(route(rt, k).front(), route(rt, j * n + i).back());
+    }
+  }
+  // The matrix size limit with routes.
+  std::vector<std::string> many(1025, "node01");  // kMaxRouteMatrixHosts + 1
+  EXPECT_THAT(c.Matrix(many, false, true),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("with routes; at most")));
 }
 
 TEST_F(ToporrdTest, HostListErrorsAndStatsCountEveryCall) {

@@ -20,8 +20,8 @@ class NoDaemonRowSource final : public RowSource {
     return absl::UnavailableError(
         "this SMPI build of libtoporr has no daemon source: set TOPORR_COSTS to a cost file");
   }
-  absl::StatusOr<CostRow> Row(const HostListTicket&, const std::vector<std::string>&,
-                              int) override {
+  absl::StatusOr<CostRow> Row(const HostListTicket&, const std::vector<std::string>&, int,
+                              bool) override {
     return absl::UnavailableError("no daemon source in this build");
   }
 };

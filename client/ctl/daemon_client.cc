@@ -109,10 +109,11 @@ absl::StatusOr<v1::IngestResponse> DaemonClient::IngestFile(const v1::IngestRequ
 
 absl::StatusOr<CostMatrixAnswer> FetchCostMatrix(DaemonClient& daemon,
                                                  const std::vector<std::string>& hosts,
-                                                 double default_deadline_s) {
+                                                 double default_deadline_s, bool with_routes) {
   v1::GetCostMatrixRequest req;
   for (const auto& h : hosts) req.add_hosts(h);
   req.set_compact(true);
+  req.set_with_routes(with_routes);
   CostMatrixAnswer answer;
   auto resp = daemon.Call(&v1::Topology::Stub::GetCostMatrix, req, default_deadline_s);
   if (!resp.ok()) return resp.status();
@@ -120,6 +121,17 @@ absl::StatusOr<CostMatrixAnswer> FetchCostMatrix(DaemonClient& daemon,
   auto costs = DecodeCostMatrix(answer.resp);
   if (!costs.ok()) return costs.status();
   answer.costs = *std::move(costs);
+  if (with_routes) {
+    answer.routes_missing = answer.resp.routes_missing();
+    if (answer.resp.routes().offsets_size() > 0) {
+      const int n = static_cast<int>(hosts.size());
+      auto rows = DecodeRouteRows(answer.resp.routes(), n, n);
+      if (!rows.ok()) return rows.status();
+      auto routes = mapping::TableRoutes::Create(*rows);
+      if (!routes.ok()) return absl::DataLossError(routes.status().message());
+      answer.routes = *std::move(routes);
+    }
+  }
   return answer;
 }
 

@@ -18,6 +18,7 @@
 #include "client/cost_matrix_codec.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
+#include "mapping/table_routes.h"
 #include "toporr/v1/toporr.grpc.pb.h"
 
 namespace toporr::client::ctl {
@@ -86,14 +87,22 @@ class DaemonClient {
 
 // The daemon's cost matrix over `hosts`, asked for in the compact form and decoded, with the
 // response it came in (snapshot id, host order, route kind). The one GetCostMatrix call of
-// toporrctl: `matrix`, `plan` and `export` all go through it.
+// toporrctl: `matrix`, `plan` and `export` all go through it. `with_routes` (at most
+// 1,024 hosts): also the routes along the snapshot's forwarding tables, null (and
+// routes_missing saying why) when it has none.
+// GetCostMatrix's limit for with_routes (toporr.proto).
+inline constexpr size_t kMaxRouteMatrixHosts = 1024;
+
 struct CostMatrixAnswer {
   v1::GetCostMatrixResponse resp;
   CostMatrixArrays costs;
+  std::unique_ptr<mapping::TableRoutes> routes;
+  std::string routes_missing;
 };
 absl::StatusOr<CostMatrixAnswer> FetchCostMatrix(DaemonClient& daemon,
                                                  const std::vector<std::string>& hosts,
-                                                 double default_deadline_s);
+                                                 double default_deadline_s,
+                                                 bool with_routes = false);
 
 }  // namespace toporr::client::ctl
 

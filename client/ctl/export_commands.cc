@@ -20,6 +20,7 @@ struct ExportAnswer {
   int64_t snapshot_id = 0;
   int hosts = 0;
   size_t bytes = 0;
+  bool routes = false;  // TOPORRC2: the routes are in the file
 };
 
 // Written to a temporary file beside `path` and renamed over it: a reader never sees half.
@@ -107,16 +108,28 @@ absl::StatusOr<Reply> Export(Invocation& inv, const CommandArgs& args) {
   if (output.empty()) return UsageError("export: --output FILE is required");
   if (hosts.empty()) return UsageError("export: name the job's hosts (HOST... or --hosts H1,H2)");
 
-  ASSIGN_OR_RETURN(CostMatrixAnswer served, FetchCostMatrix(inv.daemon, hosts, 30));
+  ASSIGN_OR_RETURN(CostMatrixAnswer served,
+                   FetchCostMatrix(inv.daemon, hosts, 30, hosts.size() <= kMaxRouteMatrixHosts));
   CostFile file;
   file.snapshot_id = served.resp.snapshot_id();
   file.hosts.assign(served.resp.hosts().begin(), served.resp.hosts().end());
   file.costs = std::move(served.costs);
+  std::vector<std::string> warnings;
+  if (served.routes != nullptr) {
+    file.routes = CostFileRoutesOf(*served.routes, static_cast<int>(file.hosts.size()));
+  } else {
+    warnings.push_back(absl::StrCat("no routes in ", output, ": ",
+                                    hosts.size() > kMaxRouteMatrixHosts
+                                        ? absl::StrCat("more than ", kMaxRouteMatrixHosts, " hosts")
+                                        : served.routes_missing,
+                                    " (libtoporr then models the hosts' own links only)"));
+  }
   ASSIGN_OR_RETURN(std::string bytes, EncodeCostFile(file));
   RETURN_IF_ERROR(WriteAtomically(output, bytes));
 
-  ExportAnswer answer{output, file.snapshot_id, static_cast<int>(file.hosts.size()), bytes.size()};
-  return ReplyOf(
+  ExportAnswer answer{output, file.snapshot_id, static_cast<int>(file.hosts.size()), bytes.size(),
+                      !file.routes.empty()};
+  Reply reply = ReplyOf(
       std::move(answer),
       [](const ExportAnswer& a, JsonWriter& w) {
         w.BeginObject();
@@ -125,12 +138,16 @@ absl::StatusOr<Reply> Export(Invocation& inv, const CommandArgs& args) {
         w.Field("snapshot_id", a.snapshot_id);
         w.Field("hosts", a.hosts);
         w.Field("bytes", static_cast<int64_t>(a.bytes));
+        w.Field("routes", a.routes);
         w.EndObject();
       },
       [](const ExportAnswer& a, std::ostream& out) {
-        out << "wrote costs of " << a.hosts << " hosts (snapshot " << a.snapshot_id << ", "
-            << a.bytes << " bytes) to " << a.path << "\n";
+        out << "wrote costs " << (a.routes ? "and routes " : "") << "of " << a.hosts
+            << " hosts (snapshot " << a.snapshot_id << ", " << a.bytes << " bytes) to " << a.path
+            << "\n";
       });
+  reply.warnings = std::move(warnings);
+  return reply;
 }
 
 }  // namespace

@@ -116,9 +116,13 @@ absl::Status LoadNodeTopology(const std::string& xml_path, NodeShape* shape,
 
 CostMatrixFetcher DaemonCostMatrix(DaemonClient& daemon) {
   return [&daemon](const std::vector<std::string>& hosts) -> absl::StatusOr<ServedCostMatrix> {
-    ASSIGN_OR_RETURN(CostMatrixAnswer answer, FetchCostMatrix(daemon, hosts, 10));
+    // Routes ride along up to the daemon's limit for them; larger plans model the host links.
+    ASSIGN_OR_RETURN(CostMatrixAnswer answer,
+                     FetchCostMatrix(daemon, hosts, 10, hosts.size() <= kMaxRouteMatrixHosts));
     const CostMatrixArrays& m = answer.costs;
     ServedCostMatrix served;
+    served.routes = std::move(answer.routes);
+    served.routes_missing = answer.routes_missing;
     served.snapshot_id = answer.resp.snapshot_id();
     served.n = m.n;
     served.latency_ns.assign(m.latency_ns.begin(), m.latency_ns.end());

@@ -48,6 +48,7 @@ def toporr_mpi_variant(mpi):
             "//client:job_layout",
             "//client:node_topology",
             "//client:plan",
+            "//client:row_routes",
             "//client:row_source",
             "//collectors:hwloc_topology",
             "//common:status_macros",

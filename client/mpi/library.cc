@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -22,6 +23,7 @@
 #include "client/mpi/multilevel.h"
 #include "client/node_topology.h"
 #include "client/plan.h"
+#include "client/row_routes.h"
 #include "collectors/hwloc_topology.h"
 #include "common/status_macros.h"
 #include "mapping/distance.h"
@@ -207,6 +209,48 @@ std::vector<int32_t> IdentityOrder(int size) {
   return order;
 }
 
+// The routes of the leaders' rows on rank 0 of `work` (collective; `row` null on the ranks
+// that are not leaders). *routes stays null, with *why, when a host's source had none.
+absl::Status GatherRoutes(MPI_Comm work, const CostRow* row, int my_host, int n,
+                          std::unique_ptr<mapping::RouteSource>* routes, std::string* why) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(work, &rank);
+  MPI_Comm_size(work, &size);
+  std::vector<uint32_t> mine;
+  if (row != nullptr) PackRouteRow(my_host, row->routes, &mine);
+  int count = static_cast<int>(mine.size());
+  std::vector<int> counts(rank == 0 ? size : 0), displs(counts.size());
+  int rc = MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, work);
+  std::vector<uint32_t> all;
+  if (rank == 0 && rc == MPI_SUCCESS) {
+    int64_t total = 0;
+    for (int r = 0; r < size; ++r) {
+      displs[r] = static_cast<int>(total);
+      total += counts[r];
+    }
+    if (total > std::numeric_limits<int>::max()) {
+      rc = MPI_ERR_COUNT;  // the other ranks still take part in the Gatherv below
+      std::fill(counts.begin(), counts.end(), 0);
+    } else {
+      all.resize(total);
+    }
+  }
+  int gathered = MPI_Gatherv(mine.data(), count, MPI_UINT32_T, all.data(), counts.data(),
+                             displs.data(), MPI_UINT32_T, 0, work);
+  if (rc == MPI_SUCCESS) rc = gathered;
+  absl::Status status =
+      rc == MPI_SUCCESS ? absl::OkStatus() : absl::InternalError(MpiError("route gather", rc));
+  if (rank == 0 && status.ok()) {
+    absl::StatusOr<std::unique_ptr<mapping::TableRoutes>> table = UnpackRoutes(all, n, why);
+    if (table.ok()) {
+      *routes = *std::move(table);
+    } else {  // routes that do not fit: predict without them rather than not at all
+      *why = std::string(table.status().message());
+    }
+  }
+  return Agree(work, status);
+}
+
 int64_t ElapsedUs(Clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count();
 }
@@ -258,6 +302,7 @@ void Library::Fallback(int rank, const absl::Status& why, Decision* d) {
   d->fallback_reason = std::string(why.message());
   d->predicted_before_ns = d->predicted_after_ns = -1;
   d->cost_form.clear();
+  d->contention.clear();
   d->candidates.clear();
   if (!absl::IsCancelled(why)) Warn(rank, d->fallback_reason);  // TOPORR_DISABLE: silent
 }
@@ -403,12 +448,13 @@ absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* de
                 MPI_Comm_split(work, host_rank == 0 ? 0 : MPI_UNDEFINED, rank, &comms.leaders)));
   const bool leader = host_rank == 0;
 
-  // 5. Each leader fetches its own host's row.
+  // 5. Each leader fetches its own host's row (and its routes, for jobs small enough).
+  const bool with_routes = n > 1 && n <= options_.routes_max_hosts;
   CostRow row;
   {
     absl::Status fetched = absl::OkStatus();
     if (leader) {
-      absl::StatusOr<CostRow> r = source_->Row(ticket, layout.hosts, my_host);
+      absl::StatusOr<CostRow> r = source_->Row(ticket, layout.hosts, my_host, with_routes);
       if (!r.ok()) {
         fetched = r.status();
       } else if (r->snapshot_id != ticket.snapshot_id) {
@@ -467,6 +513,16 @@ absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* de
     }
     decision->cost_form = "rows";
   }
+  // 6b. The routes of the rows reach rank 0 (one Gatherv; nothing when not asked for).
+  std::unique_ptr<mapping::RouteSource> routes;
+  if (with_routes) {
+    std::string why;
+    RETURN_IF_ERROR(GatherRoutes(work, leader ? &row : nullptr, my_host, n, &routes, &why));
+    if (rank == 0 && routes == nullptr && options_.verbose >= 1) {
+      std::fprintf(stderr, "toporr: host links only: %s\n", why.c_str());
+    }
+  }
+  if (rank == 0) decision->contention = routes != nullptr ? "routes" : "host links";
   row = CostRow{};  // the leader's own copy is no longer needed
 
   // 7. Rank 0 plans and broadcasts the order.
@@ -479,7 +535,7 @@ absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* de
   } result = {};
   std::vector<int32_t> planned(size), multilevel_plan;
   if (rank == 0) {
-    absl::StatusOr<PlannedOrder> p = planner(JobPlacement(layout, bound), *costs);
+    absl::StatusOr<PlannedOrder> p = planner(JobPlacement(layout, bound), *costs, routes.get());
     if (p.ok() && p->order.size() != static_cast<size_t>(size)) {
       p = absl::InternalError("planner returned an order of the wrong size");
     }
@@ -496,6 +552,7 @@ absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* de
     }
   }
   costs.reset();
+  routes.reset();
   int rc = MPI_Bcast(&result, sizeof(result), MPI_BYTE, 0, work);
   if (rc == MPI_SUCCESS && result.ok) rc = MPI_Bcast(planned.data(), size, MPI_INT32_T, 0, work);
   if (rc == MPI_SUCCESS && result.ok && result.multilevel_values > 0) {
@@ -657,9 +714,9 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
       plan.multilevel_allreduce = OwnAlgorithms(mapping::Collective::kAllreduce);
       status = Decide(
           work,
-          [&](const mapping::Placement& placement,
-              const mapping::HostCostMatrix& costs) -> absl::StatusOr<PlannedOrder> {
-            ASSIGN_OR_RETURN(PlanResult r, Plan(plan, placement, costs, nullptr));
+          [&](const mapping::Placement& placement, const mapping::HostCostMatrix& costs,
+              const mapping::RouteSource* routes) -> absl::StatusOr<PlannedOrder> {
+            ASSIGN_OR_RETURN(PlanResult r, Plan(plan, placement, costs, routes));
             for (const PlanCandidate& c : r.candidates) {  // rank 0 only: it reports
               d.candidates.push_back({c.algorithm, c.mapping, c.time_ns, c.effective});
             }
@@ -733,8 +790,8 @@ void Library::GraphOrder(MPI_Comm comm, const char* label, const mapping::CommGr
       MPI_Comm_set_errhandler(work, MPI_ERRORS_RETURN);
       status = Decide(
           work,
-          [&](const mapping::Placement& placement,
-              const mapping::HostCostMatrix& costs) -> absl::StatusOr<PlannedOrder> {
+          [&](const mapping::Placement& placement, const mapping::HostCostMatrix& costs,
+              const mapping::RouteSource*) -> absl::StatusOr<PlannedOrder> {
             if (graph == nullptr) return absl::InternalError("no process graph on rank 0");
             ASSIGN_OR_RETURN(mapping::RankDistance distance,
                              mapping::RankDistance::Create(placement, costs));

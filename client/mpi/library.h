@@ -70,8 +70,10 @@ struct PlannedOrder {
   // When `chosen` is "multilevel": the plan (mapping::EncodeMultilevel), for every rank.
   std::vector<int32_t> multilevel;
 };
+// `routes`: over the job's hosts (the rows' routes), null when not known.
 using Planner = std::function<absl::StatusOr<PlannedOrder>(const mapping::Placement& placement,
-                                                           const mapping::HostCostMatrix& costs)>;
+                                                           const mapping::HostCostMatrix& costs,
+                                                           const mapping::RouteSource* routes)>;
 
 class Library {
  public:
