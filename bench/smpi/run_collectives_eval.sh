@@ -43,7 +43,9 @@
 # default); `frag HxK`: H hosts drawn at random (seed 7) as a scheduler fragments a fabric, in
 # name order, K consecutive ranks per host; `random HxK`: H random hosts, the H*K ranks in
 # random order (seed 7).
-# Baselines: SMPI's own hierarchical algorithms (allreduce smp_rsag, smp_rsag_lr, smp_rsag_rab,
+# Baselines: the MPI default under SMPI's `mpich` selector (MPICH's own rules, the 64-rank
+# cells; toporr still predicts the library's call with the ompi rules it was built for), and
+# SMPI's own hierarchical algorithms (allreduce smp_rsag, smp_rsag_lr, smp_rsag_rab,
 # mvapich2_two_level; bcast SMP_binomial, mvapich2 = MVAPICH2's two-level selection) at 16 MiB
 # on the tapered tree with 4 ranks per host, by node and fragmented (`best SMPI hierarchical`;
 # at 64 MiB they hold up to 21 GiB of real temporaries at 256 ranks). The pipelined ones (smp_binomial_pipeline, SMP_binary, SMP_linear: 8 KiB
@@ -142,7 +144,8 @@ fabric() {
       || die "fabric_to_platform.py ($name) failed"
   fi
   local costs=$CACHE/fabrics/$name.costs
-  if [[ ! -s $costs || $dir/$lfts -nt $costs ]]; then
+  # Rebuilt also when toporrctl changed (what the file holds: TOPORRC2 carries the routes).
+  if [[ ! -s $costs || $dir/$lfts -nt $costs || $TOPORRCTL -nt $costs ]]; then
     log "fabric $name: cost file (toporrd ingest + toporrctl export --format costs)"
     local work=$CACHE/fabrics/$name.toporrd
     rm -rf "$work" && mkdir -p "$work"
@@ -186,6 +189,8 @@ run() {
   [[ $variant == forced ]] && force=$MULTILEVEL
   # smpi:ALG: a baseline, SMPI's own algorithm ALG (e.g. smp_rsag_lr) for MPI_Allreduce/MPI_Bcast
   [[ $variant == smpi:* ]] && cfg+=(--cfg=smpi/$coll:${variant#smpi:})
+  # selector:NAME: the MPI default under another of SMPI's selectors (mpich: MPICH's rules)
+  [[ $variant == selector:* ]] && cfg=("${cfg[@]/coll-selector:ompi/coll-selector:${variant#selector:}}")
   local name=$fab-$placement-${h}x$k-$coll${variant:+-${variant/:/-}}
   local dir=$RUNDIR/$name hostfile=$RUNDIR/$name.hostfile
   mkdir -p "$dir"
@@ -220,17 +225,20 @@ PY
       log "warning: $name needs ~$need MiB of memory, $avail MiB available: the kernel may kill it"
     fi
     rm -f "$dir/key" "$dir/report.jsonl"
-    local t0=$EPOCHREALTIME
+    local t0=$EPOCHREALTIME tmp
+    tmp=$(mktemp -d /dev/shm/toporr-eval.XXXXXX)
     # TMPDIR: smpirun copies the program and the privatized libraries once per rank (~1 GB at
     # 256 ranks) into its temporary directory; tmpfs keeps that off the disk (its -tmpdir
-    # option is broken in 3.32: it shifts one argument instead of two).
-    TMPDIR=/dev/shm TOPORR_SMPI_FOLD_BYTES=$fold TOPORR_ALGORITHM=$force TOPORR_COSTS=$CACHE/fabrics/$fab.costs TOPORR_HOSTMAP=$hostfile \
+    # option is broken in 3.32: it shifts one argument instead of two). One directory per
+    # run: the copies' names are per rank, so two smpiruns sharing one collide.
+    TMPDIR=$tmp TOPORR_SMPI_FOLD_BYTES=$fold TOPORR_ALGORITHM=$force TOPORR_COSTS=$CACHE/fabrics/$fab.costs TOPORR_HOSTMAP=$hostfile \
       TOPORR_REPORT=$dir/report.jsonl \
       smpirun -np "$p" -platform "$CACHE/fabrics/$fab.xml" -hostfile "$hostfile" "$BENCH" \
         --collective "$coll" --sizes "$sizes" --modes "$modes" --print-hosts \
         --cfg=smpi/privatize-libs:"$PRIVATE_LIBS" "${cfg[@]}" \
         >"$dir/stdout.txt" 2>"$dir/stderr.txt" \
-      || die "smpirun failed ($name): see $dir/stderr.txt"
+      || { rm -rf "$tmp"; die "smpirun failed ($name): see $dir/stderr.txt"; }
+    rm -rf "$tmp"
     diff <(awk '$1 == "rank" { print $3 }' "$dir/stdout.txt") "$hostfile" >/dev/null \
       || die "SMPI did not place the ranks as $hostfile says ($name)"
     grep -E '^(cell|skip) ' "$dir/stdout.txt" >"$dir/cells.txt" || true
@@ -292,6 +300,15 @@ else
     run_all torus256 random 16 4 "$coll"
     run_all dfly288 frag 64 1 "$coll"
     run_all dfly288 random 16 4 "$coll"
+  done
+  # The MPI default under SMPI's mpich selector (MPICH's rules) for the 64-rank cells.
+  for coll in allreduce bcast; do
+    for cell in "bundled16 bynode 16 1" "bundled16 bynode 16 4" "ft256t frag 64 1" \
+                "torus256 frag 64 1" "torus256 random 16 4" "dfly288 frag 64 1" \
+                "dfly288 random 16 4"; do
+      # shellcheck disable=SC2086
+      run $cell "$coll" "$SIZES" mpi selector:mpich
+    done
   done
   for coll in allreduce bcast; do
     run_all ft256 bynode 64 4 "$coll"
