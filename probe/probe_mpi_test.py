@@ -7,7 +7,9 @@ is one host; checked:
     measured pair with positive times, the host level named "host"; the intra-host levels are
     compared with hwloc (lstopo): on a machine whose ranks share one package and one L3 (this
     2-core one) no level may appear between "rank" and "host" -- a 2-core machine cannot show
-    sockets, and the test says so rather than pretend;
+    sockets, and the test says so rather than pretend; the probe's own hwloc check (per-rank
+    "hwloc" locations and "hwloc_check" in probe.json, the verdict on its last stderr line)
+    must agree with lstopo's shape: "nothing_to_detect" on this machine;
   - 4 ranks on two "hosts" (--host-names: rank r on p1/p2 alternately) ingest into toporrd as a
     MEASURED snapshot (hosts p1 and p2, cost route_kind MEASURED);
   - noisy pairs are measured again (--noisy 0 --remeasure 2);
@@ -100,6 +102,29 @@ class ProbeMpiTest(unittest.TestCase):
         if packages <= 1 and l3 <= 1:
             # Both cores share the package and the L3: nothing lies between core and host.
             self.assertEqual(names, ["rank", "host"])
+        # The probe's own hwloc check (libtoporr's node topology, in the binary) agrees with
+        # lstopo: each rank located on a core of this machine, its own core when bound.
+        located = [r["hwloc"] for r in probe["ranks"]]
+        for loc in located:
+            self.assertTrue(0 <= loc["core"] < cores, loc)
+            self.assertTrue(0 <= loc["package"] < max(packages, 1), loc)
+        if cores >= 2:
+            self.assertNotEqual(located[0]["core"], located[1]["core"])
+        check = probe["hwloc_check"]
+        self.assertIn("hwloc: %s (" % check["verdict"], p.stderr)
+        self.assertEqual([c["hwloc"] for c in check["comparisons"]], ["package", "l3"])
+        print("%s: probe's hwloc check: %s (%s)" % (mpi, check["verdict"], check["detail"]),
+              file=sys.stderr)
+        if packages <= 1 and l3 <= 1:
+            # A 2-core machine cannot tell: the probe must say so, not claim a match.
+            self.assertEqual(check["verdict"], "nothing_to_detect", check)
+            self.assertIn("one package and one L3 per host", check["detail"])
+            for c in check["comparisons"]:
+                self.assertEqual((c["groups"], c["measured"], c["ari"]), (1, "host", 1))
+        else:
+            self.assertIn(check["verdict"], ("match", "mismatch", "nothing_to_detect"), check)
+            same = located[0]["package"] == located[1]["package"]
+            self.assertEqual(check["comparisons"][0]["groups"], 1 if same else 2)
         return out
 
     def test_openmpi_two_ranks(self):
@@ -118,6 +143,7 @@ class ProbeMpiTest(unittest.TestCase):
         self.assertEqual(probe["hosts"], ["p1", "p2"])
         self.assertEqual(len(probe["pairs"]), 6)
         self.assertEqual(probe["host_levels"][0]["name"], "host")
+        self.assertIn("verdict", probe["hwloc_check"])  # unbound ranks: located where they run
         ingest = json.loads(
             self.ctl("--json", "ingest", "--allow-shrink", "--format", "plogp", out))
         self.assertTrue(ingest["created"])
