@@ -94,6 +94,12 @@ TEST(JsonValueTest, ValuesAndLines) {
   std::string deep(kMaxJsonDepth + 2, '[');
   EXPECT_THAT(ParseJson(deep, "t.json").status().message(), HasSubstr("nested deeper"));
   EXPECT_THAT(ParseJson("[1,\n\n x]", "t.json").status().message(), HasSubstr("t.json:3:"));
+  // Ending inside a value after a final '\n' names the last line, not the one after it
+  // (fuzz/regressions/plogp/array_open_at_end_after_newline.json).
+  EXPECT_THAT(ParseJson("[1,\n2\n", "t.json").status().message(), HasSubstr("t.json:2:"));
+  // Input bytes in a refusal are quoted (escaped, bounded).
+  const std::string raw = ParseJson("\x01", "t.json").status().ToString();
+  EXPECT_EQ(raw.find('\x01'), std::string::npos) << raw;
 }
 
 TEST(PlogpTest, RoundTrip) {
