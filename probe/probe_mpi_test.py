@@ -10,6 +10,8 @@ is one host; checked:
     sockets, and the test says so rather than pretend; the probe's own hwloc check (per-rank
     "hwloc" locations and "hwloc_check" in probe.json, the verdict on its last stderr line)
     must agree with lstopo's shape: "nothing_to_detect" on this machine;
+  - the same under a synthetic 2-package hwloc topology (HWLOC_XMLFILE): "mismatch", the
+    packages not measured;
   - 4 ranks on two "hosts" (--host-names: rank r on p1/p2 alternately) ingest into toporrd as a
     MEASURED snapshot (hosts p1 and p2, cost route_kind MEASURED);
   - noisy pairs are measured again (--noisy 0 --remeasure 2);
@@ -132,6 +134,34 @@ class ProbeMpiTest(unittest.TestCase):
 
     def test_mpich_two_ranks(self):
         self.two_ranks("mpich")
+
+    def test_hwloc_check_on_a_two_package_topology(self):
+        # The probe's hwloc code reads a synthetic 2-package topology (HWLOC_XMLFILE, taken as
+        # this machine's) while the ranks still run on the real 2-core one, bound to PUs 0 and
+        # 1, which the XML puts in different packages. Two ranks can only show "rank" and
+        # "host", so the probe must report the packages as not measured.
+        xml = os.path.join(self.tmp, "2pack.xml")
+        with open(xml, "w") as f:
+            subprocess.run(["lstopo-no-graphics", "-i", "pack:2 l3:1 core:1 pu:1", "--of", "xml"],
+                           stdout=f, check=True)
+        wrapper = os.path.join(self.tmp, "hwloc-2pack.sh")
+        with open(wrapper, "w") as f:
+            f.write('#!/bin/sh\nHWLOC_XMLFILE=%s HWLOC_THISSYSTEM=1 exec "$@"\n' % xml)
+        os.chmod(wrapper, 0o755)
+        out = os.path.join(self.tmp, "2pack.json")
+        cmd = ["mpirun.openmpi", "--oversubscribe", "-np", "2", "--bind-to", "core", wrapper,
+               PROBE["openmpi"], "--out", out, "--repetitions", "5"]
+        p = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(out) as f:
+            probe = json.load(f)
+        self.assertEqual(sorted(r["hwloc"]["package"] for r in probe["ranks"]), [0, 1])
+        check = probe["hwloc_check"]
+        self.assertEqual(check["verdict"], "mismatch", check)
+        self.assertIn("hwloc packages (2 groups) not measured", check["detail"])
+        self.assertEqual(check["comparisons"][0],
+                         {"hwloc": "package", "groups": 2, "measured": "host", "ari": 0})
+        self.assertIn("hwloc: mismatch (", p.stderr)
 
     def test_two_hosts_ingest_as_measured_snapshot(self):
         out = os.path.join(self.tmp, "hosts.json")
