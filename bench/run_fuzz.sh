@@ -5,8 +5,8 @@
 #   bench/run_fuzz.sh --regressions [PARSER...] replay fuzz/regressions/ and fuzz/seeds/ only
 #
 # Parsers: ibnetdiscover lft opensm_lfts ibtracert opareport_xml opareport_links config
-# host_map (default: all). The harnesses are built with clang-14 -fsanitize=fuzzer,address,
-# undefined by fuzz/build_fuzzers.py into $TOPORR_FUZZ_DIR (default ~/.cache/toporr-fuzz),
+# host_map plogp (default: all). The harnesses are built with clang-14
+# -fsanitize=fuzzer,address,undefined by fuzz/build_fuzzers.py into $TOPORR_FUZZ_DIR (default ~/.cache/toporr-fuzz),
 # which also keeps each parser's growing corpus. Seeds: fuzz/seeds/<parser>/, the real dumps
 # of $TOPORR_SHARED_DIR/fabrics (default ../shared; '#@' lines stripped), the repo's test
 # data (collectors/testdata, collectors/sim/opa, deploy/toporrd.conf.example). Runs use
@@ -16,7 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-ALL=(ibnetdiscover lft opensm_lfts ibtracert opareport_xml opareport_links config host_map)
+ALL=(ibnetdiscover lft opensm_lfts ibtracert opareport_xml opareport_links config host_map plogp)
 OUT=${TOPORR_FUZZ_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/toporr-fuzz}
 SHARED=${TOPORR_SHARED_DIR:-$ROOT/../shared}
 
@@ -54,6 +54,7 @@ shared_seeds() {
     opareport_links) ls "$f"/opa_opatopology_links_csv.txt collectors/sim/opa/*.links.txt ;;
     config) ls deploy/toporrd.conf.example ;;
     host_map) ;;
+    plogp) ;;
   esac 2>/dev/null || true
 }
 

@@ -1,9 +1,11 @@
 #include "collectors/json_value.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "common/printable.h"
 #include "common/text_scan.h"
 
 namespace toporr::collectors {
@@ -23,7 +25,11 @@ class Reader {
   }
 
  private:
-  absl::Status Error(std::string_view what) const { return LineError(file_, line_, what); }
+  // At the end of a document that ends in '\n' the cursor is on the line after the last one:
+  // name the last line instead.
+  absl::Status Error(std::string_view what) const {
+    return LineError(file_, std::min(line_, LineCount(text_)), what);
+  }
 
   void SkipBlanks() {
     while (pos_ < text_.size()) {
@@ -62,7 +68,7 @@ class Reader {
     }
     if (Literal("null")) return absl::OkStatus();
     if (c == '-' || (c >= '0' && c <= '9')) return Number(v);
-    return Error(absl::StrCat("unexpected character '", std::string(1, c), "'"));
+    return Error(absl::StrCat("unexpected character ", Quoted(std::string_view(&c, 1))));
   }
 
   absl::Status Number(JsonValue* v) {
@@ -212,7 +218,7 @@ class Reader {
       std::string key;
       absl::Status s = String(&key);
       if (!s.ok()) return s;
-      if (v->Find(key) != nullptr) return Error(absl::StrCat("member \"", key, "\" twice"));
+      if (v->Find(key) != nullptr) return Error(absl::StrCat("member ", Quoted(key), " twice"));
       SkipBlanks();
       if (pos_ >= text_.size() || text_[pos_] != ':') return Error("expected ':' after a name");
       ++pos_;

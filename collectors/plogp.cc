@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "collectors/json_value.h"
 #include "common/json_writer.h"
+#include "common/printable.h"
 #include "common/status_macros.h"
 #include "common/text_scan.h"
 
@@ -27,6 +28,7 @@ namespace {
 
 constexpr char kFormatName[] = "toporr-plogp";
 constexpr int kVersion = 1;
+constexpr const char* kHwlocFields[] = {"package", "numa", "l3", "core"};
 
 // Reads members of probe.json; every refusal names the line of the value at fault.
 class Doc {
@@ -172,6 +174,62 @@ absl::Status ParseLevels(const Doc& doc, const JsonValue& root, const std::strin
   return absl::OkStatus();
 }
 
+absl::StatusOr<PlogpHwlocCheck> ParseHwlocCheck(const Doc& doc, const JsonValue& c,
+                                                const PlogpProbe& p) {
+  if (c.type != Type::kObject) return doc.Error(c, "\"hwloc_check\" must be an object");
+  PlogpHwlocCheck check;
+  ASSIGN_OR_RETURN(const JsonValue* verdict, doc.Member(c, "verdict", Type::kString));
+  if (std::find(std::begin(kPlogpHwlocVerdicts), std::end(kPlogpHwlocVerdicts), verdict->string) ==
+      std::end(kPlogpHwlocVerdicts)) {
+    return doc.Error(*verdict, absl::StrCat("unknown verdict ", Quoted(verdict->string)));
+  }
+  check.verdict = verdict->string;
+  ASSIGN_OR_RETURN(const JsonValue* detail, doc.Member(c, "detail", Type::kString));
+  if (detail->string.size() > kMaxPlogpDetailBytes || !IsPrintableUtf8(detail->string)) {
+    return doc.Error(*detail, absl::StrCat("\"detail\" must be printable UTF-8 of at most ",
+                                           kMaxPlogpDetailBytes, " bytes"));
+  }
+  check.detail = detail->string;
+  ASSIGN_OR_RETURN(const JsonValue* list, doc.Member(c, "comparisons", Type::kArray));
+  for (const JsonValue& x : list->items) {
+    if (x.type != Type::kObject) return doc.Error(x, "a comparison must be an object");
+    PlogpHwlocComparison cmp;
+    ASSIGN_OR_RETURN(const JsonValue* hwloc, doc.Member(x, "hwloc", Type::kString));
+    if (hwloc->string != "package" && hwloc->string != "l3") {
+      return doc.Error(*hwloc, "\"hwloc\" must be \"package\" or \"l3\"");
+    }
+    cmp.hwloc = hwloc->string;
+    ASSIGN_OR_RETURN(int64_t groups,
+                     doc.IntMember(x, "groups", 1, static_cast<int64_t>(p.ranks.size())));
+    cmp.groups = static_cast<int32_t>(groups);
+    const JsonValue* measured = x.Find("measured");
+    if (measured == nullptr) return doc.Error(x, "missing member \"measured\"");
+    if (measured->type == Type::kString) {
+      const bool known =
+          std::any_of(p.rank_levels.begin(), p.rank_levels.end(),
+                      [&](const PlogpLevel& l) { return l.name == measured->string; });
+      if (!known) return doc.Error(*measured, "\"measured\" is not the name of a rank level");
+      cmp.measured = measured->string;
+    } else if (measured->type != Type::kNull) {
+      return doc.Error(*measured, "\"measured\" must be a rank level's name or null");
+    }
+    const JsonValue* ari = x.Find("ari");
+    if (ari == nullptr) return doc.Error(x, "missing member \"ari\"");
+    if (ari->type == Type::kNull) {
+      cmp.ari = std::nan("");
+    } else if (ari->type == Type::kNumber && ari->number >= -1 && ari->number <= 1) {
+      cmp.ari = ari->number;
+    } else {
+      return doc.Error(*ari, "\"ari\" must be a number in [-1, 1] or null");
+    }
+    if (cmp.measured.empty() != std::isnan(cmp.ari)) {
+      return doc.Error(x, "\"ari\" is null exactly when \"measured\" is");
+    }
+    check.comparisons.push_back(std::move(cmp));
+  }
+  return check;
+}
+
 uint64_t Fnv1a(std::string_view s) {
   uint64_t h = 1469598103934665603ull;
   for (unsigned char c : s) {
@@ -270,12 +328,21 @@ absl::StatusOr<PlogpProbe> ParsePlogpProbe(std::string_view text, std::string_vi
     PlogpRank rank;
     ASSIGN_OR_RETURN(const JsonValue* host, doc.Member(r, "host", Type::kString));
     if (!IsHostName(host->string)) {
-      return doc.Error(*host, absl::StrCat("\"", host->string,
-                                           "\" is not a short host name ([A-Za-z0-9_-], no '.')"));
+      return doc.Error(*host, absl::StrCat(Quoted(host->string),
+                                           " is not a short host name ([A-Za-z0-9_-], no '.')"));
     }
     rank.host = host->string;
     ASSIGN_OR_RETURN(int64_t core, doc.IntMember(r, "core", -1, 1 << 30));
     rank.core = static_cast<int>(core);
+    if (const JsonValue* hw = r.Find("hwloc"); hw != nullptr) {
+      if (hw->type != Type::kObject) return doc.Error(*hw, "\"hwloc\" must be an object");
+      int64_t ids[4];
+      for (int k = 0; k < 4; ++k) {
+        ASSIGN_OR_RETURN(ids[k], doc.IntMember(*hw, kHwlocFields[k], -1, 1 << 30));
+      }
+      rank.hwloc = PlogpHwloc{static_cast<int32_t>(ids[0]), static_cast<int32_t>(ids[1]),
+                              static_cast<int32_t>(ids[2]), static_cast<int32_t>(ids[3])};
+    }
     host_set.insert(rank.host);
     p.ranks.push_back(std::move(rank));
   }
@@ -346,6 +413,9 @@ absl::StatusOr<PlogpProbe> ParsePlogpProbe(std::string_view text, std::string_vi
     ASSIGN_OR_RETURN(p.schedule.messages, doc.IntMember(*s, "messages", 0, int64_t{1} << 60));
     ASSIGN_OR_RETURN(p.schedule.elapsed_s, doc.NonNegativeMember(*s, "elapsed_s"));
   }
+  if (const JsonValue* c = root.Find("hwloc_check"); c != nullptr) {
+    ASSIGN_OR_RETURN(p.hwloc_check, ParseHwlocCheck(doc, *c, p));
+  }
   return p;
 }
 
@@ -359,8 +429,15 @@ void WritePlogpProbe(const PlogpProbe& p, std::ostream* out) {
     *out << "    " << Json(p.hosts[h]) << (h + 1 < p.hosts.size() ? ",\n" : "\n");
   *out << "  ],\n  \"ranks\": [\n";
   for (size_t r = 0; r < p.ranks.size(); ++r) {
-    *out << "    {\"host\": " << Json(p.ranks[r].host) << ", \"core\": " << p.ranks[r].core << "}"
-         << (r + 1 < p.ranks.size() ? ",\n" : "\n");
+    *out << "    {\"host\": " << Json(p.ranks[r].host) << ", \"core\": " << p.ranks[r].core;
+    if (const auto& hw = p.ranks[r].hwloc) {
+      const int32_t ids[4] = {hw->package, hw->numa, hw->l3, hw->core};
+      *out << ", \"hwloc\": {";
+      for (int k = 0; k < 4; ++k)
+        *out << (k ? ", \"" : "\"") << kHwlocFields[k] << "\": " << ids[k];
+      *out << "}";
+    }
+    *out << "}" << (r + 1 < p.ranks.size() ? ",\n" : "\n");
   }
   *out << "  ],\n  \"pairs\": [\n";
   for (size_t i = 0; i < p.pairs.size(); ++i) {
@@ -375,7 +452,20 @@ void WritePlogpProbe(const PlogpProbe& p, std::ostream* out) {
   WriteLevels(p.rank_levels, false, out);
   *out << "  ],\n  \"host_levels\": [\n";
   WriteLevels(p.host_levels, true, out);
-  *out << "  ]\n}\n";
+  *out << "  ]";
+  if (const auto& c = p.hwloc_check) {
+    *out << ",\n  \"hwloc_check\": {\"verdict\": " << Json(c->verdict)
+         << ", \"detail\": " << Json(c->detail) << ",\n    \"comparisons\": [";
+    for (size_t k = 0; k < c->comparisons.size(); ++k) {
+      const PlogpHwlocComparison& x = c->comparisons[k];
+      *out << (k ? ",\n" : "\n") << "      {\"hwloc\": " << Json(x.hwloc)
+           << ", \"groups\": " << x.groups
+           << ", \"measured\": " << (x.measured.empty() ? "null" : Json(x.measured))
+           << ", \"ari\": " << Json(x.ari) << "}";
+    }
+    *out << (c->comparisons.empty() ? "]}" : "\n    ]}");
+  }
+  *out << "\n}\n";
 }
 
 void NearestLinkRate(double gbps, int* width_lanes, LinkSpeed* speed) {

@@ -3,7 +3,9 @@
 // The file (format "toporr-plogp", version 1; docs in probe/README.md) holds
 //   sizes         message sizes in bytes, ascending, sizes[0] the smallest (often 0)
 //   repetitions   ping-pongs per pair and size (their median is kept)
-//   ranks         per MPI rank: its host (gethostname() short name) and core (-1: unknown)
+//   ranks         per MPI rank: its host (gethostname() short name) and core (-1: unknown);
+//                 optionally "hwloc": where hwloc put the rank's binding inside its host
+//                 (package, numa, l3, core: hwloc logical indexes, -1 not known at that level)
 //   hosts         the distinct host names, sorted; host_levels index this list
 //   pairs         per measured rank pair a < b, per size (PLogP, Kielmann et al. 2000):
 //                   rtt_ns   median round trip of a ping-pong of `size` bytes each way
@@ -18,6 +20,9 @@
 //                 each with the median one-way time of the host pairs that meet first at
 //                 that level (latency_ns: rtt(sizes[0]) / 2; gbps: 8 * largest size / gap_ns)
 //   schedule      rounds, messages, elapsed seconds of the measurement
+//   hwloc_check   optional: the probe's comparison of the measured levels below "host" with
+//                 hwloc's packages and L3 caches (probe/hwloc_check.h); written by the
+//                 real-MPI probe only (not under SMPI, whose ranks share one real process)
 // Distances are one-way times of the smallest message, rtt_ns[0] / 2: smaller is closer.
 //
 // The fabric (PlogpFabric): the measured hierarchy as synthetic switches, so that costs,
@@ -40,11 +45,14 @@
 // Errors: kInvalidArgument "<file>:<line>: <what>" for a bad document (JSON syntax, a missing
 // or mistyped member, a rank or host index out of range, sizes not ascending, a level that is
 // not a partition, levels not nested, a "host" rank level that is not the host-name
-// partition, more than kMaxPlogpRanks ranks or kMaxPlogpSizes sizes). Pure and thread-safe.
+// partition, more than kMaxPlogpRanks ranks or kMaxPlogpSizes sizes, an "hwloc" id below -1,
+// an hwloc_check with an unknown verdict, a comparison naming no rank level, an ARI outside
+// [-1, 1]). Files without the optional members parse as before. Pure and thread-safe.
 #ifndef TOPORR_COLLECTORS_PLOGP_H_
 #define TOPORR_COLLECTORS_PLOGP_H_
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -57,10 +65,43 @@ namespace toporr::collectors {
 
 inline constexpr int kMaxPlogpRanks = 65536;
 inline constexpr int kMaxPlogpSizes = 32;
+inline constexpr size_t kMaxPlogpDetailBytes = 1024;
+inline constexpr const char* kPlogpHwlocVerdicts[] = {"match", "mismatch", "nothing_to_detect",
+                                                      "unknown"};
+
+// Where hwloc (collectors/hwloc_topology.h PuLocation) put a rank's binding inside its host:
+// hwloc logical indexes, local to the host; -1 = not known at that level (the binding spans
+// several such objects, or the machine has none).
+struct PlogpHwloc {
+  int32_t package = -1;
+  int32_t numa = -1;
+  int32_t l3 = -1;
+  int32_t core = -1;
+  bool operator==(const PlogpHwloc& o) const {
+    return package == o.package && numa == o.numa && l3 == o.l3 && core == o.core;
+  }
+};
 
 struct PlogpRank {
   std::string host;
   int core = -1;
+  std::optional<PlogpHwloc> hwloc;  // absent in files without it (SMPI, older probes)
+};
+
+// One hwloc level ("package" or "l3") against the measured rank levels below "host".
+struct PlogpHwlocComparison {
+  std::string hwloc;     // "package" or "l3"
+  int32_t groups = 0;    // groups of (host, hwloc id) over the ranks
+  std::string measured;  // the measured rank level that agrees best ("" = none to compare)
+  double ari = 0;        // adjusted Rand index of the two (over all ranks); NaN with no level
+};
+
+// The verdict of probe/hwloc_check.h. `verdict` is one word: "match", "mismatch",
+// "nothing_to_detect" or "unknown"; `detail` says why in one sentence.
+struct PlogpHwlocCheck {
+  std::string verdict;
+  std::string detail;
+  std::vector<PlogpHwlocComparison> comparisons;
 };
 
 struct PlogpPair {
@@ -97,6 +138,7 @@ struct PlogpProbe {
   std::vector<PlogpLevel> rank_levels;
   std::vector<PlogpLevel> host_levels;
   PlogpSchedule schedule;
+  std::optional<PlogpHwlocCheck> hwloc_check;
 
   // Host index (into `hosts`) of a rank.
   int HostOf(int rank) const;

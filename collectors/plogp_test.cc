@@ -1,5 +1,6 @@
 #include "collectors/plogp.h"
 
+#include <cmath>
 #include <sstream>
 #include <string>
 
@@ -57,6 +58,26 @@ std::string Text(const PlogpProbe& p) {
   return s.str();
 }
 
+// `good` with `from` replaced by `to` is refused with `message`, at a line of probe.json.
+struct RefusalCase {
+  std::string from, to, message;
+};
+
+template <size_t N>
+void ExpectRefusals(const std::string& good, const RefusalCase (&cases)[N]) {
+  for (const RefusalCase& c : cases) {
+    std::string text = good;
+    const size_t at = text.find(c.from);
+    ASSERT_NE(at, std::string::npos) << c.from;
+    text.replace(at, c.from.size(), c.to);
+    auto got = ParsePlogpProbe(text, "probe.json");
+    ASSERT_FALSE(got.ok()) << c.to;
+    EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(got.status().message(), HasSubstr(c.message));
+    EXPECT_EQ(got.status().message().substr(0, 11), "probe.json:");
+  }
+}
+
 TEST(JsonValueTest, ValuesAndLines) {
   ASSERT_OK_AND_ASSIGN(JsonValue v, ParseJson("{\"a\": [1, -2.5e3, true, null],\n \"b\": "
                                               "\"x\\u00e9\\ud83d\\ude00\\n\"}",
@@ -73,6 +94,12 @@ TEST(JsonValueTest, ValuesAndLines) {
   std::string deep(kMaxJsonDepth + 2, '[');
   EXPECT_THAT(ParseJson(deep, "t.json").status().message(), HasSubstr("nested deeper"));
   EXPECT_THAT(ParseJson("[1,\n\n x]", "t.json").status().message(), HasSubstr("t.json:3:"));
+  // Ending inside a value after a final '\n' names the last line, not the one after it
+  // (fuzz/regressions/plogp/array_open_at_end_after_newline.json).
+  EXPECT_THAT(ParseJson("[1,\n2\n", "t.json").status().message(), HasSubstr("t.json:2:"));
+  // Input bytes in a refusal are quoted (escaped, bounded).
+  const std::string raw = ParseJson("\x01", "t.json").status().ToString();
+  EXPECT_EQ(raw.find('\x01'), std::string::npos) << raw;
 }
 
 TEST(PlogpTest, RoundTrip) {
@@ -89,6 +116,59 @@ TEST(PlogpTest, RoundTrip) {
   EXPECT_EQ(q.host_levels[1].gbps, 200);
   EXPECT_EQ(q.schedule.rounds, 7);
   EXPECT_EQ(Text(q), text);
+}
+
+// TwoLeaves with the optional members of the real-MPI probe: every rank's hwloc location and
+// the probe's hwloc check.
+PlogpProbe TwoLeavesWithHwloc() {
+  PlogpProbe p = TwoLeaves();
+  for (size_t r = 0; r < p.ranks.size(); ++r) {
+    p.ranks[r].hwloc = PlogpHwloc{0, 0, 0, static_cast<int32_t>(r % 2)};
+  }
+  p.hwloc_check = PlogpHwlocCheck{"nothing_to_detect",
+                                  "one package and one L3 per host",
+                                  {{"package", 4, "host", 1.0}, {"l3", 4, "", std::nan("")}}};
+  return p;
+}
+
+TEST(PlogpTest, HwlocMembersRoundTrip) {
+  const PlogpProbe p = TwoLeavesWithHwloc();
+  const std::string text = Text(p);
+  EXPECT_THAT(text, HasSubstr("\"hwloc\": {\"package\": 0, \"numa\": 0, \"l3\": 0, \"core\": 1}"));
+  EXPECT_THAT(text,
+              HasSubstr("{\"hwloc\": \"l3\", \"groups\": 4, \"measured\": null, \"ari\": null}"));
+  ASSERT_OK_AND_ASSIGN(PlogpProbe q, ParsePlogpProbe(text, "probe.json"));
+  ASSERT_TRUE(q.ranks[3].hwloc.has_value());
+  EXPECT_EQ(*q.ranks[3].hwloc, (PlogpHwloc{0, 0, 0, 1}));
+  ASSERT_TRUE(q.hwloc_check.has_value());
+  EXPECT_EQ(q.hwloc_check->verdict, "nothing_to_detect");
+  ASSERT_EQ(q.hwloc_check->comparisons.size(), 2u);
+  EXPECT_EQ(q.hwloc_check->comparisons[0].measured, "host");
+  EXPECT_EQ(q.hwloc_check->comparisons[0].ari, 1.0);
+  EXPECT_TRUE(std::isnan(q.hwloc_check->comparisons[1].ari));
+  EXPECT_EQ(Text(q), text);
+  // Files without them (SMPI, older probes) parse and have neither.
+  ASSERT_OK_AND_ASSIGN(PlogpProbe old, ParsePlogpProbe(Text(TwoLeaves()), "probe.json"));
+  EXPECT_FALSE(old.ranks[0].hwloc.has_value());
+  EXPECT_FALSE(old.hwloc_check.has_value());
+}
+
+TEST(PlogpTest, HwlocMembersRefused) {
+  const std::string good = Text(TwoLeavesWithHwloc());
+  const RefusalCase cases[] = {
+      {"\"package\": 0, \"numa\": 0, \"l3\": 0, \"core\": 1}",
+       "\"package\": -2, \"numa\": 0, \"l3\": 0, \"core\": 1}",
+       "\"package\" must be an integer in [-1,"},
+      {"\"package\": 0, \"numa\": 0, \"l3\": 0, \"core\": 1}", "\"package\": 0}",
+       "missing member \"numa\""},
+      {"\"verdict\": \"nothing_to_detect\"", "\"verdict\": \"fine\"", "unknown verdict"},
+      {"\"measured\": \"host\"", "\"measured\": \"socket\"", "not the name of a rank level"},
+      {"\"ari\": 1}", "\"ari\": 1.5}", "must be a number in [-1, 1]"},
+      {"\"ari\": 1}", "\"ari\": null}", "null exactly when"},
+      {"{\"hwloc\": \"l3\"", "{\"hwloc\": \"core\"", "must be \"package\" or \"l3\""},
+      {"\"detail\": \"one", "\"detail\": \"\\u0007one", "printable UTF-8"},
+  };
+  ExpectRefusals(good, cases);
 }
 
 TEST(PlogpTest, FabricIsTheHierarchyAsSwitches) {
@@ -143,10 +223,7 @@ TEST(PlogpTest, NearestLinkRate) {
 // Every refusal names the file and the line of the bad value.
 TEST(PlogpTest, RefusalsNameFileAndLine) {
   const std::string good = Text(TwoLeaves());
-  struct Case {
-    std::string from, to, message;
-  };
-  const Case cases[] = {
+  const RefusalCase cases[] = {
       {"\"version\": 1", "\"version\": 2", "probe.json:3: version 2"},
       {"\"sizes\": [0,65536]", "\"sizes\": [65536,0]", "probe.json:4: \"sizes\" must be ascending"},
       {"{\"host\": \"b0\", \"core\": 0}", "{\"host\": \"b 0\", \"core\": 0}",
@@ -163,17 +240,7 @@ TEST(PlogpTest, RefusalsNameFileAndLine) {
       {"\"groups\": [0,0,1,1]}", "\"groups\": [0,0,2,2]}", "skips group 1"},
       {"\"format\": \"toporr-plogp\"", "\"format\": \"other\"", "probe.json:2: format is not"},
   };
-  for (const Case& c : cases) {
-    std::string text = good;
-    const size_t at = text.find(c.from);
-    ASSERT_NE(at, std::string::npos) << c.from;
-    text.replace(at, c.from.size(), c.to);
-    auto got = ParsePlogpProbe(text, "probe.json");
-    ASSERT_FALSE(got.ok()) << c.to;
-    EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_THAT(got.status().message(), HasSubstr(c.message));
-    EXPECT_THAT(got.status().message(), HasSubstr("probe.json:"));
-  }
+  ExpectRefusals(good, cases);
   std::string missing = good;
   missing.replace(missing.find("\"repetitions\""), 13, "\"reps\"");
   EXPECT_THAT(ParsePlogpProbe(missing, "probe.json").status().message(),

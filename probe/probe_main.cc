@@ -23,6 +23,9 @@
 #include "collectors/plogp.h"
 #include "probe/analysis.h"
 #include "probe/run.h"
+#ifdef TOPORR_PROBE_HWLOC  // real MPI only, see probe/hwloc_ranks.h
+#include "probe/hwloc_ranks.h"
+#endif
 
 namespace {
 
@@ -103,6 +106,9 @@ int main(int argc, char** argv) {
     }
   }
   toporr::collectors::PlogpProbe probe = toporr::probe::RunProbe(MPI_COMM_WORLD, options);
+#ifdef TOPORR_PROBE_HWLOC
+  const absl::Status located = toporr::probe::LocateRanks(MPI_COMM_WORLD, &probe);
+#endif
   int status = 0;
   if (rank == 0) {
     absl::Status analyzed = toporr::probe::AnalyzeProbe(&probe, levels);
@@ -110,6 +116,9 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "toporr-probe: %s\n", std::string(analyzed.message()).c_str());
       status = 1;
     } else {
+#ifdef TOPORR_PROBE_HWLOC
+      probe.hwloc_check = toporr::probe::HwlocVerdict(probe, located);
+#endif
       if (!keep_pairs) probe.pairs.clear();
       std::ofstream file(out);
       toporr::collectors::WritePlogpProbe(probe, &file);
@@ -124,13 +133,17 @@ int main(int argc, char** argv) {
         std::string rank_names;
         for (const auto& l : probe.rank_levels)
           rank_names += " " + l.name + "(" + std::to_string(l.num_groups) + ")";
+        std::string hwloc;
+        if (probe.hwloc_check.has_value()) {
+          hwloc = "; hwloc: " + probe.hwloc_check->verdict + " (" + probe.hwloc_check->detail + ")";
+        }
         std::fprintf(stderr,
                      "toporr-probe: %zu ranks on %zu hosts, %lld rounds, %lld messages, %.2f s; "
-                     "rank levels:%s; host levels:%s; wrote %s\n",
+                     "rank levels:%s; host levels:%s%s; wrote %s\n",
                      probe.ranks.size(), probe.hosts.size(),
                      static_cast<long long>(probe.schedule.rounds),
                      static_cast<long long>(probe.schedule.messages), probe.schedule.elapsed_s,
-                     rank_names.c_str(), names.c_str(), out.c_str());
+                     rank_names.c_str(), names.c_str(), hwloc.c_str(), out.c_str());
       }
     }
   }

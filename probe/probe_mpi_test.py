@@ -7,7 +7,11 @@ is one host; checked:
     measured pair with positive times, the host level named "host"; the intra-host levels are
     compared with hwloc (lstopo): on a machine whose ranks share one package and one L3 (this
     2-core one) no level may appear between "rank" and "host" -- a 2-core machine cannot show
-    sockets, and the test says so rather than pretend;
+    sockets, and the test says so rather than pretend; the probe's own hwloc check (per-rank
+    "hwloc" locations and "hwloc_check" in probe.json, the verdict on its last stderr line)
+    must agree with lstopo's shape: "nothing_to_detect" on this machine;
+  - the same under a synthetic 2-package hwloc topology (HWLOC_XMLFILE): "mismatch", the
+    packages not measured;
   - 4 ranks on two "hosts" (--host-names: rank r on p1/p2 alternately) ingest into toporrd as a
     MEASURED snapshot (hosts p1 and p2, cost route_kind MEASURED);
   - noisy pairs are measured again (--noisy 0 --remeasure 2);
@@ -100,6 +104,29 @@ class ProbeMpiTest(unittest.TestCase):
         if packages <= 1 and l3 <= 1:
             # Both cores share the package and the L3: nothing lies between core and host.
             self.assertEqual(names, ["rank", "host"])
+        # The probe's own hwloc check (libtoporr's node topology, in the binary) agrees with
+        # lstopo: each rank located on a core of this machine, its own core when bound.
+        located = [r["hwloc"] for r in probe["ranks"]]
+        for loc in located:
+            self.assertTrue(0 <= loc["core"] < cores, loc)
+            self.assertTrue(0 <= loc["package"] < max(packages, 1), loc)
+        if cores >= 2:
+            self.assertNotEqual(located[0]["core"], located[1]["core"])
+        check = probe["hwloc_check"]
+        self.assertIn("hwloc: %s (" % check["verdict"], p.stderr)
+        self.assertEqual([c["hwloc"] for c in check["comparisons"]], ["package", "l3"])
+        print("%s: probe's hwloc check: %s (%s)" % (mpi, check["verdict"], check["detail"]),
+              file=sys.stderr)
+        if packages <= 1 and l3 <= 1:
+            # A 2-core machine cannot tell: the probe must say so, not claim a match.
+            self.assertEqual(check["verdict"], "nothing_to_detect", check)
+            self.assertIn("one package and one L3 per host", check["detail"])
+            for c in check["comparisons"]:
+                self.assertEqual((c["groups"], c["measured"], c["ari"]), (1, "host", 1))
+        else:
+            self.assertIn(check["verdict"], ("match", "mismatch", "nothing_to_detect"), check)
+            same = located[0]["package"] == located[1]["package"]
+            self.assertEqual(check["comparisons"][0]["groups"], 1 if same else 2)
         return out
 
     def test_openmpi_two_ranks(self):
@@ -107,6 +134,34 @@ class ProbeMpiTest(unittest.TestCase):
 
     def test_mpich_two_ranks(self):
         self.two_ranks("mpich")
+
+    def test_hwloc_check_on_a_two_package_topology(self):
+        # The probe's hwloc code reads a synthetic 2-package topology (HWLOC_XMLFILE, taken as
+        # this machine's) while the ranks still run on the real 2-core one, bound to PUs 0 and
+        # 1, which the XML puts in different packages. Two ranks can only show "rank" and
+        # "host", so the probe must report the packages as not measured.
+        xml = os.path.join(self.tmp, "2pack.xml")
+        with open(xml, "w") as f:
+            subprocess.run(["lstopo-no-graphics", "-i", "pack:2 l3:1 core:1 pu:1", "--of", "xml"],
+                           stdout=f, check=True)
+        wrapper = os.path.join(self.tmp, "hwloc-2pack.sh")
+        with open(wrapper, "w") as f:
+            f.write('#!/bin/sh\nHWLOC_XMLFILE=%s HWLOC_THISSYSTEM=1 exec "$@"\n' % xml)
+        os.chmod(wrapper, 0o755)
+        out = os.path.join(self.tmp, "2pack.json")
+        cmd = ["mpirun.openmpi", "--oversubscribe", "-np", "2", "--bind-to", "core", wrapper,
+               PROBE["openmpi"], "--out", out, "--repetitions", "5"]
+        p = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(out) as f:
+            probe = json.load(f)
+        self.assertEqual(sorted(r["hwloc"]["package"] for r in probe["ranks"]), [0, 1])
+        check = probe["hwloc_check"]
+        self.assertEqual(check["verdict"], "mismatch", check)
+        self.assertIn("hwloc packages (2 groups) not measured", check["detail"])
+        self.assertEqual(check["comparisons"][0],
+                         {"hwloc": "package", "groups": 2, "measured": "host", "ari": 0})
+        self.assertIn("hwloc: mismatch (", p.stderr)
 
     def test_two_hosts_ingest_as_measured_snapshot(self):
         out = os.path.join(self.tmp, "hosts.json")
@@ -118,6 +173,7 @@ class ProbeMpiTest(unittest.TestCase):
         self.assertEqual(probe["hosts"], ["p1", "p2"])
         self.assertEqual(len(probe["pairs"]), 6)
         self.assertEqual(probe["host_levels"][0]["name"], "host")
+        self.assertIn("verdict", probe["hwloc_check"])  # unbound ranks: located where they run
         ingest = json.loads(
             self.ctl("--json", "ingest", "--allow-shrink", "--format", "plogp", out))
         self.assertTrue(ingest["created"])

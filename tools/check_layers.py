@@ -27,7 +27,7 @@ LAYERS = {
     "mapping": {"common", "fabric"},
     "daemon": {"proto", "db", "collectors", "mapping", "fabric", "common"},
     "client": {"proto", "mapping", "fabric", "collectors", "common"},
-    "probe": {"mapping", "fabric", "collectors", "common"},
+    "probe": {"client", "mapping", "fabric", "collectors", "common"},
     "bench": {"*"},
     "fuzz": {"daemon", "collectors", "fabric", "common"},
 }

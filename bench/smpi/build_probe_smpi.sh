@@ -7,8 +7,10 @@
 #
 # REPO (default: this script's checkout) holds the sources; a Bazel test passes its runfiles
 # tree (//probe:smpi_sources lists the same files). Sources: SOURCES below, the closure of
-# //probe:toporr-probe without MPI (keep them in sync: a missing file fails the link, and
-# //bench/smpi:probe_smpi_test builds from the filegroup). System libraries: Debian's abseil
+# //probe:toporr-probe without MPI and without its hwloc parts (probe/hwloc_ranks.h: all
+# simulated ranks share this one real process, so hwloc would describe the wrong machine;
+# probe_main.cc leaves them out without TOPORR_PROBE_HWLOC). Keep them in sync: a missing
+# file fails the link, and //bench/smpi:probe_smpi_test builds from the filegroup. System libraries: Debian's abseil
 # through pkg-config. Incremental: an object is rebuilt when its source or any header of the
 # repository is newer. Exit status 0 ok, 1 a step failed (its log named).
 set -euo pipefail

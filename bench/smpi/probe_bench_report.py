@@ -43,15 +43,18 @@ def main():
            "|---|---:|---|---:|---:|---:|---:|---|---|"]
     for r in results:
         out.append("| %s | %s | `%s` | %s | %s | %s | %s | %s | %s |" % tuple(r))
-    if any(r[0].endswith("-lean") for r in results):
+    lean = [r for r in results if r[0].endswith("-lean")]
+    if lean:
+        took = ", ".join("%.0f minutes for %s ranks" % (float(r[6]) / 60, r[1]) for r in lean)
         out += ["", "Lean rows (`--big`) run one repetition of one size and leave the pairs out "
-                "of the file, 18 messages per pair instead of 78: SMPI needed 44 minutes of wall "
-                "time for 1,024 ranks on this shared 2-core machine (4.4 GB RSS). The lean row "
-                "above was run as `smpirun -np 1024 -platform ft1024.xml -hostfile ft1024.hosts "
+                "of the file, 18 messages per pair instead of 78. SMPI's wall time for them "
+                "(the wall s column): %s on this shared 2-core machine, which depends on what "
+                "else ran beside it (44 minutes for 1,024 ranks at commit 63846af, 4.4 GB RSS). "
+                "`--big N` runs `smpirun -np N -platform ftN.xml -hostfile ftN.hosts "
                 "--cfg=smpi/simulate-computation:no --cfg=smpi/bw-factor:0:1 "
                 "--cfg=smpi/lat-factor:0:1 --cfg=network/crosstraffic:0 -no-privatize "
-                "toporr-probe-smpi --out p1024.json --repetitions 1 --sizes 0 --no-pairs` with "
-                "the platform `run_probe_bench.sh` writes (`--big 1024` does the same)."]
+                "toporr-probe-smpi --out pN.json --repetitions 1 --sizes 0 --no-pairs` with the "
+                "platform `run_probe_bench.sh` writes." % took]
     by = {(r[0]): r for r in results}
     lines = []
     for r in results:
