@@ -35,7 +35,8 @@ import sys
 SIZE_NAMES = {8: "8 B", 1024: "1 KiB", 65536: "64 KiB", 1048576: "1 MiB",
               16777216: "16 MiB", 67108864: "64 MiB"}
 FABRIC_SHORT = {"bundled16": "bundled-16h", "ft256": "ft256-full", "ft256t": "ft256-tapered-4:1",
-                "torus256": "torus-4x4x4-256h", "dfly288": "dragonfly-9x4-288h"}
+                "torus256": "torus-4x4x4-256h", "dfly288": "dragonfly-9x4-288h",
+                "ft1024x3": "ft1024-3level-4:1"}
 LARGE = 16777216  # "large messages": 16 MiB and up
 
 

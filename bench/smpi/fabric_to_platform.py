@@ -215,6 +215,10 @@ def main():
                    help="intra-host flows share --loopback-bw (default: each gets it)")
     p.add_argument("--out", required=True)
     p.add_argument("--hosts-out", help="also write the host names, sorted, one per line")
+    p.add_argument("--only-hosts",
+                   help="file of host names, one per line: the platform has those hosts only "
+                        "(and the routes among them; a 1,024-host fabric's all-pairs routes "
+                        "would be 1 M), e.g. a job's allocation on a large fabric")
     args = p.parse_args()
     if args.cores < 1:
         p.error("--cores must be >= 1")
@@ -230,6 +234,16 @@ def main():
                 raise InputError(f"{args.ibnetdiscover}:{h.line}: CA {h.name} has no LID "
                                  "(run ibnetdiscover on a routed fabric)")
         names = sorted(hosts)
+        if args.only_hosts:
+            with open(args.only_hosts) as f:
+                wanted = sorted({line.strip() for line in f if line.strip()})
+            unknown = [h for h in wanted if h not in hosts]
+            if unknown:
+                raise InputError(f"{args.only_hosts}: {len(unknown)} hosts not in "
+                                 f"{args.ibnetdiscover}, e.g. {unknown[0]}")
+            if not wanted:
+                raise InputError(f"{args.only_hosts}: no host names")
+            names = wanted
         routes = {}
         used_links = {}
         latency = {}  # link id -> ns, with --nic-latency

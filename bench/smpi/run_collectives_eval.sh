@@ -31,6 +31,9 @@
 #   ft256t      the same with 4 uplinks per leaf: 4:1 tapered
 #   torus256    collectors/sim/gen_direct.py: 3-D torus of 4x4x4 switches, 4 hosts each, 4xHDR,
 #               routed by OpenSM dor (dimension order)
+#   ft1024x3    gen_fattree.py --levels 3: 1,024 hosts, 32 per leaf, 8 uplinks per leaf (4:1
+#               tapered), pods of 8 leaves, routed by OpenSM ftree; the platform and the cost
+#               file cover a job's allocation of 256 random hosts (seed 11), see fabric()
 #   dfly288     gen_direct.py: dragonfly of 9 groups x 4 all-to-all switches, 2 global cables
 #               per switch, 8 hosts each, routed by OpenSM updn
 # the fat trees routed by OpenSM (ftree), each turned into a platform whose routes are the
@@ -117,6 +120,8 @@ fabric() {
     ft256t) gen=(--hosts 256 --hosts-per-leaf 16 --leaf-uplinks 4 --spines 4) ;;
     torus256) generator=gen_direct.py engine=dor lfts=opensm-lfts.dump lfts_format=opensm-lfts
               gen=(--shape torus --dims 4x4x4 --hosts-per-switch 4) ;;
+    ft1024x3) gen=(--hosts 1024 --levels 3 --hosts-per-leaf 32 --leaves-per-pod 8
+                   --leaf-uplinks 8) ;;
     dfly288) generator=gen_direct.py engine=updn lfts=opensm-lfts.dump lfts_format=opensm-lfts
              gen=(--shape dragonfly --groups 9 --switches-per-group 4 --global-per-switch 2
                   --hosts-per-switch 8) ;;
@@ -137,11 +142,19 @@ fabric() {
            <(awk "$shape" "$REPO/deploy/demo/fattree-2l-16h.ibnet") \
       || die "ibsim's bundled16 differs from deploy/demo/fattree-2l-16h.ibnet"
   fi
-  local xml=$CACHE/fabrics/$name.xml hosts=$CACHE/fabrics/$name.hosts
+  local xml=$CACHE/fabrics/$name.xml hosts=$CACHE/fabrics/$name.hosts only=()
+  if [[ $name == ft1024x3 ]]; then
+    # The job's allocation on the large fabric: 256 of its 1,024 hosts at random (seed 11),
+    # scattered over every pod. The platform and the cost file cover those hosts only (all
+    # pairs of 1,024 hosts would be 1 M routes); the placements below draw from them.
+    python3 -c "import random; print('\n'.join(sorted('node%05d' % (i + 1)
+                for i in random.Random(11).sample(range(1024), 256))))" >"$dir.alloc"
+    only=(--only-hosts "$dir.alloc")
+  fi
   if [[ ! -s $xml || $dir/$lfts -nt $xml || $REPO/bench/smpi/fabric_to_platform.py -nt $xml ]]; then
     python3 "$REPO/bench/smpi/fabric_to_platform.py" --ibnetdiscover "$dir/ibnetdiscover.txt" \
-      --lfts "$dir/$lfts" --cores 16 --nic-latency 300 --out "$xml" --hosts-out "$hosts" >/dev/null \
-      || die "fabric_to_platform.py ($name) failed"
+      --lfts "$dir/$lfts" --cores 16 --nic-latency 300 "${only[@]}" --out "$xml" \
+      --hosts-out "$hosts" >/dev/null || die "fabric_to_platform.py ($name) failed"
   fi
   local costs=$CACHE/fabrics/$name.costs
   # Rebuilt also when toporrctl changed (what the file holds: TOPORRC2 carries the routes).
@@ -289,7 +302,7 @@ if ((QUICK)); then
     REPORT_ARGS+=(--baseline "$REPO/bench/smpi/quick_baseline.tsv")
   fi
 else
-  for fab in bundled16 ft256 ft256t torus256 dfly288; do fabric "$fab"; done
+  for fab in bundled16 ft256 ft256t torus256 dfly288 ft1024x3; do fabric "$fab"; done
   # The 64-rank runs first, then the 256-rank ones (~16 GiB peak: SMPI's own allreduce
   # allocates its temporaries for real, 64 MiB per rank); the report orders the table.
   for coll in allreduce bcast; do
@@ -300,6 +313,7 @@ else
     run_all torus256 random 16 4 "$coll"
     run_all dfly288 frag 64 1 "$coll"
     run_all dfly288 random 16 4 "$coll"
+    run_all ft1024x3 frag 64 1 "$coll"
   done
   # The MPI default under SMPI's mpich selector (MPICH's rules) for the 64-rank cells.
   for coll in allreduce bcast; do
@@ -316,6 +330,8 @@ else
     run_all ft256t frag 64 4 "$coll"
     baselines ft256t bynode 64 4 "$coll"
     baselines ft256t frag 64 4 "$coll"
+    run_all ft1024x3 frag 64 4 "$coll"
+    baselines ft1024x3 frag 64 4 "$coll"
   done
   REPORT_ARGS=(--output "$REPO/bench/results/collectives_smpi.md")
 fi
