@@ -196,7 +196,7 @@ def main():
         if r.variant != "default":
             continue
         ml_run = by_key.get((r.fabric, r.placement, r.shape, r.collective, "forced"))
-        forced = [m for m in r.modes() if m not in ("mpi", "auto")]
+        forced = [m for m in r.modes() if m not in ("mpi", "auto", "scotch")]
         flat = [m for m in forced if m != args.multilevel]
         for b in r.sizes():
             mpi, sel = r.cells.get(("mpi", b)), r.cells.get(("auto", b))
@@ -212,7 +212,8 @@ def main():
             h = min(hier.get((r.fabric, r.placement, r.shape, r.collective, b), []), default=None)
             row = dict(run=r, bytes=b, mpi=mpi, sel=sel, chosen=chosen, reordered=reordered(d),
                        speedup=mpi / sel if sel > 0 else float("inf"), best=best, ml=ml, hier=h,
-                       mpich=mpich.get((r.fabric, r.placement, r.shape, r.collective, b)))
+                       mpich=mpich.get((r.fabric, r.placement, r.shape, r.collective, b)),
+                       scotch=r.cells.get(("scotch", b)))
             rows.append(row)
             if sel > mpi * (1 + args.tolerance):
                 violations.append(row)
@@ -310,6 +311,32 @@ def main():
             w(f"| {FABRIC_SHORT.get(r.fabric, r.fabric)} | {r.placement} {r.shape} | "
               f"{r.collective} | {size_name(x['bytes'])} | {x['hier'][0]:.1f} ({x['hier'][1]}) | "
               f"{x['sel']:.1f} ({x['chosen']}) | {x['hier'][0] / x['sel']:.2f}x |")
+        w("")
+
+    scotch_rows = [x for x in rows if x["scotch"] is not None]
+    if scotch_rows:
+        ratios = sorted(x["scotch"] / x["sel"] for x in scotch_rows)
+        gains = sorted(x["mpi"] / x["scotch"] for x in scotch_rows)
+        behind = [x for x in scotch_rows if x["sel"] > x["scotch"] * (1 + args.tolerance)]
+        w("## Against Scotch's mapping\n")
+        w("The MPI default (SMPI's `ompi` selector) on the order Scotch computes for the "
+          "communication graph of what the library runs at that size (`scotch` mode of "
+          "toporr_collective_time: mapping::EmbedScotch, a tree-leaf target from the same cost "
+          "file), against toporr's selection. Scotch vs the MPI default on the launch order: "
+          f"median {gains[len(gains) // 2]:.2f}x, best {gains[-1]:.2f}x. toporr vs Scotch: "
+          f"faster in {sum(r > 1 + args.tolerance for r in ratios)}, equal within "
+          f"{100 * args.tolerance:.0f} % in {sum(abs(r - 1) <= args.tolerance for r in ratios)}, "
+          f"slower in {len(behind)} of {len(ratios)} cells; median "
+          f"{ratios[len(ratios) // 2]:.2f}x.\n")
+        w("| fabric | placement | collective | size | MPI default us | Scotch order us | "
+          "toporr selected us | toporr vs Scotch |")
+        w("|---|---|---|---|---|---|---|---|")
+        for x in scotch_rows:
+            r = x["run"]
+            flag = " **slower**" if x in behind else ""
+            w(f"| {FABRIC_SHORT.get(r.fabric, r.fabric)} | {r.placement} {r.shape} | "
+              f"{r.collective} | {size_name(x['bytes'])} | {x['mpi']:.1f} | {x['scotch']:.1f} | "
+              f"{x['sel']:.1f} ({x['chosen']}) | {x['scotch'] / x['sel']:.2f}x{flag} |")
         w("")
 
     mpich_rows = [x for x in rows if x["mpich"] is not None]

@@ -46,7 +46,9 @@
 # default); `frag HxK`: H hosts drawn at random (seed 7) as a scheduler fragments a fabric, in
 # name order, K consecutive ranks per host; `random HxK`: H random hosts, the H*K ranks in
 # random order (seed 7).
-# Baselines: the MPI default under SMPI's `mpich` selector (MPICH's own rules, the 64-rank
+# Baselines: Scotch's mapping (every default run's `scotch` mode: the MPI default on the order
+# Scotch gives the library's algorithm's communication graph), the MPI default under SMPI's
+# `mpich` selector (MPICH's own rules, the 64-rank
 # cells; toporr still predicts the library's call with the ompi rules it was built for), and
 # SMPI's own hierarchical algorithms (allreduce smp_rsag, smp_rsag_lr, smp_rsag_rab,
 # mvapich2_two_level; bcast SMP_binomial, mvapich2 = MVAPICH2's two-level selection) at 16 MiB
@@ -196,7 +198,7 @@ trap 'rm -f "$RUNS"' EXIT
 # environment, not the C API's algorithm argument).
 run() {
   local fab=$1 placement=$2 h=$3 k=$4 coll=$5 sizes=${6:-$SIZES}
-  local modes=${7:-mpi,auto,candidates} variant=${8:-} p=$(($3 * $4)) fold=4194304 force=
+  local modes=${7:-mpi,auto,candidates,scotch} variant=${8:-} p=$(($3 * $4)) fold=4194304 force=
   local cfg=("${CFG[@]}")
   [[ $variant == private ]] && fold=0
   [[ $variant == forced ]] && force=$MULTILEVEL

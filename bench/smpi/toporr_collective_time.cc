@@ -20,6 +20,11 @@
 //   candidates   every algorithm the latest `auto` decision chose among (its TOPORR_REPORT
 //                candidates), each forced in turn; needs `auto` listed before it. A mode is
 //                timed once even when listed again.
+//   scotch       the baseline of a general-purpose mapper: MPI_Allreduce / MPI_Bcast (the MPI
+//                default) on MPI_COMM_WORLD reordered by Scotch (mapping::EmbedScotch: a
+//                tree-leaf target from the same cost file and host map) for the
+//                communication graph of what the library runs at that size
+//                (mapping::LibraryDefault with SMPI's ompi rules, every phase's edges).
 // Any other NAME is reported as
 //   skip collective=C mode=NAME reason="..."
 // and not timed. Whether a forced decision really chose NAME is checked by the caller in the
@@ -36,6 +41,7 @@
 // not timed anyway).
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -45,7 +51,14 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "client/cost_file.h"
+#include "client/job_layout.h"
+#include "client/plan.h"
 #include "client/toporr.h"
+#include "common/status_macros.h"
+#include "mapping/distance.h"
+#include "mapping/graph_embed.h"
+#include "mapping/library_rules.h"
 #include "mapping/pattern.h"
 
 namespace {
@@ -188,10 +201,90 @@ std::string AlgorithmOf(const std::string& name, toporr_algorithm* out) {
   return "";
 }
 
+// Scotch's order for the library's own algorithm at `bytes` (rank 0): new rank i = old rank
+// order[i]. The job's hosts and costs are those libtoporr reads (TOPORR_COSTS, TOPORR_HOSTMAP).
+absl::StatusOr<std::vector<int32_t>> ScotchOrder(const Args& args, long long bytes, int size) {
+  namespace m = toporr::mapping;
+  const char* costs_path = std::getenv("TOPORR_COSTS");
+  const char* hostmap_path = std::getenv("TOPORR_HOSTMAP");
+  if (costs_path == nullptr || hostmap_path == nullptr) {
+    return absl::FailedPreconditionError("scotch needs TOPORR_COSTS and TOPORR_HOSTMAP");
+  }
+  std::ifstream in(costs_path, std::ios::binary);
+  std::stringstream bytes_in;
+  bytes_in << in.rdbuf();
+  ASSIGN_OR_RETURN(toporr::client::CostFile file,
+                   toporr::client::DecodeCostFile(bytes_in.str(), costs_path));
+  const int n = static_cast<int>(file.hosts.size());
+  std::vector<float> rows(2 * static_cast<size_t>(n) * n);
+  std::vector<const float*> views(n);
+  for (int a = 0; a < n; ++a) {
+    for (int b = 0; b < n; ++b) {
+      rows[2 * static_cast<size_t>(a) * n + b] = file.costs.latency_ns[a * n + b];
+      rows[2 * static_cast<size_t>(a) * n + n + b] = file.costs.bottleneck_gbps[a * n + b];
+    }
+    views[a] = rows.data() + 2 * static_cast<size_t>(a) * n;
+  }
+  toporr::client::RowCostMatrix costs(n, views);
+  toporr::client::JobHosts hosts;
+  hosts.names = file.hosts;
+  hosts.slots.assign(n, 64);
+  std::ifstream map_in(hostmap_path);
+  std::stringstream map_text;
+  map_text << map_in.rdbuf();
+  ASSIGN_OR_RETURN(m::Placement placement,
+                   toporr::client::ExplicitPlacement(hosts, map_text.str(), hostmap_path));
+  if (placement.size() != size) {
+    return absl::InvalidArgumentError("TOPORR_HOSTMAP does not list one host per rank");
+  }
+  ASSIGN_OR_RETURN(m::RankDistance distance, m::RankDistance::Create(placement, costs));
+  const m::Collective collective =
+      args.collective == "allreduce" ? m::Collective::kAllreduce : m::Collective::kBcast;
+  ASSIGN_OR_RETURN(m::LibraryChoice choice,
+                   m::LibraryDefault(m::LibraryRules::kSmpiOmpi, collective, size,
+                                     std::max(1LL, bytes / 8), 8, 0));
+  m::CommGraph graph;
+  graph.num_ranks = size;
+  for (const m::PatternSpec& phase : choice.phases) {
+    ASSIGN_OR_RETURN(std::vector<m::WeightedEdge> edges, m::CommunicationGraph(phase));
+    for (const m::WeightedEdge& e : edges) graph.edges.push_back({e.src, e.dst, e.bytes});
+  }
+  ASSIGN_OR_RETURN(m::Mapping mapping, m::EmbedScotch(distance, graph));
+  return std::vector<int32_t>(mapping.begin(), mapping.end());
+}
+
+// MPI_COMM_WORLD reordered by Scotch for `bytes` (collective; MPI_COMM_NULL on failure, said
+// on rank 0).
+MPI_Comm ScotchComm(const Args& args, long long bytes, int rank, int size) {
+  std::vector<int32_t> order(size, -1);
+  if (rank == 0) {
+    absl::StatusOr<std::vector<int32_t>> o = ScotchOrder(args, bytes, size);
+    if (o.ok()) {
+      order = *o;
+    } else {
+      std::fprintf(stderr, "toporr_collective_time: scotch: %s\n",
+                   std::string(o.status().message()).c_str());
+    }
+  }
+  MPI_Bcast(order.data(), size, MPI_INT32_T, 0, MPI_COMM_WORLD);
+  if (order[0] < 0) return MPI_COMM_NULL;
+  int key = 0;
+  for (int i = 0; i < size; ++i) key = order[i] == rank ? i : key;
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, 0, key, &comm);
+  return comm;
+}
+
 // Allreduce runs in place (one buffer per rank: the send buffer would only add a local copy,
 // free in simulated time, and as much mapped memory again).
+// `comm`: where the MPI default runs (MPI_COMM_WORLD, or Scotch's order for `scotch`).
 int RunOnce(const Args& args, const std::string& mode, toporr_algorithm algorithm, void* buffer,
-            int count, MPI_Op op) {
+            int count, MPI_Op op, MPI_Comm comm) {
+  if (mode == "scotch") {
+    return args.collective == "allreduce"
+               ? MPI_Allreduce(MPI_IN_PLACE, buffer, count, MPI_DOUBLE, op, comm)
+               : MPI_Bcast(buffer, count, MPI_DOUBLE, 0, comm);
+  }
   if (args.collective == "allreduce") {
     if (mode == "mpi") {
       return MPI_Allreduce(MPI_IN_PLACE, buffer, count, MPI_DOUBLE, op, MPI_COMM_WORLD);
@@ -207,12 +300,19 @@ int RunOnce(const Args& args, const std::string& mode, toporr_algorithm algorith
 bool TimeCell(const Args& args, const std::string& mode, toporr_algorithm algorithm,
               long long bytes, void* buffer, MPI_Op op, int rank) {
   const int count = static_cast<int>(bytes / 8);
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm comm = MPI_COMM_WORLD;
+  if (mode == "scotch") {
+    comm = ScotchComm(args, bytes, rank, size);
+    if (comm == MPI_COMM_NULL) return false;
+  }
   MPI_Barrier(MPI_COMM_WORLD);
-  int rc = RunOnce(args, mode, algorithm, buffer, count, op);  // warm-up: the decision
+  int rc = RunOnce(args, mode, algorithm, buffer, count, op, comm);  // warm-up: the decision
   MPI_Barrier(MPI_COMM_WORLD);
   const double start = MPI_Wtime();
   for (int i = 0; i < args.iters && rc == MPI_SUCCESS; ++i) {
-    rc = RunOnce(args, mode, algorithm, buffer, count, op);
+    rc = RunOnce(args, mode, algorithm, buffer, count, op, comm);
   }
   const double end = MPI_Wtime();
   int ok = rc == MPI_SUCCESS, all_ok = 0;
@@ -220,6 +320,7 @@ bool TimeCell(const Args& args, const std::string& mode, toporr_algorithm algori
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   MPI_Reduce(&start, &first_start, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
   MPI_Reduce(&end, &last_end, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (comm != MPI_COMM_WORLD) MPI_Comm_free(&comm);
   if (rank == 0) {
     if (!all_ok) {
       std::fprintf(stderr, "toporr_collective_time: %s mode %s at %lld B failed (MPI error)\n",
@@ -294,7 +395,7 @@ int main(int argc, char** argv) {
       if (timed) continue;
       modes.push_back(name);
       toporr_algorithm algorithm = TOPORR_ALG_AUTO;
-      if (name != "mpi") {
+      if (name != "mpi" && name != "scotch") {
         const std::string why = AlgorithmOf(name, &algorithm);
         if (!why.empty()) {
           if (rank == 0) {
