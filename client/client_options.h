@@ -5,7 +5,7 @@
 // The library defines no command-line flags. Variables (all optional):
 //   TOPORR_SOCKET=PATH       the daemon's Unix socket (default /run/toporr/toporrd.sock)
 //   TOPORR_ADDRESS=HOST:PORT the daemon's TCP listener; wins over TOPORR_SOCKET
-//   TOPORR_COSTS=FILE        a TOPORRC1 cost file (`toporrctl export --format costs`); wins
+//   TOPORR_COSTS=FILE        a TOPORRC1/C2 cost file (`toporrctl export --format costs`); wins
 //                            over the daemon: no daemon request is made
 //   TOPORR_DEADLINE_MS=N     deadline of each daemon request (default 2000, 1..600000)
 //   TOPORR_DISABLE=1         never reorder: every call returns a duplicate in identity order

@@ -1,5 +1,5 @@
 // Where libtoporr's leaders get their host's cost row from: the daemon (daemon_rows.h) or a
-// TOPORRC1 cost file (TOPORR_COSTS). Protocol, per decision:
+// TOPORRC1/C2 cost file (TOPORR_COSTS). Protocol, per decision:
 //   1. one process (rank 0) calls Prepare() with the job's host list: it checks every host
 //      is known and returns a ticket (the snapshot id, and for the daemon a host-list
 //      token), which is broadcast to the leaders;
