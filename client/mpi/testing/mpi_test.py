@@ -305,6 +305,66 @@ class MpiTest(unittest.TestCase):
         self.assertEqual(job.orders[spec][0]["order"], self.plan_order(hosts, spec))
         self.assertEqual(job.report[0]["snapshot_id"], 1)
 
+    def test_routes_reach_rank_zero_from_the_daemon_and_the_file(self):
+        # The demo fabric routed by the real OpenSM (ibsim), in a daemon of this test's own:
+        # rows and TOPORRC2 files then carry routes, and libtoporr's orders are toporrctl
+        # plan's, which models the same routes.
+        sim = os.path.join(self.tmp, "ibsim")
+        subprocess.run(["bash", "collectors/sim/run_ibsim.sh",
+                        os.path.join(ROOT, "deploy/demo/fattree-2l-16h.net"), sim],
+                       check=True, capture_output=True)
+        sock = os.path.join(self.tmp, "routes.sock")
+        with open(os.path.join(self.tmp, "routes-toporrd.log"), "a") as log:
+            daemon = subprocess.Popen([TOPORRD, "--config=", "--db",
+                                       os.path.join(self.tmp, "routes.db"), "--socket", sock],
+                                      stderr=log)
+        try:
+            def ctl(*args):
+                for _ in range(200):
+                    p = subprocess.run([TOPORRCTL, "--socket", sock] + list(args),
+                                       capture_output=True, text=True)
+                    if p.returncode == 0 or args[0] != "health":
+                        break
+                    time.sleep(0.05)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                return p.stdout
+            ctl("health")
+            ctl("ingest", "--format", "ibnetdiscover", os.path.join(sim, "ibnetdiscover.txt"))
+            ctl("ingest", "--format", "lft", os.path.join(sim, "dump_fts.txt"))
+            hosts = round_robin(16, 8)
+            spec = "allreduce:auto:4194304:0"
+            coll, alg, size, root = spec.split(":")
+            planfile = os.path.join(self.tmp, "routes.hosts")
+            ranks = os.path.join(self.tmp, "routes.ranks")
+            with open(planfile, "w") as f:
+                f.write("".join(f"{h} slots=2\n" for h in dict.fromkeys(hosts)))
+            with open(ranks, "w") as f:
+                f.write("".join(h + "\n" for h in hosts))
+            plan = json.loads(ctl("--json", "plan", "--hostfile", planfile, "--ranks", ranks,
+                                  "--collective", coll, "--size", size, "--root", root))
+            self.assertIn("routes of its forwarding tables modelled", plan["cost_source"])
+            costs = os.path.join(self.tmp, "routes.costs")
+            out = json.loads(ctl("--json", "export", "--format", "costs", "--output", costs,
+                                 "--hosts", ",".join(sorted(set(hosts)))))
+            self.assertTrue(out["routes"])
+            for label, kwargs in [("daemon", dict(socket=sock)),
+                                  ("file", dict(socket="/nonexistent/toporrd.sock",
+                                                env={"TOPORR_COSTS": costs}))]:
+                with self.subTest(source=label):
+                    job = self.run_job(16, [spec], hosts, **kwargs)
+                    self.assertEqual(job.warnings(), [], job.stderr)
+                    rep = job.report[0]
+                    self.assertEqual(rep["source"], label)
+                    self.assertEqual(rep["contention"], "routes")
+                    self.assertEqual(rep["new_order"], plan["new_order"])
+            # Routes off: the hosts' own links only.
+            job = self.run_job(16, [spec], hosts, socket=sock,
+                               env={"TOPORR_ROUTES_MAX_HOSTS": "0"})
+            self.assertEqual(job.report[0]["contention"], "host links")
+        finally:
+            daemon.terminate()
+            daemon.wait()
+
     def test_no_leak_of_communicators_or_caches(self):
         job = self.run_job(4, ["leak"], round_robin(4, 2))
         self.assertEqual(job.checks["leak"], ["ok"], job.stdout + job.stderr)
