@@ -91,7 +91,7 @@ class Run:
 
 def check_decisions(run, multilevel, errors):
     for (mode, b) in run.cells:
-        if mode == "mpi":
+        if mode in ("mpi", "scotch"):  # the MPI library's own calls: no toporr decision
             continue
         ds = decisions_of(run, mode, b)
         where = f"{run.label()} {mode} {size_name(b)}"
