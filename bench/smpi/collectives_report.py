@@ -392,6 +392,47 @@ def main():
           f"{x['mpi']:.1f} us ({x['speedup']:.2f}x)")
     w("")
 
+    # Targets of issue 10 that this table decides (the model's pick is in model_quality_smpi.md).
+    w("## Targets (issue 10)\n")
+    contiguous = {(x["run"].fabric, x["run"].shape, x["run"].collective, x["bytes"]): x
+                  for x in rows if x["run"].placement == "bycore"}
+    rab = []
+    for x in rows:
+        r = x["run"]
+        twin = contiguous.get((r.fabric, r.shape, r.collective, x["bytes"]))
+        if (r.collective != "allreduce" or r.placement not in ("bynode", "random") or
+                twin is None or x["bytes"] < 1 << 20):
+            continue
+        mine, best = r.cells.get(("rabenseifner", x["bytes"])), \
+            twin["run"].cells.get(("rabenseifner", x["bytes"]))
+        if mine and best:
+            rab.append((mine / best, r, x["bytes"]))
+    if rab:
+        worst = max(v for v, _, _ in rab)
+        w(f"- Rabenseifner allreduce from round-robin / random placement on toporr's order within "
+          f"1.1x of the same on the contiguous (by-core) placement, 1 MiB and up: "
+          f"{'met' if worst <= 1.1 else 'NOT met'} (worst {worst:.2f}x: " +
+          ", ".join(f"{FABRIC_SHORT.get(r.fabric)} {r.placement} {r.shape} {size_name(b)} "
+                    f"{v:.2f}x" for v, r, b in rab) + ")")
+    block = [x for x in rows if x["run"].placement == "bycore" and x["run"].fabric == "ft256"]
+    if block:
+        w("- Open MPI's default block placement on the full-bisection fat tree (by core, 64x4): "
+          "toporr's selection vs the MPI default " +
+          ", ".join(f"{x['run'].collective} {size_name(x['bytes'])} {x['speedup']:.2f}x"
+                    for x in block) + " (the block order is already ring-optimal there)")
+    large_hier = [x for x in rows if x["hier"] is not None and x["bytes"] >= LARGE and
+                  x["run"].fabric in ("ft256t", "ft1024x3")]
+    if large_hier:
+        beat = [x for x in large_hier if x["sel"] < x["hier"][0]]
+        w(f"- toporr's selection faster than SMPI's best hierarchical algorithm on the tapered "
+          f"and 3-level fabrics, large messages: {len(beat)} of {len(large_hier)} cells (" +
+          ", ".join(f"{FABRIC_SHORT.get(x['run'].fabric)} {x['run'].placement} "
+                    f"{x['run'].collective} {x['hier'][0] / x['sel']:.2f}x" for x in large_hier) +
+          ")")
+    w(f"- never slower than the MPI default: see issue 9's line above "
+      f"({len(violations)} of {len(rows)} cells slower)")
+    w("")
+
     # TOPORR_MIN_BYTES (the PMPI layer's threshold, one for all collectives).
     w("## TOPORR_MIN_BYTES\n")
     w("Cells per size where toporr's selection is faster / equal / slower than the MPI default "

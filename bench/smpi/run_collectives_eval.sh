@@ -316,6 +316,10 @@ else
     run_all dfly288 frag 64 1 "$coll"
     run_all dfly288 random 16 4 "$coll"
     run_all ft1024x3 frag 64 1 "$coll"
+    # Contiguous (by-core) twins of the by-node and random cells: the contiguous optimum.
+    run_all bundled16 bycore 16 4 "$coll"
+    run_all torus256 bycore 16 4 "$coll"
+    run_all dfly288 bycore 16 4 "$coll"
   done
   # The MPI default under SMPI's mpich selector (MPICH's rules) for the 64-rank cells.
   for coll in allreduce bcast; do
@@ -332,6 +336,8 @@ else
     run_all ft256t frag 64 4 "$coll"
     baselines ft256t bynode 64 4 "$coll"
     baselines ft256t frag 64 4 "$coll"
+    run_all ft256 bycore 64 4 "$coll"
+    run_all ft256t bycore 64 4 "$coll"
     run_all ft1024x3 frag 64 4 "$coll"
     baselines ft1024x3 frag 64 4 "$coll"
   done
