@@ -35,10 +35,12 @@
 // The mpi mode gets the same warm-up. Then every rank starts after a barrier and
 //   cell collective=C mode=M bytes=B iters=K us=T
 // gives T = (latest end - earliest start) / K in simulated microseconds (MPI_Wtime is
-// SimGrid's clock). Allreduce is in place. Payloads come from SMPI_SHARED_MALLOC and the
-// reduction operator is a commutative do-nothing MPI_Op (only communication is simulated;
-// the sum's real arithmetic would cost minutes of wall time at 256 ranks x 64 MiB and is
-// not timed anyway).
+// SimGrid's clock). Below 64 KiB K is at least kSmallIters: the barrier's exit skew depends
+// on what came before it (a toporr decision or an MPI_Allreduce), ~0.15 us, which one call of
+// 8 B (~9 us) would show as a 2 % difference between two runs of the same MPI call. Allreduce is in
+// place. Payloads come from SMPI_SHARED_MALLOC and the reduction operator is a commutative
+// do-nothing MPI_Op (only communication is simulated; the sum's real arithmetic would cost minutes
+// of wall time at 256 ranks x 64 MiB and is not timed anyway).
 #include <mpi.h>
 
 #include <algorithm>
@@ -62,6 +64,9 @@
 #include "mapping/pattern.h"
 
 namespace {
+
+constexpr int kSmallIters = 8;
+constexpr long long kSmallBytes = 65536;
 
 struct Args {
   std::string collective;
@@ -300,6 +305,7 @@ int RunOnce(const Args& args, const std::string& mode, toporr_algorithm algorith
 bool TimeCell(const Args& args, const std::string& mode, toporr_algorithm algorithm,
               long long bytes, void* buffer, MPI_Op op, int rank) {
   const int count = static_cast<int>(bytes / 8);
+  const int iters = bytes < kSmallBytes ? std::max(args.iters, kSmallIters) : args.iters;
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Comm comm = MPI_COMM_WORLD;
@@ -311,7 +317,7 @@ bool TimeCell(const Args& args, const std::string& mode, toporr_algorithm algori
   int rc = RunOnce(args, mode, algorithm, buffer, count, op, comm);  // warm-up: the decision
   MPI_Barrier(MPI_COMM_WORLD);
   const double start = MPI_Wtime();
-  for (int i = 0; i < args.iters && rc == MPI_SUCCESS; ++i) {
+  for (int i = 0; i < iters && rc == MPI_SUCCESS; ++i) {
     rc = RunOnce(args, mode, algorithm, buffer, count, op, comm);
   }
   const double end = MPI_Wtime();
@@ -327,8 +333,8 @@ bool TimeCell(const Args& args, const std::string& mode, toporr_algorithm algori
                    args.collective.c_str(), mode.c_str(), bytes);
     } else {
       std::printf("cell collective=%s mode=%s bytes=%lld iters=%d us=%.3f\n",
-                  args.collective.c_str(), mode.c_str(), bytes, args.iters,
-                  (last_end - first_start) / args.iters * 1e6);
+                  args.collective.c_str(), mode.c_str(), bytes, iters,
+                  (last_end - first_start) / iters * 1e6);
       std::fflush(stdout);
     }
   }
