@@ -316,8 +316,7 @@ absl::StatusOr<PlanResult> Plan(const PlanRequest& request, const mapping::Place
       result.before = result.candidates.back();
     }
   }
-  if (library.has_value() &&
-      library->time_ns * (1 - request.library_margin) <= best.prediction.time_ns) {
+  if (library.has_value() && library->time_ns <= best.prediction.time_ns) {
     // The library's own call, weighed first, wins ties: toporr keeps the order and runs it.
     result.algorithm = kLibraryCandidate;
     result.library_call = true;

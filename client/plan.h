@@ -93,10 +93,6 @@ struct PlanRequest {
   // (mapping/library_rules.h). It is the first candidate, so it wins ties; when it wins,
   // PlanResult::library_call is set and the order is the identity.
   std::optional<mapping::LibraryRules> library_rules;
-  // With library_rules: toporr's best must be predicted faster than the library's own call
-  // by more than this fraction of it to be chosen (0: strictly faster). A hedge where the
-  // model is known to err (libtoporr: latency-bound sizes, kLatencyBoundMargin).
-  double library_margin = 0;
   // Bcast, reduce, allreduce and gather only (kForce on another collective: kInvalidArgument).
   MultilevelChoice multilevel = MultilevelChoice::kOff;
   // Candidates of its bcast stages and of its allreduce's top stage (empty: binomial, and
@@ -104,14 +100,6 @@ struct PlanRequest {
   std::vector<mapping::Algorithm> multilevel_bcast;
   std::vector<mapping::Algorithm> multilevel_allreduce;
 };
-
-// Below kLatencyBoundBytes libtoporr keeps the library's own call unless toporr's choice is
-// predicted more than kLatencyBoundMargin faster: at 8 B .. 1 KiB the model's simulated /
-// predicted ratio spreads by +-25 % across algorithms (bench/results/model_quality_smpi.md),
-// and a 7 % predicted gain of a reordered k-nomial bcast on the dragonfly simulated 3 %
-// slower than the library's call.
-inline constexpr int64_t kLatencyBoundBytes = 65536;
-inline constexpr double kLatencyBoundMargin = 0.10;
 
 // PlanCandidate::algorithm of the MPI library's own call (effective = the library's name).
 inline constexpr char kLibraryCandidate[] = "mpi_library";

@@ -642,7 +642,9 @@ TEST_F(ToporrdTest, RowsAndMatricesCarryTheForwardingTablesRoutes) {
         ASSERT_TRUE(rate.count(l)) << "link " << l << " has no rate";
         EXPECT_GT(rate[l], 0);
       }
-      if (i != j) EXPECT_NE(route(rt, k).front(), route(rt, j * n + i).back());
+      if (i != j) {
+        EXPECT_NE(route(rt, k).front(), route(rt, j * n + i).back());
+      }
     }
   }
   // The matrix size limit with routes.

@@ -35,9 +35,11 @@
 // The mpi mode gets the same warm-up. Then every rank starts after a barrier and
 //   cell collective=C mode=M bytes=B iters=K us=T
 // gives T = (latest end - earliest start) / K in simulated microseconds (MPI_Wtime is
-// SimGrid's clock). Below 64 KiB K is at least kSmallIters: the barrier's exit skew depends
-// on what came before it (a toporr decision or an MPI_Allreduce), ~0.15 us, which one call of
-// 8 B (~9 us) would show as a 2 % difference between two runs of the same MPI call. Allreduce is in
+// SimGrid's clock). Three barriers before the start: one barrier's exit skew depends on what
+// came before it (a toporr decision or an MPI_Allreduce), ~0.15 us, which one call of 8 B
+// (~9 us) showed as a 2 % difference between two runs of the same MPI_Allreduce (toporr's
+// library call and the mpi mode); after three they time alike to the nanosecond. (Several
+// timed calls would hide the skew too, but back-to-back bcasts pipeline.) Allreduce is in
 // place. Payloads come from SMPI_SHARED_MALLOC and the reduction operator is a commutative
 // do-nothing MPI_Op (only communication is simulated; the sum's real arithmetic would cost minutes
 // of wall time at 256 ranks x 64 MiB and is not timed anyway).
@@ -64,9 +66,6 @@
 #include "mapping/pattern.h"
 
 namespace {
-
-constexpr int kSmallIters = 8;
-constexpr long long kSmallBytes = 65536;
 
 struct Args {
   std::string collective;
@@ -305,7 +304,7 @@ int RunOnce(const Args& args, const std::string& mode, toporr_algorithm algorith
 bool TimeCell(const Args& args, const std::string& mode, toporr_algorithm algorithm,
               long long bytes, void* buffer, MPI_Op op, int rank) {
   const int count = static_cast<int>(bytes / 8);
-  const int iters = bytes < kSmallBytes ? std::max(args.iters, kSmallIters) : args.iters;
+  const int iters = args.iters;
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Comm comm = MPI_COMM_WORLD;
@@ -315,7 +314,7 @@ bool TimeCell(const Args& args, const std::string& mode, toporr_algorithm algori
   }
   MPI_Barrier(MPI_COMM_WORLD);
   int rc = RunOnce(args, mode, algorithm, buffer, count, op, comm);  // warm-up: the decision
-  MPI_Barrier(MPI_COMM_WORLD);
+  for (int b = 0; b < 3; ++b) MPI_Barrier(MPI_COMM_WORLD);
   const double start = MPI_Wtime();
   for (int i = 0; i < iters && rc == MPI_SUCCESS; ++i) {
     rc = RunOnce(args, mode, algorithm, buffer, count, op, comm);

@@ -97,10 +97,6 @@ absl::StatusOr<PlanArgs> ParsePlanArgs(const CommandArgs& args) {
   auto bytes = ParseBytes(size);
   if (!bytes.ok()) return PlanUsage(bytes.status());
   p.request.message_bytes = *bytes;
-  // libtoporr's hedge at latency-bound sizes (plan.h), so that both decide alike.
-  if (p.request.library_rules.has_value() && *bytes < kLatencyBoundBytes) {
-    p.request.library_margin = kLatencyBoundMargin;
-  }
   auto fabric_format = collectors::ParseInputFormat(format);
   if (!fabric_format.ok()) return PlanUsage(fabric_format.status());
   p.costs.fabric_format = *fabric_format;
@@ -196,9 +192,8 @@ std::vector<Command> PlanCommands() {
                        --node-topology: an hwloc XML of the compute nodes (lstopo --of xml);
                        ranks get its cores, intra-node costs its NUMA distances.
                        --mpi-library: with auto, also predict what that MPI library's own
-                       rules run on the launch order ("mpi_library"); it wins ties (below
-                       64 KiB: unless toporr is predicted > 10 % faster), and when it wins
-                       the order is kept (what libtoporr's collectives do).
+                       rules run on the launch order ("mpi_library"); it wins ties, and when
+                       it wins the order is kept (what libtoporr's collectives do).
                        --multilevel: also predict the multi-level (leader) version over the
                        fabric's levels (bcast, reduce, allreduce, gather), as a candidate or
                        forced

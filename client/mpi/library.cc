@@ -698,7 +698,6 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
         }
       }
       plan.message_bytes = std::max<int64_t>(1, request.bytes);
-      if (request.bytes < kLatencyBoundBytes) plan.library_margin = kLatencyBoundMargin;
       // Only the allreduce menu has a segmented algorithm (toporr's bcasts are unsegmented).
       if (request.collective == mapping::Collective::kAllreduce) {
         plan.segment_bytes = coll::kRingSegmentBytes;
