@@ -313,54 +313,49 @@ def main():
               f"{x['sel']:.1f} ({x['chosen']}) | {x['hier'][0] / x['sel']:.2f}x |")
         w("")
 
-    scotch_rows = [x for x in rows if x["scotch"] is not None]
-    if scotch_rows:
-        ratios = sorted(x["scotch"] / x["sel"] for x in scotch_rows)
-        gains = sorted(x["mpi"] / x["scotch"] for x in scotch_rows)
-        behind = [x for x in scotch_rows if x["sel"] > x["scotch"] * (1 + args.tolerance)]
-        w("## Against Scotch's mapping\n")
-        w("The MPI default (SMPI's `ompi` selector) on the order Scotch computes for the "
-          "communication graph of what the library runs at that size (`scotch` mode of "
-          "toporr_collective_time: mapping::EmbedScotch, a tree-leaf target from the same cost "
-          "file), against toporr's selection. Scotch vs the MPI default on the launch order: "
-          f"median {gains[len(gains) // 2]:.2f}x, best {gains[-1]:.2f}x. toporr vs Scotch: "
-          f"faster in {sum(r > 1 + args.tolerance for r in ratios)}, equal within "
+    def baseline_section(key, title, intro, columns, baseline_cells):
+        """A section comparing toporr's selection with the baseline in row[key]: the counts
+        (faster / equal within the tolerance / slower, median ratio), then one table row per
+        cell: the columns' values, toporr's selection, baseline / toporr."""
+        at = [x for x in rows if x[key] is not None]
+        if not at:
+            return
+        slower = [x for x in at if x["sel"] > x[key] * (1 + args.tolerance)]
+        ratios = sorted(x[key] / x["sel"] for x in at)
+        w(f"## {title}\n")
+        w(f"{intro}toporr faster in {sum(r > 1 + args.tolerance for r in ratios)}, equal within "
           f"{100 * args.tolerance:.0f} % in {sum(abs(r - 1) <= args.tolerance for r in ratios)}, "
-          f"slower in {len(behind)} of {len(ratios)} cells; median "
+          f"slower in {len(slower)} of {len(ratios)} cells; median "
           f"{ratios[len(ratios) // 2]:.2f}x.\n")
-        w("| fabric | placement | collective | size | MPI default us | Scotch order us | "
-          "toporr selected us | toporr vs Scotch |")
-        w("|---|---|---|---|---|---|---|---|")
-        for x in scotch_rows:
-            r = x["run"]
-            flag = " **slower**" if x in behind else ""
-            w(f"| {FABRIC_SHORT.get(r.fabric, r.fabric)} | {r.placement} {r.shape} | "
-              f"{r.collective} | {size_name(x['bytes'])} | {x['mpi']:.1f} | {x['scotch']:.1f} | "
-              f"{x['sel']:.1f} ({x['chosen']}) | {x['scotch'] / x['sel']:.2f}x{flag} |")
-        w("")
-
-    mpich_rows = [x for x in rows if x["mpich"] is not None]
-    if mpich_rows:
-        slower = [x for x in mpich_rows if x["sel"] > x["mpich"] * (1 + args.tolerance)]
-        ratios = sorted(x["mpich"] / x["sel"] for x in mpich_rows)
-        w("## Against MPICH's default (SMPI's `mpich` selector)\n")
-        w("The MPI default once more, under SMPI's `mpich` collective selector (MPICH's own "
-          "decision rules and implementations) on the launch order, against the same toporr "
-          "selection (which still weighs the library's own call with the `ompi` rules it was "
-          f"built for). toporr faster in {sum(r > 1 + args.tolerance for r in ratios)}, equal "
-          f"within {100 * args.tolerance:.0f} % in "
-          f"{sum(abs(r - 1) <= args.tolerance for r in ratios)}, slower in {len(slower)} of "
-          f"{len(ratios)} cells; median {ratios[len(ratios) // 2]:.2f}x.\n")
-        w("| fabric | placement | collective | size | MPI default ompi us | MPI default mpich us | "
-          "toporr selected us | toporr vs mpich |")
-        w("|---|---|---|---|---|---|---|---|")
-        for x in mpich_rows:
+        w("| fabric | placement | collective | size | " + " | ".join(columns) + " |")
+        w("|---|---|---|---|" + "---|" * len(columns))
+        for x in at:
             r = x["run"]
             flag = " **slower**" if x in slower else ""
             w(f"| {FABRIC_SHORT.get(r.fabric, r.fabric)} | {r.placement} {r.shape} | "
-              f"{r.collective} | {size_name(x['bytes'])} | {x['mpi']:.1f} | {x['mpich']:.1f} | "
-              f"{x['sel']:.1f} ({x['chosen']}) | {x['mpich'] / x['sel']:.2f}x{flag} |")
+              f"{r.collective} | {size_name(x['bytes'])} | {baseline_cells(x)} | "
+              f"{x['sel']:.1f} ({x['chosen']}) | {x[key] / x['sel']:.2f}x{flag} |")
         w("")
+
+    gains = sorted(x["mpi"] / x["scotch"] for x in rows if x["scotch"] is not None)
+    if gains:
+        baseline_section(
+            "scotch", "Against Scotch's mapping",
+            "The MPI default (SMPI's `ompi` selector) on the order Scotch computes for the "
+            "communication graph of what the library runs at that size (`scotch` mode of "
+            "toporr_collective_time: mapping::EmbedScotch, a tree-leaf target from the same cost "
+            "file), against toporr's selection. Scotch vs the MPI default on the launch order: "
+            f"median {gains[len(gains) // 2]:.2f}x, best {gains[-1]:.2f}x. Against Scotch: ",
+            ["MPI default us", "Scotch order us", "toporr selected us", "toporr vs Scotch"],
+            lambda x: f"{x['mpi']:.1f} | {x['scotch']:.1f}")
+    baseline_section(
+        "mpich", "Against MPICH's default (SMPI's `mpich` selector)",
+        "The MPI default once more, under SMPI's `mpich` collective selector (MPICH's own "
+        "decision rules and implementations) on the launch order, against the same toporr "
+        "selection (which still weighs the library's own call with the `ompi` rules it was "
+        "built for). ",
+        ["MPI default ompi us", "MPI default mpich us", "toporr selected us", "toporr vs mpich"],
+        lambda x: f"{x['mpi']:.1f} | {x['mpich']:.1f}")
 
     # Targets of issue 9.
     w("## Targets (issue 9)\n")
