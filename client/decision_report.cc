@@ -12,6 +12,25 @@
 
 namespace toporr::client {
 
+void StagesJson(const std::vector<PlanStage>& stages, JsonWriter& w) {
+  if (stages.empty()) {
+    w.Null();
+    return;
+  }
+  w.BeginArray();
+  for (const PlanStage& s : stages) {
+    w.BeginObject();
+    w.Field("level", s.level);
+    w.Field("collective", s.collective);
+    w.Field("algorithm", s.algorithm);
+    w.Field("groups", static_cast<int64_t>(s.groups));
+    w.Field("max_members", static_cast<int64_t>(s.max_members));
+    w.Field("predicted_ns", s.time_ns);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
 std::string DecisionJsonLine(const Decision& d) {
   std::ostringstream out;
   JsonWriter w(&out);
@@ -81,6 +100,8 @@ std::string DecisionJsonLine(const Decision& d) {
     for (const std::string& l : d.levels) w.String(l);
     w.EndArray();
   }
+  w.Key("stages");
+  StagesJson(d.stages, w);
   w.Field("cached", d.cached);
   w.Field("elapsed_us", d.elapsed_us);
   w.EndObject();

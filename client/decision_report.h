@@ -26,6 +26,10 @@
 //   levels                 the fabric levels the multi-level version was planned over
 //                          (mapping/levels.h names: ["host", "leaf", "top"]); null when it
 //                          was not considered
+//   stages                 the multi-level version's stages when it was considered, in
+//                          execution order: [{level, collective, algorithm, groups,
+//                          max_members, predicted_ns}] (client/plan.h PlanStage); null
+//                          when it was not considered
 //   cached                 true when the decision came from the communicator's cache
 //   elapsed_us             time spent in toporr for this call on rank 0
 #ifndef TOPORR_CLIENT_DECISION_REPORT_H_
@@ -36,6 +40,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "client/plan.h"
+#include "common/json_writer.h"
 
 namespace toporr::client {
 
@@ -64,12 +70,16 @@ struct Decision {
   double predicted_after_ns = -1;
   std::vector<CandidateTime> candidates;
   std::vector<std::string> levels;  // empty: null
+  std::vector<PlanStage> stages;    // with levels; empty: null
   bool cached = false;
   int64_t elapsed_us = 0;
 };
 
 // The JSON object of `d` on one line, with a trailing newline.
 std::string DecisionJsonLine(const Decision& d);
+
+// `stages` as the report's JSON array, or null when empty (also toporrctl plan's).
+void StagesJson(const std::vector<PlanStage>& stages, JsonWriter& w);
 
 // Appends `line` to `path` in one write(2) with O_APPEND (created 0644). Errors name the path.
 absl::Status AppendReportLine(const std::string& path, const std::string& line);

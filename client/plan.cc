@@ -6,6 +6,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "common/text_scan.h"
 #include "mapping/distance.h"
@@ -120,7 +121,24 @@ absl::Status AddMultilevel(const PlanRequest& request, const mapping::PredictInp
   c.time_ns = plan.predicted_ns;
   result->candidates.push_back(c);
   result->levels = levels.names();
-  if (forced || c.time_ns < result->after.time_ns) {
+  for (const mapping::Stage& stage : plan.stages) {
+    PlanStage s;
+    s.level = mapping::LevelName(stage.level, levels.num_levels());
+    s.collective = std::string(mapping::CollectiveName(stage.collective));
+    std::vector<std::string> names;
+    for (const mapping::StageGroup& g : stage.groups) {
+      std::string name(mapping::AlgorithmName(g.algorithm));
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+      s.max_members = std::max(s.max_members, static_cast<int32_t>(g.members.size()));
+    }
+    s.algorithm = absl::StrJoin(names, "+");
+    s.groups = static_cast<int32_t>(stage.groups.size());
+    s.time_ns = stage.predicted_ns;
+    result->stages.push_back(std::move(s));
+  }
+  const double margin =
+      request.message_bytes < kMultilevelMarginBelowBytes ? kMultilevelMargin : 1.0;
+  if (forced || c.time_ns * margin < result->after.time_ns) {
     result->algorithm = c.algorithm;
     result->library_call = false;
     result->after = c;

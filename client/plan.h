@@ -74,8 +74,19 @@ absl::StatusOr<mapping::Placement> ExplicitPlacement(const JobHosts& hosts, std:
 
 // Whether Plan also predicts the multi-level (leader) version of the collective over the
 // fabric's levels (mapping/levels.h, mapping/multilevel.h): not at all, as one more candidate
-// (chosen only when predicted strictly faster than the best flat one), or forced.
+// (chosen only when predicted faster than the best flat one by kMultilevelMargin below
+// kMultilevelMarginBelowBytes, strictly faster above), or forced.
 enum class MultilevelChoice { kOff, kCandidate, kForce };
+
+// Below 1 MiB the multi-level prediction is optimistic where the flat ones are not: each of
+// its stages is a blocking tree whose members start as soon as their leader is done, and
+// below the rendezvous size a leader's blocking sends overlap (eager), which the step model
+// sums as if every stage began after the last. Measured in SMPI (bench/results/
+// model_quality_smpi.md, simulated / predicted): median 1.51 at 8 B, 1.38 at 1 KiB, 1.26 at
+// 64 KiB, 1.00 from 1 MiB; the flat algorithms' errors are alike across candidates. So the
+// version is adopted there only when predicted at least this much faster.
+inline constexpr double kMultilevelMargin = 1.3;
+inline constexpr int64_t kMultilevelMarginBelowBytes = int64_t{1} << 20;
 
 struct PlanRequest {
   mapping::Collective collective = mapping::Collective::kAllreduce;
@@ -113,6 +124,17 @@ struct PlanCandidate {
   double hop_bytes = 0;
 };
 
+// One stage of the multi-level version (mapping/multilevel.h), for reports: the level it runs
+// at, what its groups run and the stage's predicted time.
+struct PlanStage {
+  std::string level;       // mapping::LevelName: "host", "leaf", ..., "top"
+  std::string collective;  // bcast, reduce, allreduce, gather
+  std::string algorithm;   // its groups' algorithms, distinct, joined by "+"
+  int32_t groups = 0;      // groups of two or more members
+  int32_t max_members = 0;
+  double time_ns = 0;
+};
+
 struct PlanResult {
   std::string algorithm;         // chosen algorithm
   std::vector<int32_t> mapping;  // mapping[new_rank] = old rank (slot)
@@ -123,6 +145,7 @@ struct PlanResult {
   bool library_call = false;  // the MPI library's own call wins (algorithm = kLibraryCandidate)
   // When the multi-level version was considered: the levels' names ("host", "leaf", "top").
   std::vector<std::string> levels;
+  std::vector<PlanStage> stages;  // and its stages, in execution order
   // When it was chosen (algorithm "multilevel", identity mapping): its plan,
   // mapping::EncodeMultilevel.
   std::vector<int32_t> multilevel;

@@ -4,6 +4,8 @@
 #include <ostream>
 #include <utility>
 
+#include "client/decision_report.h"
+
 namespace toporr::client::ctl {
 namespace {
 
@@ -53,6 +55,8 @@ void PlanJson(const PlanReport& r, JsonWriter& w) {
     for (const std::string& l : plan.levels) w.String(l);
     w.EndArray();
   }
+  w.Key("stages");
+  StagesJson(plan.stages, w);
   w.EndObject();
 }
 
@@ -88,6 +92,13 @@ void PlanText(const PlanReport& r, std::ostream& out) {
     out << "  " << std::left << std::setw(24) << c.algorithm << std::setw(16) << c.mapping
         << std::right << std::setw(12) << Fixed(c.time_ns / 1000, 1) << " us"
         << (r.contention ? "  load " + std::to_string(c.max_link_load) : std::string()) << "\n";
+  }
+  if (!plan.stages.empty()) out << "multi-level stages:\n";
+  for (const PlanStage& s : plan.stages) {
+    out << "  " << std::left << std::setw(6) << s.level << std::setw(10) << s.collective
+        << std::setw(24) << s.algorithm << std::right << s.groups << " group"
+        << (s.groups == 1 ? "" : "s") << " of <= " << s.max_members << std::setw(12)
+        << Fixed(s.time_ns / 1000, 1) << " us\n";
   }
   if (!r.rankfile_out.empty()) out << "rankfile written to " << r.rankfile_out << "\n";
   if (!r.hostfile_out.empty()) {

@@ -47,10 +47,19 @@ TEST(PlanOutputTest, JsonFieldsInOrder) {
             "\"new_order\":[1,0],"
             "\"candidates\":[{\"algorithm\":\"ring\",\"effective_algorithm\":\"ring\","
             "\"mapping\":\"greedy\",\"time_ns\":2000,\"max_link_load\":1,\"hop_bytes\":5}],"
-            "\"levels\":null}\n");
+            "\"levels\":null,\"stages\":null}\n");
   PlanReport levels = TwoRanksSwapped();
   levels.plan.levels = {"host", "top"};
-  EXPECT_THAT(Rendered(levels, true), ::testing::HasSubstr(",\"levels\":[\"host\",\"top\"]}"));
+  levels.plan.stages = {{"top", "bcast", "bine", 1, 4, 7100},
+                        {"host", "bcast", "knomial", 4, 4, 3500}};
+  EXPECT_THAT(Rendered(levels, true),
+              HasSubstr(",\"levels\":[\"host\",\"top\"],\"stages\":[{\"level\":\"top\","
+                        "\"collective\":\"bcast\",\"algorithm\":\"bine\",\"groups\":1,"
+                        "\"max_members\":4,\"predicted_ns\":7100},{\"level\":\"host\""));
+  EXPECT_THAT(
+      Rendered(levels, false),
+      HasSubstr("multi-level stages:\n  top   bcast     bine                    1 group of <= 4"
+                "         7.1 us\n  host  bcast     knomial                 4 groups of <= 4"));
 }
 
 TEST(PlanOutputTest, TextNamesTheNewOrderAndLoads) {

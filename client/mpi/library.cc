@@ -721,6 +721,7 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
               d.candidates.push_back({c.algorithm, c.mapping, c.time_ns, c.effective});
             }
             d.levels = r.levels;
+            d.stages = r.stages;
             return PlannedOrder{r.mapping, r.algorithm, r.before.time_ns, r.after.time_ns,
                                 r.multilevel};
           },
