@@ -30,6 +30,8 @@ import argparse
 import collections
 import json
 import os
+import shutil
+import subprocess
 import sys
 
 SIZE_NAMES = {8: "8 B", 1024: "1 KiB", 65536: "64 KiB", 1048576: "1 MiB",
@@ -133,6 +135,73 @@ def comparable(d):
             [(c["algorithm"], c["mapping"], c["predicted_ns"]) for c in d["candidates"]])
 
 
+def speedup_plots(rows, plot_dir, w):
+    """Per fabric, speedup vs message size (one line per placement, allreduce and bcast side by
+    side) as PLOT_DIR/speedup_FABRIC.png with its data file; the table's markdown links them.
+    Returns an error message or None."""
+    gp = shutil.which("gnuplot")
+    os.makedirs(plot_dir, exist_ok=True)
+    by_fabric = collections.OrderedDict()
+    for x in rows:
+        by_fabric.setdefault(x["run"].fabric, []).append(x)
+    w("## Speedup vs message size\n")
+    w("Per fabric: the MPI default's time / toporr's selection's, by message size, one line "
+      "per placement (`bynode HxK`: H hosts, K ranks each; 1.0 = as fast as the MPI default). "
+      "Data beside each PNG (`.dat`).\n")
+    for fabric, xs in by_fabric.items():
+        name = f"speedup_{fabric}"
+        dat = os.path.join(plot_dir, name + ".dat")
+        png = os.path.join(plot_dir, name + ".png")
+        series = collections.OrderedDict()  # (collective, placement) -> [(bytes, speedup)]
+        for x in xs:
+            r = x["run"]
+            series.setdefault((r.collective, f"{r.placement} {r.shape}"), []).append(
+                (x["bytes"], x["speedup"]))
+        blocks = list(series.items())
+        with open(dat, "w") as f:
+            f.write(f"# {fabric}: bytes speedup (MPI default / toporr selected), one block per "
+                    "collective and placement\n")
+            for (coll, placement), points in blocks:
+                f.write(f"# {coll} {placement}\n")
+                for b, v in sorted(points):
+                    f.write(f"{b} {v:.4f}\n")
+                f.write("\n\n")
+        if gp is None:
+            w(f"- {FABRIC_SHORT.get(fabric, fabric)}: no plot (gnuplot is not installed), data in "
+              f"`{name}.dat`")
+            continue
+        ymax = max(v for _, points in blocks for _, v in points)
+        plots = {}
+        for i, ((coll, placement), _) in enumerate(blocks):
+            plots.setdefault(coll, []).append(
+                f"'{dat}' index {i} using 1:2 with linespoints lw 2 title '{placement}'")
+        script = [
+            "set terminal pngcairo size 1200,500 noenhanced",
+            f"set output '{png}'",
+            "set multiplot layout 1,2 title "
+            f"'{FABRIC_SHORT.get(fabric, fabric)}: MPI default / toporr selected (SimGrid SMPI)'",
+            "set logscale x 2", "set logscale y 2", "set grid",
+            "set xtics ('8B' 8, '1K' 1024, '64K' 65536, '1M' 1048576, '16M' 16777216, "
+            "'64M' 67108864)",
+            "set xrange [6:90000000]", f"set yrange [0.8:{max(2.0, ymax * 1.25):.2f}]",
+            "set xlabel 'message size'", "set ylabel 'speedup (x)'", "set key top left",
+        ]
+        for coll in ("allreduce", "bcast"):
+            if coll not in plots:
+                continue
+            script.append(f"set title '{coll}'")
+            script.append("plot " + ", ".join(plots[coll]) +
+                          ", 1 with lines dt 2 lc rgb 'gray' title 'MPI default'")
+        script.append("unset multiplot")
+        res = subprocess.run([gp], input="\n".join(script) + "\n", text=True,
+                             capture_output=True)
+        if res.returncode != 0:
+            return f"gnuplot failed for {png}: {res.stderr.strip()}"
+        w(f"![{FABRIC_SHORT.get(fabric, fabric)}]({name}.png)\n")
+    w("")
+    return None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", required=True)
@@ -147,6 +216,8 @@ def main():
     ap.add_argument("--write-baseline", help="write this run's simulated times as a baseline")
     ap.add_argument("--regression", type=float, default=0.02,
                     help="allowed slowdown against --baseline (fraction)")
+    ap.add_argument("--plots", help="directory for the speedup-vs-size PNGs (needs gnuplot); "
+                    "they go next to --output, which links them")
     ap.add_argument("--elapsed", default="?")
     ap.add_argument("--commit", default="?")
     args = ap.parse_args()
@@ -297,6 +368,11 @@ def main():
           f"({row['chosen']}{' +r' if row['reordered'] else ''}) | {row['speedup']:.2f}x{flag} | "
           f"{best} | {ml} |")
     w("")
+
+    if args.plots:
+        err = speedup_plots(rows, args.plots, w)
+        if err:
+            errors.append(err)
 
     if hier_rows:
         w("## Against SMPI's hierarchical algorithms\n")

@@ -46,16 +46,20 @@
 # default); `frag HxK`: H hosts drawn at random (seed 7) as a scheduler fragments a fabric, in
 # name order, K consecutive ranks per host; `random HxK`: H random hosts, the H*K ranks in
 # random order (seed 7).
+# Ranks per host: 1 and 4 in most cells; 8 (tapered tree frag 32x8, dragonfly random 32x8)
+# and 16 (torus frag 16x16) in three 256-rank cells.
 # Baselines: Scotch's mapping (every default run's `scotch` mode: the MPI default on the order
 # Scotch gives the library's algorithm's communication graph), the MPI default under SMPI's
 # `mpich` selector (MPICH's own rules, the 64-rank
 # cells; toporr still predicts the library's call with the ompi rules it was built for), and
 # SMPI's own hierarchical algorithms (allreduce smp_rsag, smp_rsag_lr, smp_rsag_rab,
 # mvapich2_two_level; bcast SMP_binomial, mvapich2 = MVAPICH2's two-level selection) at 16 MiB
-# on the tapered tree with 4 ranks per host, by node and fragmented (`best SMPI hierarchical`;
+# on the tapered tree with 4 ranks per host by node and fragmented, with 8 fragmented, and on
+# the 3-level tree (`best SMPI hierarchical`;
 # at 64 MiB they hold up to 21 GiB of real temporaries at 256 ranks). The pipelined ones (smp_binomial_pipeline, SMP_binary, SMP_linear: 8 KiB
 # segments) take SMPI minutes per call at 64 ranks and are left out.
-# After the table: bench/smpi/model_quality.py (the model's predicted times against the
+# With the table: per fabric a PNG of the speedup against message size, one line per
+# placement (bench/results/speedup_FABRIC.png, gnuplot). After it: bench/smpi/model_quality.py (the model's predicted times against the
 # simulated ones, -> bench/results/model_quality_smpi.md and model_vs_smpi.png).
 #
 # SMPI settings: see bench/smpi/README.md ("toporr's own collectives"). Results are cached
@@ -340,8 +344,14 @@ else
     run_all ft256t bycore 64 4 "$coll"
     run_all ft1024x3 frag 64 4 "$coll"
     baselines ft1024x3 frag 64 4 "$coll"
+    # 8 and 16 ranks per host (256 ranks): where intra-host stages and SMPI's SMP-aware
+    # algorithms have the most to work with.
+    run_all ft256t frag 32 8 "$coll"
+    baselines ft256t frag 32 8 "$coll"
+    run_all torus256 frag 16 16 "$coll"
+    run_all dfly288 random 32 8 "$coll"
   done
-  REPORT_ARGS=(--output "$REPO/bench/results/collectives_smpi.md")
+  REPORT_ARGS=(--output "$REPO/bench/results/collectives_smpi.md" --plots "$REPO/bench/results")
 fi
 elapsed=$(awk -v a="$START" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')
 python3 "$REPO/bench/smpi/collectives_report.py" --runs "$RUNS" --multilevel "$MULTILEVEL" \
