@@ -97,7 +97,8 @@ absl::StatusOr<PlanCandidate> LibraryCandidate(mapping::LibraryRules rules,
 }
 
 // The multi-level candidate (PlanRequest::multilevel) added to `result`, chosen when forced
-// or predicted strictly faster than the flat choice.
+// or predicted faster than the flat choice (by kMultilevelMargin below
+// kMultilevelMarginBelowBytes).
 absl::Status AddMultilevel(const PlanRequest& request, const mapping::PredictInputs& inputs,
                            PlanResult* result) {
   const bool forced = request.multilevel == MultilevelChoice::kForce;

@@ -40,6 +40,7 @@ FABRIC_SHORT = {"bundled16": "bundled-16h", "ft256": "ft256-full", "ft256t": "ft
                 "torus256": "torus-4x4x4-256h", "dfly288": "dragonfly-9x4-288h",
                 "ft1024x3": "ft1024-3level-4:1"}
 LARGE = 16777216  # "large messages": 16 MiB and up
+LAUNCH = "@launch"  # mode NAME@launch: toporr's NAME on the launch order, no decision
 
 
 def size_name(b):
@@ -93,7 +94,7 @@ class Run:
 
 def check_decisions(run, multilevel, errors):
     for (mode, b) in run.cells:
-        if mode in ("mpi", "scotch"):  # the MPI library's own calls: no toporr decision
+        if mode in ("mpi", "scotch") or mode.endswith(LAUNCH):  # no toporr decision
             continue
         ds = decisions_of(run, mode, b)
         where = f"{run.label()} {mode} {size_name(b)}"
@@ -133,6 +134,55 @@ def comparable(d):
     return (d["collective"], d["algorithm"], d["bytes"], d["chosen_algorithm"],
             d["new_order"], d["predicted_before_ns"], d["predicted_after_ns"],
             [(c["algorithm"], c["mapping"], c["predicted_ns"]) for c in d["candidates"]])
+
+
+def launch_section(rows, w):
+    """Each algorithm on toporr's order (forced: the library reorders when it predicts a gain)
+    against the same implementation on the launch order (NAME@launch)."""
+    pairs = collections.defaultdict(list)  # (collective, algorithm) -> [(ratio, row)]
+    for x in rows:
+        r = x["run"]
+        for (mode, b), us in r.cells.items():
+            if b != x["bytes"] or not mode.endswith(LAUNCH):
+                continue
+            name = mode[:-len(LAUNCH)]
+            mine = r.cells.get((name, b))
+            if mine:
+                pairs[(r.collective, name)].append((us / mine, x, reordered(decision_of(r, name, b))))
+    if not pairs:
+        return
+    w("## The same algorithm: toporr's order against the launch order\n")
+    w("Per algorithm, toporr's implementation on the launch order (`NAME@launch`, called on "
+      "MPI_COMM_WORLD) against the same algorithm forced through the library, which reorders "
+      "when it predicts a gain: gain = launch-order time / toporr-order time (1.00x where the "
+      "library kept the order). What the reordering heuristics alone are worth, per algorithm "
+      "and placement; the tree broadcasts (binomial, binary tree, k-nomial) are the ones "
+      "issue 10 asks about.\n")
+    w("| collective | algorithm | cells | reordered | gain median | gain max (cell) | "
+      "cells slower than launch order |")
+    w("|---|---|---|---|---|---|---|")
+    for (coll, name), vals in sorted(pairs.items()):
+        ratios = sorted(v for v, _, _ in vals)
+        best = max(vals, key=lambda t: t[0])
+        r, b = best[1]["run"], best[1]["bytes"]
+        slower = sum(1 for v, _, _ in vals if v < 1 - 0.01)
+        w(f"| {coll} | {name} | {len(vals)} | {sum(1 for _, _, ro in vals if ro)} | "
+          f"{ratios[len(ratios) // 2]:.2f}x | {best[0]:.2f}x ({FABRIC_SHORT.get(r.fabric, r.fabric)} "
+          f"{r.placement} {r.shape} {size_name(b)}) | {slower} |")
+    w("")
+    w("Per placement, 1 MiB and up (median gain over the cells' sizes):\n")
+    by = collections.defaultdict(list)
+    for (coll, name), vals in pairs.items():
+        for v, x, _ in vals:
+            if x["bytes"] >= 1048576:
+                r = x["run"]
+                by[(coll, name, FABRIC_SHORT.get(r.fabric, r.fabric), f"{r.placement} {r.shape}")].append(v)
+    w("| collective | algorithm | fabric | placement | gain |")
+    w("|---|---|---|---|---|")
+    for key in sorted(by):
+        v = sorted(by[key])
+        w(f"| {' | '.join(key)} | {v[len(v) // 2]:.2f}x |")
+    w("")
 
 
 def speedup_plots(rows, plot_dir, w):
@@ -267,7 +317,8 @@ def main():
         if r.variant != "default":
             continue
         ml_run = by_key.get((r.fabric, r.placement, r.shape, r.collective, "forced"))
-        forced = [m for m in r.modes() if m not in ("mpi", "auto", "scotch")]
+        forced = [m for m in r.modes() if m not in ("mpi", "auto", "scotch") and
+                  not m.endswith(LAUNCH)]
         flat = [m for m in forced if m != args.multilevel]
         for b in r.sizes():
             mpi, sel = r.cells.get(("mpi", b)), r.cells.get(("auto", b))
@@ -373,6 +424,8 @@ def main():
         err = speedup_plots(rows, args.plots, w)
         if err:
             errors.append(err)
+
+    launch_section(rows, w)
 
     if hier_rows:
         w("## Against SMPI's hierarchical algorithms\n")

@@ -195,6 +195,12 @@ RUNS=$(mktemp "$CACHE/runs.XXXXXX.tsv")
 trap 'rm -f "$RUNS"' EXIT
 : >"$RUNS"
 
+# The algorithms also timed on the launch order (toporr_collective_time's NAME@launch), against
+# the same algorithm on toporr's order: what the reordering heuristics alone are worth.
+declare -A LAUNCH_MODES=(
+  [allreduce]=ring@launch,rabenseifner@launch
+  [bcast]=binomial@launch,binary_tree@launch,knomial@launch,scatter_allgather@launch)
+
 # run FABRIC PLACEMENT H K COLLECTIVE [SIZES [MODES [VARIANT]]]: one smpirun; its directory
 # (cells.txt, report.jsonl) goes to $RUNS with the run's description. VARIANT `private`
 # turns the folding of large C++ allocations off (smpi_shared_new.cc); `forced` runs with
@@ -202,7 +208,8 @@ trap 'rm -f "$RUNS"' EXIT
 # environment, not the C API's algorithm argument).
 run() {
   local fab=$1 placement=$2 h=$3 k=$4 coll=$5 sizes=${6:-$SIZES}
-  local modes=${7:-mpi,auto,candidates,scotch} variant=${8:-} p=$(($3 * $4)) fold=4194304 force=
+  local modes=${7:-mpi,auto,candidates,scotch,${LAUNCH_MODES[$5]}} variant=${8:-} p=$(($3 * $4))
+  local fold=4194304 force=
   local cfg=("${CFG[@]}")
   [[ $variant == private ]] && fold=0
   [[ $variant == forced ]] && force=$MULTILEVEL

@@ -25,6 +25,11 @@
 //                tree-leaf target from the same cost file and host map) for the
 //                communication graph of what the library runs at that size
 //                (mapping::LibraryDefault with SMPI's ompi rules, every phase's edges).
+//   NAME@launch  toporr's own implementation of NAME (client/mpi/collectives.h) called
+//                directly on MPI_COMM_WORLD: the algorithm on the launch order, with no
+//                decision and no reordering (bcast: binomial, binary_tree, knomial,
+//                scatter_allgather; allreduce: ring, recursive_doubling, rabenseifner) — what
+//                NAME forced gains from toporr's order is NAME / NAME@launch.
 // Any other NAME is reported as
 //   skip collective=C mode=NAME reason="..."
 // and not timed. Whether a forced decision really chose NAME is checked by the caller in the
@@ -57,6 +62,7 @@
 #include "absl/status/statusor.h"
 #include "client/cost_file.h"
 #include "client/job_layout.h"
+#include "client/mpi/collectives.h"
 #include "client/plan.h"
 #include "client/toporr.h"
 #include "common/status_macros.h"
@@ -279,6 +285,32 @@ MPI_Comm ScotchComm(const Args& args, long long bytes, int rank, int size) {
   return comm;
 }
 
+// The launch-order modes: toporr's implementations of the algorithms, on MPI_COMM_WORLD.
+bool LaunchOrderAlgorithm(const std::string& collective, const std::string& name) {
+  if (collective == "bcast") {
+    return name == "binomial" || name == "binary_tree" || name == "knomial" ||
+           name == "scatter_allgather";
+  }
+  return name == "ring" || name == "recursive_doubling" || name == "rabenseifner";
+}
+
+int RunOnLaunchOrder(const std::string& collective, const std::string& name, void* buffer,
+                     int count, MPI_Op op) {
+  namespace coll = toporr::client::mpi::coll;
+  MPI_Comm w = MPI_COMM_WORLD;
+  if (collective == "bcast") {
+    if (name == "binomial") return coll::BcastBinomial(buffer, count, MPI_DOUBLE, 0, w);
+    if (name == "binary_tree") return coll::BcastBinaryTree(buffer, count, MPI_DOUBLE, 0, w);
+    if (name == "knomial") return coll::BcastKnomial(buffer, count, MPI_DOUBLE, 0, w, 4);
+    return coll::BcastScatterAllgather(buffer, count, MPI_DOUBLE, 0, w);
+  }
+  if (name == "ring") return coll::AllreduceRing(MPI_IN_PLACE, buffer, count, MPI_DOUBLE, op, w);
+  if (name == "rabenseifner") {
+    return coll::AllreduceRabenseifner(MPI_IN_PLACE, buffer, count, MPI_DOUBLE, op, w);
+  }
+  return coll::AllreduceRecursiveDoubling(MPI_IN_PLACE, buffer, count, MPI_DOUBLE, op, w);
+}
+
 // Allreduce runs in place (one buffer per rank: the send buffer would only add a local copy,
 // free in simulated time, and as much mapped memory again).
 // `comm`: where the MPI default runs (MPI_COMM_WORLD, or Scotch's order for `scotch`).
@@ -288,6 +320,9 @@ int RunOnce(const Args& args, const std::string& mode, toporr_algorithm algorith
     return args.collective == "allreduce"
                ? MPI_Allreduce(MPI_IN_PLACE, buffer, count, MPI_DOUBLE, op, comm)
                : MPI_Bcast(buffer, count, MPI_DOUBLE, 0, comm);
+  }
+  if (const size_t at = mode.find("@launch"); at != std::string::npos) {
+    return RunOnLaunchOrder(args.collective, mode.substr(0, at), buffer, count, op);
   }
   if (args.collective == "allreduce") {
     if (mode == "mpi") {
@@ -400,7 +435,16 @@ int main(int argc, char** argv) {
       if (timed) continue;
       modes.push_back(name);
       toporr_algorithm algorithm = TOPORR_ALG_AUTO;
-      if (name != "mpi" && name != "scotch") {
+      if (const size_t at = name.find("@launch"); at != std::string::npos) {
+        if (!LaunchOrderAlgorithm(args.collective, name.substr(0, at))) {
+          if (rank == 0) {
+            std::printf("skip collective=%s mode=%s reason=\"no launch-order %s %s here\"\n",
+                        args.collective.c_str(), name.c_str(), args.collective.c_str(),
+                        name.substr(0, at).c_str());
+          }
+          continue;
+        }
+      } else if (name != "mpi" && name != "scotch") {
         const std::string why = AlgorithmOf(name, &algorithm);
         if (!why.empty()) {
           if (rank == 0) {
