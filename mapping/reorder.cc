@@ -140,7 +140,13 @@ class Placer {
     mapping_[rank] = s;
     index_.Take(s);
   }
+  // Places `rank` on `slot`, which must be free.
+  void PlaceAt(int rank, int slot) {
+    mapping_[rank] = slot;
+    index_.Take(slot);
+  }
   bool placed(int rank) const { return mapping_[rank] >= 0; }
+  bool taken(int slot) const { return !index_.IsFree(slot); }
   int slot(int rank) const { return mapping_[rank]; }
   Mapping Release() { return std::move(mapping_); }
 
@@ -387,6 +393,103 @@ absl::StatusOr<Mapping> ReorderKnomialBcast(const RankDistance& d, const Reorder
       }
       placer.Place(sh.Real(c), sh.Real(v));
       stack.push_back({c, 1, 1, mask});  // invalidates f
+    }
+    return absl::OkStatus();
+  });
+}
+
+namespace {
+
+// The parent of every shifted rank v > 0 in the tree of a tree bcast heuristic (parent[0] =
+// -1), empty for other heuristics.
+std::vector<int64_t> TreeParents(Heuristic h, int64_t p, int64_t radix) {
+  std::vector<int64_t> parent(p, -1);
+  switch (h) {
+    case Heuristic::kBinomialBcast:  // build_bmtree: v's children are v + mask, mask > v
+      for (int64_t v = 1; v < p; ++v) parent[v] = v - (int64_t{1} << Log2Floor(v));
+      return parent;
+    case Heuristic::kBinaryTreeBcast:  // build_tree(2): v + delta, v + 2 * delta
+      for (int64_t v = 0; v < p; ++v) {
+        int64_t delta = 1;
+        while (2 * delta - 1 <= v) delta <<= 1;
+        if (v + delta < p) parent[v + delta] = v;
+        if (v + 2 * delta < p) parent[v + 2 * delta] = v;
+      }
+      return parent;
+    case Heuristic::kKnomialBcast:  // build_kmtree: c - digit * mask at c's lowest digit
+      for (int64_t c = 1; c < p; ++c) {
+        int64_t mask = 1;
+        while ((c / mask) % radix == 0) mask *= radix;
+        parent[c] = c - ((c / mask) % radix) * mask;
+      }
+      return parent;
+    default:
+      return {};
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<Mapping> ReorderTreeSpread(Heuristic h, const RankDistance& d,
+                                          const ReorderOptions& o, bool nearest) {
+  if (o.knomial_radix < 2 && h == Heuristic::kKnomialBcast) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("reorder: k-nomial radix ", o.knomial_radix, " must be >= 2"));
+  }
+  const std::vector<int64_t> parent = TreeParents(h, d.size(), o.knomial_radix);
+  if (parent.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("reorder: ", std::string(HeuristicName(h)), " is not a tree bcast"));
+  }
+  return PlaceFromRoot(d, o, [&](Placer& placer, const Shift& sh) {
+    std::vector<std::vector<int>> slots_of(d.hosts().num_hosts());  // in slot order
+    for (int s = 0; s < sh.p; ++s) slots_of[d.host(s)].push_back(s);
+    const int root_host = d.host(o.root);
+    if (!nearest) {
+      // Round-robin over the hosts from the root's, as the by-node order deals ranks: shifted
+      // rank v on the (v mod hosts)-th host's next free slot (a full host passes it on).
+      std::vector<int> hosts;
+      const int num_hosts = static_cast<int>(slots_of.size());
+      for (int i = 0; i < num_hosts; ++i) {
+        const int hst = (root_host + i) % num_hosts;
+        if (!slots_of[hst].empty()) hosts.push_back(hst);
+      }
+      std::vector<size_t> next(slots_of.size(), 0);
+      auto take_on = [&](int hst) {
+        while (next[hst] < slots_of[hst].size() && placer.taken(slots_of[hst][next[hst]]))
+          ++next[hst];
+        return next[hst] < slots_of[hst].size() ? slots_of[hst][next[hst]] : -1;
+      };
+      for (int64_t v = 1; v < sh.p; ++v) {
+        for (size_t i = 0; i < hosts.size(); ++i) {
+          const int slot = take_on(hosts[(v + i) % hosts.size()]);
+          if (slot < 0) continue;
+          placer.PlaceAt(sh.Real(v), slot);
+          break;
+        }
+      }
+      return absl::OkStatus();
+    }
+    std::vector<int> unused;  // hosts holding no placed rank
+    for (int hst = 0; hst < static_cast<int>(slots_of.size()); ++hst) {
+      if (!slots_of[hst].empty() && hst != root_host) unused.push_back(hst);
+    }
+    for (int64_t v = 1; v < sh.p; ++v) {
+      const int r = sh.Real(v), from = placer.slot(sh.Real(parent[v]));
+      if (unused.empty()) {
+        placer.Place(r, sh.Real(parent[v]));
+        continue;
+      }
+      // A new host, the one nearest the parent (ties: the lower host index); its first slot.
+      size_t best = 0;
+      for (size_t i = 1; i < unused.size(); ++i) {
+        if (d.DistanceClass(from, slots_of[unused[i]][0]) <
+            d.DistanceClass(from, slots_of[unused[best]][0])) {
+          best = i;
+        }
+      }
+      placer.PlaceAt(r, slots_of[unused[best]][0]);
+      unused.erase(unused.begin() + static_cast<std::ptrdiff_t>(best));
     }
     return absl::OkStatus();
   });
@@ -863,6 +966,24 @@ absl::StatusOr<ReorderDecision> ReorderOrIdentity(const PatternSpec& spec, const
   if (!base.ok()) return base.status();
   auto mine = PredictCollective(spec, *candidate, in);
   if (!mine.ok()) return mine.status();
+  if (h.ok() && (*h == Heuristic::kBinomialBcast || *h == Heuristic::kBinaryTreeBcast ||
+                 *h == Heuristic::kKnomialBcast)) {
+    for (bool nearest : {true, false}) {
+      absl::StatusOr<Mapping> spread = ReorderTreeSpread(*h, d, o, nearest);
+      if (!spread.ok()) return spread.status();
+      auto theirs = PredictCollective(spec, *spread, in);
+      if (!theirs.ok()) return theirs.status();
+      if (theirs->time_ns < mine->time_ns) {
+        static constexpr std::string_view kSpreadNames[] = {
+            "binomial_bcast_spread", "binary_tree_bcast_spread", "knomial_bcast_spread"};
+        out.method = kSpreadNames[*h == Heuristic::kBinomialBcast     ? 0
+                                  : *h == Heuristic::kBinaryTreeBcast ? 1
+                                                                      : 2];
+        candidate = *std::move(spread);
+        mine = *std::move(theirs);
+      }
+    }
+  }
   out.identity_ns = base->time_ns;
   out.candidate_ns = mine->time_ns;
   out.reordered = mine->time_ns < base->time_ns && *candidate != identity;

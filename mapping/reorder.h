@@ -163,10 +163,24 @@ int64_t RefineBySwaps(const RankDistance& d, const CommGraph& graph, int32_t roo
 // handles with the generic graph heuristic. kInvalidArgument for an invalid spec.
 absl::StatusOr<Heuristic> HeuristicFor(const PatternSpec& spec);
 
+// The "spread" variant of the tree bcast heuristics (kBinomialBcast, kBinaryTreeBcast,
+// kKnomialBcast): shifted ranks in increasing order (the tree's levels / rounds, top first)
+// each go to a host holding no rank yet until every host holds one; the rest next to their
+// parents. With several ranks per host it turns the tree's first rounds into inter-host
+// sends, one per HCA per round, and its last ones into intra-host copies — where the
+// nearest-first heuristics fill the root's host first and then leave it by one HCA. The new
+// host is the one nearest the parent (`nearest`: fewest fabric hops, but the children of one
+// leaf crowd the next leaf's links); or, without `nearest`, every rank is dealt round-robin
+// over the hosts from the root's (shifted rank v on the (v mod hosts)-th: the by-node order).
+// ReorderOrIdentity predicts the nearest-first heuristic and both spreads and keeps the
+// fastest. kInvalidArgument for another heuristic, a bad root or radix.
+absl::StatusOr<Mapping> ReorderTreeSpread(Heuristic h, const RankDistance& d,
+                                          const ReorderOptions& o, bool nearest);
+
 struct ReorderDecision {
   Mapping mapping;          // the reordering, or the identity when it did not help
   bool reordered = false;   // mapping != identity
-  std::string_view method;  // HeuristicName, or "graph" for the generic heuristic
+  std::string_view method;  // HeuristicName (+ "_spread" for ReorderTreeSpread's), or "graph"
   double identity_ns = 0;   // PredictCollective time of the identity mapping
   double candidate_ns = 0;  // PredictCollective time of the heuristic's mapping
 };

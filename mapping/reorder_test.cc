@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "mapping/dense_cost_matrix.h"
 #include "mapping/hierarchical_cost_matrix.h"
+#include "mapping/host_link_routes.h"
 #include "mapping/pattern.h"
 #include "mapping/predict.h"
 
@@ -125,6 +126,34 @@ TEST(ReorderTest, KnomialPlacesLeafChildrenFirstAndSubtreesContiguously) {
   for (int r = 0; r < 16; ++r) EXPECT_EQ(HostOf(d, m, r), HostOf(d, m, r & ~3)) << r;
   EXPECT_EQ(HostOf(d, m, 1), 0);
   EXPECT_EQ(HostOf(d, m, 3), 0);
+}
+
+TEST(ReorderTest, TreeSpreadReachesEveryHostFirst) {
+  // 4 hosts x 4 consecutive slots (by core), root 5 on host 1.
+  const Placement p = BlockPlacement(4, 4);
+  auto hosts = Uniform(4, 1500, 0.08);
+  ASSERT_OK_AND_ASSIGN(RankDistance d, RankDistance::Create(p, *hosts));
+  ReorderOptions o;
+  o.root = 5;
+  for (Heuristic h :
+       {Heuristic::kBinomialBcast, Heuristic::kBinaryTreeBcast, Heuristic::kKnomialBcast}) {
+    auto real = [&](int v) { return (v + o.root) % 16; };
+    ASSERT_OK_AND_ASSIGN(Mapping nearest, ReorderTreeSpread(h, d, o, /*nearest=*/true));
+    ASSERT_TRUE(IsPermutation(nearest)) << HeuristicName(h);
+    EXPECT_EQ(nearest[o.root], o.root);
+    // The tree's first three shifted ranks go to the three other hosts.
+    std::vector<int> first = {HostOf(d, nearest, real(1)), HostOf(d, nearest, real(2)),
+                              HostOf(d, nearest, real(3))};
+    std::sort(first.begin(), first.end());
+    EXPECT_EQ(first, (std::vector<int>{0, 2, 3})) << HeuristicName(h);
+    // Round robin: shifted rank v on host (1 + v) mod 4, the by-node order from the root.
+    ASSERT_OK_AND_ASSIGN(Mapping dealt, ReorderTreeSpread(h, d, o, /*nearest=*/false));
+    ASSERT_TRUE(IsPermutation(dealt)) << HeuristicName(h);
+    EXPECT_EQ(dealt[o.root], o.root);
+    for (int v = 0; v < 16; ++v) EXPECT_EQ(HostOf(d, dealt, real(v)), (1 + v) % 4) << v;
+  }
+  EXPECT_THAT(ReorderTreeSpread(Heuristic::kRing, d, o, true),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not a tree bcast")));
 }
 
 TEST(ReorderTest, RefusesBadArguments) {
@@ -322,6 +351,25 @@ TEST(ReorderOrIdentityTest, RoundRobinRabenseifnerIsReorderedRingIsNot) {
   EXPECT_FALSE(ring.reordered);
   EXPECT_EQ(ring.candidate_ns, ring.identity_ns);
   EXPECT_EQ(ring.mapping, IdentityMapping(16));
+}
+
+TEST(ReorderOrIdentityTest, TreeBcastsByCoreTakeTheSpread) {
+  // By core, the trees' first rounds stay on the root's host and then leave it through its
+  // one HCA, several at once; spread, every round's sends leave from different hosts. The
+  // hosts' own links are what the library always models as shared (host_link_routes.h).
+  const Placement p = BlockPlacement(4, 4);
+  auto hosts = Uniform(4, 1500, 0.08);
+  ASSERT_OK_AND_ASSIGN(RankDistance d, RankDistance::Create(p, *hosts));
+  const std::unique_ptr<RouteSource> links = HostLinkRoutes(*hosts);
+  for (Algorithm a : {Algorithm::kBinomial, Algorithm::kBinaryTree}) {
+    ASSERT_OK_AND_ASSIGN(
+        ReorderDecision dec,
+        ReorderOrIdentity(Spec(Collective::kBcast, a, 16, 1 << 20, 6), d, links.get()));
+    EXPECT_TRUE(dec.reordered) << AlgorithmName(a);
+    EXPECT_NE(dec.method.find("_spread"), std::string_view::npos) << dec.method;
+    EXPECT_LT(dec.candidate_ns, 0.8 * dec.identity_ns) << AlgorithmName(a);
+    EXPECT_EQ(dec.mapping[6], 6);
+  }
 }
 
 TEST(ReorderOrIdentityTest, FlatTopologyAndGenericAlgorithmsStayIdentityOrImprove) {
