@@ -170,18 +170,25 @@ def launch_section(rows, w):
           f"{ratios[len(ratios) // 2]:.2f}x | {best[0]:.2f}x ({FABRIC_SHORT.get(r.fabric, r.fabric)} "
           f"{r.placement} {r.shape} {size_name(b)}) | {slower} |")
     w("")
-    w("Per placement, 1 MiB and up (median gain over the cells' sizes):\n")
-    by = collections.defaultdict(list)
+    w("Per fabric and placement, 1 MiB and up (median gain over the sizes; `-`: not run):\n")
+    by = collections.defaultdict(list)  # (fabric, placement) -> {(coll, name): [gains]}
     for (coll, name), vals in pairs.items():
         for v, x, _ in vals:
             if x["bytes"] >= 1048576:
                 r = x["run"]
-                by[(coll, name, FABRIC_SHORT.get(r.fabric, r.fabric), f"{r.placement} {r.shape}")].append(v)
-    w("| collective | algorithm | fabric | placement | gain |")
-    w("|---|---|---|---|---|")
-    for key in sorted(by):
-        v = sorted(by[key])
-        w(f"| {' | '.join(key)} | {v[len(v) // 2]:.2f}x |")
+                by[(r.fabric, f"{r.placement} {r.shape}", coll, name)].append(v)
+    columns = sorted({(coll, name) for (_, _, coll, name) in by})
+    w("| fabric | placement | " + " | ".join(f"{c} {n}" for c, n in columns) + " |")
+    w("|---|---|" + "---|" * len(columns))
+    fabrics = list(FABRIC_SHORT)
+    cells = sorted({(f, pl) for (f, pl, _, _) in by},
+                   key=lambda k: (fabrics.index(k[0]) if k[0] in fabrics else len(fabrics), k[1]))
+    for f, pl in cells:
+        vals = []
+        for c, n in columns:
+            v = sorted(by.get((f, pl, c, n), []))
+            vals.append(f"{v[len(v) // 2]:.2f}x" if v else "-")
+        w(f"| {FABRIC_SHORT.get(f, f)} | {pl} | " + " | ".join(vals) + " |")
     w("")
 
 
