@@ -295,6 +295,9 @@ baselines() {
   local coll=$5 algs
   if [[ $coll == allreduce ]]; then algs=("${HIER_ALLREDUCE[@]}"); else algs=("${HIER_BCAST[@]}"); fi
   for alg in "${algs[@]}"; do
+    # mvapich2_two_level with 8 ranks per host: SMPI still on its one 16 MiB call after 18
+    # minutes of CPU (its intra-node stage); left out there.
+    [[ $alg == mvapich2_two_level && $4 -ge 8 ]] && continue
     run "$@" 16777216 mpi "smpi:$alg"
   done
 }
