@@ -251,6 +251,22 @@ void BM_Reorder(benchmark::State& state, Heuristic h) {
   SetPredictionCounters(state, h, job, *spec, it->second.first);
 }
 
+// ReorderTreeSpread (nearest host or round-robin), same job as BM_Reorder.
+void BM_TreeSpread(benchmark::State& state, Heuristic h, bool nearest) {
+  const int p = static_cast<int>(state.range(0));
+  const Job& job = GetJob(p, /*round_robin=*/false);
+  const ReorderOptions o = HeuristicOptions(p);
+  for (auto _ : state) {
+    auto r = ReorderTreeSpread(h, *job.distance, o, nearest);
+    if (!r.ok()) {
+      Skip(state, r.status());
+      return;
+    }
+    benchmark::DoNotOptimize(r->data());
+  }
+  state.SetItemsProcessed(state.iterations() * p);
+}
+
 // Scotch on the communication graph of the heuristic's collective, same job as BM_Reorder.
 void BM_ScotchPattern(benchmark::State& state, Heuristic h) {
   const int p = static_cast<int>(state.range(0));
@@ -328,6 +344,16 @@ void RegisterAll() {
       benchmark::RegisterBenchmark(
           ("reorder/" + std::string(HeuristicName(h)) + "/" + std::to_string(p)).c_str(),
           BM_Reorder, h)
+          ->Arg(p)
+          ->Unit(benchmark::kMillisecond);
+    }
+    // The nearest spread is quadratic in hosts: up to kSpreadNearestMaxHosts (p / 32 here).
+    for (bool nearest : {false, true}) {
+      if (nearest && p / kRanksPerHost > 4 * kSpreadNearestMaxHosts) continue;
+      benchmark::RegisterBenchmark((std::string("spread/binomial_bcast/") +
+                                    (nearest ? "nearest/" : "round_robin/") + std::to_string(p))
+                                       .c_str(),
+                                   BM_TreeSpread, Heuristic::kBinomialBcast, nearest)
           ->Arg(p)
           ->Unit(benchmark::kMillisecond);
     }

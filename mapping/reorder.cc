@@ -969,6 +969,9 @@ absl::StatusOr<ReorderDecision> ReorderOrIdentity(const PatternSpec& spec, const
   if (h.ok() && (*h == Heuristic::kBinomialBcast || *h == Heuristic::kBinaryTreeBcast ||
                  *h == Heuristic::kKnomialBcast)) {
     for (bool nearest : {true, false}) {
+      // The nearest-host scan is O(hosts) per host: quadratic, so only up to
+      // kSpreadNearestMaxHosts.
+      if (nearest && d.hosts().num_hosts() > kSpreadNearestMaxHosts) continue;
       absl::StatusOr<Mapping> spread = ReorderTreeSpread(*h, d, o, nearest);
       if (!spread.ok()) return spread.status();
       auto theirs = PredictCollective(spec, *spread, in);

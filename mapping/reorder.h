@@ -176,6 +176,9 @@ absl::StatusOr<Heuristic> HeuristicFor(const PatternSpec& spec);
 // fastest. kInvalidArgument for another heuristic, a bad root or radix.
 absl::StatusOr<Mapping> ReorderTreeSpread(Heuristic h, const RankDistance& d,
                                           const ReorderOptions& o, bool nearest);
+// The nearest spread scans the hosts holding no rank for every new host (O(hosts^2)):
+// ReorderOrIdentity tries it up to this many hosts (bench:reorder_bench, spread/...).
+inline constexpr int kSpreadNearestMaxHosts = 2048;
 
 struct ReorderDecision {
   Mapping mapping;          // the reordering, or the identity when it did not help
