@@ -400,6 +400,12 @@ absl::StatusOr<Mapping> ReorderKnomialBcast(const RankDistance& d, const Reorder
 
 namespace {
 
+// The heuristics ReorderTreeSpread has a spread order for.
+bool IsTreeBcast(Heuristic h) {
+  return h == Heuristic::kBinomialBcast || h == Heuristic::kBinaryTreeBcast ||
+         h == Heuristic::kKnomialBcast;
+}
+
 // The parent of every shifted rank v > 0 in the tree of a tree bcast heuristic (parent[0] =
 // -1), empty for other heuristics.
 std::vector<int64_t> TreeParents(Heuristic h, int64_t p, int64_t radix) {
@@ -436,8 +442,7 @@ absl::StatusOr<Mapping> ReorderTreeSpread(Heuristic h, const RankDistance& d,
     return absl::InvalidArgumentError(
         absl::StrCat("reorder: k-nomial radix ", o.knomial_radix, " must be >= 2"));
   }
-  const std::vector<int64_t> parent = TreeParents(h, d.size(), o.knomial_radix);
-  if (parent.empty()) {
+  if (!IsTreeBcast(h)) {
     return absl::InvalidArgumentError(
         absl::StrCat("reorder: ", std::string(HeuristicName(h)), " is not a tree bcast"));
   }
@@ -470,6 +475,7 @@ absl::StatusOr<Mapping> ReorderTreeSpread(Heuristic h, const RankDistance& d,
       }
       return absl::OkStatus();
     }
+    const std::vector<int64_t> parent = TreeParents(h, sh.p, o.knomial_radix);
     std::vector<int> unused;  // hosts holding no placed rank
     for (int hst = 0; hst < static_cast<int>(slots_of.size()); ++hst) {
       if (!slots_of[hst].empty() && hst != root_host) unused.push_back(hst);
@@ -966,8 +972,7 @@ absl::StatusOr<ReorderDecision> ReorderOrIdentity(const PatternSpec& spec, const
   if (!base.ok()) return base.status();
   auto mine = PredictCollective(spec, *candidate, in);
   if (!mine.ok()) return mine.status();
-  if (h.ok() && (*h == Heuristic::kBinomialBcast || *h == Heuristic::kBinaryTreeBcast ||
-                 *h == Heuristic::kKnomialBcast)) {
+  if (h.ok() && IsTreeBcast(*h)) {
     for (bool nearest : {true, false}) {
       // The nearest-host scan is O(hosts) per host: quadratic, so only up to
       // kSpreadNearestMaxHosts.
