@@ -136,19 +136,20 @@ def comparable(d):
             [(c["algorithm"], c["mapping"], c["predicted_ns"]) for c in d["candidates"]])
 
 
-def launch_section(rows, w):
+def launch_section(rows, tolerance, w):
     """Each algorithm on toporr's order (forced: the library reorders when it predicts a gain)
     against the same implementation on the launch order (NAME@launch)."""
-    pairs = collections.defaultdict(list)  # (collective, algorithm) -> [(ratio, row)]
+    pairs = collections.defaultdict(list)  # (collective, algorithm) -> [(ratio, row, reordered)]
     for x in rows:
-        r = x["run"]
-        for (mode, b), us in r.cells.items():
-            if b != x["bytes"] or not mode.endswith(LAUNCH):
+        r, b = x["run"], x["bytes"]
+        for mode in r.modes():
+            if not mode.endswith(LAUNCH):
                 continue
             name = mode[:-len(LAUNCH)]
-            mine = r.cells.get((name, b))
-            if mine:
-                pairs[(r.collective, name)].append((us / mine, x, reordered(decision_of(r, name, b))))
+            launch, mine = r.cells.get((mode, b)), r.cells.get((name, b))
+            if launch and mine:
+                pairs[(r.collective, name)].append(
+                    (launch / mine, x, reordered(decision_of(r, name, b))))
     if not pairs:
         return
     w("## The same algorithm: toporr's order against the launch order\n")
@@ -165,13 +166,13 @@ def launch_section(rows, w):
         ratios = sorted(v for v, _, _ in vals)
         best = max(vals, key=lambda t: t[0])
         r, b = best[1]["run"], best[1]["bytes"]
-        slower = sum(1 for v, _, _ in vals if v < 1 - 0.01)
+        slower = sum(1 for v, _, _ in vals if v < 1 - tolerance)
         w(f"| {coll} | {name} | {len(vals)} | {sum(1 for _, _, ro in vals if ro)} | "
           f"{ratios[len(ratios) // 2]:.2f}x | {best[0]:.2f}x ({FABRIC_SHORT.get(r.fabric, r.fabric)} "
           f"{r.placement} {r.shape} {size_name(b)}) | {slower} |")
     w("")
     w("Per fabric and placement, 1 MiB and up (median gain over the sizes; `-`: not run):\n")
-    by = collections.defaultdict(list)  # (fabric, placement) -> {(coll, name): [gains]}
+    by = collections.defaultdict(list)  # (fabric, placement, collective, algorithm) -> [gains]
     for (coll, name), vals in pairs.items():
         for v, x, _ in vals:
             if x["bytes"] >= 1048576:
@@ -432,7 +433,7 @@ def main():
         if err:
             errors.append(err)
 
-    launch_section(rows, w)
+    launch_section(rows, args.tolerance, w)
 
     if hier_rows:
         w("## Against SMPI's hierarchical algorithms\n")
