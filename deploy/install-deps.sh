@@ -28,6 +28,8 @@ PACKAGES=(
   gnuplot-nox
   # misc tools used by scripts and tests
   python3 procps
+  # the virtual cluster (testing/vcluster): namespaces, bridges, tc shapers, reachability
+  iproute2 util-linux iputils-ping
 )
 
 missing=()

@@ -1,0 +1,679 @@
+#!/usr/bin/env python3
+"""vcluster: a small HPC cluster on one Linux machine, for toporr's multi-host tests.
+
+Hosts are Linux namespace sets (net + UTS + IPC + mount) with their own host names
+(node01 ...), addresses and /etc/hosts; their links run through a fabric namespace that
+holds one bridge per leaf and a spine bridge, every host link and every leaf uplink shaped
+with `tc tbf`, so that every packet between two leaves crosses both leaves' uplinks. A head
+node namespace (host name `head`) on the spine runs toporrd. MPI jobs start on the head node
+and reach the hosts through an rsh agent that enters a host's namespaces (`nsenter`).
+
+    vcluster up [--name NAME] [--hosts 8] [--hosts-per-leaf 4] [--profile tapered|full]
+                [--host-mbit 400] [--uplink-mbit M] [--toporrd BIN --toporrctl BIN]
+    vcluster down [--name NAME]        remove one cluster (also after a killed run)
+    vcluster cleanup                   remove every cluster this tool left on the machine
+    vcluster status [--name NAME] [--json]
+    vcluster exec [--name NAME] HOST -- CMD...     run CMD inside HOST's namespaces
+    vcluster mpirun [--name NAME] openmpi|mpich ARGS...   the MPI launcher on the head node
+    vcluster run [up options] -- CMD...  up, CMD (with VCLUSTER_NAME set), then down
+
+Everything a cluster creates carries the prefix `tvc-NAME-` (namespaces) or lives under
+/run/toporr-vcluster/NAME (state.json, the namespace files, /etc/hosts, the rsh agent, the
+fabric dumps, toporrd's database and log). state.json lists every object as it is created,
+so that `down` and `cleanup` remove exactly what a run made, even one that was killed.
+Addresses are in 198.18.0.0/15 (RFC 2544, network benchmarking) and exist only inside the
+cluster's own namespaces; nothing outside them is ever contacted.
+"""
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+STATE_ROOT = os.environ.get("VCLUSTER_STATE_ROOT", "/run/toporr-vcluster")
+NS_PREFIX = "tvc-"
+SUBNET = "198.18.0.0/16"
+HEAD_IP = "198.18.0.1"
+TOPORRD_PORT = 7450
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+MAX_HOSTS = 16
+NAME_MAX = 8  # interface and namespace names stay short; `tvc-NAME-node16` fits in 20 chars
+
+# InfiniBand rates the fabric dump expresses an emulated rate with, as a fraction of the
+# host link's (4x QDR): one uplink of a power-of-two fraction, or k parallel host-rate links.
+IB_FRACTIONS = {1: ("4x", "QDR"), 2: ("4x", "DDR"), 4: ("4x", "SDR"), 8: ("1x", "DDR"),
+                16: ("1x", "SDR")}
+
+
+class VclusterError(Exception):
+    pass
+
+
+def log(msg):
+    print(f"vcluster: {msg}", file=sys.stderr, flush=True)
+
+
+def sh(*cmd, check=True, capture=False, netns=None, timeout=60):
+    """Runs cmd (inside `ip netns exec NETNS` if given); raises VclusterError on failure."""
+    argv = [str(c) for c in cmd]
+    if netns:
+        argv = ["ip", "netns", "exec", netns] + argv
+    try:
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise VclusterError(f"'{' '.join(argv)}' did not finish in {timeout} s")
+    if check and p.returncode != 0:
+        raise VclusterError(f"'{' '.join(argv)}' failed (exit {p.returncode}): "
+                            f"{p.stderr.strip() or p.stdout.strip()}")
+    return p.stdout if capture else p
+
+
+# ---- the shape -----------------------------------------------------------------------------
+
+
+class Shape:
+    """Hosts, leaves and rates of one cluster (all rates in Mbit/s)."""
+
+    def __init__(self, hosts, hosts_per_leaf, host_mbit, uplink_mbit, head_mbit, profile):
+        if not 2 <= hosts <= MAX_HOSTS:
+            raise VclusterError(f"--hosts must be 2..{MAX_HOSTS}, got {hosts}")
+        if not 1 <= hosts_per_leaf <= hosts:
+            raise VclusterError(f"--hosts-per-leaf must be 1..{hosts}, got {hosts_per_leaf}")
+        if hosts % hosts_per_leaf:
+            raise VclusterError(f"--hosts ({hosts}) must be a multiple of --hosts-per-leaf "
+                                f"({hosts_per_leaf}): every leaf holds the same number")
+        if host_mbit <= 0:
+            raise VclusterError("--host-mbit must be positive")
+        self.hosts = [f"node{i + 1:02d}" for i in range(hosts)]
+        self.hosts_per_leaf = hosts_per_leaf
+        self.leaves = hosts // hosts_per_leaf
+        self.host_mbit = host_mbit
+        self.profile = profile
+        if uplink_mbit is None:
+            taper = 4 if profile == "tapered" else 1
+            uplink_mbit = hosts_per_leaf * host_mbit / taper
+        self.uplink_mbit = uplink_mbit
+        self.head_mbit = head_mbit
+        self.ib_uplinks, self.ib_uplink_rate = self.ib_uplink()
+
+    def ib_uplink(self):
+        """(links per leaf, (width, speed) of each) expressing the uplink rate in the dump."""
+        ratio = self.uplink_mbit / self.host_mbit
+        if ratio >= 1 and abs(ratio - round(ratio)) < 1e-9:
+            return int(round(ratio)), IB_FRACTIONS[1]
+        for div, rate in IB_FRACTIONS.items():
+            if abs(ratio * div - 1) < 1e-9:
+                return 1, rate
+        raise VclusterError(
+            f"leaf uplink {self.uplink_mbit:g} Mbit/s is neither a whole multiple of the host "
+            f"link ({self.host_mbit:g} Mbit/s) nor 1/2, 1/4, 1/8 or 1/16 of it: the fabric dump "
+            "(InfiniBand widths and speeds) cannot express it")
+
+    def leaf_of(self, i):
+        return i // self.hosts_per_leaf
+
+    def host_ip(self, i):
+        return f"198.18.{self.leaf_of(i) + 1}.{i + 1}"
+
+    def taper(self):
+        return self.hosts_per_leaf * self.host_mbit / self.uplink_mbit
+
+    def describe(self):
+        return (f"{len(self.hosts)} hosts on {self.leaves} leaves of {self.hosts_per_leaf}, "
+                f"host links {self.host_mbit:g} Mbit/s, leaf uplinks {self.uplink_mbit:g} Mbit/s "
+                f"({self.taper():g}:1), profile {self.profile}")
+
+
+def tbf(dev, mbit, netns):
+    """Shapes dev's egress to mbit. The bucket holds 1 ms at the rate but at least 64 KiB (a
+    GSO segment); the queue holds 100 ms, so that TCP is paced, not dropped."""
+    rate_bytes = mbit * 1e6 / 8
+    burst = max(65536, int(rate_bytes / 1000))
+    limit = max(262144, int(rate_bytes / 10))
+    sh("tc", "qdisc", "replace", "dev", dev, "root", "tbf", "rate", f"{mbit:g}mbit", "burst",
+       burst, "limit", limit, netns=netns)
+
+
+# ---- state ---------------------------------------------------------------------------------
+
+
+class State:
+    """state.json of one cluster: what was created, in order, so that it can be removed."""
+
+    def __init__(self, name):
+        self.name = name
+        self.dir = os.path.join(STATE_ROOT, name)
+        self.path = os.path.join(self.dir, "state.json")
+        self.data = {"name": name, "objects": [], "hosts": [], "pids": {}}
+
+    def load(self):
+        with open(self.path) as f:
+            self.data = json.load(f)
+        return self
+
+    def save(self):
+        tmp = self.path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(self.data, f, indent=1)
+        os.replace(tmp, self.path)
+
+    def created(self, kind, name):
+        self.data["objects"].append({"kind": kind, "name": name})
+        self.save()
+
+    def ns(self, host):
+        return f"{NS_PREFIX}{self.name}-{host}"
+
+
+def namespace_argv(state, host):
+    """nsenter arguments entering every namespace of host (through its holder process, whose
+    /proc entry every mount namespace sees), keeping the working directory."""
+    pid = state.data["pids"][f"holder-{host}"]
+    return ["nsenter", "-t", str(pid), "--net", "--uts", "--ipc", "--mount", f"--wd={os.getcwd()}"]
+
+
+# ---- up ------------------------------------------------------------------------------------
+
+
+def preflight(name):
+    if os.geteuid() != 0:
+        raise VclusterError("must run as root (it creates namespaces, veth pairs, bridges and "
+                            "tc shapers)")
+    for tool in ("ip", "tc", "nsenter", "unshare", "mount", "ping"):
+        if shutil.which(tool) is None:
+            raise VclusterError(f"'{tool}' not found (install iproute2, util-linux, "
+                                "iputils-ping)")
+    for ns in ("net", "uts", "ipc", "mnt"):
+        if not os.path.exists(f"/proc/self/ns/{ns}"):
+            raise VclusterError(f"this kernel has no {ns} namespaces (/proc/self/ns/{ns})")
+    if not name.isalnum() or not name.islower() or len(name) > NAME_MAX:
+        raise VclusterError(f"--name must be 1..{NAME_MAX} lower-case letters or digits, "
+                            f"got '{name}'")
+    taken = [n for n in list_netns() if n.startswith(f"{NS_PREFIX}{name}-")]
+    if taken or os.path.exists(os.path.join(STATE_ROOT, name)):
+        raise VclusterError(
+            f"cluster '{name}' exists already ({', '.join(taken[:3]) or STATE_ROOT + '/' + name});"
+            f" remove it with 'vcluster down --name {name}' or choose another --name")
+    # tc tbf and veth: try them in a scratch namespace, so a missing module is named here.
+    probe = f"{NS_PREFIX}{name}-probe"
+    try:
+        sh("ip", "netns", "add", probe)
+    except VclusterError as e:
+        raise VclusterError(f"cannot create a network namespace: {e}")
+    try:
+        sh("ip", "link", "add", "p0", "type", "veth", "peer", "name", "p1", netns=probe)
+        try:
+            sh("tc", "qdisc", "add", "dev", "p0", "root", "tbf", "rate", "1mbit", "burst", "32kb",
+               "limit", "64kb", netns=probe)
+        except VclusterError as e:
+            raise VclusterError(f"tc tbf is not available (sch_tbf module?): {e}")
+        sh("ip", "link", "add", "b0", "type", "bridge", netns=probe)
+    finally:
+        sh("ip", "netns", "del", probe, check=False)
+
+
+def list_netns():
+    out = sh("ip", "netns", "list", capture=True, check=False) or ""
+    return [line.split()[0] for line in out.splitlines() if line.strip()]
+
+
+def make_host(state, host, hosts_file):
+    """The namespace set of one host: net (named `tvc-NAME-HOST`), UTS with its host name, IPC,
+    and a mount namespace in which /etc/hosts is the cluster's. A holder process (`sleep`)
+    keeps the UTS, IPC and mount namespaces alive; nsenter enters them through its pid."""
+    ns = state.ns(host)
+    sh("ip", "netns", "add", ns)
+    state.created("netns", ns)
+    for key in ("net.ipv6.conf.all.disable_ipv6", "net.ipv6.conf.default.disable_ipv6"):
+        sh("sysctl", "-qw", f"{key}=1", netns=ns)
+    sh("ip", "link", "set", "lo", "up", netns=ns)
+    ready = os.path.join(state.dir, f".{host}.ready")
+    # ip netns exec and unshare exec without forking: the pid is the holder's.
+    holder = subprocess.Popen(
+        ["ip", "netns", "exec", ns, "unshare", "--uts", "--ipc", "--mount", "--propagation",
+         "private", "sh", "-c",
+         f"hostname {shlex.quote(host)} && mount --bind {shlex.quote(hosts_file)} /etc/hosts "
+         f"&& touch {shlex.quote(ready)} && exec sleep infinity"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        start_new_session=True)
+    state.data["pids"][f"holder-{host}"] = holder.pid
+    state.save()
+    deadline = time.monotonic() + 10
+    while not os.path.exists(ready):
+        if holder.poll() is not None:
+            raise VclusterError(f"{host}: namespaces not created: "
+                                f"{holder.stderr.read().decode().strip()}")
+        if time.monotonic() > deadline:
+            raise VclusterError(f"{host}: namespaces not ready after 10 s")
+        time.sleep(0.01)
+    os.unlink(ready)
+    holder.stderr.close()
+
+
+def up(args):
+    name = args.name
+    preflight(name)
+    shape = Shape(args.hosts, args.hosts_per_leaf, args.host_mbit, args.uplink_mbit,
+                  args.head_mbit, args.profile)
+    os.makedirs(STATE_ROOT, exist_ok=True)
+    state = State(name)
+    os.makedirs(state.dir)
+    state.data.update({"shape": vars(args).copy(), "hosts": shape.hosts, "state_dir": state.dir,
+                       "created": time.time(), "describe": shape.describe()})
+    state.data["shape"].pop("func", None)
+    state.data["shape"].pop("command", None)
+    state.save()
+    try:
+        build(state, shape, args)
+    except BaseException:
+        log("creation failed: removing what was made")
+        down_state(state)
+        raise
+    return state
+
+
+def build(state, shape, args):
+    d = state.dir
+    hosts_file = os.path.join(d, "hosts")
+    with open(hosts_file, "w") as f:
+        f.write("127.0.0.1\tlocalhost\n")
+        f.write(f"{HEAD_IP}\thead\n")
+        for i, h in enumerate(shape.hosts):
+            f.write(f"{shape.host_ip(i)}\t{h}\n")
+    fab = state.ns("fab")
+    sh("ip", "netns", "add", fab)
+    state.created("netns", fab)
+    for key in ("net.ipv6.conf.all.disable_ipv6", "net.ipv6.conf.default.disable_ipv6"):
+        sh("sysctl", "-qw", f"{key}=1", netns=fab)
+    sh("ip", "link", "set", "lo", "up", netns=fab)
+
+    def bridge(br):
+        sh("ip", "link", "add", br, "type", "bridge", "stp_state", "0", "forward_delay", "0",
+           netns=fab)
+        sh("ip", "link", "set", br, "up", netns=fab)
+
+    bridge("spine")
+    for l in range(shape.leaves):
+        leaf = f"leaf{l + 1}"
+        bridge(leaf)
+        # The leaf uplink: leafN-up on the leaf bridge, leafN-dn on the spine, shaped both ways.
+        up_dev, dn_dev = f"l{l + 1}up", f"l{l + 1}dn"
+        sh("ip", "link", "add", up_dev, "type", "veth", "peer", "name", dn_dev, netns=fab)
+        sh("ip", "link", "set", up_dev, "master", leaf, "up", netns=fab)
+        sh("ip", "link", "set", dn_dev, "master", "spine", "up", netns=fab)
+        tbf(up_dev, shape.uplink_mbit, fab)
+        tbf(dn_dev, shape.uplink_mbit, fab)
+
+    def attach(host, ip, br, port, mbit):
+        make_host(state, host, hosts_file)
+        ns = state.ns(host)
+        sh("ip", "link", "add", port, "type", "veth", "peer", "name", "eth0", "netns", ns,
+           netns=fab)
+        sh("ip", "link", "set", port, "master", br, "up", netns=fab)
+        sh("ip", "addr", "add", f"{ip}/16", "dev", "eth0", netns=ns)
+        sh("ip", "link", "set", "eth0", "up", netns=ns)
+        if mbit:
+            tbf(port, mbit, fab)       # leaf -> host
+            tbf("eth0", mbit, ns)      # host -> leaf
+
+    attach("head", HEAD_IP, "spine", "head", shape.head_mbit)
+    for i, h in enumerate(shape.hosts):
+        attach(h, shape.host_ip(i), f"leaf{shape.leaf_of(i) + 1}", f"h{i + 1:02d}",
+               shape.host_mbit)
+    write_agent(state)
+    if not os.environ.get("VC_NOWAIT"): wait_reachable(state, shape)
+    if not args.no_fabric:
+        write_fabric(state, shape)
+    if args.toporrd:
+        start_toporrd(state, args.toporrd, args.toporrctl)
+    state.data["ready"] = True
+    state.save()
+
+
+def wait_reachable(state, shape, timeout=10.0):
+    """Every host answers the head on the fabric (bridges learn, links come up)."""
+    deadline = time.monotonic() + timeout
+    pending = list(range(len(shape.hosts)))
+    while pending and time.monotonic() < deadline:
+        pending = [i for i in pending
+                   if sh("ping", "-c1", "-W1", shape.host_ip(i), check=False,
+                         netns=state.ns("head")).returncode != 0]
+    if pending:
+        raise VclusterError("hosts not reachable from the head node after "
+                            f"{timeout:g} s: {', '.join(shape.hosts[i] for i in pending)}")
+
+
+def write_agent(state):
+    """The rsh agent MPI launchers call as `AGENT [options] HOST COMMAND...`: it runs COMMAND
+    with /bin/sh inside HOST's namespaces (HOST: a host name of this cluster or its address),
+    keeping the caller's environment and working directory, as ssh to a shared file system."""
+    shape = state.data["shape"]
+    names = {HEAD_IP: "head", "head": "head"}
+    for i, h in enumerate(state.data["hosts"]):
+        names[f"198.18.{i // shape['hosts_per_leaf'] + 1}.{i + 1}"] = h
+        names[h] = h
+    cases = "\n".join(f"  {a}) pid={state.data['pids']['holder-' + h]} ;;"
+                      for a, h in names.items())
+    agent = f"""#!/bin/sh
+# rsh agent of vcluster '{state.name}' (written by testing/vcluster/vcluster.py):
+#   rsh [-x|-q|-n|-o OPT|...] HOST COMMAND...
+while [ $# -gt 0 ]; do
+  case $1 in
+    -o|-p|-l|-i) shift 2 ;;
+    -*) shift ;;
+    *) break ;;
+  esac
+done
+[ $# -ge 2 ] || {{ echo "vcluster rsh: usage: rsh HOST COMMAND..." >&2; exit 255; }}
+host=${{1%%.*}}
+shift
+case $host in
+{cases}
+  *) echo "vcluster rsh: '$host' is not a host of cluster {state.name}" >&2; exit 255 ;;
+esac
+exec nsenter -t "$pid" --net --uts --ipc --mount --wd="$PWD" /bin/sh -c "$*"
+"""
+    path = os.path.join(state.dir, "rsh")
+    with open(path, "w") as f:
+        f.write(agent)
+    os.chmod(path, 0o755)
+
+
+def write_fabric(state, shape):
+    """An ibsim net file of exactly the emulated fabric (host names, leaves, uplinks as
+    InfiniBand links whose rates keep the emulated ratios), routed by the real OpenSM and read
+    back with the real ibnetdiscover and dump_fts (collectors/sim/run_ibsim.sh)."""
+    out = os.path.join(state.dir, "fabric")
+    os.makedirs(out, exist_ok=True)
+    net = os.path.join(out, "vcluster.net")
+    width, speed = shape.ib_uplink_rate
+    sh(sys.executable, os.path.join(REPO, "collectors/sim/gen_fattree.py"), "--hosts",
+       len(shape.hosts), "--hosts-per-leaf", shape.hosts_per_leaf, "--leaf-uplinks",
+       shape.ib_uplinks, "--host-speeds", "QDR", "--host-widths", "4x", "--uplink-speed", speed,
+       "--uplink-width", width, "--host-prefix", "node", "--host-digits", 2, "--out", net)
+    p = sh("bash", os.path.join(REPO, "collectors/sim/run_ibsim.sh"), net, out, "--timeout",
+           120, check=False, timeout=300)
+    if p.returncode != 0:
+        raise VclusterError(f"the fabric dump failed: {p.stderr.strip()[-800:]}")
+    log(f"fabric dump: {out}/ibnetdiscover.txt, {out}/dump_fts.txt")
+
+
+def start_toporrd(state, toporrd, toporrctl):
+    """toporrd on the head node: its SQLite file and Unix socket in the state directory, TCP on
+    the head's fabric address (plaintext: the cluster's network is private); the fabric dump
+    and its forwarding tables ingested."""
+    d = state.dir
+    sock = os.path.join(d, "toporrd.sock")
+    conf = os.path.join(d, "toporrd.conf")
+    with open(conf, "w") as f:
+        f.write("listen_insecure = true\n")
+    logf = open(os.path.join(d, "toporrd.log"), "a")
+    argv = namespace_argv(state, "head") + [
+        os.path.abspath(toporrd), "--config", conf, "--db", os.path.join(d, "toporr.db"),
+        "--socket", sock, "--listen", f"{HEAD_IP}:{TOPORRD_PORT}"]
+    proc = subprocess.Popen(argv, stdout=logf, stderr=logf, start_new_session=True)
+    state.data["pids"]["toporrd"] = proc.pid
+    state.data["toporrd"] = {"socket": sock, "address": f"{HEAD_IP}:{TOPORRD_PORT}",
+                             "bin": os.path.abspath(toporrd), "conf": conf}
+    state.save()
+    ctl = [os.path.abspath(toporrctl), "--socket", sock]
+    deadline = time.monotonic() + 20
+    while sh(*ctl, "health", check=False).returncode != 0:
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise VclusterError(f"toporrd did not become healthy; see {d}/toporrd.log")
+        time.sleep(0.05)
+    fab = os.path.join(d, "fabric")
+    if os.path.exists(os.path.join(fab, "ibnetdiscover.txt")):
+        sh(*ctl, "ingest", "--format", "ibnetdiscover", os.path.join(fab, "ibnetdiscover.txt"))
+        sh(*ctl, "ingest", "--format", "lft", os.path.join(fab, "dump_fts.txt"))
+    log(f"toporrd on head {HEAD_IP}:{TOPORRD_PORT} (socket {sock})")
+
+
+# ---- down ----------------------------------------------------------------------------------
+
+
+def ns_inodes(state):
+    inodes = set()
+    for obj in state.data["objects"]:
+        if obj["kind"] == "netns":
+            try:
+                inodes.add(os.stat(f"/run/netns/{obj['name']}").st_ino)
+            except OSError:
+                pass
+    return inodes
+
+
+def processes_inside(inodes):
+    """Pids of processes in any of the given namespaces (by nsfs inode)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        for kind in ("net", "uts", "ipc", "mnt"):
+            try:
+                if os.stat(f"/proc/{entry}/ns/{kind}").st_ino in inodes:
+                    pids.append(int(entry))
+                    break
+            except OSError:
+                break
+    return pids
+
+
+def kill_all(pids, grace=5.0):
+    for sig in (signal.SIGCONT, signal.SIGTERM):
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        pids = [p for p in pids if os.path.exists(f"/proc/{p}") and not zombie(p)]
+        if not pids:
+            return
+        time.sleep(0.05)
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def zombie(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def down_state(state):
+    """Removes what state lists, newest first; never raises for what is already gone."""
+    kill_all(processes_inside(ns_inodes(state)) + list(state.data.get("pids", {}).values()))
+    problems = []
+    for obj in reversed(state.data["objects"]):
+        if obj["kind"] == "netns" and obj["name"] in list_netns():
+            p = sh("ip", "netns", "del", obj["name"], check=False)
+            if p.returncode:
+                problems.append(f"ip netns del {obj['name']}: {p.stderr.strip()}")
+    shutil.rmtree(state.dir, ignore_errors=True)
+    if os.path.exists(state.dir):
+        problems.append(f"{state.dir} could not be removed")
+    if problems:
+        raise VclusterError("; ".join(problems))
+
+
+def down(name):
+    """Removes cluster name; False when there was none. Without a state file (a run killed
+    before writing it) its namespaces are found by their prefix."""
+    state = State(name)
+    if os.path.exists(state.path):
+        state.load()
+    else:
+        state.data["objects"] = [{"kind": "netns", "name": n} for n in list_netns()
+                                 if n.startswith(f"{NS_PREFIX}{name}-")]
+        if not state.data["objects"] and not os.path.exists(state.dir):
+            return False
+    down_state(state)
+    return True
+
+
+def cleanup():
+    names = set()
+    if os.path.isdir(STATE_ROOT):
+        names.update(os.listdir(STATE_ROOT))
+    for ns in list_netns():
+        if ns.startswith(NS_PREFIX):
+            names.add(ns[len(NS_PREFIX):].split("-")[0])
+    for n in sorted(names):
+        down(n)
+        log(f"removed cluster '{n}'")
+    return sorted(names)
+
+
+# ---- using a cluster -----------------------------------------------------------------------
+
+
+def load(name):
+    state = State(name)
+    if not os.path.exists(state.path):
+        raise VclusterError(f"no cluster '{name}' ({state.path} not found); "
+                            f"create it with 'vcluster up --name {name}'")
+    return state.load()
+
+
+def mpirun_argv(state, mpi, extra):
+    """The MPI launcher on the head node, starting ranks through the cluster's rsh agent with
+    TCP between hosts on the fabric and shared memory inside a host."""
+    agent = os.path.join(state.dir, "rsh")
+    head = namespace_argv(state, "head")
+    if mpi == "openmpi":
+        return head + ["mpirun.openmpi", "--mca", "plm_rsh_agent", agent, "--mca",
+                       "oob_tcp_if_include", SUBNET, "--mca", "btl_tcp_if_include", SUBNET,
+                       "--mca", "btl", "self,vader,tcp", "--mca", "pml", "ob1",
+                       "--mca", "mpi_yield_when_idle", "1"] + list(extra)
+    if mpi == "mpich":
+        return head + ["mpirun.mpich", "-launcher", "ssh", "-launcher-exec", agent] + list(extra)
+    raise VclusterError(f"unknown MPI '{mpi}' (openmpi or mpich)")
+
+
+def status(name, as_json):
+    state = load(name)
+    if as_json:
+        print(json.dumps(state.data, indent=1))
+        return
+    print(f"cluster {name}: {state.data['describe']}")
+    print(f"  state   {state.dir}")
+    print(f"  head    {HEAD_IP} (toporrd "
+          f"{state.data.get('toporrd', {}).get('address', 'not started')})")
+    shape = state.data["shape"]
+    for i, h in enumerate(state.data["hosts"]):
+        print(f"  {h}  198.18.{i // shape['hosts_per_leaf'] + 1}.{i + 1}  "
+              f"leaf{i // shape['hosts_per_leaf'] + 1}")
+    print(f"  rsh agent {state.dir}/rsh")
+
+
+def add_up_args(p):
+    p.add_argument("--hosts", type=int, default=8, help="hosts (2..16, default 8)")
+    p.add_argument("--hosts-per-leaf", type=int, default=4, help="hosts per leaf (default 4)")
+    p.add_argument("--profile", choices=("tapered", "full"), default="tapered",
+                   help="leaf uplinks 4:1 tapered (default) or full bisection")
+    p.add_argument("--host-mbit", type=float, default=400, help="host link rate (default 400)")
+    p.add_argument("--uplink-mbit", type=float,
+                   help="rate of a leaf's uplink (default: from --profile)")
+    p.add_argument("--head-mbit", type=float, default=0,
+                   help="head node link rate (default 0: not shaped)")
+    p.add_argument("--toporrd", help="start this toporrd on the head node and ingest the fabric")
+    p.add_argument("--toporrctl", help="the toporrctl to ingest with (with --toporrd)")
+    p.add_argument("--no-fabric", action="store_true",
+                   help="skip the fabric dump (ibsim + opensm + ibnetdiscover)")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="vcluster", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True)
+    pu = sub.add_parser("up", help="create a cluster")
+    pu.add_argument("--name", default="vc")
+    add_up_args(pu)
+    pd = sub.add_parser("down", help="remove a cluster")
+    pd.add_argument("--name", default="vc")
+    sub.add_parser("cleanup", help="remove every cluster of this tool")
+    ps = sub.add_parser("status", help="describe a cluster")
+    ps.add_argument("--name", default="vc")
+    ps.add_argument("--json", action="store_true")
+    pe = sub.add_parser("exec", help="run a command inside a host's namespaces")
+    pe.add_argument("--name", default="vc")
+    pe.add_argument("host")
+    pe.add_argument("cmd", nargs=argparse.REMAINDER)
+    pm = sub.add_parser("mpirun", help="run the MPI launcher on the head node")
+    pm.add_argument("--name", default="vc")
+    pm.add_argument("mpi", choices=("openmpi", "mpich"))
+    pm.add_argument("args", nargs=argparse.REMAINDER)
+    pr = sub.add_parser("run", help="up, run a command, down")
+    pr.add_argument("--name", default="vc")
+    add_up_args(pr)
+    pr.add_argument("cmd", nargs=argparse.REMAINDER)
+    args = p.parse_args(argv)
+
+    def on_signal(signum, _frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    # up and run remove what they made when stopped (SIGKILL leaves it to down/cleanup).
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGHUP, on_signal)
+    try:
+        if args.command == "up":
+            if args.toporrd and not args.toporrctl:
+                raise VclusterError("--toporrd needs --toporrctl")
+            state = up(args)
+            log(f"cluster '{args.name}' up: {state.data['describe']}; state {state.dir}")
+        elif args.command == "down":
+            if not down(args.name):
+                log(f"no cluster '{args.name}'")
+        elif args.command == "cleanup":
+            cleanup()
+        elif args.command == "status":
+            status(args.name, args.json)
+        elif args.command == "exec":
+            cmd = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
+            if not cmd:
+                raise VclusterError("exec: no command")
+            state = load(args.name)
+            if args.host not in state.data["hosts"] + ["head"]:
+                raise VclusterError(f"exec: '{args.host}' is not a host of '{args.name}'")
+            os.execvp("nsenter", namespace_argv(state, args.host) + cmd)
+        elif args.command == "mpirun":
+            extra = args.args[1:] if args.args[:1] == ["--"] else args.args
+            argv = mpirun_argv(load(args.name), args.mpi, extra)
+            os.execvp(argv[0], argv)
+        elif args.command == "run":
+            cmd = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
+            if not cmd:
+                raise VclusterError("run: no command")
+            if args.toporrd and not args.toporrctl:
+                raise VclusterError("--toporrd needs --toporrctl")
+            state = up(args)
+            try:
+                rc = subprocess.call(cmd, env=dict(os.environ, VCLUSTER_NAME=args.name,
+                                                   VCLUSTER_STATE=state.path))
+            finally:
+                down(args.name)
+            return rc
+    except VclusterError as e:
+        log(f"error: {e}")
+        return 1
+    except KeyboardInterrupt:
+        log("interrupted")
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
