@@ -359,9 +359,14 @@ absl::StatusOr<PlanResult> Plan(const PlanRequest& request, const mapping::Place
 
 std::string Rankfile(const PlanResult& plan, const mapping::Placement& placement,
                      const JobHosts& hosts) {
-  std::string out = absl::StrCat("# toporr plan: ", plan.algorithm, ", new rank -> slot\n");
-  for (size_t r = 0; r < plan.mapping.size(); ++r) {
-    const mapping::RankLocation& loc = placement.ranks[plan.mapping[r]];
+  return Rankfile(plan.mapping, plan.algorithm, placement, hosts);
+}
+
+std::string Rankfile(const std::vector<int32_t>& order, std::string_view what,
+                     const mapping::Placement& placement, const JobHosts& hosts) {
+  std::string out = absl::StrCat("# toporr plan: ", std::string(what), ", new rank -> slot\n");
+  for (size_t r = 0; r < order.size(); ++r) {
+    const mapping::RankLocation& loc = placement.ranks[order[r]];
     absl::StrAppend(&out, "rank ", r, "=", hosts.names[loc.host], " slot=", loc.core, "\n");
   }
   return out;
@@ -369,8 +374,13 @@ std::string Rankfile(const PlanResult& plan, const mapping::Placement& placement
 
 std::string ReorderedHostfile(const PlanResult& plan, const mapping::Placement& placement,
                               const JobHosts& hosts) {
+  return ReorderedHostfile(plan.mapping, placement, hosts);
+}
+
+std::string ReorderedHostfile(const std::vector<int32_t>& order,
+                              const mapping::Placement& placement, const JobHosts& hosts) {
   std::string out;
-  for (int32_t slot : plan.mapping) {
+  for (int32_t slot : order) {
     absl::StrAppend(&out, hosts.names[placement.ranks[slot].host], "\n");
   }
   return out;

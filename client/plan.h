@@ -161,10 +161,15 @@ absl::StatusOr<PlanResult> Plan(const PlanRequest& request, const mapping::Place
 // Open MPI rankfile: "rank <new>=<host> slot=<core>" for every new rank.
 std::string Rankfile(const PlanResult& plan, const mapping::Placement& placement,
                      const JobHosts& hosts);
+// The same for any order (order[new rank] = old rank), its header comment naming `what`.
+std::string Rankfile(const std::vector<int32_t>& order, std::string_view what,
+                     const mapping::Placement& placement, const JobHosts& hosts);
 // One host per line in new rank order (Open MPI `--map-by seq`, Slurm
 // `--distribution=arbitrary` with SLURM_HOSTFILE).
 std::string ReorderedHostfile(const PlanResult& plan, const mapping::Placement& placement,
                               const JobHosts& hosts);
+std::string ReorderedHostfile(const std::vector<int32_t>& order,
+                              const mapping::Placement& placement, const JobHosts& hosts);
 
 // "1M", "64K", "4096", "2G" (binary units) -> bytes.
 absl::StatusOr<int64_t> ParseBytes(std::string_view text);

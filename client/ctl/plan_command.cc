@@ -1,13 +1,19 @@
 #include "client/ctl/plan_command.h"
 
 #include <fstream>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
+#include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "client/cost_matrix_codec.h"
 #include "client/ctl/plan_output.h"
+#include "client/graph_plan.h"
 #include "client/job_costs.h"
 #include "client/node_topology.h"
 #include "client/plan.h"
@@ -19,10 +25,17 @@
 namespace toporr::client::ctl {
 namespace {
 
-// The command line of one plan, checked.
+// --cart DIMS[:PERIODS], as MPI_Cart_create takes them.
+struct CartArgs {
+  std::vector<int> dims;
+  std::vector<bool> periods;
+};
+
+// The command line of one plan, checked: a collective's (`request`) or a grid's (`cart`).
 struct PlanArgs {
   std::string hostfile, ranks_file, rankfile_out, hostfile_out, node_xml;
   std::string collective;
+  std::optional<CartArgs> cart;
   MapBy map_by = MapBy::kCore;
   int np = 0;
   PlanRequest request;
@@ -33,8 +46,38 @@ absl::Status PlanUsage(const absl::Status& status) {
   return UsageError(absl::StrCat("plan: ", status.message()));
 }
 
+// "4x4" or "4x4:1x0": dimensions >= 1, periods 0 or 1, one per dimension (default all 0).
+absl::StatusOr<CartArgs> ParseCart(std::string_view text) {
+  const std::string_view dims = text.substr(0, text.find(':'));
+  const std::string_view periods =
+      dims.size() < text.size() ? text.substr(dims.size() + 1) : std::string_view();
+  auto bad = [&](std::string_view why) {
+    return UsageError(absl::StrCat("plan: --cart ", std::string(text), ": ", std::string(why),
+                                   " (DIMS[:PERIODS], e.g. 4x4:1x0)"));
+  };
+  CartArgs cart;
+  for (absl::string_view d : absl::StrSplit(absl::string_view(dims.data(), dims.size()), 'x')) {
+    int size = 0;
+    if (!absl::SimpleAtoi(d, &size) || size < 1) return bad("dimensions must be numbers >= 1");
+    cart.dims.push_back(size);
+  }
+  if (dims.size() == text.size()) {
+    cart.periods.assign(cart.dims.size(), false);
+    return cart;
+  }
+  for (absl::string_view p :
+       absl::StrSplit(absl::string_view(periods.data(), periods.size()), 'x')) {
+    if (p != "0" && p != "1") return bad("periods must be 0 or 1");
+    cart.periods.push_back(p == "1");
+  }
+  if (cart.periods.size() != cart.dims.size()) {
+    return bad(absl::StrCat(cart.dims.size(), " dimensions but ", cart.periods.size(), " periods"));
+  }
+  return cart;
+}
+
 absl::StatusOr<PlanArgs> ParsePlanArgs(const CommandArgs& args) {
-  std::string format = "ibnetdiscover", map_by = "core", algorithm = "auto", size;
+  std::string format = "ibnetdiscover", map_by = "core", algorithm, size, cart;
   std::string np, root, radix, mpi_library, multilevel;
   PlanArgs p;
   std::vector<std::string> positional;
@@ -54,7 +97,8 @@ absl::StatusOr<PlanArgs> ParsePlanArgs(const CommandArgs& args) {
                                 {"--root", &root},
                                 {"--radix", &radix},
                                 {"--mpi-library", &mpi_library},
-                                {"--multilevel", &multilevel}},
+                                {"--multilevel", &multilevel},
+                                {"--cart", &cart}},
                                &positional));
   if (!positional.empty()) return UsageError("plan: unknown argument " + positional[0]);
   for (auto [text, value, flag] :
@@ -64,12 +108,30 @@ absl::StatusOr<PlanArgs> ParsePlanArgs(const CommandArgs& args) {
     ASSIGN_OR_RETURN(*value, ParseInteger(*text, 0, (1 << 30) - 1, absl::StrCat("plan: ", flag)));
   }
   if (p.hostfile.empty()) return UsageError("plan: --hostfile is required");
-  if (p.collective.empty()) return UsageError("plan: --collective is required");
-  if (size.empty()) return UsageError("plan: --size is required");
   if (map_by != "core" && map_by != "node" && map_by != "slot") {
     return UsageError("plan: --map-by must be core or node");
   }
   p.map_by = map_by == "node" ? MapBy::kNode : MapBy::kCore;
+  auto fabric_format = collectors::ParseInputFormat(format);
+  if (!fabric_format.ok()) return PlanUsage(fabric_format.status());
+  p.costs.fabric_format = *fabric_format;
+  if (!cart.empty()) {
+    if (!p.collective.empty()) {
+      return UsageError("plan: --cart and --collective exclude each other");
+    }
+    for (auto [text, flag] :
+         {std::pair(&size, "--size"), std::pair(&algorithm, "--algorithm"),
+          std::pair(&root, "--root"), std::pair(&radix, "--radix"),
+          std::pair(&mpi_library, "--mpi-library"), std::pair(&multilevel, "--multilevel")}) {
+      if (!text->empty()) {
+        return UsageError(absl::StrCat("plan: ", flag, " is for --collective, not --cart"));
+      }
+    }
+    ASSIGN_OR_RETURN(p.cart, ParseCart(cart));
+    return p;
+  }
+  if (p.collective.empty()) return UsageError("plan: --collective or --cart is required");
+  if (size.empty()) return UsageError("plan: --size is required");
   if (p.request.radix < 2) return UsageError("plan: --radix must be >= 2");
   if (multilevel == "candidate") {
     p.request.multilevel = MultilevelChoice::kCandidate;
@@ -81,7 +143,7 @@ absl::StatusOr<PlanArgs> ParsePlanArgs(const CommandArgs& args) {
   auto collective = mapping::ParseCollective(p.collective);
   if (!collective.ok()) return PlanUsage(collective.status());
   p.request.collective = *collective;
-  if (algorithm != "auto") {
+  if (!algorithm.empty() && algorithm != "auto") {
     auto parsed = mapping::ParseAlgorithm(algorithm);
     if (!parsed.ok()) return PlanUsage(parsed.status());
     p.request.algorithm = *parsed;
@@ -97,9 +159,6 @@ absl::StatusOr<PlanArgs> ParsePlanArgs(const CommandArgs& args) {
   auto bytes = ParseBytes(size);
   if (!bytes.ok()) return PlanUsage(bytes.status());
   p.request.message_bytes = *bytes;
-  auto fabric_format = collectors::ParseInputFormat(format);
-  if (!fabric_format.ok()) return PlanUsage(fabric_format.status());
-  p.costs.fabric_format = *fabric_format;
   return p;
 }
 
@@ -139,6 +198,27 @@ absl::Status WriteOutputFile(const std::string& path, const std::string& text) {
   return absl::OkStatus();
 }
 
+// The reply of --cart: the grid's process graph embedded as libtoporr's MPI_Cart_create
+// embeds it (client/graph_plan.h), on the same placement and costs as a collective's plan.
+absl::StatusOr<Reply> RunCartPlan(const PlanArgs& p, const JobHosts& hosts,
+                                  const mapping::Placement& placement, const JobCosts& costs,
+                                  const mapping::IntraHostModel& intra,
+                                  const mapping::CommGraph& graph) {
+  CartPlanReport report;
+  ASSIGN_OR_RETURN(report.embedding, PlanGraph(graph, placement, *costs.costs, intra));
+  const std::vector<int32_t>& order = report.embedding.mapping;
+  RETURN_IF_ERROR(WriteOutputFile(p.rankfile_out, Rankfile(order, "cart", placement, hosts)));
+  RETURN_IF_ERROR(WriteOutputFile(p.hostfile_out, ReorderedHostfile(order, placement, hosts)));
+  report.dims = p.cart->dims;
+  report.periods = p.cart->periods;
+  for (const auto& rank : placement.ranks) report.rank_hosts.push_back(hosts.names[rank.host]);
+  report.num_hosts = static_cast<int64_t>(hosts.names.size());
+  report.cost_source = costs.source;
+  report.rankfile_out = p.rankfile_out;
+  report.hostfile_out = p.hostfile_out;
+  return CartPlanReply(std::move(report));
+}
+
 absl::StatusOr<Reply> RunPlan(Invocation& inv, const CommandArgs& args) {
   ASSIGN_OR_RETURN(PlanArgs p, ParsePlanArgs(args));
   ASSIGN_OR_RETURN(std::string host_text, ReadInputFile(p.hostfile));
@@ -153,7 +233,17 @@ absl::StatusOr<Reply> RunPlan(Invocation& inv, const CommandArgs& args) {
   } else {
     ASSIGN_OR_RETURN(placement, InitialPlacement(hosts, p.map_by, p.np, shape));
   }
+  mapping::CommGraph cart_graph;  // checked before any cost is fetched
+  if (p.cart.has_value()) {
+    absl::StatusOr<mapping::CommGraph> graph =
+        CartGraph(p.cart->dims, p.cart->periods, placement.size());
+    if (!graph.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("plan --cart: ", graph.status().message()));
+    }
+    cart_graph = *std::move(graph);
+  }
   ASSIGN_OR_RETURN(JobCosts costs, JobCostsFor(p.costs, hosts.names, DaemonCostMatrix(inv.daemon)));
+  if (p.cart.has_value()) return RunCartPlan(p, hosts, placement, costs, intra, cart_graph);
 
   PlanReport report;
   ASSIGN_OR_RETURN(report.plan,
@@ -180,6 +270,9 @@ std::vector<Command> PlanCommands() {
        [--mpi-library openmpi|mpich|smpi-ompi]
        [--fabric DUMP [--format ibnetdiscover]] [--node-topology HWLOC.xml]
        [--rankfile OUT] [--hostfile-out OUT] [--multilevel candidate|force]
+  plan --hostfile FILE --cart DIMS[:PERIODS] [--map-by core|node | --ranks FILE] [--np N]
+       [--fabric DUMP [--format ibnetdiscover]] [--node-topology HWLOC.xml]
+       [--rankfile OUT] [--hostfile-out OUT]
                        topology-aware rank order for a job: the new order, the predicted
                        time before/after and the maximum link load; writes an Open MPI
                        rankfile or a reordered hostfile (`mpirun --map-by seq`). Costs come
@@ -197,6 +290,11 @@ std::vector<Command> PlanCommands() {
                        --multilevel: also predict the multi-level (leader) version over the
                        fabric's levels (bcast, reduce, allreduce, gather), as a candidate or
                        forced
+                       --cart: instead of a collective, the order libtoporr gives
+                       MPI_Cart_create(dims, periods, reorder=1) for these hosts and ranks
+                       (its graph embedding, never predicted slower than the launch order):
+                       DIMS like 4x4, PERIODS like 1x0 (default all 0); the grid may have
+                       fewer nodes than ranks, not more
 )",
            RunPlan}};
 }

@@ -2,9 +2,13 @@
 
 #include <iomanip>
 #include <ostream>
+#include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "client/decision_report.h"
+#include "client/graph_plan.h"
 
 namespace toporr::client::ctl {
 namespace {
@@ -107,8 +111,112 @@ void PlanText(const PlanReport& r, std::ostream& out) {
   }
 }
 
+// "4x4", or for periods "1x0".
+template <typename T>
+std::string Grid(const std::vector<T>& values) {
+  std::string out;
+  for (size_t i = 0; i < values.size(); ++i) {
+    out += (i == 0 ? "" : "x") + std::to_string(static_cast<int>(values[i]));
+  }
+  return out;
+}
+
+double CartSpeedup(const mapping::Embedding& e) {
+  return e.cost_ns > 0 ? e.identity_cost_ns / e.cost_ns : 1;
+}
+
+// The embedders that ran, in the order EmbedGraph weighs them (ties go to the earlier).
+std::vector<std::pair<std::string, double>> CartCandidates(const mapping::Embedding& e) {
+  std::vector<std::pair<std::string, double>> out = {{"identity", e.identity_cost_ns},
+                                                     {"bipartition", e.bipartition_cost_ns}};
+  if (e.greedy_cost_ns >= 0) out.emplace_back("greedy", e.greedy_cost_ns);
+  if (e.scotch_cost_ns >= 0) out.emplace_back("scotch", e.scotch_cost_ns);
+  return out;
+}
+
+void MappingCostJson(std::string_view mapping, double time_ns, JsonWriter& w) {
+  w.BeginObject();
+  w.Field("mapping", mapping);
+  w.Field("time_ns", time_ns);
+  w.EndObject();
+}
+
+void CartJson(const CartPlanReport& r, JsonWriter& w) {
+  const mapping::Embedding& e = r.embedding;
+  const std::string embedder(mapping::EmbedMethodName(e.method));
+  w.BeginObject();
+  w.Key("cart");
+  w.BeginObject();
+  w.Key("dims");
+  w.BeginArray();
+  for (int d : r.dims) w.Int(d);
+  w.EndArray();
+  w.Key("periods");
+  w.BeginArray();
+  for (bool p : r.periods) w.Bool(p);
+  w.EndArray();
+  w.EndObject();
+  w.Field("edge_bytes", kBytesPerEdgeUnit);
+  w.Field("ranks", static_cast<int64_t>(r.rank_hosts.size()));
+  w.Field("hosts", r.num_hosts);
+  w.Field("cost_source", r.cost_source);
+  w.Field("embedder", embedder);
+  w.Field("reordered", e.method != mapping::EmbedMethod::kIdentity);
+  w.Field("speedup", CartSpeedup(e));
+  w.Key("before");
+  MappingCostJson("identity", e.identity_cost_ns, w);
+  w.Key("after");
+  MappingCostJson(embedder, e.cost_ns, w);
+  w.Key("new_order");
+  w.BeginArray();
+  for (int32_t old_rank : e.mapping) w.Int(old_rank);
+  w.EndArray();
+  w.Key("candidates");
+  w.BeginArray();
+  for (const auto& [name, time_ns] : CartCandidates(e)) MappingCostJson(name, time_ns, w);
+  w.EndArray();
+  w.EndObject();
+}
+
+void CartText(const CartPlanReport& r, std::ostream& out) {
+  const mapping::Embedding& e = r.embedding;
+  out << "cart " << Grid(r.dims) << " (periods " << Grid(r.periods) << ") over "
+      << r.rank_hosts.size() << " ranks on " << r.num_hosts << " hosts; costs from "
+      << r.cost_source << "\n";
+  out << "predicted cost (one " << kBytesPerEdgeUnit << "-byte message per edge): before "
+      << Fixed(e.identity_cost_ns / 1000, 1) << " us, after " << Fixed(e.cost_ns / 1000, 1)
+      << " us (" << mapping::EmbedMethodName(e.method) << "), speedup " << Fixed(CartSpeedup(e), 2)
+      << "x\n";
+  if (e.method == mapping::EmbedMethod::kIdentity) {
+    out << "no embedding is predicted to help: keep the current order\n";
+  } else {
+    out << "new rank order (new rank: old rank@host):\n";
+    for (size_t new_rank = 0; new_rank < e.mapping.size(); ++new_rank) {
+      const int32_t old_rank = e.mapping[new_rank];
+      out << "  " << new_rank << ": " << old_rank << "@" << r.rank_hosts[old_rank]
+          << ((new_rank + 1) % 8 == 0 || new_rank + 1 == e.mapping.size() ? "\n" : "");
+    }
+  }
+  out << "candidates:";
+  const char* separator = " ";
+  for (const auto& [name, time_ns] : CartCandidates(e)) {
+    out << separator << name << " " << Fixed(time_ns / 1000, 1) << " us";
+    separator = ", ";
+  }
+  out << "\n";
+  if (!r.rankfile_out.empty()) out << "rankfile written to " << r.rankfile_out << "\n";
+  if (!r.hostfile_out.empty()) {
+    out << "reordered hostfile written to " << r.hostfile_out << " (use: mpirun --hostfile "
+        << r.hostfile_out << " --map-by seq ... and MPI_Cart_create with reorder = 0)\n";
+  }
+}
+
 }  // namespace
 
 Reply PlanReply(PlanReport report) { return ReplyOf(std::move(report), PlanJson, PlanText); }
+
+Reply CartPlanReply(CartPlanReport report) {
+  return ReplyOf(std::move(report), CartJson, CartText);
+}
 
 }  // namespace toporr::client::ctl

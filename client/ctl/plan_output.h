@@ -1,6 +1,7 @@
 // The reply of `toporrctl plan`: what was planned and how (collective, size, ranks, where the
 // costs came from), the predicted time before and after, the new rank order and every
-// candidate considered, as text or as JSON (`plan` fields in README.md).
+// candidate considered, as text or as JSON (`plan` fields in README.md); with --cart the
+// same for a cartesian process grid.
 #ifndef TOPORR_CLIENT_CTL_PLAN_OUTPUT_H_
 #define TOPORR_CLIENT_CTL_PLAN_OUTPUT_H_
 
@@ -10,6 +11,7 @@
 
 #include "client/ctl/output.h"
 #include "client/plan.h"
+#include "mapping/graph_embed.h"
 
 namespace toporr::client::ctl {
 
@@ -26,6 +28,26 @@ struct PlanReport {
 };
 
 Reply PlanReply(PlanReport report);
+
+// `plan --cart`: the order libtoporr gives MPI_Cart_create(dims, periods, reorder = 1) on the
+// job (client/graph_plan.h). JSON: "cart" {"dims", "periods"}, "edge_bytes", "ranks",
+// "hosts", "cost_source", "embedder" (the embedding kept: identity, bipartition, greedy,
+// scotch), "reordered", "speedup", "before" and "after" {"mapping", "time_ns"}, "new_order"
+// (the old rank of each new rank, as for a collective) and "candidates" (every embedder run).
+// time_ns is the predicted cost of the grid's exchange: the sum over its directed edges of
+// one edge_bytes message each, contention-free.
+struct CartPlanReport {
+  std::vector<int> dims;
+  std::vector<bool> periods;
+  std::vector<std::string> rank_hosts;  // host of each (old) rank, in launch order
+  int64_t num_hosts = 0;
+  std::string cost_source;  // JobCosts::source
+  mapping::Embedding embedding;
+  std::string rankfile_out;  // files written, if any ("" = none)
+  std::string hostfile_out;
+};
+
+Reply CartPlanReply(CartPlanReport report);
 
 }  // namespace toporr::client::ctl
 

@@ -34,6 +34,12 @@ std::string Rendered(const PlanReport& report, bool json) {
   return out.str();
 }
 
+std::string Rendered(const CartPlanReport& report, bool json) {
+  std::ostringstream out, err;
+  EXPECT_EQ(Render(CartPlanReply(report), json, out, err), 0);
+  return out.str();
+}
+
 // The field names are a stable interface (README.md).
 TEST(PlanOutputTest, JsonFieldsInOrder) {
   EXPECT_EQ(Rendered(TwoRanksSwapped(), true),
@@ -79,6 +85,38 @@ TEST(PlanOutputTest, WithoutRoutesNoLoadsAndNoReorderingSaid) {
   EXPECT_THAT(text, Not(HasSubstr("load")));
   EXPECT_THAT(text, HasSubstr("keep the current order"));
   EXPECT_THAT(text, HasSubstr("mpirun --hostfile hosts.new --map-by seq"));
+}
+
+// --cart: the field names are as stable as a collective's.
+TEST(PlanOutputTest, CartJsonFieldsInOrderAndText) {
+  CartPlanReport r;
+  r.dims = {2, 1};
+  r.periods = {true, false};
+  r.rank_hosts = {"node01", "node05"};
+  r.num_hosts = 2;
+  r.cost_source = "toporrd snapshot 1";
+  r.embedding.mapping = {1, 0};
+  r.embedding.method = mapping::EmbedMethod::kScotch;
+  r.embedding.identity_cost_ns = 4000;
+  r.embedding.bipartition_cost_ns = 4000;
+  r.embedding.scotch_cost_ns = 2000;
+  r.embedding.cost_ns = 2000;
+  EXPECT_EQ(Rendered(r, true),
+            "{\"cart\":{\"dims\":[2,1],\"periods\":[true,false]},\"edge_bytes\":4096,"
+            "\"ranks\":2,\"hosts\":2,\"cost_source\":\"toporrd snapshot 1\","
+            "\"embedder\":\"scotch\",\"reordered\":true,\"speedup\":2,"
+            "\"before\":{\"mapping\":\"identity\",\"time_ns\":4000},"
+            "\"after\":{\"mapping\":\"scotch\",\"time_ns\":2000},\"new_order\":[1,0],"
+            "\"candidates\":[{\"mapping\":\"identity\",\"time_ns\":4000},"
+            "{\"mapping\":\"bipartition\",\"time_ns\":4000},"
+            "{\"mapping\":\"scotch\",\"time_ns\":2000}]}\n");
+  const std::string text = Rendered(r, false);
+  EXPECT_THAT(text, HasSubstr("cart 2x1 (periods 1x0) over 2 ranks on 2 hosts"));
+  EXPECT_THAT(text, HasSubstr("before 4.0 us, after 2.0 us (scotch), speedup 2.00x"));
+  EXPECT_THAT(text, HasSubstr("  0: 1@node05  1: 0@node01\n"));
+  EXPECT_THAT(text, HasSubstr("candidates: identity 4.0 us, bipartition 4.0 us, scotch 2.0 us\n"));
+  r.embedding.method = mapping::EmbedMethod::kIdentity;
+  EXPECT_THAT(Rendered(r, false), HasSubstr("keep the current order"));
 }
 
 }  // namespace

@@ -45,6 +45,7 @@ def toporr_mpi_variant(mpi):
             mpi,
             "//client:client_options",
             "//client:decision_report",
+            "//client:graph_plan",
             "//client:job_layout",
             "//client:node_topology",
             "//client:plan",

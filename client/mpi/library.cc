@@ -16,6 +16,7 @@
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "client/graph_plan.h"
 #include "client/job_layout.h"
 #include "client/mpi/collective_status.h"
 #include "client/mpi/collectives.h"
@@ -26,7 +27,6 @@
 #include "client/row_routes.h"
 #include "collectors/hwloc_topology.h"
 #include "common/status_macros.h"
-#include "mapping/distance.h"
 #include "mapping/graph_embed.h"
 
 namespace toporr::client::mpi {
@@ -794,9 +794,7 @@ void Library::GraphOrder(MPI_Comm comm, const char* label, const mapping::CommGr
           [&](const mapping::Placement& placement, const mapping::HostCostMatrix& costs,
               const mapping::RouteSource*) -> absl::StatusOr<PlannedOrder> {
             if (graph == nullptr) return absl::InternalError("no process graph on rank 0");
-            ASSIGN_OR_RETURN(mapping::RankDistance distance,
-                             mapping::RankDistance::Create(placement, costs));
-            ASSIGN_OR_RETURN(mapping::Embedding e, mapping::EmbedGraph(distance, *graph));
+            ASSIGN_OR_RETURN(mapping::Embedding e, PlanGraph(*graph, placement, costs));
             return PlannedOrder{e.mapping, std::string(mapping::EmbedMethodName(e.method)),
                                 e.identity_cost_ns, e.cost_ns};
           },

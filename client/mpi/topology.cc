@@ -2,7 +2,8 @@
 
 #include <vector>
 
-#include "mapping/graph_embed.h"
+#include "client/graph_plan.h"
+#include "mapping/reorder.h"
 
 namespace toporr::client::mpi {
 namespace {
@@ -85,7 +86,7 @@ int CartCreate(Library& library, MPI_Comm comm_old, int ndims, const int dims[],
   if (nodes > size || nodes <= 0) return own(comm_old, reorder);  // the MPI library's error
   mapping::CommGraph graph;
   if (rank == 0) {
-    absl::StatusOr<mapping::CommGraph> g = mapping::CartesianGraph(dv, pv, kBytesPerEdgeUnit);
+    absl::StatusOr<mapping::CommGraph> g = CartGraph(dv, pv, size);
     if (g.ok()) graph = *std::move(g);
     graph.num_ranks = size;
   }

@@ -5,19 +5,18 @@
 // fabric + node costs, the communicator reordered with MPI_Comm_split, and the MPI library's
 // constructor run on it with reorder = 0 — so graph vertex i is new rank i, and for
 // dist-graph-adjacent each new rank receives the neighbour lists given for its rank.
-// Edge weights scale bytes: unweighted edges (and weight 1) count kBytesPerEdgeUnit.
+// Edge weights scale bytes: unweighted edges (and weight 1) count kBytesPerEdgeUnit
+// (client/graph_plan.h); MPI_Cart_create's graph is CartGraph's, so `toporrctl plan --cart`
+// gives the same order.
 #ifndef TOPORR_CLIENT_MPI_TOPOLOGY_H_
 #define TOPORR_CLIENT_MPI_TOPOLOGY_H_
 
 #include <mpi.h>
 
-#include <cstdint>
-
+#include "client/graph_plan.h"
 #include "client/mpi/library.h"
 
 namespace toporr::client::mpi {
-
-constexpr int64_t kBytesPerEdgeUnit = 4096;  // a typical halo message
 
 int CartCreate(Library& library, MPI_Comm comm_old, int ndims, const int dims[],
                const int periods[], int reorder, MPI_Comm* comm_cart);

@@ -11,7 +11,8 @@ through TOPORR_HOSTMAP. Checked:
     by the daemon's GetStats), and one GetCostRow per host (not per rank) otherwise;
   - under LD_PRELOAD=libtoporr_pmpi.so, unchanged C and Fortran programs get reordered
     MPI_Cart_create / MPI_Graph_create / MPI_Dist_graph_create(_adjacent) communicators whose
-    neighbours, MPI_Neighbor_allgather, MPI_Cart_shift and coordinates are right;
+    neighbours, MPI_Neighbor_allgather, MPI_Cart_shift and coordinates are right; the
+    MPI_Cart_create order equals `toporrctl plan --cart` for the same hosts and ranks;
     reorder=0 and TOPORR_DISABLE=1 leave the MPI library's answer;
   - every fallback cause (no daemon, stopped daemon, daemon killed mid-request, a server
     answering garbage / truncated rows / rows of two snapshots / unreachable hosts, a host
@@ -205,8 +206,9 @@ class MpiTest(unittest.TestCase):
         self.assertEqual(job.returncode, 0, f"{cmd} failed:\n{job.stdout}\n{job.stderr}")
         return job
 
-    def plan_order(self, hosts, spec):
-        coll, alg, size, root = spec.split(":")
+    def plan_job_args(self, hosts):
+        """`toporrctl plan` options giving it the job's hosts (a hostfile in order of first
+        appearance, as libtoporr numbers them) and its rank -> host list."""
         hostfile = os.path.join(self.tmp, "plan.hosts")
         ranks = os.path.join(self.tmp, "plan.ranks")
         distinct = list(dict.fromkeys(hosts))
@@ -214,11 +216,19 @@ class MpiTest(unittest.TestCase):
             f.write("".join(f"{h} slots={hosts.count(h)}\n" for h in distinct))
         with open(ranks, "w") as f:
             f.write("".join(h + "\n" for h in hosts))
-        args = ["--json", "plan", "--hostfile", hostfile, "--ranks", ranks, "--collective", coll,
-                "--size", size, "--root", root]
+        return ["--hostfile", hostfile, "--ranks", ranks]
+
+    def plan_order(self, hosts, spec):
+        coll, alg, size, root = spec.split(":")
+        args = ["--json", "plan"] + self.plan_job_args(hosts) + ["--collective", coll,
+                                                                 "--size", size, "--root", root]
         if alg != "auto":
             args += ["--algorithm", alg]
         return json.loads(self.ctl(*args))["new_order"]
+
+    def cart_plan(self, hosts, cart):
+        """`toporrctl --json plan --cart CART` for the job, from the daemon."""
+        return json.loads(self.ctl("--json", "plan", *self.plan_job_args(hosts), "--cart", cart))
 
     # ---- reordering ----
 
@@ -546,6 +556,25 @@ class MpiTest(unittest.TestCase):
         reports = {r["collective"]: r for r in job.report}
         self.assertLess(reports["dist_graph_create_adjacent"]["predicted_after_ns"],
                         reports["dist_graph_create_adjacent"]["predicted_before_ns"])
+
+    def test_cart_order_matches_toporrctl_plan(self):
+        hosts = round_robin(16, 8)
+        job = self.run_job(16, ["cart"], hosts, preload=True)
+        self.assertEqual(job.warnings(), [], job.stderr)
+        self.assertTrue(all(c == "ok" for c in job.checks["cart"]), job.checks["cart"])
+        # toporr_check's cart: MPI_Dims_create(16, 2) = 4x4, periodic along the first dimension.
+        plan = self.cart_plan(hosts, "4x4:1x0")
+        got = job.orders["cart"][0]["order"]
+        self.assertNotEqual(got, list(range(16)))
+        self.assertEqual(got, plan["new_order"])
+        self.assertTrue(plan["reordered"])
+        rep = {r["collective"]: r for r in job.report}["cart_create"]
+        self.assertEqual(rep["source"], "daemon")
+        self.assertEqual(rep["new_order"], got)
+        self.assertEqual(rep["chosen_algorithm"], plan["embedder"])
+        for ours, theirs in [("before", "predicted_before_ns"), ("after", "predicted_after_ns")]:
+            self.assertAlmostEqual(plan[ours]["time_ns"], rep[theirs],
+                                   delta=1e-6 * rep[theirs])
 
     def test_without_pmpi_or_disabled_the_mpi_library_answers(self):
         hosts = round_robin(16, 8)

@@ -1,0 +1,161 @@
+// `toporrctl plan --cart` end to end through RunCtl, offline on the bundled 16-host fat tree
+// (deploy/demo/fattree-2l-16h.ibnet): its order is libtoporr's MPI_Cart_create order for the
+// same hosts and ranks (client/graph_plan.h on the same placement and costs).
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "client/ctl/dispatch.h"
+#include "client/graph_plan.h"
+#include "client/job_costs.h"
+#include "client/plan.h"
+#include "collectors/fabric_input.h"
+#include "common/status_matchers.h"
+#include "common/test_data.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace toporr::client::ctl {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+constexpr char kFabric[] = "deploy/demo/fattree-2l-16h.ibnet";
+
+struct CtlRun {
+  int exit_code;
+  std::string out, err;
+};
+
+CtlRun Ctl(std::vector<std::string> args) {
+  // Offline plans never reach for the daemon: a socket nobody listens on would fail them.
+  args.insert(args.begin(), {"--socket", "/nonexistent/toporrd.sock", "--timeout", "2"});
+  std::ostringstream out, err;
+  int code = RunCtl(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+// 16 ranks over 8 hosts, one per leaf in turn, as the MPI tests place them; the hostfile
+// lists the hosts in order of first appearance (what libtoporr's layout numbers them by).
+class CartPlanTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string dir = ::toporr::testing::MakeTempDir("cart_plan");
+    hostfile_ = dir + "/job.hosts";
+    ranks_ = dir + "/job.ranks";
+    out_ = dir + "/cart.hosts";
+    const std::vector<std::string> spread = {"node01", "node05", "node09", "node13",
+                                             "node02", "node06", "node10", "node14"};
+    std::string hosts_text, ranks_text;
+    for (const std::string& h : spread) hosts_text += h + " slots=2\n";
+    for (int r = 0; r < 16; ++r) ranks_text += spread[r % 8] + "\n";
+    std::ofstream(hostfile_) << hosts_text;
+    std::ofstream(ranks_) << ranks_text;
+    ASSERT_OK_AND_ASSIGN(hosts_, ParseHostfile(hosts_text, "job.hosts"));
+    ASSERT_OK_AND_ASSIGN(placement_, ExplicitPlacement(hosts_, ranks_text, "job.ranks"));
+  }
+
+  // The embedding client/graph_plan.h gives the grid on this job.
+  mapping::Embedding Expected(const std::vector<int>& dims, const std::vector<bool>& periods) {
+    const std::string text = ::toporr::testing::ReadFileOrDie(kFabric);
+    collectors::FabricInput in;
+    in.content = text;
+    absl::StatusOr<fabric::Fabric> fabric = collectors::ParseFabricInput(in);
+    EXPECT_OK(fabric.status());
+    absl::StatusOr<JobCosts> costs = JobCostsFromFabric(*fabric, hosts_.names);
+    EXPECT_OK(costs.status());
+    absl::StatusOr<mapping::CommGraph> graph = CartGraph(dims, periods, placement_.size());
+    EXPECT_OK(graph.status());
+    absl::StatusOr<mapping::Embedding> e = PlanGraph(*graph, placement_, *costs->costs);
+    EXPECT_OK(e.status());
+    return *e;
+  }
+
+  std::vector<std::string> Plan(std::vector<std::string> extra, bool json = true) {
+    std::vector<std::string> args = {"plan", "--hostfile", hostfile_, "--ranks",
+                                     ranks_, "--fabric",   kFabric};
+    if (json) args.insert(args.begin(), "--json");
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  }
+
+  std::string hostfile_, ranks_, out_;
+  JobHosts hosts_;
+  mapping::Placement placement_;
+};
+
+TEST_F(CartPlanTest, JsonGivesTheLibrarysOrderAndItsPredictions) {
+  const mapping::Embedding want = Expected({4, 4}, {true, false});
+  ASSERT_NE(want.method, mapping::EmbedMethod::kIdentity) << "round-robin hosts are poor";
+  CtlRun r = Ctl(Plan({"--cart", "4x4:1x0", "--hostfile-out", out_}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, StartsWith("{\"cart\":{\"dims\":[4,4],\"periods\":[true,false]},"
+                                "\"edge_bytes\":4096,\"ranks\":16,\"hosts\":8,"));
+  EXPECT_THAT(r.out,
+              HasSubstr(absl::StrCat("\"new_order\":[", absl::StrJoin(want.mapping, ","), "]")));
+  EXPECT_THAT(r.out, HasSubstr(absl::StrCat("\"embedder\":\"",
+                                            std::string(mapping::EmbedMethodName(want.method)),
+                                            "\",\"reordered\":true")));
+  EXPECT_THAT(r.out, HasSubstr("\"before\":{\"mapping\":\"identity\",\"time_ns\":"));
+  EXPECT_THAT(r.out, HasSubstr("\"candidates\":[{\"mapping\":\"identity\""));
+  // The reordered hostfile launches the new order: line i is new rank i's host.
+  std::string lines;
+  for (int32_t old_rank : want.mapping) {
+    lines += hosts_.names[placement_.ranks[old_rank].host] + "\n";
+  }
+  EXPECT_EQ(::toporr::testing::ReadFileOrDie(out_), lines);
+}
+
+TEST_F(CartPlanTest, PeriodsDefaultToNoneAndTextSaysTheOrder) {
+  const mapping::Embedding want = Expected({4, 4}, {false, false});
+  CtlRun json = Ctl(Plan({"--cart", "4x4"}));
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_THAT(json.out, HasSubstr("\"periods\":[false,false]"));
+  EXPECT_THAT(json.out,
+              HasSubstr(absl::StrCat("\"new_order\":[", absl::StrJoin(want.mapping, ","), "]")));
+  CtlRun text = Ctl(Plan({"--cart", "4x4"}, /*json=*/false));
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, StartsWith("cart 4x4 (periods 0x0) over 16 ranks on 8 hosts; costs "
+                                   "from fabric"));
+  EXPECT_THAT(text.out, HasSubstr("predicted cost (one 4096-byte message per edge): before "));
+  EXPECT_THAT(text.out, HasSubstr(absl::StrCat("new rank order (new rank: old rank@host):\n  0: ",
+                                               want.mapping[0], "@")));
+  EXPECT_THAT(text.out, HasSubstr("candidates: identity "));
+}
+
+TEST_F(CartPlanTest, AGridOfFewerNodesThanRanksIsPlannedAndOneOfMoreIsRefused) {
+  CtlRun fewer = Ctl(Plan({"--cart", "3x4"}));
+  EXPECT_EQ(fewer.exit_code, 0) << fewer.err;
+  CtlRun more = Ctl(Plan({"--cart", "4x8"}));
+  EXPECT_EQ(more.exit_code, 1);
+  EXPECT_THAT(more.err, HasSubstr("plan --cart: a cartesian grid of 32 nodes"));
+}
+
+TEST_F(CartPlanTest, UsageErrorsExitTwo) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+      {{"--cart", "4x4", "--collective", "allreduce", "--size", "1M"}, "exclude each other"},
+      {{"--cart", "4x4", "--size", "1M"}, "--size is for --collective, not --cart"},
+      {{"--cart", "4x4", "--algorithm", "ring"}, "--algorithm is for --collective"},
+      {{"--cart", "4x4", "--root", "1"}, "--root is for --collective"},
+      {{"--cart", "4x"}, "dimensions must be numbers >= 1"},
+      {{"--cart", "0x4"}, "dimensions must be numbers >= 1"},
+      {{"--cart", "4x4:1"}, "2 dimensions but 1 periods"},
+      {{"--cart", "4x4:1x2"}, "periods must be 0 or 1"},
+      {{}, "--collective or --cart is required"},
+  };
+  for (const auto& [extra, message] : bad) {
+    SCOPED_TRACE(::testing::PrintToString(extra));
+    CtlRun r = Ctl(Plan(extra));
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_THAT(r.err, HasSubstr(message));
+    EXPECT_THAT(r.err, HasSubstr("usage: toporrctl"));
+    EXPECT_EQ(r.out, "");
+  }
+}
+
+}  // namespace
+}  // namespace toporr::client::ctl
