@@ -91,10 +91,19 @@ class DaemonRowSource final : public RowSource {
   }
 
  private:
+  // The channel lives as long as the process. After a failed connection gRPC waits out a
+  // reconnect backoff (1 s, growing) and fails every call meanwhile, so a daemon that has
+  // restarted would be missed for seconds: a call on a failed channel first makes it try again
+  // at once (a refused connection still fails the call fast).
   v1::Topology::Stub* Stub() {
     if (stub_ == nullptr) {
-      stub_ =
-          v1::Topology::NewStub(grpc::CreateChannel(target_, grpc::InsecureChannelCredentials()));
+      channel_ = grpc::CreateChannel(target_, grpc::InsecureChannelCredentials());
+      stub_ = v1::Topology::NewStub(channel_);
+    } else if (channel_->GetState(false) == GRPC_CHANNEL_TRANSIENT_FAILURE) {
+      grpc::experimental::ChannelResetConnectionBackoff(channel_.get());
+      channel_->WaitForStateChange(
+          GRPC_CHANNEL_TRANSIENT_FAILURE,
+          std::chrono::system_clock::now() + std::chrono::milliseconds(deadline_ms_));
     }
     return stub_.get();
   }
@@ -118,6 +127,7 @@ class DaemonRowSource final : public RowSource {
 
   std::string target_;
   int deadline_ms_;
+  std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::Topology::Stub> stub_;
 };
 

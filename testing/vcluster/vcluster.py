@@ -15,6 +15,7 @@ and reach the hosts through an rsh agent that enters a host's namespaces (`nsent
     vcluster status [--name NAME] [--json]
     vcluster exec [--name NAME] HOST -- CMD...     run CMD inside HOST's namespaces
     vcluster mpirun [--name NAME] openmpi|mpich ARGS...   the MPI launcher on the head node
+    vcluster daemon [--name NAME] start|stop [--toporrd BIN --toporrctl BIN]
     vcluster run [up options] -- CMD...  up, CMD (with VCLUSTER_NAME set), then down
 
 Everything a cluster creates carries the prefix `tvc-NAME-` (namespaces) or lives under
@@ -39,6 +40,9 @@ STATE_ROOT = os.environ.get("VCLUSTER_STATE_ROOT", "/run/toporr-vcluster")
 NS_PREFIX = "tvc-"
 SUBNET = "198.18.0.0/16"
 HEAD_IP = "198.18.0.1"
+# toporrd's service address, a second address of the head node: a test can cut one host off
+# the daemon (a blackhole route to it) while MPI still reaches the head.
+DAEMON_IP = "198.18.0.2"
 TOPORRD_PORT = 7450
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -225,7 +229,9 @@ def list_netns():
 
 def make_host(state, host, hosts_file):
     """The namespace set of one host: net (named `tvc-NAME-HOST`), UTS with its host name, IPC,
-    and a mount namespace in which /etc/hosts is the cluster's. A holder process (`sleep`)
+    and a mount namespace in which /etc/hosts is the cluster's and /dev/shm a tmpfs of its own
+    (POSIX shared memory is not covered by the IPC namespace: MPI libraries name their
+    segments per job, not per host, and would collide across hosts). A holder process (`sleep`)
     keeps the UTS, IPC and mount namespaces alive; nsenter enters them through its pid."""
     ns = state.ns(host)
     sh("ip", "netns", "add", ns)
@@ -239,6 +245,7 @@ def make_host(state, host, hosts_file):
         ["ip", "netns", "exec", ns, "unshare", "--uts", "--ipc", "--mount", "--propagation",
          "private", "sh", "-c",
          f"hostname {shlex.quote(host)} && mount --bind {shlex.quote(hosts_file)} /etc/hosts "
+         f"&& mount -t tmpfs -o mode=1777 {shlex.quote(ns)}-shm /dev/shm "
          f"&& touch {shlex.quote(ready)} && exec sleep infinity"],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         start_new_session=True)
@@ -284,6 +291,7 @@ def build(state, shape, args):
     with open(hosts_file, "w") as f:
         f.write("127.0.0.1\tlocalhost\n")
         f.write(f"{HEAD_IP}\thead\n")
+        f.write(f"{DAEMON_IP}\ttoporrd\n")
         for i, h in enumerate(shape.hosts):
             f.write(f"{shape.host_ip(i)}\t{h}\n")
     fab = state.ns("fab")
@@ -323,10 +331,12 @@ def build(state, shape, args):
             tbf("eth0", mbit, ns)      # host -> leaf
 
     attach("head", HEAD_IP, "spine", "head", shape.head_mbit)
+    sh("ip", "addr", "add", f"{DAEMON_IP}/16", "dev", "eth0", netns=state.ns("head"))
     for i, h in enumerate(shape.hosts):
         attach(h, shape.host_ip(i), f"leaf{shape.leaf_of(i) + 1}", f"h{i + 1:02d}",
                shape.host_mbit)
     write_agent(state)
+    build_mpich_shim(state)
     if not os.environ.get("VC_NOWAIT"): wait_reachable(state, shape)
     if not args.no_fabric:
         write_fabric(state, shape)
@@ -385,6 +395,16 @@ exec nsenter -t "$pid" --net --uts --ipc --mount --wd="$PWD" /bin/sh -c "$*"
     os.chmod(path, 0o755)
 
 
+def build_mpich_shim(state):
+    """mpich_ucx_close.so (see mpich_ucx_close.c) for MPICH jobs, when MPICH's UCX is here."""
+    if not (shutil.which("mpicc.mpich") and os.path.exists("/usr/include/ucp/api/ucp.h")):
+        return
+    out = os.path.join(state.dir, "mpich_ucx_close.so")
+    sh("cc", "-shared", "-fPIC", "-O2", "-o", out, os.path.join(HERE, "mpich_ucx_close.c"))
+    state.data["mpich_shim"] = out
+    state.save()
+
+
 def write_fabric(state, shape):
     """An ibsim net file of exactly the emulated fabric (host names, leaves, uplinks as
     InfiniBand links whose rates keep the emulated ratios), routed by the real OpenSM and read
@@ -406,20 +426,25 @@ def write_fabric(state, shape):
 
 def start_toporrd(state, toporrd, toporrctl):
     """toporrd on the head node: its SQLite file and Unix socket in the state directory, TCP on
-    the head's fabric address (plaintext: the cluster's network is private); the fabric dump
-    and its forwarding tables ingested."""
+    the head's fabric address (plaintext: the cluster's network is private). The fabric dump
+    and its forwarding tables are ingested (an unchanged input makes no new snapshot, so a
+    restart on the same database keeps snapshot 1)."""
     d = state.dir
+    stop_toporrd(state)
     sock = os.path.join(d, "toporrd.sock")
     conf = os.path.join(d, "toporrd.conf")
     with open(conf, "w") as f:
         f.write("listen_insecure = true\n")
-    logf = open(os.path.join(d, "toporrd.log"), "a")
-    argv = namespace_argv(state, "head") + [
-        os.path.abspath(toporrd), "--config", conf, "--db", os.path.join(d, "toporr.db"),
-        "--socket", sock, "--listen", f"{HEAD_IP}:{TOPORRD_PORT}"]
-    proc = subprocess.Popen(argv, stdout=logf, stderr=logf, start_new_session=True)
+    with open(os.path.join(d, "toporrd.log"), "a") as logf:
+        argv = namespace_argv(state, "head") + [
+            os.path.abspath(toporrd), "--config", conf, "--db", os.path.join(d, "toporr.db"),
+            "--socket", sock, "--listen", f"{DAEMON_IP}:{TOPORRD_PORT}"]
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=logf, stderr=logf,
+                                start_new_session=True)
     state.data["pids"]["toporrd"] = proc.pid
-    state.data["toporrd"] = {"socket": sock, "address": f"{HEAD_IP}:{TOPORRD_PORT}",
+    state.data["daemon_bins"] = {"toporrd": os.path.abspath(toporrd),
+                                 "toporrctl": os.path.abspath(toporrctl)}
+    state.data["toporrd"] = {"socket": sock, "address": f"{DAEMON_IP}:{TOPORRD_PORT}",
                              "bin": os.path.abspath(toporrd), "conf": conf}
     state.save()
     ctl = [os.path.abspath(toporrctl), "--socket", sock]
@@ -432,7 +457,15 @@ def start_toporrd(state, toporrd, toporrctl):
     if os.path.exists(os.path.join(fab, "ibnetdiscover.txt")):
         sh(*ctl, "ingest", "--format", "ibnetdiscover", os.path.join(fab, "ibnetdiscover.txt"))
         sh(*ctl, "ingest", "--format", "lft", os.path.join(fab, "dump_fts.txt"))
-    log(f"toporrd on head {HEAD_IP}:{TOPORRD_PORT} (socket {sock})")
+    log(f"toporrd on head {DAEMON_IP}:{TOPORRD_PORT} (socket {sock}, pid {proc.pid})")
+
+
+def stop_toporrd(state):
+    """Stops the head's toporrd (SIGTERM, then SIGKILL after 5 s) if one runs."""
+    pid = state.data["pids"].pop("toporrd", None)
+    if pid is not None:
+        kill_all([pid])
+        state.save()
 
 
 # ---- down ----------------------------------------------------------------------------------
@@ -559,7 +592,16 @@ def mpirun_argv(state, mpi, extra):
                        "--mca", "btl", "self,vader,tcp", "--mca", "pml", "ob1",
                        "--mca", "mpi_yield_when_idle", "1"] + list(extra)
     if mpi == "mpich":
-        return head + ["mpirun.mpich", "-launcher", "ssh", "-launcher-exec", agent] + list(extra)
+        extra = list(extra)
+        shim = state.data.get("mpich_shim")
+        if shim:  # first in LD_PRELOAD, before the job's own (-genv LD_PRELOAD X)
+            for i in range(len(extra) - 2):
+                if extra[i] == "-genv" and extra[i + 1] == "LD_PRELOAD":
+                    extra[i + 2] = f"{shim} {extra[i + 2]}"
+                    break
+            else:
+                extra = ["-genv", "LD_PRELOAD", shim] + extra
+        return head + ["mpirun.mpich", "-launcher", "ssh", "-launcher-exec", agent] + extra
     raise VclusterError(f"unknown MPI '{mpi}' (openmpi or mpich)")
 
 
@@ -570,7 +612,7 @@ def status(name, as_json):
         return
     print(f"cluster {name}: {state.data['describe']}")
     print(f"  state   {state.dir}")
-    print(f"  head    {HEAD_IP} (toporrd "
+    print(f"  head    {HEAD_IP}, toporrd {DAEMON_IP} ("
           f"{state.data.get('toporrd', {}).get('address', 'not started')})")
     shape = state.data["shape"]
     for i, h in enumerate(state.data["hosts"]):
@@ -616,6 +658,11 @@ def main(argv=None):
     pm.add_argument("--name", default="vc")
     pm.add_argument("mpi", choices=("openmpi", "mpich"))
     pm.add_argument("args", nargs=argparse.REMAINDER)
+    pt = sub.add_parser("daemon", help="start or stop toporrd on the head node")
+    pt.add_argument("--name", default="vc")
+    pt.add_argument("action", choices=("start", "stop"))
+    pt.add_argument("--toporrd", help="start: the toporrd binary (default: the last one)")
+    pt.add_argument("--toporrctl", help="start: the toporrctl binary (default: the last one)")
     pr = sub.add_parser("run", help="up, run a command, down")
     pr.add_argument("--name", default="vc")
     add_up_args(pr)
@@ -653,6 +700,17 @@ def main(argv=None):
             extra = args.args[1:] if args.args[:1] == ["--"] else args.args
             argv = mpirun_argv(load(args.name), args.mpi, extra)
             os.execvp(argv[0], argv)
+        elif args.command == "daemon":
+            state = load(args.name)
+            if args.action == "stop":
+                stop_toporrd(state)
+            else:
+                last = state.data.get("daemon_bins", {})
+                toporrd = args.toporrd or last.get("toporrd")
+                toporrctl = args.toporrctl or last.get("toporrctl")
+                if not toporrd or not toporrctl:
+                    raise VclusterError("daemon start: --toporrd and --toporrctl are needed")
+                start_toporrd(state, toporrd, toporrctl)
         elif args.command == "run":
             cmd = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
             if not cmd:

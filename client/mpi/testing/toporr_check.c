@@ -11,6 +11,10 @@
  *   distgen              MPI_Dist_graph_create(reorder=1), the same graph given by rank 0
  *   leak                 100 reorders of freshly duplicated parents, all freed: no cache
  *                        stays alive and communicator handles are reused
+ *   hosts                each rank's gethostname(), printed by rank 0 in rank order:
+ *                        HOSTS <host of rank 0> <host of rank 1> ...
+ *   pause:PATH           rank 0 creates PATH.waiting and waits (at most 120 s) until
+ *                        PATH.go exists; then every rank goes on (a test acts in between)
  * ROOT "mixed" gives every rank a different root (rank % 2): ranks disagree.
  * Output lines (from the process that is rank 0 of the new communicator):
  *   ORDER <spec> <source> <cached> <old rank of new rank 0> <...of new rank 1> ...
@@ -21,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "client/mpi/pmpi_abi.h"
 #include "client/toporr.h"
@@ -236,6 +241,32 @@ static void Leak(void) {
   CheckResult("leak", MPI_COMM_WORLD, ok, "caches+handles");
 }
 
+static void Hosts(void) {
+  char name[MPI_MAX_PROCESSOR_NAME] = {0};
+  gethostname(name, sizeof(name) - 1);
+  char* all = malloc((size_t)world_size * sizeof(name));
+  MPI_Gather(name, sizeof(name), MPI_CHAR, all, sizeof(name), MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (world_rank == 0) {
+    printf("HOSTS");
+    for (int r = 0; r < world_size; ++r) printf(" %s", all + (size_t)r * sizeof(name));
+    printf("\n");
+    fflush(stdout);
+  }
+  free(all);
+}
+
+static void Pause(const char* path) {
+  if (world_rank == 0) {
+    char waiting[4096], go[4096];
+    snprintf(waiting, sizeof(waiting), "%s.waiting", path);
+    snprintf(go, sizeof(go), "%s.go", path);
+    FILE* f = fopen(waiting, "w");
+    if (f) fclose(f);
+    for (int i = 0; i < 12000 && access(go, F_OK) != 0; ++i) usleep(10000);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
@@ -251,6 +282,10 @@ int main(int argc, char** argv) {
       Leak();
     } else if (strcmp(argv[i], "distgen") == 0) {
       DistGeneral();
+    } else if (strcmp(argv[i], "hosts") == 0) {
+      Hosts();
+    } else if (strncmp(argv[i], "pause:", 6) == 0) {
+      Pause(argv[i] + 6);
     } else {
       Reorder(argv[i]);
     }
