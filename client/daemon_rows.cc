@@ -43,9 +43,9 @@ class DaemonRowSource final : public RowSource {
     v1::RegisterHostListRequest req;
     for (const std::string& h : hosts) req.add_hosts(h);
     v1::RegisterHostListResponse resp;
-    grpc::ClientContext context;
-    SetDeadline(&context);
-    RETURN_IF_ERROR(Check(Stub()->RegisterHostList(&context, req, &resp), "RegisterHostList"));
+    RETURN_IF_ERROR(Call("RegisterHostList", [&](v1::Topology::Stub* stub, grpc::ClientContext* c) {
+      return stub->RegisterHostList(c, req, &resp);
+    }));
     if (resp.num_hosts() != static_cast<int>(hosts.size()) || resp.host_list().empty()) {
       return absl::DataLossError(absl::StrCat("toporrd at ", target_, " registered ",
                                               resp.num_hosts(), " of ", hosts.size(), " hosts"));
@@ -61,9 +61,9 @@ class DaemonRowSource final : public RowSource {
     req.set_compact(true);
     req.set_with_routes(with_routes);
     v1::GetCostRowResponse resp;
-    grpc::ClientContext context;
-    SetDeadline(&context);
-    RETURN_IF_ERROR(Check(Stub()->GetCostRow(&context, req, &resp), "GetCostRow"));
+    RETURN_IF_ERROR(Call("GetCostRow", [&](v1::Topology::Stub* stub, grpc::ClientContext* c) {
+      return stub->GetCostRow(c, req, &resp);
+    }));
     const int n = static_cast<int>(hosts.size());
     absl::StatusOr<CostRowArrays> decoded = DecodeCostRow(resp, n);
     if (!decoded.ok()) {
@@ -108,9 +108,24 @@ class DaemonRowSource final : public RowSource {
     return stub_.get();
   }
 
-  void SetDeadline(grpc::ClientContext* context) const {
-    context->set_deadline(std::chrono::system_clock::now() +
-                          std::chrono::milliseconds(deadline_ms_));
+  // Runs rpc under one deadline. A call that failed UNAVAILABLE (a connection the daemon
+  // closed, e.g. when it restarted) is made once more, on a new connection, while the deadline
+  // allows: both requests are reads (a host list registers to the same token), safe to repeat.
+  template <typename Rpc>
+  absl::Status Call(const char* method, Rpc rpc) {
+    const auto deadline =
+        std::chrono::system_clock::now() + std::chrono::milliseconds(deadline_ms_);
+    grpc::Status s;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      grpc::ClientContext context;
+      context.set_deadline(deadline);
+      s = rpc(Stub(), &context);
+      if (s.error_code() != grpc::StatusCode::UNAVAILABLE ||
+          std::chrono::system_clock::now() >= deadline) {
+        break;
+      }
+    }
+    return Check(s, method);
   }
 
   absl::Status Check(const grpc::Status& s, const char* method) const {

@@ -36,6 +36,8 @@ import subprocess
 import sys
 import time
 
+# ip, tc and sysctl live in sbin, which test runners (Bazel) leave out of PATH.
+os.environ["PATH"] = os.environ.get("PATH", "/usr/bin:/bin") + ":/usr/local/sbin:/usr/sbin:/sbin"
 STATE_ROOT = os.environ.get("VCLUSTER_STATE_ROOT", "/run/toporr-vcluster")
 NS_PREFIX = "tvc-"
 SUBNET = "198.18.0.0/16"
