@@ -481,7 +481,9 @@ def plot(rows, args):
                                 f"{fmt(r['predicted'], 4).replace('—', 'nan')} "
                                 f"{fmt(r['smpi'], 4).replace('—', 'nan')}\n")
                     f.write("\n\n")
-            cmds = [f"set terminal png size 900,560", f"set output '{png}'",
+            xtics = ", ".join(f"'{human(b).replace(' ', '')}' {b}" for b in args.sizes)
+            cmds = ["set terminal pngcairo size 900,560 font ',10'", f"set output '{png}'",
+                    f"set xtics ({xtics})", "set grid ytics",
                     f"set title 'allreduce, {profile}, {ranks} ranks, {pl}: measured (points, "
                     "quartile bars), model (dashed), SMPI (dotted)'",
                     "set logscale x 2", "set xlabel 'bytes'", "set ylabel 'speedup (x)'",
