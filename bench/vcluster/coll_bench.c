@@ -3,7 +3,7 @@
  * one job (bench/vcluster/run_vcluster_bench.py runs it on the virtual cluster).
  *
  *   coll_bench --collective allreduce|bcast --sizes B1,B2,... --algorithms A1,A2
- *              [--reps R] [--warmup W]
+ *              [--reps R] [--warmup W] [--pause-us U]
  *
  * Variants, each timed at every size and repetition:
  *   default      PMPI_Allreduce / PMPI_Bcast on MPI_COMM_WORLD: the MPI library's own choice
@@ -17,11 +17,13 @@
  * scatter_allgather, scatter_allgather_ring, binary_tree, knomial. Bcast root: rank 0 of the
  * launch order (its new rank on a reordered communicator).
  *
- * One repetition runs every (size, variant) once; the variant order rotates by one per
- * repetition so that no variant always follows the same one. Each call starts after a
- * barrier and its time is the slowest rank's. Every result is checked (allreduce: the sum of
- * the ranks' integers; bcast: the root's pattern) and a wrong one aborts the job. W warm-up
- * repetitions (default 1) are run first and not reported.
+ * One repetition runs every (size, variant) once, the variants of a size in an order shuffled
+ * per repetition (the same seeded shuffle on every rank), so that no variant always follows
+ * the same one. Before each call the job is idle for --pause-us (default 5000) microseconds,
+ * so that every call starts on drained queues and full shaper buckets whatever ran before
+ * it; then a barrier, and the call's time is the slowest rank's. Every result is checked
+ * (allreduce: the sum of the ranks' integers; bcast: the root's pattern) and a wrong one aborts the
+ * job. W warm-up repetitions (default 1) are run first and not reported.
  *
  * Rank 0 prints JSON lines on stdout:
  *   {"kind":"setup", "ranks":P, "hosts":[host of each rank], "dropin":0|1}
@@ -37,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "client/mpi/pmpi_abi.h"
 #include "client/toporr.h"
@@ -233,6 +236,20 @@ static Target Reorder(const Variant* v, int bcast, long bytes) {
   return t;
 }
 
+/* The order of `n` variants in one repetition: a Fisher-Yates shuffle driven by a linear
+ * congruential generator seeded with `seed`, identical on every rank. */
+static void Shuffle(int* order, int n, unsigned seed) {
+  unsigned x = seed * 2654435761u + 12345u;
+  for (int i = 0; i < n; ++i) order[i] = i;
+  for (int i = n - 1; i > 0; --i) {
+    x = x * 1103515245u + 12345u;
+    int j = (int)((x >> 16) % (unsigned)(i + 1));
+    int t = order[i];
+    order[i] = order[j];
+    order[j] = t;
+  }
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -240,7 +257,7 @@ int main(int argc, char** argv) {
   const char* collective = NULL;
   const char* sizes_arg = NULL;
   const char* algs_arg = NULL;
-  int reps = 10, warmup = 1;
+  int reps = 10, warmup = 1, pause_us = 5000;
   for (int i = 1; i < argc; ++i) {
     if (i + 1 >= argc) Die("every option takes a value (usage in coll_bench.c)");
     if (strcmp(argv[i], "--collective") == 0) {
@@ -253,6 +270,8 @@ int main(int argc, char** argv) {
       reps = atoi(argv[++i]);
     } else if (strcmp(argv[i], "--warmup") == 0) {
       warmup = atoi(argv[++i]);
+    } else if (strcmp(argv[i], "--pause-us") == 0) {
+      pause_us = atoi(argv[++i]);
     } else {
       Die("unknown option (usage in coll_bench.c)");
     }
@@ -262,7 +281,9 @@ int main(int argc, char** argv) {
   }
   int bcast = strcmp(collective, "bcast") == 0;
   if (!bcast && strcmp(collective, "allreduce") != 0) Die("--collective: allreduce or bcast");
-  if (reps < 1 || reps > 1000 || warmup < 0 || warmup > 100) Die("--reps 1..1000, --warmup 0..100");
+  if (reps < 1 || reps > 1000 || warmup < 0 || warmup > 100 || pause_us < 0 || pause_us > 1000000) {
+    Die("--reps 1..1000, --warmup 0..100, --pause-us 0..1000000");
+  }
 
   char items[MAX_SIZES][64];
   long sizes[MAX_SIZES];
@@ -308,10 +329,13 @@ int main(int argc, char** argv) {
   for (int rep = -warmup; rep < reps; ++rep) {
     for (int s = 0; s < nsizes; ++s) {
       long count = sizes[s] / 4;
+      int order[MAX_VARIANTS];
+      Shuffle(order, nvariants, (unsigned)((rep + warmup) * MAX_SIZES + s));
       for (int j = 0; j < nvariants; ++j) {
-        int k = (j + (rep < 0 ? 0 : rep)) % nvariants;
+        int k = order[j];
         const Variant* v = &variants[k];
         Fill(buf, count, bcast ? (rank == 0 ? 0 : nranks + 7) : rank);
+        if (pause_us > 0) usleep((useconds_t)pause_us);
         MPI_Barrier(MPI_COMM_WORLD);
         double start = MPI_Wtime();
         int rc = Run(v, bcast, buf, count, &targets[s][k]);

@@ -17,8 +17,8 @@ decision report are kept in the raw directory; then the report is written:
 bench/results/vcluster_measured.md (tables, targets, what the test bed cannot show),
 vcluster_measured.dat and the plots vcluster_*.png (gnuplot).
 
-Ratios are per repetition and paired (the two variants of one ratio ran back to back in the
-same repetition), summarised by their median and quartiles. Beside each: the cost model's
+Ratios are per repetition and paired (the two variants of one ratio ran in the same
+repetition, in an order shuffled per repetition), summarised by their median and quartiles. Beside each: the cost model's
 predicted ratio (libtoporr's own prediction in the same job: predicted_before/after of the
 order, the "mpi_library" candidate against the chosen one for the drop-in) and SMPI's ratio
 on a platform generated from the same fabric dump (bench/vcluster/smpi_cells.sh).
@@ -49,6 +49,10 @@ ALGORITHMS = {"allreduce": ["ring", "rabenseifner"], "bcast": ["binomial", "scat
 SIZES = [65536, 262144, 1048576, 4194304, 16777216]
 HOST_MBIT = 400
 SHAPES = {16: 2, 8: 1}  # ranks: ranks per host
+# The fabric dump describes a host link as 4x QDR (32 Gb/s of data): libtoporr's predictions
+# are on that time scale, MODEL_SCALE times faster than the emulated links. Ratios need no
+# scaling; predicted times are shown scaled, as the ideal time on the emulated network.
+MODEL_SCALE = 32.0 / (HOST_MBIT / 1000.0)
 
 
 os.environ.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
@@ -249,8 +253,8 @@ def load_job(path):
 
 
 def load_auto_predictions(path):
-    """(bytes) -> mpi_library predicted ns / chosen predicted ns, from the drop-in's auto
-    decisions in TOPORR_REPORT."""
+    """bytes -> (the mpi_library candidate's predicted ns, the chosen one's, the chosen
+    algorithm), from the drop-in's auto decisions in TOPORR_REPORT."""
     out = {}
     if not os.path.exists(path):
         return out
@@ -265,7 +269,7 @@ def load_auto_predictions(path):
             lib = [c for c in d.get("candidates") or [] if c.get("algorithm") == "mpi_library"]
             after = d.get("predicted_after_ns")
             if lib and after:
-                out[d["bytes"]] = (lib[0]["predicted_ns"] / after, d.get("chosen_algorithm"))
+                out[d["bytes"]] = (lib[0]["predicted_ns"], after, d.get("chosen_algorithm"))
     return out
 
 
@@ -286,6 +290,10 @@ def paired(times, base, var, size):
     a, b = times.get((base, size), {}), times.get((var, size), {})
     reps = sorted(set(a) & set(b))
     return [a[r] / b[r] for r in reps if b[r] > 0]
+
+
+def scaled_ms(ns):
+    return None if ns is None else ns * MODEL_SCALE / 1e6
 
 
 def human(b):
@@ -317,14 +325,15 @@ def report(args, raw):
                                 if not r:
                                     continue
                                 q1, med, q3 = quartiles(r)
+                                before = after = chosen = None
                                 if label == "selection":
-                                    pred, chosen = auto.get(size, (None, None))
+                                    before, after, chosen = auto.get(size, (None, None, None))
                                 else:
                                     o = orders.get((var, size))
-                                    pred = (o["predicted_before_ns"] / o["predicted_after_ns"]
-                                            if o and o["predicted_after_ns"] > 0 and
-                                            not o["fallback"] else None)
-                                    chosen = None
+                                    if o and o["predicted_after_ns"] > 0 and not o["fallback"]:
+                                        before = o["predicted_before_ns"]
+                                        after = o["predicted_after_ns"]
+                                pred = before / after if before and after else None
                                 smr = (sm[(sbase, size)] / sm[(svar, size)]
                                        if (sbase, size) in sm and (svar, size) in sm and
                                        sm[(svar, size)] > 0 else None)
@@ -334,7 +343,9 @@ def report(args, raw):
                                                  placement=pl, collective=coll, comparison=label,
                                                  bytes=size, n=len(r), q1=q1, median=med, q3=q3,
                                                  base_ms=tb[1] / 1e3, var_ms=tv[1] / 1e3,
-                                                 predicted=pred, smpi=smr, chosen=chosen))
+                                                 predicted=pred, smpi=smr, chosen=chosen,
+                                                 model_base_ms=scaled_ms(before),
+                                                 model_var_ms=scaled_ms(after)))
     write_report(args, rows, jobs)
     return rows
 
@@ -403,14 +414,17 @@ def write_report(args, rows, jobs):
           "dump at the same rates); the model column is libtoporr's own prediction in the "
           "same job.")
         w()
-        w("Each cell compares two variants run back to back in every repetition (variant "
-          "order rotated per repetition): the ratio is baseline time / variant time (> 1: "
+        w("Each cell compares two variants run in every repetition (the variants' order "
+          "shuffled per repetition, each call after 5 ms idle and a barrier): the ratio is baseline time / variant time (> 1: "
           "toporr faster), median of the per-repetition ratios with quartiles [q1, q3]. "
           "Comparisons: `ring`, `rabenseifner`, `binomial`, `scatter_allgather` = toporr's "
           "implementation of that algorithm on the launch order / on toporr's order for it; "
           "`selection` = the MPI library's default call on the launch order / the PMPI "
           "drop-in (toporr's algorithm and order, or the library's call when that is "
-          "predicted fastest). Times are the slowest rank's, in ms (medians).")
+          "predicted fastest). Times are the slowest rank's, in ms (medians); in brackets "
+          "libtoporr's predicted time of the same variant, scaled from the fabric dump's "
+          f"InfiniBand rates to the emulated ones (x{MODEL_SCALE:g}): the ideal time on this "
+          "network, which shows how far a measurement is from what the network alone allows.")
         w()
         w("## Targets")
         w()
@@ -425,13 +439,14 @@ def write_report(args, rows, jobs):
                 w(f"## {profile}, {mpi}")
                 w()
                 w("| ranks | placement | collective | comparison | size | ratio [q1, q3] | "
-                  "base ms | toporr ms | model | SMPI |")
+                  "base ms (model) | toporr ms (model) | model | SMPI |")
                 w("|---|---|---|---|---|---|---|---|---|---|")
                 for r in sub:
                     comp = r["comparison"] + (f" ({r['chosen']})" if r["chosen"] else "")
                     w(f"| {r['ranks']} | {r['placement']} | {r['collective']} | {comp} | "
                       f"{human(r['bytes'])} | {r['median']:.2f} [{r['q1']:.2f}, "
-                      f"{r['q3']:.2f}] | {r['base_ms']:.1f} | {r['var_ms']:.1f} | "
+                      f"{r['q3']:.2f}] | {r['base_ms']:.1f} ({fmt(r['model_base_ms'], 1)}) | "
+                      f"{r['var_ms']:.1f} ({fmt(r['model_var_ms'], 1)}) | "
                       f"{fmt(r['predicted'])} | {fmt(r['smpi'])} |")
                 w()
         w("## Jobs")
