@@ -21,8 +21,9 @@
 //                          predicted_ns, effective}], in evaluation order; [] when not
 //                          planned. "mpi_library" is the MPI library's own call on the
 //                          caller's communicator (effective: the algorithm its rules pick,
-//                          mapping/library_rules.h); it wins ties. The multi-level version
-//                          is {algorithm "multilevel", mapping "levels"}
+//                          mapping/library_rules.h); it wins ties and predicted
+//                          gains within client/plan.h's kLibraryMargin. The multi-level
+//                          version is {algorithm "multilevel", mapping "levels"}
 //   levels                 the fabric levels the multi-level version was planned over
 //                          (mapping/levels.h names: ["host", "leaf", "top"]); null when it
 //                          was not considered

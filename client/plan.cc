@@ -96,6 +96,11 @@ absl::StatusOr<PlanCandidate> LibraryCandidate(mapping::LibraryRules rules,
   return c;
 }
 
+// How much faster than the MPI library's own call toporr's choice must be predicted.
+double LibraryMargin(int64_t message_bytes) {
+  return message_bytes < kLibraryMarginBelowBytes ? kLibraryMargin : kLibraryMarginLarge;
+}
+
 // The multi-level candidate (PlanRequest::multilevel) added to `result`, chosen when forced
 // or predicted faster than the flat choice (by kMultilevelMargin below
 // kMultilevelMarginBelowBytes).
@@ -139,7 +144,11 @@ absl::Status AddMultilevel(const PlanRequest& request, const mapping::PredictInp
   }
   const double margin =
       request.message_bytes < kMultilevelMarginBelowBytes ? kMultilevelMargin : 1.0;
-  if (forced || c.time_ns * margin < result->after.time_ns) {
+  // Against the library's own call the multi-level version must also clear its margin.
+  const double to_beat = result->library_call
+                             ? result->after.time_ns / LibraryMargin(request.message_bytes)
+                             : result->after.time_ns;
+  if (forced || c.time_ns * margin < to_beat) {
     result->algorithm = c.algorithm;
     result->library_call = false;
     result->after = c;
@@ -335,8 +344,10 @@ absl::StatusOr<PlanResult> Plan(const PlanRequest& request, const mapping::Place
       result.before = result.candidates.back();
     }
   }
-  if (library.has_value() && library->time_ns <= best.prediction.time_ns) {
-    // The library's own call, weighed first, wins ties: toporr keeps the order and runs it.
+  if (library.has_value() &&
+      library->time_ns <= best.prediction.time_ns * LibraryMargin(request.message_bytes)) {
+    // The library's own call, weighed first, wins ties and predicted gains within its
+    // margin: toporr keeps the order and runs it.
     result.algorithm = kLibraryCandidate;
     result.library_call = true;
     result.before = result.after = *library;

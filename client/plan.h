@@ -88,6 +88,18 @@ enum class MultilevelChoice { kOff, kCandidate, kForce };
 inline constexpr double kMultilevelMargin = 1.3;
 inline constexpr int64_t kMultilevelMarginBelowBytes = int64_t{1} << 20;
 
+// toporr replaces the MPI library's own call only when its choice is predicted faster by a
+// margin, because the model's error between two implementations is largest exactly where
+// they differ. Below 1 MiB a collective's time on a real network is dominated by per-message
+// costs the model knows least (the transport's stack, the library's eager and rendezvous
+// protocols, the CPU that handles each message): kLibraryMargin. From 1 MiB the library's
+// implementations segment, pipeline and overlap what the model predicts as whole-message
+// steps, so a schedule predicted as fast as the library's runs slower than it:
+// kLibraryMarginLarge. Ties go to the library either way.
+inline constexpr double kLibraryMargin = 1.1;
+inline constexpr double kLibraryMarginLarge = 1.05;
+inline constexpr int64_t kLibraryMarginBelowBytes = int64_t{1} << 20;
+
 struct PlanRequest {
   mapping::Collective collective = mapping::Collective::kAllreduce;
   std::optional<mapping::Algorithm> algorithm;  // nullopt = auto (best predicted)
@@ -101,7 +113,8 @@ struct PlanRequest {
   // whole messages.
   int64_t segment_bytes = 0;
   // With auto: also predict what the MPI library would run by itself on the launch order
-  // (mapping/library_rules.h). It is the first candidate, so it wins ties; when it wins,
+  // (mapping/library_rules.h). It is the first candidate and wins unless beaten by
+  // kLibraryMargin (kLibraryMarginLarge from kLibraryMarginBelowBytes); when it wins,
   // PlanResult::library_call is set and the order is the identity.
   std::optional<mapping::LibraryRules> library_rules;
   // Bcast, reduce, allreduce and gather only (kForce on another collective: kInvalidArgument).

@@ -1,5 +1,7 @@
 #include "client/plan.h"
 
+#include <algorithm>
+#include <limits>
 #include <set>
 
 #include "client/job_costs.h"
@@ -155,6 +157,53 @@ TEST_F(FattreePlan, TheMpiLibrarysOwnCallIsACandidateAndWinsTies) {
   ASSERT_OK_AND_ASSIGN(PlanResult forced, Plan(req, packed, *costs_.costs, costs_.routes.get()));
   EXPECT_FALSE(forced.library_call);
   EXPECT_EQ(forced.algorithm, "ring");
+}
+
+// toporr replaces the library's own call only when predicted kLibraryMargin times faster
+// (kLibraryMarginLarge from 1 MiB). Checked as the rule itself, both ways, over
+// sizes from 64 B to 16 MiB, both collectives, both libraries' rules and two placements.
+TEST_F(FattreePlan, TheLibrarysCallIsReplacedOnlyByAGainBeyondItsMargin) {
+  ASSERT_OK_AND_ASSIGN(mapping::Placement packed, InitialPlacement(hosts_, MapBy::kCore, 0));
+  int replaced = 0, kept = 0;
+  for (const mapping::Placement* placement : {&placement_, &packed}) {
+    for (mapping::Collective coll :
+         {mapping::Collective::kAllreduce, mapping::Collective::kBcast}) {
+      for (mapping::LibraryRules rules :
+           {mapping::LibraryRules::kOpenMpi, mapping::LibraryRules::kMpich}) {
+        for (int64_t bytes = 64; bytes <= (int64_t{16} << 20); bytes *= 4) {
+          PlanRequest req;
+          req.collective = coll;
+          req.library_rules = rules;
+          req.message_bytes = bytes;
+          ASSERT_OK_AND_ASSIGN(PlanResult plan,
+                               Plan(req, *placement, *costs_.costs, costs_.routes.get()));
+          ASSERT_EQ(plan.candidates[0].algorithm, kLibraryCandidate);
+          const double library = plan.candidates[0].time_ns;
+          double best = std::numeric_limits<double>::infinity();
+          for (size_t i = 1; i < plan.candidates.size(); ++i) {
+            best = std::min(best, plan.candidates[i].time_ns);
+          }
+          const double margin =
+              bytes < kLibraryMarginBelowBytes ? kLibraryMargin : kLibraryMarginLarge;
+          SCOPED_TRACE(::testing::Message()
+                       << mapping::CollectiveName(coll) << " " << bytes << " B: library " << library
+                       << " ns, best " << best << " ns");
+          if (plan.library_call) {
+            ++kept;
+            EXPECT_LE(library, best * margin);
+            for (int r = 0; r < static_cast<int>(plan.mapping.size()); ++r) {
+              EXPECT_EQ(plan.mapping[r], r);
+            }
+          } else {
+            ++replaced;
+            EXPECT_GT(library, plan.after.time_ns * margin);
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(replaced, 0);
+  EXPECT_GT(kept, 0);
 }
 
 TEST_F(FattreePlan, MultilevelIsACandidateChosenOnlyWhenFasterByItsMargin) {

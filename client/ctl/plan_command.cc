@@ -285,8 +285,9 @@ std::vector<Command> PlanCommands() {
                        --node-topology: an hwloc XML of the compute nodes (lstopo --of xml);
                        ranks get its cores, intra-node costs its NUMA distances.
                        --mpi-library: with auto, also predict what that MPI library's own
-                       rules run on the launch order ("mpi_library"); it wins ties, and when
-                       it wins the order is kept (what libtoporr's collectives do).
+                       rules run on the launch order ("mpi_library"); it wins unless
+                       beaten by 10 % (5 % from 1 MiB), and when it wins the order is kept
+                       (what libtoporr's collectives do).
                        --multilevel: also predict the multi-level (leader) version over the
                        fabric's levels (bcast, reduce, allreduce, gather), as a candidate or
                        forced
