@@ -138,12 +138,13 @@ def measure(args, binroot, progs, raw):
     toporrctl = os.path.join(binroot, "client/ctl/toporrctl")
     jobs = [(mpi, ranks, pl, coll) for mpi in args.mpis for ranks in args.ranks
             for pl in placements_for(ranks) for coll in ("allreduce", "bcast")]
-    total = len(jobs) * len(args.profiles)
+    total = len(jobs) * len(args.profiles) if not args.only else len(args.only)
     done, start, ran = 0, time.monotonic(), 0
     for profile in args.profiles:
-        pending = [j for j in jobs if not os.path.exists(
-            os.path.join(raw, "{}-{}-{}-{}-{}.jsonl".format(profile, *j)))]
-        done += len(jobs) - len(pending)
+        tags = {j: "{}-{}-{}-{}-{}".format(profile, *j) for j in jobs}
+        pending = [j for j in jobs if not os.path.exists(os.path.join(raw, tags[j] + ".jsonl"))
+                   and (not args.only or tags[j] in args.only)]
+        done += 0 if args.only else len(jobs) - len(pending)
         if not pending:
             continue
         run([sys.executable, VC, "down", "--name", NAME], check=False)
@@ -520,6 +521,7 @@ def plot(rows, args):
             xtics = ", ".join(f"'{human(b).replace(' ', '')}' {b}" for b in args.sizes)
             cmds = ["set terminal pngcairo size 900,560 font ',10'", f"set output '{png}'",
                     f"set xtics ({xtics})", "set grid ytics",
+                    f"set xrange [{min(args.sizes) * 0.7}:{max(args.sizes) * 1.4}]",
                     f"set title 'allreduce, {profile}, {ranks} ranks, {pl}: measured (points, "
                     "quartile bars), model (dashed), SMPI (dotted)'",
                     "set logscale x 2", "set xlabel 'bytes'", "set ylabel 'speedup (x)'",
@@ -550,11 +552,15 @@ def main():
     ap.add_argument("--raw", default="/tmp/toporr-vcluster-bench",
                     help="raw results (kept between runs: a finished job is not rerun)")
     ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--only", default="",
+                    help="comma-separated job tags (PROFILE-MPI-RANKS-PLACEMENT-COLLECTIVE) "
+                         "to measure, e.g. to measure a change on the cells it affects")
     ap.add_argument("--no-smpi", action="store_true")
     args = ap.parse_args()
     if args.quick:
         args.reps, args.sizes, args.profiles, args.ranks = 3, "65536,1048576", "tapered", "16"
     args.sizes = [int(s) for s in args.sizes.split(",")]
+    args.only = [t for t in args.only.split(",") if t]
     args.profiles = args.profiles.split(",")
     args.mpis = args.mpis.split(",")
     args.ranks = [int(r) for r in args.ranks.split(",")]

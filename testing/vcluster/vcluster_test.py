@@ -404,10 +404,12 @@ class VclusterTest(unittest.TestCase):
             f"{l['name']} {l['groups']} {l['gbps']:.3f} Gb/s" for l in levels), file=sys.stderr)
         self.assertEqual([l["groups"] for l in levels],
                          [[0, 1, 2, 3], [0, 0, 1, 1], [0, 0, 0, 0]])  # host, leaf, top
-        # The taper in the measured bandwidth: across the leaves at most half the rate of a
-        # pair inside one (200 of 400 Mbit/s, less when two pairs of a round share an uplink).
-        self.assertLess(levels[2]["gbps"], 0.6 * levels[1]["gbps"])
-        self.assertLess(levels[1]["gbps"], 0.4)
+        # The taper in the measured bandwidth: across the leaves at most the uplink's 200
+        # Mbit/s (less when two pairs of a round share an uplink), well under half of a pair
+        # inside a leaf (400 Mbit/s; a 1 MiB message measures above it, the shapers' buckets
+        # pass its first 64 KiB at once).
+        self.assertLess(levels[2]["gbps"], 0.25)
+        self.assertLess(levels[2]["gbps"], 0.5 * levels[1]["gbps"])
 
 if __name__ == "__main__":
     why = skip_reason()
