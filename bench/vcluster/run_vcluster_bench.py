@@ -47,7 +47,7 @@ FRAGMENTED = ["node01", "node05", "node02", "node06", "node03", "node07", "node0
 DAEMON = "198.18.0.2:7450"
 ALGORITHMS = {"allreduce": ["ring", "rabenseifner"], "bcast": ["binomial", "scatter_allgather"]}
 SIZES = [65536, 262144, 1048576, 4194304, 16777216]
-HOST_MBIT = 400
+HOST_MBIT = 400  # --host-mbit
 SHAPES = {16: 2, 8: 1}  # ranks: ranks per host
 # The fabric dump describes a host link as 4x QDR (32 Gb/s of data): libtoporr's predictions
 # are on that time scale, MODEL_SCALE times faster than the emulated links. Ratios need no
@@ -428,9 +428,9 @@ def write_report(args, rows, jobs):
           "do not edit by hand.")
         w()
         w("**Measured**, not simulated: 8 hosts as Linux namespace sets on one 2-core machine, "
-          f"host links shaped to {HOST_MBIT} Mbit/s with `tc tbf`, two leaves of 4 hosts whose "
-          "uplinks are 4:1 tapered (`tapered`: 400 Mbit/s per leaf) or full bisection "
-          "(`full`: 1600 Mbit/s), real Open MPI 4.1 (TCP BTL between hosts, shared memory "
+          f"host links shaped to {HOST_MBIT:g} Mbit/s with `tc tbf`, two leaves of 4 hosts whose "
+          f"uplinks are 4:1 tapered (`tapered`: {HOST_MBIT:g} Mbit/s per leaf) or full "
+          f"bisection (`full`: {4 * HOST_MBIT:g} Mbit/s), real Open MPI 4.1 (TCP BTL between hosts, shared memory "
           "inside) and MPICH 4.0 (ch4:ucx over TCP), toporrd on the head node answering "
           "over TCP. The SMPI column is simulated (SimGrid, a platform from the same fabric "
           "dump at the same rates); the model column is libtoporr's own prediction in the "
@@ -540,6 +540,7 @@ def plot(rows, args):
 
 
 def main():
+    global HOST_MBIT, MODEL_SCALE, RESULTS
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--reps", type=int, default=10)
@@ -551,6 +552,10 @@ def main():
                     help="a smoke run: 3 reps, 64 KiB and 1 MiB, tapered, 16 ranks")
     ap.add_argument("--raw", default="/tmp/toporr-vcluster-bench",
                     help="raw results (kept between runs: a finished job is not rerun)")
+    ap.add_argument("--host-mbit", type=float, default=HOST_MBIT,
+                    help="host link rate (default 400; uplinks follow the profile)")
+    ap.add_argument("--results", default=RESULTS,
+                    help="where the table and plots go (default bench/results)")
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--only", default="",
                     help="comma-separated job tags (PROFILE-MPI-RANKS-PLACEMENT-COLLECTIVE) "
@@ -561,6 +566,9 @@ def main():
         args.reps, args.sizes, args.profiles, args.ranks = 3, "65536,1048576", "tapered", "16"
     args.sizes = [int(s) for s in args.sizes.split(",")]
     args.only = [t for t in args.only.split(",") if t]
+    HOST_MBIT = args.host_mbit
+    RESULTS = args.results
+    MODEL_SCALE = 32.0 / (HOST_MBIT / 1000.0)
     args.profiles = args.profiles.split(",")
     args.mpis = args.mpis.split(",")
     args.ranks = [int(r) for r in args.ranks.split(",")]
