@@ -1,4 +1,4 @@
-// Reordering and graph-embedding speed on large fat-tree jobs (issue 3).
+// Reordering and graph-embedding speed on large fat-tree jobs.
 //
 // Jobs: P ranks, 32 per host ("--map-by core" block placement for the collective
 // heuristics, "--map-by node" round robin for graph embedding so identity is poor), hosts

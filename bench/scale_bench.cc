@@ -1,4 +1,4 @@
-// Issue 4 at scale: the steps from the real tools' dumps to routes, on a fat tree that
+// At scale: the steps from the real tools' dumps to routes, on a fat tree that
 // bench/run_scale_bench.sh generated with ibsim + OpenSM + ibnetdiscover + dump_fts.
 //
 //   scale_bench [benchmark flags] DIR      DIR = an output directory of run_ibsim.sh with

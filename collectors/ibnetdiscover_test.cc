@@ -483,7 +483,7 @@ TEST(ParseIbnetdiscover, MalformedInputsNameFileAndLine) {
   EXPECT_THAT(ParseText(""), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("t.txt")));
 }
 
-// Issue 12, classes 2 and 4: text that is not printable UTF-8 is refused at its line (never
+// Text that is not printable UTF-8 is refused at its line (never
 // stored, never a host silently demoted to an anonymous endpoint), and a refusal quotes a
 // bounded, escaped piece of whatever the line held.
 TEST(ParseIbnetdiscover, HostileTextIsRefusedWithABoundedMessage) {

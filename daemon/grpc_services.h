@@ -27,7 +27,7 @@ namespace toporr::daemon {
 // soon as their request is read (ServeCallback, grpc_status.h). The methods whose work grows
 // with the fabric or the request (matrices, topologies, host lists) run on a WorkQueue at a
 // lower CPU priority (ServeQueued), so that a flood of them does not hold up the light reads
-// of other clients (issue 12, class 5; //daemon:limits_test).
+// of other clients (//daemon:limits_test).
 using TopologyServiceBase =
     v1::Topology::WithCallbackMethod_GetSnapshot<v1::Topology::WithCallbackMethod_ListHosts<
         v1::Topology::WithCallbackMethod_GetCostRow<v1::Topology::WithCallbackMethod_GetCostMatrix<

@@ -1,4 +1,4 @@
-// End-to-end resource limits (issue 12, class 5) with a real toporrd: readers (the TCP
+// End-to-end resource limits with a real toporrd: readers (the TCP
 // listener here, on loopback; the daemon serves non-admin Unix connections with the same
 // server) cannot make the daemon buffer large requests or call admin methods with a large
 // payload. The daemon's memory is its peak resident set (VmHWM in /proc/PID/status).

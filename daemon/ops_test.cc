@@ -359,7 +359,7 @@ TEST_F(TlsTest, PlainTcpOnlyOnLoopbackOrWithInsecure) {
   EXPECT_EQ(r.exit_code, 1) << "never admin over plain TCP";
 }
 
-// Issue 12, class 6: gRPC's default SO_REUSEPORT would let a second toporrd share the TCP
+// gRPC's default SO_REUSEPORT would let a second toporrd share the TCP
 // port (queries alternating between two fabrics); it must fail to start, saying why.
 TEST_F(OpsTest, SecondDaemonOnTheSameTcpPortFailsToStart) {
   const std::string listen = "127.0.0.1:" + std::to_string(FreePort());

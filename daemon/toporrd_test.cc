@@ -249,7 +249,7 @@ TEST_F(ToporrdTest, SigkillDuringIngestKeepsDatabaseConsistent) {
     ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
   }
   // The ingest's connection breaks when the daemon dies; toporrctl waits for the restarted
-  // daemon (issue 12, class 7) and says whether the ingest was committed.
+  // daemon and says whether the ingest was committed.
   auto ingest_across_restart = [&](const std::string& point, RunResult* r) {
     DaemonProcess d(db_, sock_, {}, {{"TOPORR_TEST_CRASH_POINT", point}});
     d.set_binary("daemon/toporrd_test_hooks");
@@ -303,7 +303,7 @@ TEST_F(ToporrdTest, SigkillDuringIngestKeepsDatabaseConsistent) {
   }
 }
 
-// Issue 12, class 8: the shipped toporrd has no test hooks; the crash points live in
+// The shipped toporrd has no test hooks; the crash points live in
 // //daemon:toporrd_test_hooks only.
 TEST_F(ToporrdTest, ShippedDaemonIgnoresTestCrashPoints) {
   DaemonProcess d(db_, sock_, {}, {{"TOPORR_TEST_CRASH_POINT", "after_begin"}});
@@ -722,7 +722,7 @@ TEST_F(ToporrdTest, HostListErrorsAndStatsCountEveryCall) {
   EXPECT_THAT(r.out, HasSubstr("1 registered host list"));
 }
 
-// Issue 12, class 1: forwarding tables that cannot route every host of a new topology (here
+// Forwarding tables that cannot route every host of a new topology (here
 // its host ports have no LIDs) are dropped with a warning, and costs come from shortest paths;
 // a matrix is never served with unknown entries: a pair without a route is an error.
 TEST_F(ToporrdTest, RoutesThatNoLongerFitAreDroppedAndHolesAreErrors) {
@@ -780,7 +780,7 @@ TEST_F(ToporrdTest, RoutesThatNoLongerFitAreDroppedAndHolesAreErrors) {
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("no route")));
 }
 
-// Issue 12, classes 2 and 4 end to end: dumps whose descriptions are not printable UTF-8 are
+// End to end: dumps whose descriptions are not printable UTF-8 are
 // refused at their line and the snapshot stays; request names that are not UTF-8 get
 // INVALID_ARGUMENT naming the field; huge lines and names give short refusals naming the
 // file and line; nothing toporrctl prints holds a raw escape sequence.
@@ -829,7 +829,7 @@ TEST_F(ToporrdTest, HostileTextIsRefusedAndErrorsStayBounded) {
   EXPECT_EQ(d.log().find('\x1b'), std::string::npos);
 }
 
-// Issue 12, class 3: a topology that loses all hosts, or more than max_host_loss_percent of
+// A topology that loses all hosts, or more than max_host_loss_percent of
 // them, does not replace the served one without --allow-shrink; the refusal names the counts,
 // is logged and counted. Class 8: an empty --hosts is a usage error, never "every host".
 TEST_F(ToporrdTest, ShrinkingFabricsNeedAllowShrink) {

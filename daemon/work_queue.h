@@ -2,7 +2,7 @@
 // with the fabric or the request (cost matrices, topologies), kept off gRPC's own threads,
 // which read every request and answer the light reads (GetSnapshot, ListHosts, rows). The
 // threads run at a lower CPU priority, so that under a flood of such requests the light
-// reads of other clients get the CPU first (issue 12, class 5; //daemon:limits_test).
+// reads of other clients get the CPU first (//daemon:limits_test).
 // Thread-safe.
 #ifndef TOPORR_DAEMON_WORK_QUEUE_H_
 #define TOPORR_DAEMON_WORK_QUEUE_H_

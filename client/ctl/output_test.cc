@@ -38,7 +38,7 @@ TEST(RenderTest, TextIsTheTextView) {
   EXPECT_EQ(out.str(), "a -> b\n");
 }
 
-// Issue 12, class 2: whatever a reply or a warning holds, a terminal escape sequence is never
+// Whatever a reply or a warning holds, a terminal escape sequence is never
 // printed raw (text form) and JSON escapes every control character.
 TEST(RenderTest, ControlCharactersNeverReachTheTerminal) {
   Reply reply = PairReply({"node\x1b]0;owned\x07", "b\xff", 1});

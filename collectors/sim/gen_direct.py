@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes an ibsim `.net` file of a direct-network fabric: a 3-D torus or a dragonfly of
-switches with hosts on every switch (the fabrics of issue 10's evaluation besides fat trees).
+switches with hosts on every switch (the SMPI evaluation's fabrics besides fat trees).
 
 The records, GUIDs and per-port width/speed masks are gen_fattree.py's (same `Net` writer),
 so the output goes through collectors/sim/run_ibsim.sh (ibsim + OpenSM + ibnetdiscover +
@@ -19,7 +19,7 @@ Shapes (all deterministic):
              ("consecutive" arrangement). Route with OpenSM `updn` or `dfsssp`.
 Hosts are node00001.. in switch order (H per switch), like gen_fattree's.
 
-Examples (issue 10):
+Examples:
   gen_direct.py --shape torus --dims 4x4x4 --hosts-per-switch 4 --out torus-256h.net
   gen_direct.py --shape dragonfly --groups 9 --switches-per-group 4 \\
       --global-per-switch 2 --hosts-per-switch 8 --out dragonfly-288h.net

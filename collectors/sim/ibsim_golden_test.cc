@@ -236,7 +236,7 @@ INSTANTIATE_TEST_SUITE_P(
         GoldenCase{"SharedFattree2lvlLmc2Updn", "", "ibsim_fattree_2lvl.net",
                    "--lmc 2 --routing-engine updn", 2},
         GoldenCase{"SharedEdgecases", "", "ibsim_edgecases.net", ""},
-        // Direct networks (issue 10): a 4x4x2 torus routed in dimension order, a dragonfly of
+        // Direct networks: a 4x4x2 torus routed in dimension order, a dragonfly of
         // 5 groups x 2 switches routed up/down.
         GoldenCase{"Torus4x4x2Dor", "--shape torus --dims 4x4x2 --hosts-per-switch 2", "",
                    "--routing-engine dor", 0, "gen_direct.py"},

@@ -1,5 +1,5 @@
-// flood_client: one local client flooding a toporrd read server (tests only; issue 12,
-// class 5, //daemon:limits_test). It opens --connections connections to --target and keeps
+// flood_client: one local client flooding a toporrd read server (tests only;
+// //daemon:limits_test). It opens --connections connections to --target and keeps
 // --in_flight requests in flight on each until --seconds have passed or --max_requests were
 // sent, then prints one line on stdout: "sent=N" and a count per outcome ("ok=N
 // resource_exhausted=N not_found=N code_14=N"), and the first error message on stderr.
