@@ -2,32 +2,21 @@
 // unreachable daemon exits 1.
 #include "client/ctl/dispatch.h"
 
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "client/ctl/testing/ctl_run.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace toporr::client::ctl {
 namespace {
 
+using testing::Ctl;
+using testing::CtlRun;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
-
-struct CtlRun {
-  int exit_code;
-  std::string out, err;
-};
-
-CtlRun Ctl(std::vector<std::string> args) {
-  // A socket nobody listens on: a command that got as far as its RPC fails with exit 1.
-  args.insert(args.begin(), {"--socket", "/nonexistent/toporrd.sock", "--timeout", "2"});
-  std::ostringstream out, err;
-  int code = RunCtl(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 TEST(DispatchTest, UsageErrorsExitTwoWithTheUsage) {
   const std::vector<std::vector<std::string>> bad = {

@@ -2,13 +2,13 @@
 // (deploy/demo/fattree-2l-16h.ibnet): its order is libtoporr's MPI_Cart_create order for the
 // same hosts and ranks (client/graph_plan.h on the same placement and costs).
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "client/ctl/dispatch.h"
+#include "client/ctl/testing/ctl_run.h"
 #include "client/graph_plan.h"
 #include "client/job_costs.h"
 #include "client/plan.h"
@@ -21,23 +21,12 @@
 namespace toporr::client::ctl {
 namespace {
 
+using testing::Ctl;
+using testing::CtlRun;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
 constexpr char kFabric[] = "deploy/demo/fattree-2l-16h.ibnet";
-
-struct CtlRun {
-  int exit_code;
-  std::string out, err;
-};
-
-CtlRun Ctl(std::vector<std::string> args) {
-  // Offline plans never reach for the daemon: a socket nobody listens on would fail them.
-  args.insert(args.begin(), {"--socket", "/nonexistent/toporrd.sock", "--timeout", "2"});
-  std::ostringstream out, err;
-  int code = RunCtl(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 // 16 ranks over 8 hosts, one per leaf in turn, as the MPI tests place them; the hostfile
 // lists the hosts in order of first appearance (what libtoporr's layout numbers them by).
