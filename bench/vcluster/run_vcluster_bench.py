@@ -67,14 +67,6 @@ def run(cmd, **kw):
     return subprocess.run([str(c) for c in cmd], **kw)
 
 
-def cpu_ticks():
-    """(busy, total) jiffies of the whole machine (/proc/stat)."""
-    with open("/proc/stat") as f:
-        v = [int(x) for x in f.readline().split()[1:]]
-    idle = v[3] + v[4]  # idle + iowait
-    return sum(v) - idle, sum(v)
-
-
 def placement(name, ranks):
     """Host of each rank in launch order."""
     per = SHAPES[ranks]
@@ -168,11 +160,9 @@ def measure(args, binroot, progs, raw):
                 cmd = job_cmd(mpi, hosts, args.work, tag, prog, pmpi, env) + [
                     "--collective", coll, "--sizes", ",".join(map(str, args.sizes)),
                     "--algorithms", ",".join(ALGORITHMS[coll]), "--reps", str(args.reps)]
-                t0, cpu0 = time.monotonic(), cpu_ticks()
+                t0 = time.monotonic()
                 p = run(cmd, check=False, capture_output=True, text=True, timeout=3600,
                         cwd=args.work)
-                cpu1 = cpu_ticks()
-                busy = (cpu1[0] - cpu0[0]) / max(1, cpu1[1] - cpu0[1])
                 if p.returncode != 0:
                     raise RuntimeError(f"{tag}: exit {p.returncode}\n{p.stdout[-2000:]}\n"
                                        f"{p.stderr[-2000:]}")
@@ -181,8 +171,7 @@ def measure(args, binroot, progs, raw):
                 if setup["hosts"] != hosts or not setup["dropin"]:
                     raise RuntimeError(f"{tag}: ranks ran on {setup['hosts']} (asked {hosts}), "
                                        f"drop-in loaded: {setup['dropin']}")
-                lines.append(json.dumps({"kind": "job", "wall_s": round(time.monotonic() - t0, 1),
-                                         "cpu_busy": round(busy, 3)}))
+                lines.append(json.dumps({"kind": "job", "wall_s": round(time.monotonic() - t0, 1)}))
                 with open(os.path.join(raw, f"{tag}.jsonl"), "w") as f:
                     f.write("\n".join(lines) + "\n")
                 done += 1
@@ -303,7 +292,7 @@ def human(b):
 
 def report(args, raw):
     rows = []  # one per (profile, mpi, ranks, placement, collective, comparison, size)
-    jobs = []  # (tag, {"wall_s", "cpu_busy"})
+    jobs = []  # (tag, {"wall_s"})
     for profile in args.profiles:
         for mpi in args.mpis:
             for ranks in args.ranks:
