@@ -13,6 +13,17 @@
 namespace toporr::client::ctl {
 namespace {
 
+// "new rank order" lines: new rank: old rank@host, eight to a line.
+void NewOrderText(const std::vector<int32_t>& order, const std::vector<std::string>& rank_hosts,
+                  std::ostream& out) {
+  out << "new rank order (new rank: old rank@host):\n";
+  for (size_t new_rank = 0; new_rank < order.size(); ++new_rank) {
+    const int32_t old_rank = order[new_rank];
+    out << "  " << new_rank << ": " << old_rank << "@" << rank_hosts[old_rank]
+        << ((new_rank + 1) % 8 == 0 || new_rank + 1 == order.size() ? "\n" : "");
+  }
+}
+
 double Speedup(const PlanResult& plan) {
   return plan.after.time_ns > 0 ? plan.before.time_ns / plan.after.time_ns : 1;
 }
@@ -84,12 +95,7 @@ void PlanText(const PlanReport& r, std::ostream& out) {
   if (!plan.reordered) {
     out << "no reordering is predicted to help: keep the current order\n";
   } else {
-    out << "new rank order (new rank: old rank@host):\n";
-    for (size_t new_rank = 0; new_rank < plan.mapping.size(); ++new_rank) {
-      const int32_t old_rank = plan.mapping[new_rank];
-      out << "  " << new_rank << ": " << old_rank << "@" << r.rank_hosts[old_rank]
-          << ((new_rank + 1) % 8 == 0 || new_rank + 1 == plan.mapping.size() ? "\n" : "");
-    }
+    NewOrderText(plan.mapping, r.rank_hosts, out);
   }
   out << "candidates:\n";
   for (const auto& c : plan.candidates) {
@@ -190,12 +196,7 @@ void CartText(const CartPlanReport& r, std::ostream& out) {
   if (e.method == mapping::EmbedMethod::kIdentity) {
     out << "no embedding is predicted to help: keep the current order\n";
   } else {
-    out << "new rank order (new rank: old rank@host):\n";
-    for (size_t new_rank = 0; new_rank < e.mapping.size(); ++new_rank) {
-      const int32_t old_rank = e.mapping[new_rank];
-      out << "  " << new_rank << ": " << old_rank << "@" << r.rank_hosts[old_rank]
-          << ((new_rank + 1) % 8 == 0 || new_rank + 1 == e.mapping.size() ? "\n" : "");
-    }
+    NewOrderText(e.mapping, r.rank_hosts, out);
   }
   out << "candidates:";
   const char* separator = " ";
