@@ -44,6 +44,11 @@ absl::Status ParseConfig(std::string_view text, std::string_view file_name, Daem
       config->tls_admin_clients = value;
     } else if (key == "listen_insecure") {
       RETURN_IF_ERROR(ParseKeyValueBool(file_name, kv, /*loose=*/false, &config->listen_insecure));
+    } else if (key == "listen_allowed_networks") {
+      if (absl::StatusOr<std::vector<IpPrefix>> list = ParseIpPrefixList(value); !list.ok()) {
+        return LineError(file_name, kv.line, std::string(list.status().message()));
+      }
+      config->listen_allowed_networks = value;
     } else if (key == "metrics_listen") {
       config->metrics_listen = value;
     } else if (key == "metrics_textfile_dir") {

@@ -464,6 +464,9 @@ int Run() {
                                           : config.tls_client_ca_path.empty()
                                               ? " (TLS)"
                                               : " (TLS, mTLS admin)"))
+                   << (config.listen_address.empty() || config.listen_allowed_networks.empty()
+                           ? ""
+                           : " from " + config.listen_allowed_networks)
                    << (config.metrics_listen.empty()
                            ? ""
                            : ", metrics on http://" + config.metrics_listen + "/metrics")
