@@ -20,8 +20,8 @@
 #   --cxx COMPILER     the C++17 compiler for toporr's sources (default: $CXX, else g++);
 #                      it must be ABI-compatible with the compiler that built the kit
 #   --jobs N           parallel compilations (default: the number of CPUs)
-#   --version V        version in the pkg-config file and the module (default 0.1.0 or
-#                      $TOPORR_VERSION)
+#   --version V        version in the pkg-config file and the module (default: $TOPORR_VERSION,
+#                      else the library's own, toporr_version())
 #   --modulefiles DIR  where the modulefile goes (default PREFIX/modulefiles); it is written
 #                      as DIR/NAME, NAME defaulting to toporr/VERSION-FAMILY (openmpi4 or
 #                      mpich), and is plain Tcl, read by Environment Modules and by Lmod
@@ -41,7 +41,7 @@ die() { echo "$SELF: error: $*" >&2; exit 1; }
 usage() { sed -n '6,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 MPICC="" PREFIX="" KIT="" CXX_BIN="${CXX:-g++}" JOBS="$(nproc 2>/dev/null || echo 2)"
-VERSION="${TOPORR_VERSION:-0.1.0}" MODULEFILES="" MODULE_NAME=""
+VERSION="${TOPORR_VERSION:-}" MODULEFILES="" MODULE_NAME=""
 while (($#)); do
   case $1 in
     --mpicc) MPICC=${2:?--mpicc needs a value}; shift 2 ;;
@@ -126,6 +126,7 @@ log "  link:   $LIBS_MPI"
 
 # --- 2. the MPI-neutral core -----------------------------------------------------------------
 if [[ -z $KIT ]]; then
+  # shellcheck source=deploy/common.sh
   source "$REPO/deploy/common.sh"
   log "core: bazel build //client/mpi:site_kit (log: $WORK/bazel.log)"
   toporr_build //client/mpi:site_kit >"$WORK/bazel.log" 2>&1 ||
@@ -173,6 +174,7 @@ mapfile -t PMPI_OBJS < <(objects "${PMPI_SOURCES[@]}")
 mapfile -t SYSTEM_LIBS <"$KIT/link_flags.txt"
 WHOLE=()
 if [[ $(ar t "$KIT/lib/libtoporr_core_whole.a" 2>/dev/null | wc -l) -gt 0 ]]; then
+  # shellcheck disable=SC2054
   WHOLE=(-Wl,--whole-archive "$KIT/lib/libtoporr_core_whole.a" -Wl,--no-whole-archive)
 fi
 STAGE=$WORK/stage
@@ -184,13 +186,31 @@ log "linking libtoporr.so"
   -Wl,-soname,libtoporr.so -Wl,--version-script="$KIT/share/exports.map" -Wl,--no-undefined \
   >"$WORK/link.log" 2>&1 || die "linking libtoporr.so failed:"$'\n'"$(head -20 "$WORK/link.log")"
 log "linking libtoporr_pmpi.so"
-# shellcheck disable=SC2086
+# shellcheck disable=SC2016,SC2086  # $ORIGIN is the loader's
 "$CXX_BIN" -shared -o "$STAGE/lib/libtoporr_pmpi.so" "${PMPI_OBJS[@]}" -L"$STAGE/lib" -ltoporr \
   $LIBS_MPI -ldl -Wl,-soname,libtoporr_pmpi.so -Wl,-rpath,'$ORIGIN' \
   -Wl,--version-script="$KIT/share/exports.map" -Wl,--no-undefined >"$WORK/link.log" 2>&1 ||
   die "linking libtoporr_pmpi.so failed:"$'\n'"$(head -20 "$WORK/link.log")"
 
-# --- 5. install --------------------------------------------------------------------------------
+# --- 5. check: a program built with the wrapper links against the libraries and runs ---------
+cat >"$WORK/check.c" <<'C'
+#include <stdio.h>
+#include "client/toporr.h"
+int main(void) {
+  toporr_context c = 0;
+  printf("%s\n", toporr_version());
+  return toporr_context_free(&c);
+}
+C
+"$WRAPPER" "$WORK/check.c" -o "$WORK/check" -I"$KIT/include" -L"$STAGE/lib" -ltoporr \
+  >"$WORK/check.log" 2>&1 ||
+  die "a C program built with $WRAPPER does not link against libtoporr.so:"$'\n'"$(head -10 "$WORK/check.log")"
+LIB_VERSION=$(LD_LIBRARY_PATH="$STAGE/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$WORK/check" 2>"$WORK/check.log") ||
+  die "a C program linked with libtoporr.so does not run:"$'\n'"$(head -10 "$WORK/check.log")"
+: "${VERSION:=$LIB_VERSION}"
+log "libtoporr $LIB_VERSION links and loads"
+
+# --- 6. install --------------------------------------------------------------------------------
 mkdir -p "$PREFIX" || die "cannot create $PREFIX"
 PREFIX=$(cd "$PREFIX" && pwd)
 : "${MODULEFILES:=$PREFIX/modulefiles}"
@@ -254,16 +274,6 @@ MODULE
 } >"$WORK/build-info.txt"
 install -D -m 0644 "$WORK/build-info.txt" "$PREFIX/share/toporr/build-info.txt"
 
-# --- 6. check: a program built with the wrapper links against what was installed ----------
-cat >"$WORK/check.c" <<'C'
-#include "client/toporr.h"
-int main(void) { toporr_context c = 0; return toporr_context_free(&c); }
-C
-# shellcheck disable=SC2046
-PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" "$WRAPPER" "$WORK/check.c" -o "$WORK/check" \
-  $(PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" pkg-config --cflags --libs toporr) \
-  >"$WORK/check.log" 2>&1 ||
-  die "a C program built with $WRAPPER does not link against $PREFIX/lib/libtoporr.so:"$'\n'"$(head -10 "$WORK/check.log")"
 log "installed in $PREFIX: lib/libtoporr.so, lib/libtoporr_pmpi.so, lib/pkgconfig/toporr.pc,"
 log "  lib/pkgconfig/toporr-pmpi.pc, include/toporr/client/toporr.h(.hpp), share/toporr/"
 log "modulefile: $MODULEFILES/$MODULE_NAME (module use $MODULEFILES; module load $MODULE_NAME)"
