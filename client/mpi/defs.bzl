@@ -5,6 +5,7 @@ compiles them against one MPI library's headers and links one shared library per
   :core                static library (C API + C++ core) for Bazel targets and tests
   :libtoporr.so        the C API, for programs built with mpicc (-ltoporr)
   :libtoporr_pmpi.so   the PMPI/Fortran interceptors over libtoporr.so, for LD_PRELOAD
+  :mpi_abi_guard_test  the load-time ABI check (mpi_abi_guard.h) in a process of that MPI
 Both shared libraries export only the C API and MPI/Fortran entry points (version script).
 
 toporr_site_kit() packs the same library for a build outside Bazel against a site's own MPI
@@ -13,7 +14,7 @@ and headers to compile with the site's compiler wrapper. The lists below are the
 that says which sources are MPI-dependent.
 """
 
-load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library")
+load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library", "cc_test")
 load("//third_party:copts.bzl", "TOPORR_COPTS")
 
 # Compiled against one MPI library's mpi.h: the C API and the C++ core of libtoporr.so.
@@ -80,6 +81,15 @@ def toporr_mpi_variant(mpi):
         visibility = ["//visibility:public"],
         deps = [mpi] + TOPORR_MPI_NEUTRAL_DEPS,
         alwayslink = 1,
+    )
+    cc_test(
+        name = "mpi_abi_guard_test",
+        srcs = ["//client/mpi:mpi_abi_guard_test.cc"],
+        copts = TOPORR_COPTS,
+        deps = [
+            ":core",
+            "@system//:gtest_main",
+        ],
     )
     cc_binary(
         name = "libtoporr.so",
