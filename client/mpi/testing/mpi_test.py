@@ -32,6 +32,8 @@ import tempfile
 import time
 import unittest
 
+from scratch_toporrd import scratch_toporrd
+
 MPI = sys.argv.pop(1) if len(sys.argv) > 1 else "openmpi"
 ROOT = os.getcwd()
 TOPORRD = os.path.join(ROOT, "daemon/toporrd")
@@ -346,22 +348,8 @@ class MpiTest(unittest.TestCase):
         subprocess.run(["bash", "collectors/sim/run_ibsim.sh",
                         os.path.join(ROOT, "deploy/demo/fattree-2l-16h.net"), sim],
                        check=True, capture_output=True)
-        sock = os.path.join(self.tmp, "routes.sock")
-        with open(os.path.join(self.tmp, "routes-toporrd.log"), "a") as log:
-            daemon = subprocess.Popen([TOPORRD, "--config=", "--db",
-                                       os.path.join(self.tmp, "routes.db"), "--socket", sock],
-                                      stderr=log)
-        try:
-            def ctl(*args):
-                for _ in range(200):
-                    p = subprocess.run([TOPORRCTL, "--socket", sock] + list(args),
-                                       capture_output=True, text=True)
-                    if p.returncode == 0 or args[0] != "health":
-                        break
-                    time.sleep(0.05)
-                self.assertEqual(p.returncode, 0, p.stderr)
-                return p.stdout
-            ctl("health")
+        with scratch_toporrd(TOPORRD, TOPORRCTL, self.tmp, "routes") as ctl:
+            sock = ctl.socket
             ctl("ingest", "--format", "ibnetdiscover", os.path.join(sim, "ibnetdiscover.txt"))
             ctl("ingest", "--format", "lft", os.path.join(sim, "dump_fts.txt"))
             hosts = round_robin(16, 8)
@@ -394,9 +382,6 @@ class MpiTest(unittest.TestCase):
             job = self.run_job(16, [spec], hosts, socket=sock,
                                env={"TOPORR_ROUTES_MAX_HOSTS": "0"})
             self.assertEqual(job.report[0]["contention"], "host links")
-        finally:
-            daemon.terminate()
-            daemon.wait()
 
     def test_no_leak_of_communicators_or_caches(self):
         job = self.run_job(4, ["leak"], round_robin(4, 2))
