@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -76,29 +77,37 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> NewDaemonChannel(const DaemonEndp
   return grpc::CreateCustomChannel(endpoint.address, grpc::SslCredentials(ssl), args);
 }
 
-std::string ExplainRpcFailure(const DaemonEndpoint& endpoint, const grpc::Status& status) {
+std::optional<std::string> TlsFailureCause(const DaemonEndpoint& endpoint,
+                                           const grpc::Status& status) {
   const std::string& m = status.error_message();
-  if (status.error_code() != grpc::StatusCode::UNAVAILABLE || endpoint.address.empty()) return m;
-  std::string why;
+  if (status.error_code() != grpc::StatusCode::UNAVAILABLE || endpoint.address.empty()) {
+    return std::nullopt;
+  }
   if (absl::StrContains(m, "CERTIFICATE_VERIFY_FAILED") ||
       absl::StrContains(m, "certificate verify failed")) {
-    why = absl::StrCat("the daemon's certificate is not valid for tls_ca ", endpoint.tls_ca,
-                       " (signed by another CA, expired or not yet valid)");
-  } else if (absl::StrContains(m, "Peer name") || absl::StrContains(m, "name mismatch")) {
-    why = "the daemon's certificate does not name this address (set tls_server_name)";
-  } else if (absl::StrContains(m, "WRONG_VERSION_NUMBER") ||
-             absl::StrContains(m, "wrong version number")) {
-    why = "the daemon's listener does not speak TLS (plaintext listener: unset tls_ca)";
-  } else if (endpoint.tls_ca.empty() &&
-             (absl::StrContains(m, "Socket closed") || absl::StrContains(m, "Connection reset") ||
-              absl::StrContains(m, "recvmsg") || absl::StrContains(m, "GOAWAY"))) {
-    why = "the connection was closed: is the daemon's listener TLS? (set tls_ca)";
-  } else if (absl::StrContains(m, "Handshake") || absl::StrContains(m, "handshake")) {
-    why = "TLS handshake failed";
-  } else {
-    return m;
+    return absl::StrCat("the daemon's certificate is not valid for tls_ca ", endpoint.tls_ca,
+                        " (signed by another CA, expired or not yet valid)");
   }
-  return absl::StrCat(why, " [", m.substr(0, 200), "]");
+  if (absl::StrContains(m, "Peer name") || absl::StrContains(m, "name mismatch")) {
+    return "the daemon's certificate does not name this address (set tls_server_name)";
+  }
+  if (absl::StrContains(m, "WRONG_VERSION_NUMBER") ||
+      absl::StrContains(m, "wrong version number")) {
+    return "the daemon's listener does not speak TLS (plaintext listener: unset tls_ca)";
+  }
+  if (endpoint.tls_ca.empty() &&
+      (absl::StrContains(m, "Socket closed") || absl::StrContains(m, "Connection reset") ||
+       absl::StrContains(m, "GOAWAY"))) {
+    return "the connection was closed: is the daemon's listener TLS? (set tls_ca)";
+  }
+  if (absl::StrContains(m, "andshake")) return "TLS handshake failed";
+  return std::nullopt;
+}
+
+std::string ExplainRpcFailure(const DaemonEndpoint& endpoint, const grpc::Status& status) {
+  std::optional<std::string> cause = TlsFailureCause(endpoint, status);
+  if (!cause) return status.error_message();
+  return absl::StrCat(*cause, " [", status.error_message().substr(0, 200), "]");
 }
 
 }  // namespace toporr::client

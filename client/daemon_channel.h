@@ -8,6 +8,7 @@
 #define TOPORR_CLIENT_DAEMON_CHANNEL_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -38,6 +39,11 @@ struct DaemonEndpoint {
 // names them.
 absl::StatusOr<std::shared_ptr<grpc::Channel>> NewDaemonChannel(const DaemonEndpoint& endpoint,
                                                                 grpc::ChannelArguments args = {});
+
+// For a call that failed because of TLS (or plaintext against TLS): the cause in words, with
+// the setting to check; nullopt for other failures. Such a failure repeats on every retry.
+std::optional<std::string> TlsFailureCause(const DaemonEndpoint& endpoint,
+                                           const grpc::Status& status);
 
 // The cause of a failed call in words a user acts on: for UNAVAILABLE over TCP, what the
 // transport's message says about TLS (certificate not trusted or expired, name mismatch, a

@@ -121,8 +121,9 @@ class DaemonRowSource final : public RowSource {
   }
 
   // Runs rpc under one deadline. A call that failed UNAVAILABLE (a connection the daemon
-  // closed, e.g. when it restarted) is made once more, on a new connection, while the deadline
-  // allows: both requests are reads (a host list registers to the same token), safe to repeat.
+  // closed, e.g. when it restarted; not a TLS failure, which would repeat) is made once more,
+  // on a new connection, while the deadline allows: both requests are reads (a host list registers
+  // to the same token), safe to repeat.
   template <typename Rpc>
   absl::Status Call(const char* method, Rpc rpc) {
     const auto deadline =
@@ -134,7 +135,7 @@ class DaemonRowSource final : public RowSource {
       context.set_deadline(deadline);
       s = rpc(stub, &context);
       if (s.error_code() != grpc::StatusCode::UNAVAILABLE ||
-          std::chrono::system_clock::now() >= deadline) {
+          std::chrono::system_clock::now() >= deadline || TlsFailureCause(endpoint_, s)) {
         break;
       }
     }

@@ -6,14 +6,19 @@ import time
 
 
 @contextlib.contextmanager
-def scratch_toporrd(toporrd, toporrctl, workdir, name):
-    """Runs `toporrd` on WORKDIR/NAME.sock (database NAME.db, log NAME-toporrd.log) until
-    the block ends; yields ctl(*args), which runs `toporrctl` against it and returns its
+def scratch_toporrd(toporrd, toporrctl, workdir, name, config=""):
+    """Runs `toporrd` on WORKDIR/NAME.sock (database NAME.db, log NAME-toporrd.log, and
+    when CONFIG is given the toporrd.conf text NAME.conf) until the block ends; yields ctl(*args), which runs `toporrctl` against it and returns its
     stdout or raises RuntimeError with its stderr (ctl.socket: the daemon's socket). The daemon is healthy when the block
     starts and stopped (SIGTERM, waited for) when it ends."""
     sock = os.path.join(workdir, name + ".sock")
+    conf = ""
+    if config:
+        conf = os.path.join(workdir, name + ".conf")
+        with open(conf, "w") as f:
+            f.write(config)
     with open(os.path.join(workdir, name + "-toporrd.log"), "a") as log:
-        daemon = subprocess.Popen([toporrd, "--config=", "--db",
+        daemon = subprocess.Popen([toporrd, "--config=" + conf, "--db",
                                    os.path.join(workdir, name + ".db"), "--socket", sock],
                                   stderr=log)
 
