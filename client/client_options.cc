@@ -79,6 +79,11 @@ constexpr Setting kSettings[] = {
        return ParseIn(v, 0, 1 << 20, &o->routes_max_hosts);
      },
      "a host count >= 0"},
+    {"verify", [](const std::string& v, ClientOptions* o) { return ParseBool(v, &o->verify); },
+     "0 or 1"},
+    {"verify_calls",
+     [](const std::string& v, ClientOptions* o) { return ParseIn(v, 1, 50, &o->verify_calls); },
+     "a count in 1..50"},
 };
 
 #undef TOPORR_TEXT

@@ -47,6 +47,11 @@
 //   routes_max_hosts  1024                       jobs of up to this many hosts (0: none) also
 //                                                gather their rows' routes on rank 0, which
 //                                                then models every fabric link's contention
+//   verify            true                       time the first calls of each decision of
+//                                                toporr's collectives against the MPI
+//                                                library's own call and keep the faster
+//                                                (client/verification.h)
+//   verify_calls      3                          measured calls of each path, 1..50
 #ifndef TOPORR_CLIENT_CLIENT_OPTIONS_H_
 #define TOPORR_CLIENT_CLIENT_OPTIONS_H_
 
@@ -80,6 +85,8 @@ struct ClientOptions {
   int routes_max_hosts = 1024;
   std::string algorithm;  // empty: auto
   int64_t min_bytes = 65536;
+  bool verify = true;
+  int verify_calls = 3;
   // The site configuration file that was applied (empty: none).
   std::string config_path;
 };

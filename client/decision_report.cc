@@ -35,6 +35,7 @@ std::string DecisionJsonLine(const Decision& d) {
   std::ostringstream out;
   JsonWriter w(&out);
   w.BeginObject();
+  w.Field("event", "decision");
   w.Field("collective", d.collective);
   w.Field("algorithm", d.algorithm);
   w.Field("chosen_algorithm", d.chosen_algorithm);
@@ -122,6 +123,33 @@ absl::Status AppendReportLine(const std::string& path, const std::string& line) 
         absl::StrCat("cannot append to ", path, ": ", n < 0 ? std::strerror(err) : "short write"));
   }
   return absl::OkStatus();
+}
+
+std::string VerificationJsonLine(const Decision& d, const Verification& v) {
+  std::ostringstream out;
+  JsonWriter w(&out);
+  w.BeginObject();
+  w.Field("event", "verified");
+  w.Field("collective", d.collective);
+  w.Field("algorithm", d.algorithm);
+  w.Field("chosen_algorithm", d.chosen_algorithm);
+  w.Field("bytes", d.bytes);
+  w.Field("root", d.root);
+  w.Field("size", d.size);
+  auto times = [&](const char* key, const std::vector<double>& s) {
+    w.Key(key);
+    w.BeginArray();
+    for (double x : s) w.Double(x * 1e6);
+    w.EndArray();
+  };
+  times("toporr_us", v.toporr_s());
+  times("library_us", v.library_s());
+  w.Field("toporr_median_us", v.toporr_median_s() * 1e6);
+  w.Field("library_median_us", v.library_median_s() * 1e6);
+  w.Field("verdict", Verification::VerdictName(v.verdict()));
+  w.EndObject();
+  out << '\n';
+  return out.str();
 }
 
 }  // namespace toporr::client

@@ -1,6 +1,9 @@
-// One reordering decision of libtoporr, as TOPORR_REPORT=FILE records it: rank 0 of the
+// What libtoporr decided and measured, as TOPORR_REPORT=FILE records it: rank 0 of the
 // communicator appends one JSON object per line (JSON Lines), so several jobs or calls can
-// share a file. Fields:
+// share a file. Two kinds of lines, told apart by "event":
+//
+// "decision": one per reordering decision. Fields:
+//   event                  "decision"
 //   collective, algorithm  as requested ("auto" allowed), names as in mapping/pattern.h
 //   chosen_algorithm       what the mapping engine chose (differs only for "auto")
 //   bytes, root, size      the call's message size, root (old rank) and communicator size
@@ -33,6 +36,12 @@
 //                          when it was not considered
 //   cached                 true when the decision came from the communicator's cache
 //   elapsed_us             time spent in toporr for this call on rank 0
+//
+// "verified": one per decision of toporr's collectives whose run-time check (client/
+// verification.h) completed. Fields: event ("verified"), collective, algorithm,
+// chosen_algorithm, bytes, root, size as in its decision; toporr_us and library_us (the
+// slowest rank's time of each measured call of each path, in call order), toporr_median_us,
+// library_median_us, and verdict ("toporr" or "mpi_library": what runs from then on).
 #ifndef TOPORR_CLIENT_DECISION_REPORT_H_
 #define TOPORR_CLIENT_DECISION_REPORT_H_
 
@@ -42,6 +51,7 @@
 
 #include "absl/status/status.h"
 #include "client/plan.h"
+#include "client/verification.h"
 #include "common/json_writer.h"
 
 namespace toporr::client {
@@ -78,6 +88,9 @@ struct Decision {
 
 // The JSON object of `d` on one line, with a trailing newline.
 std::string DecisionJsonLine(const Decision& d);
+
+// The "verified" line of a completed check of decision `d`.
+std::string VerificationJsonLine(const Decision& d, const Verification& v);
 
 // `stages` as the report's JSON array, or null when empty (also toporrctl plan's).
 void StagesJson(const std::vector<PlanStage>& stages, JsonWriter& w);

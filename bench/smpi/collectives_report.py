@@ -64,7 +64,7 @@ def read_cells(path):
 def read_decisions(path):
     if not os.path.exists(path):
         return []
-    return [json.loads(l) for l in open(path) if l.strip()]
+    return [d for d in map(json.loads, filter(str.strip, open(path))) if d.get("event") == "decision"]
 
 
 class Run:

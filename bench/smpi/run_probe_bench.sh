@@ -182,6 +182,8 @@ d, label = sys.argv[1], sys.argv[2]
 chosen = {}
 for line in open(d + "/report.jsonl"):
     r = json.loads(line)
+    if r.get("event") != "decision":
+        continue
     changed = r["new_order"] != list(range(len(r["new_order"])))
     chosen[r["bytes"]] = "%s%s" % (r["chosen_algorithm"], " (reordered)" if changed else "")
 for line in open(d + "/out.txt"):

@@ -254,7 +254,8 @@ def load_auto_predictions(path):
                 d = json.loads(line)
             except ValueError:
                 continue
-            if d.get("algorithm") != "auto" or d.get("source") == "fallback":
+            if (d.get("event") != "decision" or d.get("algorithm") != "auto"
+                    or d.get("source") == "fallback"):
                 continue
             lib = [c for c in d.get("candidates") or [] if c.get("algorithm") == "mpi_library"]
             after = d.get("predicted_after_ns")

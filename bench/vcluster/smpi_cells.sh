@@ -282,7 +282,8 @@ for m in dict.fromkeys(modes):
 
 decisions = []
 if os.path.exists(report_path):
-    decisions = [json.loads(l) for l in open(report_path) if l.strip()]
+    decisions = [d for d in map(json.loads, filter(str.strip, open(report_path)))
+                 if d.get("event") == "decision"]
 
 
 def size_class(b):  # libtoporr caches decisions per floor(log2(bytes))

@@ -46,6 +46,25 @@ bool ForcedMultilevel(const Library& lib, std::optional<Algorithm> requested) {
   return !requested && lib.options().algorithm == "multilevel";
 }
 
+// Runs toporr's path (`ours`) or the MPI library's own call (`library`) as the decision's
+// run-time check says (client/verification.h; no check: toporr's). A measured call is timed
+// on every rank and its slowest rank's time reduced over `internal` (the decision's
+// communicator, which only toporr sends on), so that all ranks record the same time.
+template <typename Ours, typename Lib>
+int Checked(Library& lib, DecisionCheck* check, MPI_Comm comm, MPI_Comm internal, Ours&& ours,
+            Lib&& library) {
+  if (check == nullptr) return ours();
+  Verification& v = check->verification;
+  const bool toporrs = v.Next() == Verification::Path::kToporr;
+  if (!v.measuring()) return toporrs ? ours() : library();
+  const double start = MPI_Wtime();
+  const int rc = toporrs ? ours() : library();
+  double local = MPI_Wtime() - start, slowest = local;
+  PMPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, internal);
+  if (v.Record(slowest)) lib.ReportCheck(comm, *check);
+  return rc;
+}
+
 }  // namespace
 
 int Allreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
@@ -68,29 +87,36 @@ int Allreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_D
   std::optional<Algorithm> chosen;
   int root = 0;
   const Multilevel* multilevel = nullptr;
-  if (lib.CollectiveComm(comm, request, &run_on, &chosen, &root, nullptr, &multilevel) !=
+  DecisionCheck* check = nullptr;
+  if (lib.CollectiveComm(comm, request, &run_on, &chosen, &root, nullptr, &multilevel, &check) !=
       MPI_SUCCESS) {
     return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
   }
-  if (multilevel != nullptr) return multilevel->Allreduce(sendbuf, recvbuf, count, type, op);
-  if (!chosen) return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
-  switch (*chosen) {
-    case Algorithm::kRing:
-      return coll::AllreduceRing(sendbuf, recvbuf, count, type, op, run_on);
-    case Algorithm::kSegmentedRing:
-      return coll::AllreduceSegmentedRing(sendbuf, recvbuf, count, type, op, run_on,
-                                          coll::kRingSegmentBytes);
-    case Algorithm::kRecursiveDoubling:
-      return coll::AllreduceRecursiveDoubling(sendbuf, recvbuf, count, type, op, run_on);
-    case Algorithm::kRabenseifner:
-      return coll::AllreduceRabenseifner(sendbuf, recvbuf, count, type, op, run_on);
-    case Algorithm::kSwing:
-      return coll::AllreduceSwing(sendbuf, recvbuf, count, type, op, run_on);
-    case Algorithm::kSwingBandwidth:
-      return coll::AllreduceSwingBandwidth(sendbuf, recvbuf, count, type, op, run_on);
-    default:  // an algorithm toporr does not carry: the library's, on the reordered ranks
-      return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, run_on);
+  if (multilevel == nullptr && !chosen) {
+    return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
   }
+  auto ours = [&]() -> int {
+    if (multilevel != nullptr) return multilevel->Allreduce(sendbuf, recvbuf, count, type, op);
+    switch (*chosen) {
+      case Algorithm::kRing:
+        return coll::AllreduceRing(sendbuf, recvbuf, count, type, op, run_on);
+      case Algorithm::kSegmentedRing:
+        return coll::AllreduceSegmentedRing(sendbuf, recvbuf, count, type, op, run_on,
+                                            coll::kRingSegmentBytes);
+      case Algorithm::kRecursiveDoubling:
+        return coll::AllreduceRecursiveDoubling(sendbuf, recvbuf, count, type, op, run_on);
+      case Algorithm::kRabenseifner:
+        return coll::AllreduceRabenseifner(sendbuf, recvbuf, count, type, op, run_on);
+      case Algorithm::kSwing:
+        return coll::AllreduceSwing(sendbuf, recvbuf, count, type, op, run_on);
+      case Algorithm::kSwingBandwidth:
+        return coll::AllreduceSwingBandwidth(sendbuf, recvbuf, count, type, op, run_on);
+      default:  // an algorithm toporr does not carry: the library's, on the reordered ranks
+        return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, run_on);
+    }
+  };
+  return Checked(lib, check, comm, run_on, ours,
+                 [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm); });
 }
 
 int Allgather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -112,22 +138,30 @@ int Allgather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sen
   std::optional<Algorithm> chosen;
   int root = 0;
   const std::vector<int32_t>* order = nullptr;
-  if (lib.CollectiveComm(comm, request, &run_on, &chosen, &root, &order) != MPI_SUCCESS ||
+  DecisionCheck* check = nullptr;
+  if (lib.CollectiveComm(comm, request, &run_on, &chosen, &root, &order, nullptr, &check) !=
+          MPI_SUCCESS ||
       !chosen) {
     return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   }
   // Blocks stay in the caller's rank order: new rank k's block goes to block order[k].
   const int* position = order != nullptr && !order->empty() ? order->data() : nullptr;
-  switch (*chosen) {
-    case Algorithm::kRing:
-      return coll::AllgatherRing(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, run_on,
-                                 position);
-    case Algorithm::kRecursiveDoubling:
-      return coll::AllgatherRecursiveDoubling(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                              recvtype, run_on, position);
-    default:  // an algorithm toporr does not carry: the library's on the caller's ranks
-      return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  }
+  auto library = [&] {
+    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  };
+  auto ours = [&]() -> int {
+    switch (*chosen) {
+      case Algorithm::kRing:
+        return coll::AllgatherRing(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                   run_on, position);
+      case Algorithm::kRecursiveDoubling:
+        return coll::AllgatherRecursiveDoubling(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                                recvtype, run_on, position);
+      default:  // an algorithm toporr does not carry: the library's on the caller's ranks
+        return library();
+    }
+  };
+  return Checked(lib, check, comm, run_on, ours, library);
 }
 
 int Reduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
@@ -153,23 +187,28 @@ int Reduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Data
   std::optional<Algorithm> chosen;
   int new_root = root;
   const Multilevel* multilevel = nullptr;
-  if (lib.CollectiveComm(comm, request, &run_on, &chosen, &new_root, nullptr, &multilevel) !=
-      MPI_SUCCESS) {
+  DecisionCheck* check = nullptr;
+  if (lib.CollectiveComm(comm, request, &run_on, &chosen, &new_root, nullptr, &multilevel,
+                         &check) != MPI_SUCCESS ||
+      (multilevel == nullptr && !chosen)) {
     return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
   }
-  if (multilevel != nullptr) return multilevel->Reduce(sendbuf, recvbuf, count, type, op);
-  if (!chosen) return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
-  // The library's reduce on the communicator ordered for the binomial tree (a commutative op
-  // gives the root the same result whatever the order). MPI_IN_PLACE at the root becomes a
-  // copy of the root's buffer: the root moves to another rank of the reordered communicator,
-  // and MPICH 4.0's reduce-scatter-gather reduce crashes on MPI_IN_PLACE at a nonzero root
-  // (large counts) where the caller's call at root 0 would not.
-  if (sendbuf == MPI_IN_PLACE) {
-    coll::Scratch copy(coll::Elements(type), count);
-    if (int rc = coll::Copy(recvbuf, copy.get(), count, type); rc != MPI_SUCCESS) return rc;
-    return PMPI_Reduce(copy.get(), recvbuf, count, type, op, new_root, run_on);
-  }
-  return PMPI_Reduce(sendbuf, recvbuf, count, type, op, new_root, run_on);
+  auto ours = [&]() -> int {
+    if (multilevel != nullptr) return multilevel->Reduce(sendbuf, recvbuf, count, type, op);
+    // The library's reduce on the communicator ordered for the binomial tree (a commutative
+    // op gives the root the same result whatever the order). MPI_IN_PLACE at the root becomes
+    // a copy of the root's buffer: the root moves to another rank of the reordered
+    // communicator, and MPICH 4.0's reduce-scatter-gather reduce crashes on MPI_IN_PLACE at a
+    // nonzero root (large counts) where the caller's call at root 0 would not.
+    if (sendbuf == MPI_IN_PLACE) {
+      coll::Scratch copy(coll::Elements(type), count);
+      if (int rc = coll::Copy(recvbuf, copy.get(), count, type); rc != MPI_SUCCESS) return rc;
+      return PMPI_Reduce(copy.get(), recvbuf, count, type, op, new_root, run_on);
+    }
+    return PMPI_Reduce(sendbuf, recvbuf, count, type, op, new_root, run_on);
+  };
+  return Checked(lib, check, comm, run_on, ours,
+                 [&] { return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm); });
 }
 
 int Bcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
@@ -194,28 +233,33 @@ int Bcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MP
   std::optional<Algorithm> chosen;
   int new_root = root;
   const Multilevel* multilevel = nullptr;
-  if (lib.CollectiveComm(comm, request, &run_on, &chosen, &new_root, nullptr, &multilevel) !=
-      MPI_SUCCESS) {
+  DecisionCheck* check = nullptr;
+  if (lib.CollectiveComm(comm, request, &run_on, &chosen, &new_root, nullptr, &multilevel,
+                         &check) != MPI_SUCCESS ||
+      (multilevel == nullptr && !chosen)) {
     return PMPI_Bcast(buffer, count, type, root, comm);
   }
-  if (multilevel != nullptr) return multilevel->Bcast(buffer, count, type);
-  if (!chosen) return PMPI_Bcast(buffer, count, type, root, comm);
-  switch (*chosen) {
-    case Algorithm::kBinomial:
-      return coll::BcastBinomial(buffer, count, type, new_root, run_on);
-    case Algorithm::kBinaryTree:
-      return coll::BcastBinaryTree(buffer, count, type, new_root, run_on);
-    case Algorithm::kKnomial:
-      return coll::BcastKnomial(buffer, count, type, new_root, run_on, radix);
-    case Algorithm::kScatterAllgather:
-      return coll::BcastScatterAllgather(buffer, count, type, new_root, run_on);
-    case Algorithm::kScatterAllgatherRing:
-      return coll::BcastScatterAllgatherRing(buffer, count, type, new_root, run_on);
-    case Algorithm::kBine:
-      return coll::BcastBine(buffer, count, type, new_root, run_on);
-    default:
-      return PMPI_Bcast(buffer, count, type, new_root, run_on);
-  }
+  auto ours = [&]() -> int {
+    if (multilevel != nullptr) return multilevel->Bcast(buffer, count, type);
+    switch (*chosen) {
+      case Algorithm::kBinomial:
+        return coll::BcastBinomial(buffer, count, type, new_root, run_on);
+      case Algorithm::kBinaryTree:
+        return coll::BcastBinaryTree(buffer, count, type, new_root, run_on);
+      case Algorithm::kKnomial:
+        return coll::BcastKnomial(buffer, count, type, new_root, run_on, radix);
+      case Algorithm::kScatterAllgather:
+        return coll::BcastScatterAllgather(buffer, count, type, new_root, run_on);
+      case Algorithm::kScatterAllgatherRing:
+        return coll::BcastScatterAllgatherRing(buffer, count, type, new_root, run_on);
+      case Algorithm::kBine:
+        return coll::BcastBine(buffer, count, type, new_root, run_on);
+      default:
+        return PMPI_Bcast(buffer, count, type, new_root, run_on);
+    }
+  };
+  return Checked(lib, check, comm, run_on, ours,
+                 [&] { return PMPI_Bcast(buffer, count, type, root, comm); });
 }
 
 int Gather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -247,13 +291,22 @@ int Gather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sendty
   std::optional<Algorithm> chosen;
   int new_root = root;
   const Multilevel* multilevel = nullptr;
-  if (lib.CollectiveComm(comm, request, &run_on, &chosen, &new_root, nullptr, &multilevel) ==
-          MPI_SUCCESS &&
-      multilevel != nullptr) {
-    return multilevel->Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+  DecisionCheck* check = nullptr;
+  auto library = [&] {
+    return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  };
+  if (lib.CollectiveComm(comm, request, &run_on, &chosen, &new_root, nullptr, &multilevel,
+                         &check) != MPI_SUCCESS ||
+      multilevel == nullptr) {
+    // toporr runs no flat gather of its own: the library's, on the caller's ranks.
+    return library();
   }
-  // toporr runs no flat gather of its own: the library's, on the caller's ranks.
-  return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  return Checked(
+      lib, check, comm, run_on,
+      [&] {
+        return multilevel->Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+      },
+      library);
 }
 
 }  // namespace toporr::client::mpi

@@ -58,6 +58,7 @@ TOPORR_MPI_NEUTRAL_DEPS = [
     "//client:job_layout",
     "//client:node_topology",
     "//client:plan",
+    "//client:verification",
     "//client:row_routes",
     "//client:row_source",
     "//collectors:hwloc_topology",

@@ -99,6 +99,9 @@ struct CachedDecision {
   std::vector<int32_t> multilevel_plan;
   std::unique_ptr<Multilevel> multilevel;
   bool multilevel_failed = false;  // could not be built: the MPI library's call instead
+  // The run-time check against the MPI library's call (created on first use when toporr
+  // would run something else).
+  std::unique_ptr<DecisionCheck> check;
 };
 using CommCache = std::map<CacheKey, CachedDecision>;
 
@@ -586,7 +589,8 @@ void Library::EnsureKeyvals() {
 
 int Library::CollectiveComm(MPI_Comm comm, const ReorderRequest& request, MPI_Comm* run_on,
                             std::optional<mapping::Algorithm>* algorithm, int* root,
-                            const std::vector<int32_t>** order, const Multilevel** multilevel) {
+                            const std::vector<int32_t>** order, const Multilevel** multilevel,
+                            DecisionCheck** check) {
   EnsureKeyvals();
   const CacheKey key = KeyOf(request);
   CommCache* cache = nullptr;
@@ -632,7 +636,38 @@ int Library::CollectiveComm(MPI_Comm comm, const ReorderRequest& request, MPI_Co
   for (size_t i = 0; i < c.order.size(); ++i) {
     if (c.order[i] == request.root) *root = static_cast<int>(i);
   }
+  if (check != nullptr) {
+    *check = nullptr;
+    // Checked: toporr's own choice of something other than the library's call. An algorithm
+    // the caller named (the C API, TOPORR_ALGORITHM) runs as asked.
+    const bool toporrs = *algorithm || (multilevel != nullptr && *multilevel != nullptr);
+    const bool chosen_by_toporr = !request.algorithm && !request.force_multilevel;
+    if (options_.verify && toporrs && chosen_by_toporr) {
+      if (!c.check) c.check = std::make_unique<DecisionCheck>(options_.verify_calls, c.decision);
+      *check = c.check.get();
+    }
+  }
   return MPI_SUCCESS;
+}
+
+void Library::ReportCheck(MPI_Comm comm, const DecisionCheck& check) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (rank != 0) return;
+  const Verification& v = check.verification;
+  const Decision& d = check.decision;
+  if (!options_.report_path.empty()) {
+    absl::Status s = AppendReportLine(options_.report_path, VerificationJsonLine(d, v));
+    if (!s.ok() && options_.verbose > 0) std::fprintf(stderr, "toporr: %s\n", s.ToString().c_str());
+  }
+  if (options_.verbose > 0) {
+    std::fprintf(stderr,
+                 "toporr: verified %s %s %lld B: toporr %.0f us, MPI library %.0f us (medians of "
+                 "%zu): %s stays\n",
+                 d.collective.c_str(), d.chosen_algorithm.c_str(), static_cast<long long>(d.bytes),
+                 v.toporr_median_s() * 1e6, v.library_median_s() * 1e6, v.library_s().size(),
+                 Verification::VerdictName(v.verdict()));
+  }
 }
 
 int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm* newcomm,

@@ -39,6 +39,7 @@
 #include "client/client_options.h"
 #include "client/decision_report.h"
 #include "client/row_source.h"
+#include "client/verification.h"
 #include "mapping/cost_matrix.h"
 #include "mapping/pattern.h"
 #include "mapping/placement.h"
@@ -47,6 +48,14 @@
 namespace toporr::client::mpi {
 
 class Multilevel;  // multilevel.h
+
+// The run-time check of one cached decision of toporr's collectives (client/verification.h)
+// and what was decided, for the report. Owned by the communicator's decision cache.
+struct DecisionCheck {
+  explicit DecisionCheck(int calls, Decision d) : verification(calls), decision(std::move(d)) {}
+  Verification verification;
+  Decision decision;
+};
 
 struct ReorderRequest {
   mapping::Collective collective = mapping::Collective::kAllreduce;
@@ -100,10 +109,17 @@ class Library {
   // `multilevel` (may be null): set when the decision is the multi-level version (then
   // *algorithm is nullopt): its communicators, built on first use (collective) and cached
   // with the decision; null otherwise, or when they could not be built.
+  // `check` (may be null): the decision's run-time check when toporr chose (request has no
+  // algorithm and no forced multi-level version) something other than the MPI library's own
+  // call and verification is on (options().verify); null otherwise.
   int CollectiveComm(MPI_Comm comm, const ReorderRequest& request, MPI_Comm* run_on,
                      std::optional<mapping::Algorithm>* algorithm, int* root,
                      const std::vector<int32_t>** order = nullptr,
-                     const Multilevel** multilevel = nullptr);
+                     const Multilevel** multilevel = nullptr, DecisionCheck** check = nullptr);
+
+  // Rank 0 of `comm` reports a completed check: one TOPORR_REPORT line (decision_report.h
+  // VerificationJsonLine) and, with verbose, one stderr line.
+  void ReportCheck(MPI_Comm comm, const DecisionCheck& check);
 
   // Collective over `comm`: the order for a process graph, computed on rank 0 by the graph
   // embedding (`graph` need only be set on rank 0). On any failure: identity (with

@@ -87,7 +87,8 @@ class Job:
         self.report = []
         if os.path.exists(report_path):
             with open(report_path) as r:
-                self.report = [json.loads(l) for l in r if l.strip()]
+                self.report = [d for d in map(json.loads, filter(str.strip, r))
+                               if d.get("event") == "decision"]
             os.unlink(report_path)
 
     def warnings(self):

@@ -111,9 +111,12 @@ class Job:
                 self.checks.setdefault(f[1], []).append(f[2])
         report = os.path.join(tmp, "report.jsonl")
         self.report = []
+        self.verified = []
         if os.path.exists(report):
             with open(report) as r:
-                self.report = [json.loads(l) for l in r if l.strip()]
+                lines = [json.loads(l) for l in r if l.strip()]
+                self.report = [l for l in lines if l.get("event") == "decision"]
+                self.verified = [l for l in lines if l.get("event") == "verified"]
             os.unlink(report)
 
     def warnings(self):
@@ -599,6 +602,44 @@ class MpiTest(unittest.TestCase):
                             socket=os.path.join(self.tmp, "absent.sock"))
         self.assertEqual(gone.stdout, plain.stdout)
         self.assertEqual(len(gone.warnings()), 1, gone.stderr)
+
+    def test_run_time_check_times_both_paths_and_keeps_the_faster(self):
+        """Each decision where toporr chose its own path is timed against the MPI library's
+        call (TOPORR_VERIFY_CALLS calls each, alternating, the slowest rank's time), reported
+        as a "verified" line, and the faster path stays; the program's output is unchanged.
+        TOPORR_VERIFY=0 turns it off."""
+        np = 8
+        hosts = round_robin(np, 4)
+        plain = self.run_job(np, [], hosts, program=self.stencil)
+        job = self.run_job(np, [], hosts, program=self.stencil, preload=True,
+                           env={"TOPORR_VERIFY_CALLS": "2", "TOPORR_VERBOSE": "1"})
+        self.assertEqual(job.stdout, plain.stdout)
+        self.assertEqual(job.warnings(), [], job.stderr)
+        # The stencil's allreduce and reduce run 5 times each with one decision: checked after
+        # 4 calls; its broadcasts change root every call (a decision each, never 4 calls).
+        ours = [r for r in job.report if r["collective"] in ("allreduce", "reduce")
+                and r["source"] == "daemon" and r["chosen_algorithm"] != "mpi_library"
+                and not r["cached"]]
+        self.assertTrue(ours, job.report)
+        self.assertEqual(len(job.verified), len(ours), job.verified)
+        for r in ours:
+            v = [x for x in job.verified
+                 if (x["collective"], x["bytes"], x["root"]) == (r["collective"], r["bytes"],
+                                                                 r["root"])]
+            with self.subTest(collective=r["collective"]):
+                self.assertEqual(len(v), 1, job.verified)
+                v = v[0]
+                self.assertEqual(v["chosen_algorithm"], r["chosen_algorithm"])
+                self.assertEqual(len(v["toporr_us"]), 2)
+                self.assertEqual(len(v["library_us"]), 2)
+                self.assertTrue(all(t > 0 for t in v["toporr_us"] + v["library_us"]), v)
+                faster = v["toporr_median_us"] < v["library_median_us"]
+                self.assertEqual(v["verdict"], "toporr" if faster else "mpi_library")
+                self.assertIn(f"verified {r['collective']} {r['chosen_algorithm']}", job.stderr)
+        off = self.run_job(np, [], hosts, program=self.stencil, preload=True,
+                           env={"TOPORR_VERIFY_CALLS": "2", "TOPORR_VERIFY": "0"})
+        self.assertEqual(off.stdout, plain.stdout)
+        self.assertEqual(off.verified, [])
 
     def test_pmpi_intercepts_fortran_collectives(self):
         np = 8 if MPI == "openmpi" else 4
