@@ -3,15 +3,19 @@
 does when the ingested fabric dump is right, and when it lies about the fabric.
 
     bench/vcluster/run_verification_bench.py [--mpis openmpi,mpich] [--reps 10]
-        [--sizes 1048576,16777216] [--raw DIR] [--report-only]
+        [--sizes 1048576,16777216] [--cases honest:roundrobin,...] [--raw DIR]
+        [--report-only]
 
 On the virtual cluster (testing/vcluster; 8 hosts, two leaves of 4, host links 400 Mbit/s,
-leaf uplinks 4:1 tapered), 16 ranks placed round-robin over the hosts, allreduce:
+leaf uplinks 4:1 tapered), 16 ranks (2 per host), allreduce, in cases DUMP:PLACEMENT:
   - honest: toporrd holds the cluster's own dump;
   - lying:  toporrd holds the same dump with four host names swapped between the leaves
             (node02 <-> node05, node04 <-> node07), so what it calls a leaf is two hosts of
-            each real leaf: the order it packs "leaf by leaf" crosses the tapered uplinks at
-            every other hop, and its ring is slower than the MPI library's own call.
+            each real leaf;
+  - roundrobin: rank r on host r % 8 (the launch order crosses the leaves often: toporr's
+            order helps); byslot: ranks 2h, 2h+1 on host h (the launch order is already
+            leaf by leaf: with the lying dump toporr "repairs" it into an order that crosses
+            the tapered uplinks at every host boundary).
 Each case runs bench/vcluster/coll_bench.c (the MPI default, toporr's ring on the launch order
 and on toporr's order, the PMPI drop-in) twice: TOPORR_VERIFY=1 (the default) and
 TOPORR_VERIFY=0 (the model's choice unchecked), --reps repetitions after 1 + 2 x
@@ -56,20 +60,21 @@ def measure(args, progs):
     state = os.path.join(os.environ.get("VCLUSTER_STATE_ROOT", "/run/toporr-vcluster"), vb.NAME)
     toporrd = os.path.join(args.binroot, "daemon/toporrd")
     toporrctl = os.path.join(args.binroot, "client/ctl/toporrctl")
-    hosts = vb.placement("roundrobin", 16)
     vb.run([sys.executable, vb.VC, "down", "--name", vb.NAME], check=False)
     vb.run([sys.executable, vb.VC, "up", "--name", vb.NAME, "--profile", "tapered",
             "--host-mbit", vb.HOST_MBIT, "--toporrd", toporrd, "--toporrctl", toporrctl])
     try:
         ctl = [toporrctl, "--socket", os.path.join(state, "toporrd.sock")]
-        for dump in ("honest", "lying"):
-            if dump == "lying":
-                lie = os.path.join(args.raw, "lying.ibnetdiscover.txt")
-                lying_dump(os.path.join(state, "fabric/ibnetdiscover.txt"), lie)
-                vb.run(ctl + ["ingest", "--format", "ibnetdiscover", lie])
+        true_dump = os.path.join(state, "fabric/ibnetdiscover.txt")
+        lie = os.path.join(args.raw, "lying.ibnetdiscover.txt")
+        lying_dump(true_dump, lie)
+        for dump, pl in args.cases:
+            vb.run(ctl + ["ingest", "--format", "ibnetdiscover",
+                          lie if dump == "lying" else true_dump])
+            hosts = vb.placement(pl, 16)
             for mpi in args.mpis:
                 for verify in ("1", "0"):
-                    tag = f"{dump}-{mpi}-verify{verify}"
+                    tag = f"{dump}-{pl}-{mpi}-verify{verify}"
                     report = os.path.join(args.raw, f"{tag}.report.jsonl")
                     if os.path.exists(report):
                         os.unlink(report)
@@ -122,10 +127,12 @@ def write_report(args):
            "hand.", "",
            "**Measured**, not simulated: the virtual cluster (8 hosts as namespace sets on one "
            "2-core machine, host links 400 Mbit/s, two leaves of 4 hosts with 4:1 tapered "
-           "uplinks), 16 ranks round-robin over the hosts, allreduce. `honest`: toporrd holds "
+           "uplinks), 16 ranks (2 per host), allreduce. `honest`: toporrd holds "
            "the cluster's own dump. `lying`: the same dump with node02/node05 and "
-           "node04/node07 swapped between the leaves, so toporr's leaf-packed ring order "
-           "crosses the tapered uplinks at every other hop. `selection` = MPI default time / "
+           "node04/node07 swapped between the leaves. `roundrobin`: rank r on host r % 8; "
+           "`byslot`: ranks 2h and 2h+1 on host h (the launch order is already leaf by leaf; "
+           "with the lying dump toporr's order crosses the tapered uplinks at every host "
+           "boundary). `selection` = MPI default time / "
            "drop-in time per repetition (> 1: the drop-in faster), median [q1, q3] over the "
            f"reported repetitions, which follow {1 + 2 * VERIFY_CALLS} warm-up repetitions "
            "(the drop-in's check, "
@@ -133,13 +140,13 @@ def write_report(args):
            "/ toporr's ring on the order toporr chose (what the model's choice costs unchecked). "
            "The check's columns come from the drop-in's `verified` report line: the medians of "
            "its measured calls (the slowest rank's time) and what it kept.", "",
-           "| dump | MPI | size | verify | MPI default ms | drop-in ms | selection | "
+           "| dump | placement | MPI | size | verify | MPI default ms | drop-in ms | selection | "
            "ring@toporr | model chose | check: toporr / library ms | kept |",
-           "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for dump in ("honest", "lying"):
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for dump, pl in args.cases:
         for mpi in args.mpis:
             for verify in ("1", "0"):
-                tag = f"{dump}-{mpi}-verify{verify}"
+                tag = f"{dump}-{pl}-{mpi}-verify{verify}"
                 path = os.path.join(args.raw, f"{tag}.jsonl")
                 if not os.path.exists(path):
                     continue
@@ -155,7 +162,7 @@ def write_report(args):
                              f"{v['library_median_us'] / 1000:.1f}" if v else "-")
                     kept = v["verdict"] if v else ("unchecked" if verify == "0" else "-")
                     out.append(
-                        f"| {dump} | {mpi} | {vb.human(size)} | {'on' if verify == '1' else 'off'} "
+                        f"| {dump} | {pl} | {mpi} | {vb.human(size)} | {'on' if verify == '1' else 'off'} "
                         f"| {ms(times, 'default', size)} | {ms(times, 'dropin', size)} | "
                         f"{cell(times, 'default', 'dropin', size)} | "
                         f"{cell(times, 'default', 'ring@toporr', size)} | "
@@ -176,12 +183,14 @@ def main():
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--sizes", default="1048576,16777216")
     ap.add_argument("--mpis", default="openmpi,mpich")
+    ap.add_argument("--cases", default="honest:roundrobin,lying:roundrobin,lying:byslot")
     ap.add_argument("--raw", default="/tmp/toporr-vcluster-verification")
     ap.add_argument("--results", default=RESULTS)
     ap.add_argument("--report-only", action="store_true")
     args = ap.parse_args()
     args.sizes = [int(s) for s in args.sizes.split(",")]
     args.mpis = args.mpis.split(",")
+    args.cases = [tuple(c.split(":")) for c in args.cases.split(",")]
     os.makedirs(args.raw, exist_ok=True)
     args.work = args.raw
     if not args.report_only:

@@ -4,12 +4,15 @@
 Usage: vcluster_test.py [unittest args]. Run by Bazel (cwd = the runfiles tree), as root.
 One cluster for the whole run: 8 namespace hosts on 2 leaves of 4 (host links 400 Mbit/s,
 leaf uplinks 400 Mbit/s: 4:1), a head node running toporrd with the cluster's own fabric
-dump (ibsim + OpenSM + ibnetdiscover + dump_fts) ingested. No TOPORR_HOSTMAP anywhere: a
-rank's host is its gethostname(), leaders fetch their rows from the head over TCP. Checked:
+dump (ibsim + OpenSM + ibnetdiscover + dump_fts) ingested, serving TCP over TLS to the
+cluster's network only. No TOPORR_HOSTMAP anywhere: a rank's host is its gethostname(),
+leaders fetch their rows from the head over TLS, found through the cluster's site client
+configuration (TOPORR_CONFIG = STATE/client.conf: address and CA). Checked:
   - the tool: it refuses a taken name and non-root users, removes a cluster whose creation
     was killed, and a 16 MiB transfer's time tracks the shaped rates (one flow at the host
     rate; four flows across the leaves share one uplink);
-  - the fabric dump names the cluster's hosts; toporrd on the head serves them;
+  - the fabric dump names the cluster's hosts; toporrd on the head serves them over TLS
+    (toporrctl from a host with the site configuration) and refuses plaintext;
   - 16 ranks (8 hosts x 2, round-robin) under each MPI: reordered allreduces and a reordered
     MPI_Cart_create equal `toporrctl plan` for the hosts the ranks really ran on; results
     correct; rows from the daemon over TCP;
@@ -247,6 +250,17 @@ class VclusterTest(unittest.TestCase):
         same = json.loads(self.ctl("--json", "cost", "node01", "node02"))
         cross = json.loads(self.ctl("--json", "cost", "node01", "node05"))
         self.assertLess(same["hops"], cross["hops"])
+        # From a compute host over TCP: TLS with the site configuration, never plaintext.
+        conf = self.state["toporrd"]["client_conf"]
+        p = vc("exec", "--name", NAME, "node03", "--", "env", f"TOPORR_CONFIG={conf}",
+               TOPORRCTL, "cost", "node01", "node05", check=False)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        address = self.state["toporrd"]["address"]
+        p = vc("exec", "--name", NAME, "node03", "--", "env", "TOPORR_CONFIG=/nonexistent",
+               TOPORRCTL, "--target", address, "--insecure", "--timeout", "3", "health",
+               check=False)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("is the daemon's listener TLS?", p.stderr)
 
     # ---- reordering across hosts ----
 
