@@ -167,7 +167,14 @@ def write_report(args):
                         f"{cell(times, 'default', 'dropin', size)} | "
                         f"{cell(times, 'default', 'ring@toporr', size)} | "
                         f"{d.get('chosen_algorithm', '?')} | {check} | {kept} |")
-    out += ["", "Cost of the check: its first 2 x %d calls of a decision alternate the two "
+    out += ["", "Reading the table: in each pair of rows of one case, `off` is what the model's "
+            "choice gives unchecked and `on` what the check keeps. Where toporr's path is faster "
+            "(the honest dump) the check keeps it and the gain stays; where the dump lies so "
+            "that toporr's path is slower (`lying`, `byslot`), `off` is slower than the MPI "
+            "default and `on` keeps the library's call. Where the two paths are within the "
+            "noise of a few calls (two slowest-rank times of 3 calls each on a shared 2-core "
+            "machine), either verdict is a tie and costs or gains little.",
+            "", "Cost of the check: its first 2 x %d calls of a decision alternate the two "
             "paths, each followed by one 8-byte MPI_MAX reduction; the library's calls cost "
             "what the job pays without toporr, toporr's what the model's choice costs (in the "
             "lying rows, the price of learning that it is slower), then nothing." % VERIFY_CALLS,
