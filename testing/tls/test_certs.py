@@ -6,7 +6,9 @@ certificate already expired.
     certs.ca, certs.other_ca, certs.server_cert, certs.server_key,
     certs.expired_cert, certs.expired_key
 
-Files live in WORKDIR/certs (the caller removes WORKDIR). Runs in about a second.
+Files live in WORKDIR/certs (the caller removes WORKDIR). Runs in about a second; with
+reuse=True, certificates made earlier in WORKDIR are kept (a daemon restarted on them still
+matches the CA its clients hold).
 """
 import os
 import subprocess
@@ -36,8 +38,14 @@ def _run(args, cwd):
         raise RuntimeError(f"{' '.join(args)}: {p.stderr}")
 
 
-def make_test_certificates(workdir, sans=("IP:127.0.0.1",), days=2):
+def make_test_certificates(workdir, sans=("IP:127.0.0.1",), days=2, reuse=False):
     d = os.path.join(workdir, "certs")
+    p = lambda n: os.path.join(d, n)
+    made = SimpleNamespace(ca=p("ca.pem"), other_ca=p("other-ca.pem"),
+                           server_cert=p("server.pem"), server_key=p("server.key"),
+                           expired_cert=p("expired.pem"), expired_key=p("expired.key"))
+    if reuse and all(os.path.exists(f) for f in vars(made).values()):
+        return made
     os.makedirs(d, exist_ok=True)
     for name, cn in (("ca", "toporr-test-ca"), ("other-ca", "toporr-other-ca")):
         _run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout",
@@ -55,7 +63,4 @@ def make_test_certificates(workdir, sans=("IP:127.0.0.1",), days=2):
               "-out", f"{name}.csr", "-subj", "/CN=toporrd", "-addext", san], d)
         _run(["openssl", "ca", "-batch", "-config", "ca.cnf", "-cert", "ca.pem", "-keyfile",
               "ca.key", "-in", f"{name}.csr", "-out", f"{name}.pem", "-notext"] + window, d)
-    p = lambda n: os.path.join(d, n)
-    return SimpleNamespace(ca=p("ca.pem"), other_ca=p("other-ca.pem"),
-                           server_cert=p("server.pem"), server_key=p("server.key"),
-                           expired_cert=p("expired.pem"), expired_key=p("expired.key"))
+    return made

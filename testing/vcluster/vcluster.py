@@ -439,7 +439,8 @@ def start_toporrd(state, toporrd, toporrctl):
     conf = os.path.join(d, "toporrd.conf")
     sys.path.insert(0, os.path.join(REPO, "testing/tls"))
     from test_certs import make_test_certificates  # only here: `up --no-fabric` runs without
-    certs = make_test_certificates(d, sans=[f"IP:{DAEMON_IP}", "DNS:toporrd"])
+    # Made once per cluster: a restarted daemon keeps the CA its running jobs trust.
+    certs = make_test_certificates(d, sans=[f"IP:{DAEMON_IP}", "DNS:toporrd"], reuse=True)
     with open(conf, "w") as f:
         f.write(f"tls_cert_path = {certs.server_cert}\ntls_key_path = {certs.server_key}\n"
                 f"listen_allowed_networks = {SUBNET}\n")
