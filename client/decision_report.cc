@@ -111,7 +111,9 @@ std::string DecisionJsonLine(const Decision& d) {
 }
 
 absl::Status AppendReportLine(const std::string& path, const std::string& line) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  // O_NONBLOCK: a FIFO without a reader fails at once (ENXIO) instead of blocking the job, a
+  // full pipe fails the write (EAGAIN); regular files are unaffected.
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0644);
   if (fd < 0) {
     return absl::UnavailableError(absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
   }

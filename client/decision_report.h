@@ -95,7 +95,8 @@ std::string VerificationJsonLine(const Decision& d, const Verification& v);
 // `stages` as the report's JSON array, or null when empty (also toporrctl plan's).
 void StagesJson(const std::vector<PlanStage>& stages, JsonWriter& w);
 
-// Appends `line` to `path` in one write(2) with O_APPEND (created 0644). Errors name the path.
+// Appends `line` to `path` in one write(2) with O_APPEND (created 0644). Never blocks: a FIFO
+// without a reader, or whose pipe is full, is an error. Errors name the path.
 absl::Status AppendReportLine(const std::string& path, const std::string& line);
 
 }  // namespace toporr::client

@@ -4,6 +4,8 @@
 // and costs, libtoporr's plan is exactly `toporrctl plan`'s.
 #include "client/job_layout.h"
 
+#include <sys/stat.h>
+
 #include <fstream>
 
 #include "client/cost_file.h"
@@ -188,6 +190,11 @@ TEST(DecisionReportTest, OneJsonLineWithNullsForWhatIsUnknown) {
   EXPECT_EQ(::toporr::testing::ReadFileOrDie(dir + "/r.jsonl"), line + line);
   EXPECT_THAT(AppendReportLine(dir + "/absent/r.jsonl", line),
               StatusIs(absl::StatusCode::kUnavailable, HasSubstr("absent/r.jsonl")));
+  // A FIFO nobody reads: an error at once, not a blocked job.
+  const std::string fifo = dir + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_THAT(AppendReportLine(fifo, line),
+              StatusIs(absl::StatusCode::kUnavailable, HasSubstr("fifo")));
 }
 
 }  // namespace

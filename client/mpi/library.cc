@@ -319,10 +319,7 @@ void Library::Finish(MPI_Comm comm, const Decision& d) {
     for (const std::string& w : option_warnings_) std::fprintf(stderr, "toporr: %s\n", w.c_str());
     option_warnings_.clear();
   }
-  if (!options_.report_path.empty()) {
-    absl::Status s = AppendReportLine(options_.report_path, DecisionJsonLine(d));
-    if (!s.ok() && options_.verbose > 0) std::fprintf(stderr, "toporr: %s\n", s.ToString().c_str());
-  }
+  WriteReport(DecisionJsonLine(d));
   if (options_.verbose > 0) {
     std::fprintf(stderr,
                  "toporr: %s %s %lld B root %d: %d ranks on %d hosts, source %s%s, snapshot %lld, "
@@ -650,16 +647,29 @@ int Library::CollectiveComm(MPI_Comm comm, const ReorderRequest& request, MPI_Co
   return MPI_SUCCESS;
 }
 
+void Library::WriteReport(const std::string& line) {
+  if (options_.report_path.empty()) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (report_failed_) return;
+  }
+  absl::Status s = AppendReportLine(options_.report_path, line);
+  if (s.ok()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (report_failed_) return;
+  report_failed_ = true;
+  std::fprintf(stderr, "toporr: warning: TOPORR_REPORT not written (the job goes on): %s\n",
+               std::string(s.message()).c_str());
+  std::fflush(stderr);
+}
+
 void Library::ReportCheck(MPI_Comm comm, const DecisionCheck& check) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   if (rank != 0) return;
   const Verification& v = check.verification;
   const Decision& d = check.decision;
-  if (!options_.report_path.empty()) {
-    absl::Status s = AppendReportLine(options_.report_path, VerificationJsonLine(d, v));
-    if (!s.ok() && options_.verbose > 0) std::fprintf(stderr, "toporr: %s\n", s.ToString().c_str());
-  }
+  WriteReport(VerificationJsonLine(d, v));
   if (options_.verbose > 0) {
     std::fprintf(stderr,
                  "toporr: verified %s %s %lld B: toporr %.0f us, MPI library %.0f us (medians of "

@@ -139,6 +139,9 @@ class Library {
   // warns once on rank 0 unless toporr was disabled (kCancelled).
   void Fallback(int rank, const absl::Status& why, Decision* d);
   void EnsureKeyvals();
+  // Rank 0: appends `line` to TOPORR_REPORT; the first failure is reported once on stderr and
+  // the report is not written again (the job never waits for or fails on it).
+  void WriteReport(const std::string& line);
   void Finish(MPI_Comm comm, const Decision& d);
 
   ClientOptions options_;
@@ -146,6 +149,7 @@ class Library {
   std::vector<std::string> option_warnings_;
   std::mutex mu_;
   std::set<std::string> warned_;
+  bool report_failed_ = false;  // under mu_
   int cache_keyval_ = MPI_KEYVAL_INVALID;
 };
 

@@ -789,6 +789,24 @@ class MpiTest(unittest.TestCase):
                     fake.wait()
                 self.check_fallback(job, spec, reason, deadline_ms=1000)
 
+    def test_a_report_that_cannot_be_written_never_blocks_the_job(self):
+        """TOPORR_REPORT naming a FIFO nobody reads, or a path in a missing directory: the
+        job runs on unchanged (it used to block on the FIFO's open), with one line saying
+        the report is not written."""
+        spec = "allreduce:auto:1048576:0"
+        fifo = os.path.join(self.tmp, "report.fifo")
+        if not os.path.exists(fifo):
+            os.mkfifo(fifo)
+        for path in (fifo, os.path.join(self.tmp, "absent", "report.jsonl")):
+            with self.subTest(path=path):
+                job = self.run_job(8, [spec, "allreduce:ring:4194304:0"], round_robin(8, 4),
+                                   env={"TOPORR_REPORT": path}, timeout=120)
+                self.assertEqual(job.orders[spec][0]["source"], "daemon", job.stderr)
+                self.assertEqual(job.checks[spec], ["ok"])
+                notes = [l for l in job.stderr.splitlines() if "TOPORR_REPORT not written" in l]
+                self.assertEqual(len(notes), 1, job.stderr)
+                self.assertIn(os.path.basename(path), notes[0])
+
     def test_fallback_for_a_host_missing_from_the_fabric(self):
         spec = "bcast:binomial:65536:0"
         hosts = round_robin(8, 4)
