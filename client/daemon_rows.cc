@@ -165,8 +165,8 @@ class DaemonRowSource final : public RowSource {
 }  // namespace
 
 std::unique_ptr<RowSource> NewRowSource(const ClientOptions& options) {
-  if (!options.costs_path.empty()) return NewFileRowSource(options.costs_path);
-  return std::make_unique<DaemonRowSource>(options);
+  if (!options.costs_path.empty()) return WithCostChecks(NewFileRowSource(options.costs_path));
+  return WithCostChecks(std::make_unique<DaemonRowSource>(options));
 }
 
 }  // namespace toporr::client

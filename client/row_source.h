@@ -50,12 +50,27 @@ class RowSource {
                                       bool with_routes) = 0;
 };
 
+// Costs a row may hold: finite, at least 0, at most these. Anything else (NaN, infinite,
+// negative, a latency of over a second or a link of over 100 Tb/s) is not a measurement of a
+// fabric but a broken or hostile source.
+inline constexpr double kMaxLatencyNs = 1e9;
+inline constexpr double kMaxBottleneckGbps = 1e5;
+
+// OK when every value of `row` (the row of hosts[host_index]) is a cost; kDataLoss naming
+// the value, its column and the bounds otherwise.
+absl::Status CheckCostValues(const CostRow& row, const std::vector<std::string>& hosts,
+                             int host_index);
+
+// `source` whose rows are refused (CheckCostValues) before the caller sees them.
+std::unique_ptr<RowSource> WithCostChecks(std::unique_ptr<RowSource> source);
+
 // The file source (TOPORR_COSTS): each call reads and checks the whole file, so a leader
 // needs nothing from rank 0 but the file name.
 std::unique_ptr<RowSource> NewFileRowSource(std::string path);
 
 // The source `options` select: the file when costs_path is set, else the daemon at
-// `address` (TCP) or `socket`, each request bounded by deadline_ms.
+// `address` (TCP) or `socket`, each request bounded by deadline_ms; rows checked
+// (WithCostChecks).
 std::unique_ptr<RowSource> NewRowSource(const ClientOptions& options);
 
 }  // namespace toporr::client

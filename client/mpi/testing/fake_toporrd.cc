@@ -7,6 +7,7 @@
 //   truncated  rows one column short
 //   mixed      host list from snapshot 7, rows of odd hosts from snapshot 8
 //   unreachable rows whose hop counts say "unreachable" (255)
+//   absurd     rows whose latencies are over an hour: not costs
 //   garbage    not gRPC at all: every connection gets random bytes and is closed
 // Runs until killed.
 #include <sys/socket.h>
@@ -66,7 +67,7 @@ class FakeTopology final : public toporr::v1::Topology::Service {
     c->set_hops(hops);
     c->set_rate_index(rate);
     c->add_rates_gbps(100);
-    c->set_nic_latency_ns(500);
+    c->set_nic_latency_ns(mode_ == "absurd" ? 5e12 : 500);
     c->set_switch_latency_ns(100);
     c->set_link_latency_ns(5);
     return grpc::Status::OK;
@@ -109,8 +110,9 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--mode") == 0) mode = argv[i + 1];
   }
   if (socket.empty() || mode.empty()) {
-    std::fprintf(stderr,
-                 "usage: fake_toporrd --socket PATH --mode truncated|mixed|unreachable|garbage\n");
+    std::fprintf(
+        stderr,
+        "usage: fake_toporrd --socket PATH --mode truncated|mixed|unreachable|absurd|garbage\n");
     return 2;
   }
   if (mode == "garbage") return ServeGarbage(socket);

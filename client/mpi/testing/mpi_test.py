@@ -772,7 +772,8 @@ class MpiTest(unittest.TestCase):
     def test_fallback_on_misbehaving_servers(self):
         spec = "allreduce:auto:1048576:0"
         for mode, reason in [("garbage", "toporrd"), ("truncated", "the row of"),
-                             ("mixed", "snapshot"), ("unreachable", "the row of")]:
+                             ("mixed", "snapshot"), ("unreachable", "the row of"),
+                             ("absurd", "not a cost")]:
             with self.subTest(mode=mode):
                 sock = os.path.join(self.tmp, f"fake-{mode}.sock")
                 fake = subprocess.Popen([FAKE, "--socket", sock, "--mode", mode],
