@@ -9,6 +9,7 @@
 #include "common/logging.h"
 #include "common/printable.h"
 #include "common/status_macros.h"
+#include "daemon/client_identity.h"
 #include "daemon/cost_matrices.h"
 #include "daemon/grpc_status.h"
 #include "daemon/ingest_spool.h"
@@ -492,16 +493,15 @@ absl::Status AdminService::Authorize(const grpc::ServerContext* context, const c
   std::string reason = "admin_denied";
   std::shared_ptr<const grpc::AuthContext> auth = context->auth_context();
   if (auth != nullptr && auth->IsPeerAuthenticated()) {
-    // gRPC sets the peer identity only for a certificate verified against the client CA.
-    for (const grpc::string_ref& name : auth->FindPropertyValues("x509_common_name")) {
-      const std::string cn(name.data(), name.size());
-      if (std::find(tls_admin_clients_.begin(), tls_admin_clients_.end(), cn) !=
-          tls_admin_clients_.end()) {
-        return absl::OkStatus();
-      }
-      who = absl::StrCat(who, " (certificate CN=", Printable(cn, kMaxQuotedName), ")");
-      reason = "tls_client_not_allowed";
+    // The identity is the certificate's one common name (client_identity.h).
+    absl::StatusOr<std::string> cn = CertificateIdentity(*auth);
+    if (cn.ok() && std::find(tls_admin_clients_.begin(), tls_admin_clients_.end(), *cn) !=
+                       tls_admin_clients_.end()) {
+      return absl::OkStatus();
     }
+    who = absl::StrCat(who, cn.ok() ? " (certificate CN=" + Printable(*cn, kMaxQuotedName) + ")"
+                                    : " (" + std::string(cn.status().message()) + ")");
+    reason = "tls_client_not_allowed";
   }
   if (stats_ != nullptr) stats_->RecordPeerRefused(reason);
   TOPORR_LOG(WARNING) << method << " from " << who << " refused: " << denial_reason_;

@@ -288,13 +288,15 @@ set -e
 cd ")" + dir_ + R"("
 openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj /CN=toporr-test-ca 2>/dev/null
 mk() {
-  openssl req -newkey rsa:2048 -nodes -keyout $1.key -out $1.csr -subj /CN=$2 2>/dev/null
+  openssl req -newkey rsa:2048 -nodes -keyout $1.key -out $1.csr -subj "$2" 2>/dev/null
   printf '%s\n' "$3" > $1.ext
   openssl x509 -req -in $1.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out $1.pem -days 2 -extfile $1.ext 2>/dev/null
 }
-mk server localhost "subjectAltName=IP:127.0.0.1,DNS:localhost"
-mk admin admin1 "extendedKeyUsage=clientAuth"
-mk intruder intruder "extendedKeyUsage=clientAuth"
+mk server /CN=localhost "subjectAltName=IP:127.0.0.1,DNS:localhost"
+mk admin /CN=admin1 "extendedKeyUsage=clientAuth"
+mk intruder /CN=intruder "extendedKeyUsage=clientAuth"
+mk admin_first "/CN=admin1/CN=someuser" "extendedKeyUsage=clientAuth"
+mk admin_last "/CN=someuser/CN=admin1" "extendedKeyUsage=clientAuth"
 )";
     RunResult r = RunProcess({"/bin/bash", "-c", script});
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -336,8 +338,15 @@ TEST_F(TlsTest, ReadsOverTlsAdminOnlyWithAnAllowedClientCertificate) {
   // Plain TCP to the TLS port gets nothing.
   r = Ctl({"--target", target_, "--timeout", "2", "health"});
   EXPECT_EQ(r.exit_code, 1);
+  // A subject of two common names names no one, whichever comes first.
+  for (const char* two : {"admin_first", "admin_last"}) {
+    r = Tcp(two, {"ingest", "--format", "ibnetdiscover", fattree_});
+    EXPECT_EQ(r.exit_code, 1) << two;
+    EXPECT_THAT(r.err, HasSubstr("admin RPCs need")) << two;
+  }
+  EXPECT_THAT(d.log(), HasSubstr("subject has 2 common names"));
   RunResult m = d.Ctl({"stats", "--prometheus"});
-  EXPECT_THAT(m.out, HasSubstr("toporr_peers_refused_total{reason=\"tls_client_not_allowed\"} 1"));
+  EXPECT_THAT(m.out, HasSubstr("toporr_peers_refused_total{reason=\"tls_client_not_allowed\"} 3"));
   EXPECT_THAT(m.out, HasSubstr("toporr_peers_refused_total{reason=\"admin_denied\"} 1"));
 }
 
