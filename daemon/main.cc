@@ -20,6 +20,8 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "collectors/hosts.h"
+#include "common/key_value_file.h"
 #include "common/logging.h"
 #include "common/net_address.h"
 #include "common/status_macros.h"
@@ -64,13 +66,17 @@ ABSL_FLAG(std::string, discovery_command, "",
 namespace toporr::daemon {
 namespace {
 
+// Files the configuration names are read whole and must be regular files (a directory would
+// read as empty): common/key_value_file.h ReadRegularFile.
 absl::Status ReadFile(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(path + ": cannot open");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  *out = ss.str();
-  return absl::OkStatus();
+  return ReadRegularFile(path, out);
+}
+
+// The host map file, checked as an ingest would parse it (collectors/hosts.h ParseHostMap),
+// so that a malformed map is refused at start and on SIGHUP rather than by every ingest.
+absl::Status ReadHostMap(const std::string& path, std::string* out) {
+  RETURN_IF_ERROR(ReadFile(path, out));
+  return collectors::ParseHostMap(*out, path).status();
 }
 
 absl::Status Configure(DaemonConfig* config) {
@@ -223,7 +229,7 @@ void Reload(const DaemonConfig& running, FabricState* state, Reloadable* live) {
   }
   std::string host_map;
   if (!next.host_map_path.empty()) {
-    if (absl::Status s = ReadFile(next.host_map_path, &host_map); !s.ok()) {
+    if (absl::Status s = ReadHostMap(next.host_map_path, &host_map); !s.ok()) {
       TOPORR_LOG(ERROR) << "reload: host map: " << s.message() << "; keeping the old one";
       return;
     }
@@ -303,7 +309,7 @@ int Run() {
   }
 #endif
   if (!config.host_map_path.empty()) {
-    if (absl::Status s = ReadFile(config.host_map_path, &options.default_host_map); !s.ok()) {
+    if (absl::Status s = ReadHostMap(config.host_map_path, &options.default_host_map); !s.ok()) {
       TOPORR_LOG(ERROR) << "host map: " << s.message();
       return 2;
     }

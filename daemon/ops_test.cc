@@ -277,6 +277,42 @@ TEST_F(OpsTest, SighupReloadsTheHostMapAndKeepsTheSnapshot) {
   EXPECT_EQ(d.Ctl({"health", "--ready"}).exit_code, 0);
 }
 
+// A directory given as the configuration, or a malformed host map, is refused at start; on
+// SIGHUP the running configuration stays and the log says why (ingests keep working).
+TEST_F(OpsTest, ConfigurationErrorsAreRefusedAtStartAndKeptOverOnReload) {
+  const std::string conf = dir_ + "/toporrd.conf";
+  const std::string map = dir_ + "/hostmap";
+  ASSERT_EQ(mkdir(conf.c_str(), 0755), 0);
+  DaemonProcess as_dir(db_, sock_, {"--config=" + conf});
+  EXPECT_FALSE(as_dir.Start());
+  EXPECT_THAT(as_dir.log(), HasSubstr(conf + ": not a regular file"));
+  ASSERT_EQ(rmdir(conf.c_str()), 0);
+  WriteAll(map, "0x0002c903000e0a11 node01\nnot-a-guid node02\n");
+  WriteAll(conf, "host_map_path = " + map + "\n");
+  DaemonProcess bad_map(db_, sock_, {"--config=" + conf});
+  EXPECT_FALSE(bad_map.Start());
+  EXPECT_THAT(bad_map.log(), HasSubstr(map + ":2:"));
+
+  WriteAll(map, "# no entries yet\n");
+  DaemonProcess d(db_, sock_, {"--config=" + conf});
+  ASSERT_TRUE(d.Start()) << d.log();
+  auto reload_and_wait = [&](const std::string& expected) {
+    kill(d.pid(), SIGHUP);
+    for (int i = 0; i < 50 && d.log().find(expected) == std::string::npos; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    EXPECT_THAT(d.log(), HasSubstr(expected));
+  };
+  WriteAll(map, "0x0002c903000e0a11 node01\nnot-a-guid node02\n");
+  reload_and_wait("reload: host map: " + map + ":2:");
+  RunResult r = d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_});
+  EXPECT_EQ(r.exit_code, 0) << "the running (empty) map stays: " << r.err;
+  ASSERT_EQ(unlink(conf.c_str()), 0);
+  ASSERT_EQ(mkdir(conf.c_str(), 0755), 0);
+  reload_and_wait("reload: configuration: " + conf + ": not a regular file; keeping the old one");
+  EXPECT_EQ(d.Ctl({"health", "--ready"}).exit_code, 0);
+}
+
 // Certificates made by the real openssl: a CA, the daemon's (SAN 127.0.0.1), an admin client
 // (CN admin1, listed), another client (CN intruder, signed by the same CA, not listed).
 class TlsTest : public OpsTest {
