@@ -25,6 +25,7 @@
 #include "common/logging.h"
 #include "common/net_address.h"
 #include "common/status_macros.h"
+#include "daemon/client_identity.h"
 #include "daemon/config.h"
 #include "daemon/discovery.h"
 #include "daemon/fabric_state.h"
@@ -138,6 +139,9 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> TcpCredentials(
   } else if (!config.tls_admin_clients.empty()) {
     return absl::InvalidArgumentError("tls_admin_clients needs tls_client_ca_path");
   }
+  RETURN_IF_ERROR(CheckServerTlsFiles(config.tls_cert_path, pair.cert_chain, config.tls_key_path,
+                                      pair.private_key, config.tls_client_ca_path,
+                                      ssl.pem_root_certs));
   ssl.pem_key_cert_pairs.push_back(std::move(pair));
   return grpc::SslServerCredentials(ssl);
 }

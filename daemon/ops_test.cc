@@ -450,6 +450,29 @@ TEST_F(TlsTest, ClientsNameTheTlsFailure) {
   EXPECT_THAT(r.err, HasSubstr("over plaintext TCP: set tls_ca"));
 }
 
+// A key that is not the certificate's, a CA file that holds no certificate or cannot be
+// read: refused at start naming the file, not reported as a listener that cannot bind.
+TEST_F(TlsTest, BadTlsFilesAreNamedAtStart) {
+  const std::string conf = dir_ + "/toporrd.conf";
+  const std::string base =
+      "listen_address = " + target_ + "\ntls_cert_path = " + dir_ + "/server.pem\n";
+  WriteAll(dir_ + "/garbage.pem", "not a certificate\n");
+  for (const auto& [extra, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"tls_key_path = " + dir_ + "/admin.key\n", "the private key does not match"},
+           {"tls_key_path = " + dir_ + "/server.key\ntls_client_ca_path = " + dir_ +
+                "/garbage.pem\n",
+            "garbage.pem: no PEM CA certificate"},
+           {"tls_key_path = " + dir_ + "/server.key\ntls_client_ca_path = " + dir_ +
+                "/absent.pem\n",
+            "absent.pem: cannot open"}}) {
+    WriteAll(conf, base + extra);
+    DaemonProcess d(db_, sock_, {"--config=" + conf});
+    EXPECT_FALSE(d.Start());
+    EXPECT_THAT(d.log(), HasSubstr(expected));
+    EXPECT_THAT(d.log(), Not(HasSubstr("address in use")));
+  }
+}
+
 TEST_F(TlsTest, PlainTcpOnlyOnLoopbackOrWithInsecure) {
   const std::string conf = dir_ + "/toporrd.conf";
   WriteAll(conf, "listen_address = 0.0.0.0:" + std::to_string(port_) + "\n");
