@@ -489,7 +489,7 @@ absl::Status AdminService::IngestLogged(const v1::IngestRequest* req, v1::Ingest
 absl::Status AdminService::Authorize(const grpc::ServerContext* context, const char* method) {
   if (privileged_) return absl::OkStatus();
   if (network_filter_ != nullptr) RETURN_IF_ERROR(network_filter_->Admit(*context, method));
-  std::string who = context->peer();
+  std::string who = describe_peer_ ? describe_peer_(context->peer()) : context->peer();
   std::string reason = "admin_denied";
   std::shared_ptr<const grpc::AuthContext> auth = context->auth_context();
   if (auth != nullptr && auth->IsPeerAuthenticated()) {
@@ -504,8 +504,13 @@ absl::Status AdminService::Authorize(const grpc::ServerContext* context, const c
     reason = "tls_client_not_allowed";
   }
   if (stats_ != nullptr) stats_->RecordPeerRefused(reason);
-  TOPORR_LOG(WARNING) << method << " from " << who << " refused: " << denial_reason_;
-  return absl::PermissionDeniedError(denial_reason_);
+  std::string denial;
+  {
+    std::lock_guard<std::mutex> lock(denial_mu_);
+    denial = denial_reason_;
+  }
+  TOPORR_LOG(WARNING) << method << " from " << who << " refused: " << denial;
+  return absl::PermissionDeniedError(denial);
 }
 
 namespace {

@@ -5,6 +5,8 @@
 #define TOPORR_DAEMON_GRPC_SERVICES_H_
 
 #include <cstdint>
+#include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -150,6 +152,18 @@ class AdminService final : public toporr::v1::Admin::Service {
   // Over TCP, callers are first admitted by `filter` (not owned; may be null).
   void set_network_filter(NetworkFilter* filter) { network_filter_ = filter; }
 
+  // The refusal's reason from now on (e.g. after a SIGHUP changed the admin group).
+  void set_denial_reason(std::string reason) {
+    std::lock_guard<std::mutex> lock(denial_mu_);
+    denial_reason_ = std::move(reason);
+  }
+
+  // How a refusal's log line names the caller: `describe` turns gRPC's peer string (for a
+  // Unix-socket connection "fd:N") into the caller's uid, gid and pid. Unset: the peer string.
+  void set_peer_describer(std::function<std::string(const std::string& peer)> describe) {
+    describe_peer_ = std::move(describe);
+  }
+
   // Streamed ingests spool their content into `dir` (toporrd: the database's directory).
   void set_spool_dir(std::string dir) { spool_dir_ = std::move(dir); }
 
@@ -182,7 +196,9 @@ class AdminService final : public toporr::v1::Admin::Service {
   bool privileged_;
   std::vector<std::string> tls_admin_clients_;
   NetworkFilter* network_filter_ = nullptr;
-  std::string denial_reason_;
+  std::mutex denial_mu_;
+  std::string denial_reason_;  // under denial_mu_
+  std::function<std::string(const std::string&)> describe_peer_;
   int64_t max_ingest_bytes_;  // 0: no limit
   RpcStats* stats_;
   std::string spool_dir_ = "/tmp";

@@ -8,12 +8,16 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -223,6 +227,42 @@ bool ServerAnswers(grpc::Server* server) {
 // them says so.
 struct Reloadable {
   std::atomic<gid_t> admin_gid{static_cast<gid_t>(-1)};
+  // Called with the configuration a reload applied (the admin group's name in refusals).
+  std::function<void(const DaemonConfig&)> applied;
+};
+
+// Why a caller may not call admin RPCs, naming the admin group in force.
+std::string AdminDenial(const std::string& admin_group) {
+  return "admin RPCs need uid 0 or membership of group '" + admin_group +
+         "' over the Unix socket, or over TCP a client certificate listed in "
+         "tls_admin_clients";
+}
+
+// The credentials of the Unix-socket connections handed to gRPC, by file descriptor (gRPC
+// names such a peer "fd:N"), so that a refusal's log names the caller's uid, gid and pid. An
+// entry is replaced when its descriptor number is reused by a new connection, before gRPC
+// reads from it.
+class PeerBook {
+ public:
+  void Remember(int fd, const PeerCredentials& peer) {
+    std::lock_guard<std::mutex> lock(mu_);
+    peers_[fd] = peer;
+  }
+  std::string Describe(const std::string& grpc_peer) const {
+    int fd = -1;
+    if (grpc_peer.rfind("fd:", 0) != 0 || !absl::SimpleAtoi(grpc_peer.substr(3), &fd)) {
+      return grpc_peer;
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = peers_.find(fd);
+    if (it == peers_.end()) return grpc_peer;
+    return absl::StrCat("uid ", it->second.uid, " gid ", it->second.gid, " pid ", it->second.pid,
+                        " (unix socket, ", grpc_peer, ")");
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::map<int, PeerCredentials> peers_;
 };
 
 void Reload(const DaemonConfig& running, FabricState* state, Reloadable* live) {
@@ -240,6 +280,7 @@ void Reload(const DaemonConfig& running, FabricState* state, Reloadable* live) {
   }
   state->SetDefaultHostMap(host_map, next.host_map_path.empty() ? "host map" : next.host_map_path);
   live->admin_gid = LookupGroup(next.admin_group);
+  if (live->applied) live->applied(next);
   std::vector<std::string> restart;
   if (next.db_path != running.db_path) restart.push_back("db_path");
   if (next.socket_path != running.socket_path) restart.push_back("socket_path");
@@ -378,10 +419,12 @@ int Run() {
   Reloadable live;
   live.admin_gid = LookupGroup(config.admin_group);
   AdminService read_admin(state->get(), &sweeper, /*privileged=*/false,
-                          "admin RPCs need uid 0 or membership of group '" + config.admin_group +
-                              "' over the Unix socket, or over TCP a client certificate "
-                              "listed in tls_admin_clients",
-                          config.max_ingest_bytes, &stats);
+                          AdminDenial(config.admin_group), config.max_ingest_bytes, &stats);
+  live.applied = [&read_admin](const DaemonConfig& next) {
+    read_admin.set_denial_reason(AdminDenial(next.admin_group));
+  };
+  PeerBook peers;
+  read_admin.set_peer_describer([&peers](const std::string& p) { return peers.Describe(p); });
   read_admin.set_tls_admin_clients(
       absl::StrSplit(config.tls_admin_clients, ',', absl::SkipWhitespace()));
   read_admin.set_network_filter(&networks);
@@ -440,6 +483,7 @@ int Run() {
 
   const uid_t self = geteuid();
   auto listener = PeerListener::Start(config.socket_path, [&](int fd, const PeerCredentials& peer) {
+    peers.Remember(fd, peer);
     grpc::AddInsecureChannelFromFd(
         IsAdminPeer(peer, self, live.admin_gid) ? admin_server.get() : read_server.get(), fd);
   });

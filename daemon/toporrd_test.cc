@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
+#include <fstream>
 #include <map>
 #include <regex>
 #include <string>
@@ -425,7 +427,9 @@ TEST_F(ToporrdTest, PlanFromDaemonCostsAndOfflineFromDump) {
 
 TEST_F(ToporrdTest, AdminRpcsNeedPrivilegeReadsDoNot) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to run a client as an unprivileged uid";
-  DaemonProcess d(db_, sock_, {"--admin_group", "toporr-no-such-group"});
+  const std::string conf = ::toporr::testing::MakeTempDir("admin") + "/toporrd.conf";
+  { std::ofstream(conf) << "admin_group = toporr-no-such-group\n"; }
+  DaemonProcess d(db_, sock_, {"--config=" + conf});
   ASSERT_TRUE(d.Start()) << d.log();
   ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
   chmod(edge_.c_str(), 0644);
@@ -442,7 +446,19 @@ TEST_F(ToporrdTest, AdminRpcsNeedPrivilegeReadsDoNot) {
   };
   RunResult r = as_nobody({"ingest", "--format", "ibnetdiscover", edge_});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_THAT(r.err, HasSubstr("admin RPCs need uid 0 or membership of group"));
+  EXPECT_THAT(r.err, HasSubstr("membership of group 'toporr-no-such-group'"));
+  // The log names the caller by its credentials, not by gRPC's "fd:N".
+  EXPECT_THAT(d.log(), HasSubstr("from uid 65534 gid 65534 pid "));
+  // After a SIGHUP that changes the admin group, refusals name the group in force.
+  { std::ofstream(conf) << "admin_group = toporr-other-group\n"; }
+  kill(d.pid(), SIGHUP);
+  for (int i = 0; i < 50 && d.log().find("admin group toporr-other-group") == std::string::npos;
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  r = as_nobody({"ingest", "--format", "ibnetdiscover", edge_});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("membership of group 'toporr-other-group'"));
   r = as_nobody({"--json", "cost", "node01", "node02"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("\"hops\":1,"));
