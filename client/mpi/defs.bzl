@@ -15,6 +15,7 @@ def toporr_mpi_variant(mpi):
     cc_library(
         name = "core",
         srcs = [
+            "//client/mpi:buffers.cc",
             "//client/mpi:c_api.cc",
             "//client/mpi:collective_api.cc",
             "//client/mpi:collective_status.cc",
@@ -28,6 +29,7 @@ def toporr_mpi_variant(mpi):
         ],
         hdrs = [
             "//client:toporr.h",
+            "//client/mpi:buffers.h",
             "//client/mpi:collective_api.h",
             "//client/mpi:collective_status.h",
             "//client/mpi:collective_steps.h",
@@ -45,12 +47,14 @@ def toporr_mpi_variant(mpi):
             mpi,
             "//client:client_options",
             "//client:decision_report",
+            "//client:device_memory",
             "//client:graph_plan",
             "//client:job_layout",
             "//client:node_topology",
             "//client:plan",
             "//client:row_routes",
             "//client:row_source",
+            "//client:serialized_row_source",
             "//collectors:hwloc_topology",
             "//common:status_macros",
             "//mapping:distance",

@@ -25,6 +25,7 @@
 #include "client/node_topology.h"
 #include "client/plan.h"
 #include "client/row_routes.h"
+#include "client/serialized_row_source.h"
 #include "collectors/hwloc_topology.h"
 #include "common/status_macros.h"
 #include "mapping/graph_embed.h"
@@ -286,7 +287,7 @@ Library& Library::Default() {
 
 Library::Library(ClientOptions options, std::vector<std::string> option_warnings)
     : options_(std::move(options)),
-      source_(NewRowSource(options_)),
+      source_(SerializedRowSource(NewRowSource(options_))),  // decisions from several threads
       option_warnings_(std::move(option_warnings)) {}
 
 void Library::Warn(int rank, const std::string& reason) {

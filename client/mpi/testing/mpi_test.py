@@ -145,15 +145,20 @@ class MpiTest(unittest.TestCase):
         cls.shim = os.path.join(cls.tmp, "fail_split_shim.so")
         subprocess.run([MPICC, "-shared", "-fPIC", "-o", cls.shim,
                         "client/mpi/testing/fail_split_shim.c"], check=True)
+        cls.serve_demo_fabric()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.stop_daemon()
+
+    @classmethod
+    def serve_demo_fabric(cls):
+        """toporrd on a socket in cls.tmp, the demo fabric ingested as snapshot 1."""
         cls.sock = os.path.join(cls.tmp, "toporrd.sock")
         cls.daemon = None
         cls.start_daemon()
         out = cls.ctl("ingest", "--format", "ibnetdiscover", FABRIC)
         assert "snapshot 1 created" in out, out
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.stop_daemon()
 
     @classmethod
     def start_daemon(cls):
