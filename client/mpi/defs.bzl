@@ -15,6 +15,7 @@ def toporr_mpi_variant(mpi):
     cc_library(
         name = "core",
         srcs = [
+            "//client/mpi:bound_ranks.cc",
             "//client/mpi:buffers.cc",
             "//client/mpi:c_api.cc",
             "//client/mpi:collective_api.cc",
@@ -29,6 +30,7 @@ def toporr_mpi_variant(mpi):
         ],
         hdrs = [
             "//client:toporr.h",
+            "//client/mpi:bound_ranks.h",
             "//client/mpi:buffers.h",
             "//client/mpi:collective_api.h",
             "//client/mpi:collective_status.h",

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The PMPI layer with GPU buffers, threads, non-blocking and persistent collectives, in real
-MPI jobs (mpirun) against a real toporrd, ranks placed on fabric hosts with TOPORR_HOSTMAP.
+"""The PMPI layer with GPU buffers, threads, non-blocking and persistent collectives, and bound
+ranks, in real MPI jobs (mpirun) against a real toporrd, ranks placed on fabric hosts with TOPORR_HOSTMAP.
 
 Usage: buffers_threads_test.py openmpi|mpich [unittest args]; run by Bazel from the runfiles
 tree. Shares mpi_test.py's job and daemon plumbing (only the tests below run). Checked:
@@ -17,8 +17,12 @@ tree. Shares mpi_test.py's job and daemon plumbing (only the tests below run). C
     100 s, the job after the run_job timeout);
   - MPI_Iallreduce, MPI_Ibcast and persistent allreduce / bcast (MPI_*_init, Open MPI's
     MPIX_*_init) pass through untouched with right results: the only decision of the job is
-    its one blocking MPI_Allreduce.
+    its one blocking MPI_Allreduce;
+  - ranks bound to cores (hwloc shown a two-package XML through HWLOC_XMLFILE) are planned
+    on their host's hwloc topology and distances: orders and predictions equal `toporrctl
+    plan --node-topology` of the same XML, and ranks sharing a core sit side by side.
 """
+import json
 import os
 import shutil
 import subprocess
@@ -31,6 +35,7 @@ import mpi_test  # noqa: E402  (takes the MPI argument off sys.argv)
 from mpi_test import MPI, MPICC, round_robin  # noqa: E402
 
 FAKE_CUDA = os.path.join(mpi_test.ROOT, "client/testing/fake_cuda.so")
+NODE_XML = os.path.join(mpi_test.ROOT, "collectors/testdata/hwloc/2pack-2numa-2l3-2core-slit.xml")
 COUNT = 16384  # ints: 64 KiB, TOPORR_MIN_BYTES' default
 BLOCK = 4 * COUNT
 
@@ -39,11 +44,14 @@ class BuffersThreadsTest(mpi_test.MpiTest):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix=f"toporr-buffers-{MPI}-")
-        programs = {"threads": ["-lpthread"], "device": ["-ldl"]}
-        for name, libs in programs.items():
+        link = ["-I", mpi_test.ROOT, "-L", mpi_test.LIBDIR, "-ltoporr",
+                f"-Wl,-rpath,{mpi_test.LIBDIR}"]
+        programs = {"threads": ["-lpthread"], "device": ["-ldl"],
+                    "toporr": ["-Wno-stringop-overread"] + link}
+        for name, flags in programs.items():
             setattr(cls, name, os.path.join(cls.tmp, name + "_check"))
             subprocess.run([MPICC, "-O1", "-o", getattr(cls, name),
-                            f"client/mpi/testing/{name}_check.c"] + libs, check=True)
+                            f"client/mpi/testing/{name}_check.c"] + flags, check=True)
         cls.serve_demo_fabric()
 
     @classmethod
@@ -114,6 +122,42 @@ class BuffersThreadsTest(mpi_test.MpiTest):
         # The one decision: the blocking MPI_Allreduce at the end.
         self.assertEqual([(r["collective"], r["bytes"]) for r in job.report],
                          [("allreduce", 2 * BLOCK)])
+
+
+    # ---- bound ranks ----
+
+    def test_bound_ranks_plan_with_their_hosts_hwloc_topology(self):
+        # hwloc shows this 2-core machine as two packages of one core each, with a SLIT
+        # (10 local, 21 remote); rank r is bound to core r % 2. The job's orders and
+        # predictions are `toporrctl plan --node-topology` of that XML for the same ranks.
+        rank_env = {"HWLOC_XMLFILE": NODE_XML, "HWLOC_THISSYSTEM": "1"}
+        one_host = ["node01"] * 4
+        two_hosts = ["node01"] * 4 + ["node05"] * 4
+        for hosts, specs in [(one_host, ["allreduce:auto:1048576:0"]),
+                             (two_hosts, ["allreduce:auto:1048576:0", "bcast:binomial:1048576:0"])]:
+            job = self.run_job(len(hosts), specs, hosts, program=self.toporr, bind=True,
+                               rank_env=rank_env)
+            self.assertEqual(job.warnings(), [], job.stderr)
+            for spec, rep in zip(specs, job.report):
+                with self.subTest(ranks=len(hosts), spec=spec):
+                    self.assertEqual(job.checks[spec], ["ok"])
+                    self.assertEqual(rep["source"], "daemon")
+                    coll, alg, size, root = spec.split(":")
+                    args = ["--json", "plan"] + self.plan_job_args(hosts) + [
+                        "--collective", coll, "--size", size, "--root", root,
+                        "--node-topology", NODE_XML]
+                    if alg != "auto":
+                        args += ["--algorithm", alg]
+                    plan = json.loads(self.ctl(*args))
+                    self.assertEqual(rep["new_order"], plan["new_order"])
+                    for ours, theirs in [("before", "predicted_before_ns"),
+                                         ("after", "predicted_after_ns")]:
+                        self.assertAlmostEqual(plan[ours]["time_ns"], rep[theirs],
+                                               delta=1e-6 * rep[theirs])
+                    if hosts == one_host:  # the ranks of one core (package) side by side
+                        order = rep["new_order"]
+                        self.assertEqual([order[0] % 2 == order[1] % 2,
+                                          order[2] % 2 == order[3] % 2], [True, True], order)
 
 
 def load_tests(loader, tests, pattern):

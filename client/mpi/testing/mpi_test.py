@@ -206,9 +206,10 @@ class MpiTest(unittest.TestCase):
                         "TOPORR_REPORT": os.path.join(self.tmp, "report.jsonl")})
         job_env.update(env or {})
         cmd = list(MPIRUN)
-        if bind:  # one core per rank, so that libtoporr asks hwloc where it runs
-            cmd = [MPIRUN[0], "--bind-to", "core"] if MPI == "openmpi" else [MPIRUN[0], "-bind-to",
-                                                                             "core"]
+        if bind:  # one core per rank, so that libtoporr asks hwloc where it runs; with more
+            # ranks than cores, rank r on core r % cores (both libraries map so)
+            cmd = ([MPIRUN[0], "--oversubscribe", "--map-by", "core", "--bind-to",
+                    "core:overload-allowed"] if MPI == "openmpi" else [MPIRUN[0], "-bind-to", "core"])
         cmd += ["-np", str(np)]
         if preload:
             cmd += env_flag("LD_PRELOAD", PMPI)
