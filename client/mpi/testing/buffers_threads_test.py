@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The PMPI layer with GPU buffers, threads, non-blocking and persistent collectives, and bound
-ranks, in real MPI jobs (mpirun) against a real toporrd, ranks placed on fabric hosts with TOPORR_HOSTMAP.
+ranks, in real MPI jobs (mpirun) against a real toporrd, ranks placed on fabric hosts with
+TOPORR_HOSTMAP.
 
 Usage: buffers_threads_test.py openmpi|mpich [unittest args]; run by Bazel from the runfiles
 tree. Shares mpi_test.py's job and daemon plumbing (only the tests below run). Checked:

@@ -208,8 +208,10 @@ class MpiTest(unittest.TestCase):
         cmd = list(MPIRUN)
         if bind:  # one core per rank, so that libtoporr asks hwloc where it runs; with more
             # ranks than cores, rank r on core r % cores (both libraries map so)
-            cmd = ([MPIRUN[0], "--oversubscribe", "--map-by", "core", "--bind-to",
-                    "core:overload-allowed"] if MPI == "openmpi" else [MPIRUN[0], "-bind-to", "core"])
+            cmd = [MPIRUN[0], "-bind-to", "core"]
+            if MPI == "openmpi":
+                cmd = [MPIRUN[0], "--oversubscribe", "--map-by", "core", "--bind-to",
+                       "core:overload-allowed"]
         cmd += ["-np", str(np)]
         if preload:
             cmd += env_flag("LD_PRELOAD", PMPI)
