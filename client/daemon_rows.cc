@@ -1,6 +1,7 @@
 // The daemon source: RegisterHostList once (rank 0), then one compact GetCostRow per
 // leader, each under the configured deadline.
 #include <chrono>
+#include <mutex>
 
 #include "absl/strings/str_cat.h"
 #include "client/cost_matrix_codec.h"
@@ -95,11 +96,18 @@ class DaemonRowSource final : public RowSource {
   // reconnect backoff (1 s, growing) and fails every call meanwhile, so a daemon that has
   // restarted would be missed for seconds: a call on a failed channel first makes it try again
   // at once (a refused connection still fails the call fast).
+  // Thread-safe: the channel is created under stub_mu_ and never replaced, and gRPC channels
+  // and stubs may be used from several threads.
   v1::Topology::Stub* Stub() {
-    if (stub_ == nullptr) {
-      channel_ = grpc::CreateChannel(target_, grpc::InsecureChannelCredentials());
-      stub_ = v1::Topology::NewStub(channel_);
-    } else if (channel_->GetState(false) == GRPC_CHANNEL_TRANSIENT_FAILURE) {
+    {
+      std::lock_guard<std::mutex> lock(stub_mu_);
+      if (stub_ == nullptr) {
+        channel_ = grpc::CreateChannel(target_, grpc::InsecureChannelCredentials());
+        stub_ = v1::Topology::NewStub(channel_);
+        return stub_.get();
+      }
+    }
+    if (channel_->GetState(false) == GRPC_CHANNEL_TRANSIENT_FAILURE) {
       grpc::experimental::ChannelResetConnectionBackoff(channel_.get());
       channel_->WaitForStateChange(
           GRPC_CHANNEL_TRANSIENT_FAILURE,
@@ -142,7 +150,8 @@ class DaemonRowSource final : public RowSource {
 
   std::string target_;
   int deadline_ms_;
-  std::shared_ptr<grpc::Channel> channel_;
+  std::mutex stub_mu_;
+  std::shared_ptr<grpc::Channel> channel_;  // set once, under stub_mu_
   std::unique_ptr<v1::Topology::Stub> stub_;
 };
 

@@ -56,7 +56,6 @@ def toporr_mpi_variant(mpi):
             "//client:plan",
             "//client:row_routes",
             "//client:row_source",
-            "//client:serialized_row_source",
             "//collectors:hwloc_topology",
             "//common:status_macros",
             "//mapping:distance",

@@ -24,7 +24,6 @@
 #include "client/mpi/multilevel.h"
 #include "client/plan.h"
 #include "client/row_routes.h"
-#include "client/serialized_row_source.h"
 #include "common/status_macros.h"
 #include "mapping/graph_embed.h"
 
@@ -265,7 +264,7 @@ Library& Library::Default() {
 
 Library::Library(ClientOptions options, std::vector<std::string> option_warnings)
     : options_(std::move(options)),
-      source_(SerializedRowSource(NewRowSource(options_))),  // decisions from several threads
+      source_(NewRowSource(options_)),
       option_warnings_(std::move(option_warnings)) {}
 
 void Library::Warn(int rank, const std::string& reason) {

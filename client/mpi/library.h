@@ -79,9 +79,9 @@ using Planner = std::function<absl::StatusOr<PlannedOrder>(
 
 // Thread-safety: calls on different communicators may run in several threads at once
 // (MPI_THREAD_MULTIPLE); calls on one communicator follow MPI's rule for it (one thread at a
-// time). What communicators share is locked: the row source (serialized_row_source.h), the
-// warnings, the keyvals, the cache registry; no lock is held across an MPI call, so no
-// thread waits for one in another process.
+// time). What communicators share is thread-safe: the row source (row_source.h), and, under
+// locks, the warnings, the keyvals and the cache registry. No lock is held across an MPI
+// call, so no thread waits for one in another process.
 class Library {
  public:
   // The process-wide library configured from the environment (created on first use).

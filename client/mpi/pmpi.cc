@@ -12,9 +12,10 @@
 // toporr through collective_api.h, where the check is made.
 // Threads: every thread level, MPI_THREAD_MULTIPLE included, is served: concurrent calls on
 // different communicators decide and run independently (decisions are cached per
-// communicator, the daemon's channel is used by one call at a time, the one warning is
-// counted under a lock). Non-blocking (MPI_Iallreduce, ...) and persistent (MPI_Allreduce_init,
-// MPIX_Allreduce_init, ...) collectives are not intercepted: the MPI library runs them.
+// communicator, the daemon's channel is created once under a lock and shared, the one
+// warning is counted under a lock). Non-blocking (MPI_Iallreduce, ...) and persistent
+// (MPI_Allreduce_init, MPIX_Allreduce_init, ...) collectives are not intercepted: the MPI library
+// runs them.
 //
 // Both MPI libraries' Fortran bindings call PMPI_* (Open MPI) or their own C entry points
 // from inside the library, so intercepting the C symbols misses Fortran callers: the

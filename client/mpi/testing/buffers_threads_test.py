@@ -15,7 +15,8 @@ tree. Shares mpi_test.py's job and daemon plumbing (only the tests below run). C
   - MPI_THREAD_MULTIPLE: 2 and 4 threads, each on its own communicator, run large
     allreduce (in place too) and bcast loops at the same time; results right, toporr decides
     (daemon costs) and runs its own collectives, nothing deadlocks (ranks end themselves after
-    100 s, the job after the run_job timeout);
+    100 s, the job after the run_job timeout); with no daemon, every thread falls back and
+    the job prints one warning;
   - MPI_Iallreduce, MPI_Ibcast and persistent allreduce / bcast (MPI_*_init, Open MPI's
     MPIX_*_init) pass through untouched with right results: the only decision of the job is
     its one blocking MPI_Allreduce;
@@ -111,6 +112,13 @@ class BuffersThreadsTest(mpi_test.MpiTest):
                     if env:
                         self.assertTrue(all(r["chosen_algorithm"] == "multilevel"
                                             for r in job.report), job.report)
+        # No daemon: every thread's decisions fall back at once; one warning in all.
+        job = self.run_job(np, ["threads", "4", "2", str(2 * COUNT)], round_robin(np, 4),
+                           program=self.threads, preload=True,
+                           socket=os.path.join(self.tmp, "absent.sock"))
+        self.assertEqual(job.checks["threads"], ["ok"], job.stdout + job.stderr)
+        self.assertEqual(len(job.warnings()), 1, job.stderr)
+        self.assertTrue(job.report and all(r["source"] == "fallback" for r in job.report))
 
     # ---- non-blocking and persistent collectives ----
 
