@@ -7,8 +7,8 @@ Usage: buffers_threads_test.py openmpi|mpich [unittest args]; run by Bazel from 
 tree. Shares mpi_test.py's job and daemon plumbing (only the tests below run). Checked:
   - GPU buffers (no GPU here: a stand-in CUDA driver, client/testing/fake_gpu_driver.c with
     soname libcuda.so.1, which device_check.c loads and tells which buffers are device or
-    managed memory): large allreduce / bcast calls on device or managed memory, or on device
-    memory at one rank only, go to the MPI library (no decision in TOPORR_REPORT), with a
+    managed memory): large allreduce / bcast / reduce / allgather calls on device or managed
+    memory, or on device memory at one rank only, go to the MPI library (no decision in TOPORR_REPORT), with a
     correct result, while host-memory calls of the same job are still taken over; the driver
     loaded late (after a first large collective), on every rank or on some ranks only; the
     same program without the driver has every call taken over;
@@ -74,9 +74,10 @@ class BuffersThreadsTest(mpi_test.MpiTest):
 
     def test_device_buffers_go_to_the_mpi_library(self):
         np = 4 if MPI == "openmpi" else 3
-        host = {("allreduce", 1), ("allreduce", 2), ("bcast", 4)}
+        host = {("allreduce", 1), ("allreduce", 2), ("bcast", 4), ("reduce", 2),
+                ("allgather", 2)}
         device = {("allreduce", 4), ("allreduce", 8), ("allreduce", 16), ("bcast", 1),
-                  ("bcast", 2)}
+                  ("bcast", 2), ("reduce", 1), ("allgather", 1)}
         # Without a driver every call of device_check.c is taken over ...
         taken, queries = self.device_job(np, "none")
         self.assertEqual(taken, host | device)

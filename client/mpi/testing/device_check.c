@@ -16,6 +16,10 @@
  *   bcast      1 B  device buffer at every rank
  *   bcast      2 B  from rank 0, device buffer at rank 0 only (the other ranks' are host memory)
  *   bcast      4 B  host buffer
+ *   reduce     1 B  device buffers (to rank 0)
+ *   reduce     2 B  host buffers
+ *   allgather  1 B  per rank, device buffers
+ *   allgather  2 B  per rank, host buffers
  * every result checked. Rank 0 prints "CHECK device ok|bad" and "QUERIES <n>", the pointer
  * queries the driver answered on rank 0 (0 when not loaded there). */
 #include <dlfcn.h>
@@ -36,7 +40,7 @@ static RegisterFn add_range;
 /* A buffer of n ints in memory of `kind` (0: plain host memory). Registered buffers are never
  * freed: the driver keeps their ranges, which a later host buffer must not reuse. */
 static int* Buffer(int n, int kind) {
-  int* p = malloc(sizeof(int) * (size_t)n);
+  int* p = calloc((size_t)n, sizeof(int));
   if (kind != 0 && add_range != NULL) add_range(p, sizeof(int) * (size_t)n, kind);
   return p;
 }
@@ -75,6 +79,38 @@ static void Bcast(const char* what, MPI_Comm comm, int n, int kind) {
   if (kind == 0) free(buf);
 }
 
+static void Reduce(const char* what, MPI_Comm comm, int n, int kind) {
+  int* in = Buffer(n, kind);
+  int* out = Buffer(n, kind);
+  for (int k = 0; k < n; ++k) in[k] = Own(k);
+  MPI_Reduce(in, out, n, MPI_INT, MPI_SUM, 0, comm);
+  if (rank == 0) Expect(what, out, n, Sum);
+  if (kind == 0) {
+    free(in);
+    free(out);
+  }
+}
+
+static void Allgather(const char* what, MPI_Comm comm, int n, int kind) {
+  int* in = Buffer(n, kind);
+  int* out = Buffer(n * size, kind);
+  for (int k = 0; k < n; ++k) in[k] = Own(k);
+  MPI_Allgather(in, n, MPI_INT, out, n, MPI_INT, comm);
+  for (int r = 0; r < size; ++r) {
+    for (int k = 0; k < n; ++k) {
+      if (out[r * n + k] != r + k % 31) {
+        if (failures++ < 5)
+          printf("BAD %s rank %d block %d [%d]: %d\n", what, rank, r, k, out[r * n + k]);
+        break;
+      }
+    }
+  }
+  if (kind == 0) {
+    free(in);
+    free(out);
+  }
+}
+
 static void Calls(MPI_Comm comm, int count) {
   Allreduce("allreduce-host", comm, 2 * count, 0, 0);
   Allreduce("allreduce-device", comm, 4 * count, kFakeDevice, 0);
@@ -83,6 +119,10 @@ static void Calls(MPI_Comm comm, int count) {
   Bcast("bcast-device", comm, count, kFakeDevice);
   Bcast("bcast-device-at-root", comm, 2 * count, rank == 0 ? kFakeDevice : 0);
   Bcast("bcast-host", comm, 4 * count, 0);
+  Reduce("reduce-device", comm, count, kFakeDevice);
+  Reduce("reduce-host", comm, 2 * count, 0);
+  Allgather("allgather-device", comm, count, kFakeDevice);
+  Allgather("allgather-host", comm, 2 * count, 0);
 }
 
 int main(int argc, char** argv) {
