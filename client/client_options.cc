@@ -1,18 +1,28 @@
 #include "client/client_options.h"
 
 #include <cstdlib>
+#include <map>
 #include <string_view>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/key_value_file.h"
+#include "common/status_macros.h"
 
 namespace toporr::client {
 namespace {
 
-// "1", "true", "yes", "on" -> true; "0", "false", "no", "off", "" -> false.
-bool ParseBool(std::string_view text, bool* out) {
-  std::string v = absl::AsciiStrToLower(std::string(text));
+// One setting: its key (the environment variable is TOPORR_<KEY>), how to apply a value
+// (false: malformed) and what a good value is, for the warning.
+struct Setting {
+  const char* key;
+  bool (*apply)(const std::string& value, ClientOptions* o);
+  const char* expected;
+};
+
+bool ParseBool(const std::string& text, bool* out) {
+  const std::string v = absl::AsciiStrToLower(text);
   if (v == "1" || v == "true" || v == "yes" || v == "on") {
     *out = true;
   } else if (v.empty() || v == "0" || v == "false" || v == "no" || v == "off") {
@@ -23,65 +33,123 @@ bool ParseBool(std::string_view text, bool* out) {
   return true;
 }
 
-bool ParseIntIn(std::string_view text, int lo, int hi, int* out) {
-  int v = 0;
-  if (!absl::SimpleAtoi(std::string(text), &v) || v < lo || v > hi) return false;
-  *out = v;
+template <typename Int>
+bool ParseIn(const std::string& text, int64_t lo, int64_t hi, Int* out) {
+  int64_t v = 0;
+  if (!absl::SimpleAtoi(text, &v) || v < lo || v > hi) return false;
+  *out = static_cast<Int>(v);
   return true;
+}
+
+#define TOPORR_TEXT(field) [](const std::string& v, ClientOptions* o) { return o->field = v, true; }
+
+constexpr Setting kSettings[] = {
+    {"socket", TOPORR_TEXT(socket), "a path"},
+    {"address", TOPORR_TEXT(address), "HOST:PORT"},
+    {"tls_ca", TOPORR_TEXT(tls_ca), "a PEM file"},
+    {"tls_cert", TOPORR_TEXT(tls_cert), "a PEM file"},
+    {"tls_key", TOPORR_TEXT(tls_key), "a PEM file"},
+    {"tls_server_name", TOPORR_TEXT(tls_server_name), "a host name"},
+    {"insecure", [](const std::string& v, ClientOptions* o) { return ParseBool(v, &o->insecure); },
+     "0 or 1"},
+    {"costs", TOPORR_TEXT(costs_path), "a cost file"},
+    {"deadline_ms",
+     [](const std::string& v, ClientOptions* o) { return ParseIn(v, 1, 600000, &o->deadline_ms); },
+     "milliseconds in 1..600000"},
+    {"disable", [](const std::string& v, ClientOptions* o) { return ParseBool(v, &o->disable); },
+     "0 or 1"},
+    {"verbose",
+     [](const std::string& v, ClientOptions* o) { return ParseIn(v, 0, 9, &o->verbose); },
+     "0, 1 or 2"},
+    {"report", TOPORR_TEXT(report_path), "a file"},
+    {"hostmap", TOPORR_TEXT(hostmap_path), "a file"},
+    {"algorithm", TOPORR_TEXT(algorithm), "an algorithm name"},
+    {"min_bytes",
+     [](const std::string& v, ClientOptions* o) {
+       return ParseIn(v, 0, int64_t{1} << 62, &o->min_bytes);
+     },
+     "a byte count >= 0"},
+    {"compress_above",
+     [](const std::string& v, ClientOptions* o) {
+       return ParseIn(v, 0, 1 << 30, &o->compress_above_hosts);
+     },
+     "a host count >= 0"},
+    {"routes_max_hosts",
+     [](const std::string& v, ClientOptions* o) {
+       return ParseIn(v, 0, 1 << 20, &o->routes_max_hosts);
+     },
+     "a host count >= 0"},
+};
+
+#undef TOPORR_TEXT
+
+std::string EnvName(const char* key) { return "TOPORR_" + absl::AsciiStrToUpper(key); }
+
+std::string KnownKeys() {
+  std::string out;
+  for (const Setting& s : kSettings) absl::StrAppend(&out, out.empty() ? "" : ", ", s.key);
+  return out;
 }
 
 }  // namespace
 
 EnvironmentOptions OptionsFromEnvironment(ClientOptions base, const GetEnvFn& getenv_fn) {
   EnvironmentOptions r{std::move(base), {}};
-  ClientOptions& o = r.options;
-  auto text = [&](const char* name, std::string* field) {
-    if (const char* v = getenv_fn(name); v != nullptr && *v != '\0') *field = v;
-  };
-  text("TOPORR_SOCKET", &o.socket);
-  text("TOPORR_ADDRESS", &o.address);
-  text("TOPORR_COSTS", &o.costs_path);
-  text("TOPORR_REPORT", &o.report_path);
-  text("TOPORR_HOSTMAP", &o.hostmap_path);
-  text("TOPORR_ALGORITHM", &o.algorithm);
-  auto bad = [&](const char* name, const char* value, std::string_view expected) {
-    r.warnings.push_back(absl::StrCat(name, "=", std::string(value).substr(0, 64),
-                                      " ignored: expected ", std::string(expected)));
-  };
-  if (const char* v = getenv_fn("TOPORR_DEADLINE_MS"); v != nullptr && *v != '\0') {
-    if (!ParseIntIn(v, 1, 600000, &o.deadline_ms)) {
-      bad("TOPORR_DEADLINE_MS", v, "milliseconds in 1..600000");
+  for (const Setting& s : kSettings) {
+    const std::string name = EnvName(s.key);
+    const char* v = getenv_fn(name.c_str());
+    if (v == nullptr || *v == '\0') continue;
+    if (!s.apply(v, &r.options)) {
+      r.warnings.push_back(
+          absl::StrCat(name, "=", std::string(v).substr(0, 64), " ignored: expected ", s.expected));
     }
-  }
-  if (const char* v = getenv_fn("TOPORR_DISABLE"); v != nullptr) {
-    if (!ParseBool(v, &o.disable)) bad("TOPORR_DISABLE", v, "0 or 1");
-  }
-  if (const char* v = getenv_fn("TOPORR_COMPRESS_ABOVE"); v != nullptr && *v != '\0') {
-    if (!ParseIntIn(v, 0, 1 << 30, &o.compress_above_hosts)) {
-      bad("TOPORR_COMPRESS_ABOVE", v, "a host count >= 0");
-    }
-  }
-  if (const char* v = getenv_fn("TOPORR_ROUTES_MAX_HOSTS"); v != nullptr && *v != '\0') {
-    if (!ParseIntIn(v, 0, 1 << 20, &o.routes_max_hosts)) {
-      bad("TOPORR_ROUTES_MAX_HOSTS", v, "a host count >= 0");
-    }
-  }
-  if (const char* v = getenv_fn("TOPORR_MIN_BYTES"); v != nullptr && *v != '\0') {
-    int64_t bytes = 0;
-    if (!absl::SimpleAtoi(std::string(v), &bytes) || bytes < 0) {
-      bad("TOPORR_MIN_BYTES", v, "a byte count >= 0");
-    } else {
-      o.min_bytes = bytes;
-    }
-  }
-  if (const char* v = getenv_fn("TOPORR_VERBOSE"); v != nullptr && *v != '\0') {
-    if (!ParseIntIn(v, 0, 9, &o.verbose)) bad("TOPORR_VERBOSE", v, "0, 1 or 2");
   }
   return r;
 }
 
 EnvironmentOptions OptionsFromEnvironment(ClientOptions base) {
   return OptionsFromEnvironment(std::move(base), [](const char* n) { return std::getenv(n); });
+}
+
+absl::Status ParseClientConfig(std::string_view text, std::string_view file_name,
+                               ClientOptions* options) {
+  ClientOptions o = *options;
+  RETURN_IF_ERROR(ForEachKeyValue(text, file_name, [&](const KeyValue& kv) -> absl::Status {
+    for (const Setting& s : kSettings) {
+      if (kv.key != s.key) continue;
+      if (!s.apply(kv.value, &o)) return KeyValueError(file_name, kv, s.expected);
+      return absl::OkStatus();
+    }
+    return KeyValueError(file_name, kv, absl::StrCat("one of the known keys (", KnownKeys(), ")"));
+  }));
+  *options = std::move(o);
+  return absl::OkStatus();
+}
+
+EnvironmentOptions LoadClientOptions(const GetEnvFn& getenv_fn, const std::string& site_config) {
+  ClientOptions base;
+  std::vector<std::string> warnings;
+  const char* named = getenv_fn("TOPORR_CONFIG");
+  const std::string path = named != nullptr && *named != '\0' ? named : site_config;
+  std::string text;
+  absl::Status read = ReadRegularFile(path, &text);
+  // A missing default file is the unconfigured site; a missing named file is a mistake.
+  if (read.ok()) read = ParseClientConfig(text, path, &base);
+  if (read.ok()) {
+    base.config_path = path;
+  } else if (!absl::IsNotFound(read) || path != site_config) {
+    warnings.push_back(absl::StrCat("site configuration ignored: ", read.message()));
+  }
+  EnvironmentOptions r = OptionsFromEnvironment(std::move(base), getenv_fn);
+  warnings.insert(warnings.end(), r.warnings.begin(), r.warnings.end());
+  r.warnings = std::move(warnings);
+  return r;
+}
+
+const EnvironmentOptions& ProcessClientOptions() {
+  static const EnvironmentOptions* options = new EnvironmentOptions(
+      LoadClientOptions([](const char* n) -> const char* { return std::getenv(n); }));
+  return *options;
 }
 
 }  // namespace toporr::client

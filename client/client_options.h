@@ -1,45 +1,75 @@
-// libtoporr's configuration: where the costs come from, how long to wait, what to report.
+// libtoporr's configuration: where the costs come from, how to reach the daemon, how long to
+// wait, what to report.
 //
-// The C API (client/toporr.h, toporr_options) and the PMPI layer both start from
-// ClientOptions{} and apply the TOPORR_* environment variables with OptionsFromEnvironment.
-// The library defines no command-line flags. Variables (all optional):
-//   TOPORR_SOCKET=PATH       the daemon's Unix socket (default /run/toporr/toporrd.sock)
-//   TOPORR_ADDRESS=HOST:PORT the daemon's TCP listener; wins over TOPORR_SOCKET
-//   TOPORR_COSTS=FILE        a TOPORRC1/C2 cost file (`toporrctl export --format costs`); wins
-//                            over the daemon: no daemon request is made
-//   TOPORR_DEADLINE_MS=N     deadline of each daemon request (default 2000, 1..600000)
-//   TOPORR_DISABLE=1         never reorder: every call returns a duplicate in identity order
-//   TOPORR_VERBOSE=N         0 quiet (default; only the one fallback warning), 1 one line per
-//                            decision on rank 0, 2 also each step's timing
-//   TOPORR_REPORT=FILE       rank 0 appends one JSON line per decision (decision_report.h)
-//   TOPORR_HOSTMAP=FILE      line i names the host of MPI_COMM_WORLD rank i (plan.h
-//                            ParseRankHosts format); overrides the host each rank reports
-//   TOPORR_ALGORITHM=NAME    force toporr's collectives to one algorithm (mapping/pattern.h
-//                            names, e.g. ring, knomial) where the collective has it, or to
-//                            the multi-level version ("multilevel": bcast, reduce,
-//                            allreduce, gather; client/mpi/multilevel.h)
-//   TOPORR_MIN_BYTES=N       the PMPI layer runs toporr's collectives from N bytes up
-//                            (default 65536, from bench/results/collectives_smpi.md)
-//                            (default 65536); smaller calls go straight to the MPI library
-//   TOPORR_COMPRESS_ABOVE=N  jobs of more than N hosts (default 2048) exchange their costs
-//                            in leaf-group form, O(n + groups^2) per process, not n^2
-//   TOPORR_ROUTES_MAX_HOSTS=N jobs of up to N hosts (default 1024; 0: none) also gather the
-//                            routes of their rows on rank 0, which then models the contention
-//                            of every fabric link (without: the hosts' own links only)
-// A malformed value keeps the default and yields a warning naming the variable.
+// Three layers, each overriding the one before, read once per process (LoadClientOptions):
+//   1. the defaults below;
+//   2. the site configuration file, TOPORR_CONFIG or else /etc/toporr/client.conf: `key =
+//      value` lines (common/key_value_file.h) with the keys of the table below. Admins set
+//      toporr up there once for every job. A missing file means defaults; a malformed one
+//      (an unknown key, a bad value, not a regular file) is ignored as a whole and reported
+//      as one warning, naming the file and line, at the first decision (rank 0);
+//   3. the environment: key `k` is the variable TOPORR_<K> (upper case); an empty variable
+//      is unset. A malformed value keeps the earlier layer's and yields one warning naming
+//      the variable.
+// toporrctl takes the same settings as flags (--tls-ca for tls_ca, ...). The library defines
+// no command-line flags.
+//
+//   key               default                    meaning
+//   socket            /run/toporr/toporrd.sock   the daemon's Unix socket
+//   address           (none)                     HOST:PORT of the daemon's TCP listener; wins
+//                                                over socket
+//   tls_ca            (none)                     PEM CA file: TLS to `address`, the daemon's
+//                                                certificate verified against it and its name
+//                                                checked against the host of `address`
+//   tls_cert,tls_key  (none)                     PEM client certificate and key (mutual TLS)
+//   tls_server_name   (host of address)          name the daemon's certificate must carry
+//   insecure          false                      allow plaintext TCP to a non-loopback
+//                                                `address` (without tls_ca, a TCP address
+//                                                that is not loopback is refused: fallback)
+//   costs             (none)                     a TOPORRC1/C2 cost file (`toporrctl export
+//                                                --format costs`); wins over the daemon
+//   deadline_ms       2000                       deadline of each daemon request, 1..600000
+//   disable           false                      never reorder, never take over a call
+//   verbose           0                          0 quiet (one warning per cause), 1 a line
+//                                                per decision on rank 0, 2 also step timings
+//   report            (none)                     rank 0 appends one JSON line per decision
+//                                                (decision_report.h)
+//   hostmap           (none)                     line i names the host of MPI_COMM_WORLD
+//                                                rank i (plan.h ParseRankHosts)
+//   algorithm         (auto)                     force toporr's collectives to one algorithm
+//                                                (mapping/pattern.h names) or "multilevel"
+//   min_bytes         65536                      the PMPI layer takes over collectives from
+//                                                this many bytes (bench/results/
+//                                                collectives_smpi.md); smaller calls go
+//                                                straight to the MPI library
+//   compress_above    2048                       jobs of more hosts exchange their costs in
+//                                                leaf-group form, O(n + groups^2) per process
+//   routes_max_hosts  1024                       jobs of up to this many hosts (0: none) also
+//                                                gather their rows' routes on rank 0, which
+//                                                then models every fabric link's contention
 #ifndef TOPORR_CLIENT_CLIENT_OPTIONS_H_
 #define TOPORR_CLIENT_CLIENT_OPTIONS_H_
 
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
+
 namespace toporr::client {
+
+inline constexpr char kSiteConfigPath[] = "/etc/toporr/client.conf";
 
 struct ClientOptions {
   std::string socket = "/run/toporr/toporrd.sock";
   std::string address;
+  std::string tls_ca;
+  std::string tls_cert;
+  std::string tls_key;
+  std::string tls_server_name;
+  bool insecure = false;
   std::string costs_path;
   int deadline_ms = 2000;
   bool disable = false;
@@ -50,11 +80,13 @@ struct ClientOptions {
   int routes_max_hosts = 1024;
   std::string algorithm;  // empty: auto
   int64_t min_bytes = 65536;
+  // The site configuration file that was applied (empty: none).
+  std::string config_path;
 };
 
 struct EnvironmentOptions {
   ClientOptions options;
-  std::vector<std::string> warnings;  // one per malformed variable
+  std::vector<std::string> warnings;  // one per malformed variable, one for a bad file
 };
 
 using GetEnvFn = std::function<const char*(const char*)>;
@@ -62,6 +94,19 @@ using GetEnvFn = std::function<const char*(const char*)>;
 // `base` with every TOPORR_* variable that is set applied over it.
 EnvironmentOptions OptionsFromEnvironment(ClientOptions base, const GetEnvFn& getenv_fn);
 EnvironmentOptions OptionsFromEnvironment(ClientOptions base = {});
+
+// Applies the `key = value` lines of a site configuration file to *options, all or nothing:
+// on kInvalidArgument "<file>:<line>: ..." *options is unchanged.
+absl::Status ParseClientConfig(std::string_view text, std::string_view file_name,
+                               ClientOptions* options);
+
+// The three layers: defaults, the site configuration file (TOPORR_CONFIG from `getenv_fn`,
+// else `site_config`), the environment.
+EnvironmentOptions LoadClientOptions(const GetEnvFn& getenv_fn,
+                                     const std::string& site_config = kSiteConfigPath);
+
+// LoadClientOptions over the process environment, computed on the first call.
+const EnvironmentOptions& ProcessClientOptions();
 
 }  // namespace toporr::client
 

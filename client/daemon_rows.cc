@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/cost_matrix_codec.h"
+#include "client/daemon_channel.h"
 #include "client/row_source.h"
 #include "common/status_macros.h"
 #include "grpcpp/grpcpp.h"
@@ -35,7 +36,8 @@ const char* CodeName(grpc::StatusCode code) {
 class DaemonRowSource final : public RowSource {
  public:
   explicit DaemonRowSource(const ClientOptions& options)
-      : target_(options.address.empty() ? "unix:" + options.socket : options.address),
+      : endpoint_(DaemonEndpoint::Of(options)),
+        target_(endpoint_.Describe()),
         deadline_ms_(options.deadline_ms) {}
 
   std::string_view kind() const override { return "daemon"; }
@@ -96,13 +98,23 @@ class DaemonRowSource final : public RowSource {
   // reconnect backoff (1 s, growing) and fails every call meanwhile, so a daemon that has
   // restarted would be missed for seconds: a call on a failed channel first makes it try again
   // at once (a refused connection still fails the call fast).
-  // Thread-safe: the channel is created under stub_mu_ and never replaced, and gRPC channels
-  // and stubs may be used from several threads.
-  v1::Topology::Stub* Stub() {
+  // A channel that cannot be made (plaintext refused, certificate files unreadable) fails
+  // every call with the reason, without a request.
+  // Thread-safe: the channel is made (or refused) once, under stub_mu_, and never replaced;
+  // gRPC channels and stubs may be used from several threads.
+  absl::StatusOr<v1::Topology::Stub*> Stub() {
     {
       std::lock_guard<std::mutex> lock(stub_mu_);
       if (stub_ == nullptr) {
-        channel_ = grpc::CreateChannel(target_, grpc::InsecureChannelCredentials());
+        if (!channel_error_.ok()) return channel_error_;
+        absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = NewDaemonChannel(endpoint_);
+        if (!channel.ok()) {
+          channel_error_ =
+              absl::Status(channel.status().code(),
+                           absl::StrCat("toporrd at ", target_, ": ", channel.status().message()));
+          return channel_error_;
+        }
+        channel_ = *std::move(channel);
         stub_ = v1::Topology::NewStub(channel_);
         return stub_.get();
       }
@@ -117,19 +129,21 @@ class DaemonRowSource final : public RowSource {
   }
 
   // Runs rpc under one deadline. A call that failed UNAVAILABLE (a connection the daemon
-  // closed, e.g. when it restarted) is made once more, on a new connection, while the deadline
-  // allows: both requests are reads (a host list registers to the same token), safe to repeat.
+  // closed, e.g. when it restarted; not a TLS failure, which would repeat) is made once more,
+  // on a new connection, while the deadline allows: both requests are reads (a host list registers
+  // to the same token), safe to repeat.
   template <typename Rpc>
   absl::Status Call(const char* method, Rpc rpc) {
     const auto deadline =
         std::chrono::system_clock::now() + std::chrono::milliseconds(deadline_ms_);
     grpc::Status s;
     for (int attempt = 0; attempt < 2; ++attempt) {
+      ASSIGN_OR_RETURN(v1::Topology::Stub * stub, Stub());
       grpc::ClientContext context;
       context.set_deadline(deadline);
-      s = rpc(Stub(), &context);
+      s = rpc(stub, &context);
       if (s.error_code() != grpc::StatusCode::UNAVAILABLE ||
-          std::chrono::system_clock::now() >= deadline) {
+          std::chrono::system_clock::now() >= deadline || TlsFailureCause(endpoint_, s)) {
         break;
       }
     }
@@ -142,15 +156,17 @@ class DaemonRowSource final : public RowSource {
     if (s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
       absl::StrAppend(&msg, "no answer within TOPORR_DEADLINE_MS=", deadline_ms_, " ms");
     } else {
-      absl::StrAppend(&msg, s.error_message().empty() ? "error" : s.error_message(), " (",
-                      CodeName(s.error_code()), ")");
+      const std::string why = ExplainRpcFailure(endpoint_, s);
+      absl::StrAppend(&msg, why.empty() ? "error" : why, " (", CodeName(s.error_code()), ")");
     }
     return absl::Status(static_cast<absl::StatusCode>(s.error_code()), msg);
   }
 
+  DaemonEndpoint endpoint_;
   std::string target_;
   int deadline_ms_;
   std::mutex stub_mu_;
+  absl::Status channel_error_;              // set once, under stub_mu_
   std::shared_ptr<grpc::Channel> channel_;  // set once, under stub_mu_
   std::unique_ptr<v1::Topology::Stub> stub_;
 };

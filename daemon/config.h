@@ -29,6 +29,11 @@ struct DaemonConfig {
   // Comma-separated client certificate common names allowed to call admin RPCs over TCP.
   std::string tls_admin_clients;
   bool listen_insecure = false;  // allow a plain-TCP listen_address (read RPCs only)
+  // Source networks whose hosts may call over the TCP listener, comma-separated CIDR
+  // prefixes ("10.0.0.0/8, fd00::/8"; a bare address is one host). Empty: every source.
+  // Other callers are refused with PERMISSION_DENIED, counted in toporr_peers_refused_total
+  // {reason="network_not_allowed"} and logged once per address. Checked when parsed.
+  std::string listen_allowed_networks;
   // Optional "HOST:PORT" HTTP listener serving GET /metrics (Prometheus text format).
   std::string metrics_listen;
   // Optional node_exporter textfile collector directory: toporrd.prom is written there
@@ -88,7 +93,8 @@ struct DaemonConfig {
 // above. Fields not mentioned keep the values already in `*config`.
 absl::Status ParseConfig(std::string_view text, std::string_view file_name, DaemonConfig* config);
 
-// Reads and parses a config file (kNotFound if it does not exist).
+// Reads and parses a config file: kNotFound if it does not exist, kFailedPrecondition if it
+// is not a regular file (a directory would read as an empty file, i.e. all defaults).
 absl::Status LoadConfigFile(const std::string& path, DaemonConfig* config);
 
 }  // namespace toporr::daemon

@@ -206,7 +206,7 @@ absl::Status TopologyService::HoldHeavySlot(size_t hosts, HoldingReactor* reacto
 grpc::ServerUnaryReactor* TopologyService::GetSnapshot(grpc::CallbackServerContext* context,
                                                        const v1::GetSnapshotRequest*,
                                                        v1::GetSnapshotResponse* resp) {
-  return ServeCallback(context, stats_, __func__, [&]() -> absl::Status {
+  return Answer(context, __func__, [&]() -> absl::Status {
     ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
     ToProto(current->info, true, resp->mutable_snapshot());
     return absl::OkStatus();
@@ -216,7 +216,7 @@ grpc::ServerUnaryReactor* TopologyService::GetSnapshot(grpc::CallbackServerConte
 grpc::ServerUnaryReactor* TopologyService::ListHosts(grpc::CallbackServerContext* context,
                                                      const v1::ListHostsRequest*,
                                                      v1::ListHostsResponse* resp) {
-  return ServeCallback(context, stats_, __func__, [&]() -> absl::Status {
+  return Answer(context, __func__, [&]() -> absl::Status {
     ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
     const Serving& s = *current;
     resp->set_snapshot_id(s.info.id);
@@ -235,7 +235,7 @@ grpc::ServerUnaryReactor* TopologyService::ListHosts(grpc::CallbackServerContext
 grpc::ServerUnaryReactor* TopologyService::GetCostRow(grpc::CallbackServerContext* context,
                                                       const v1::GetCostRowRequest* req,
                                                       v1::GetCostRowResponse* resp) {
-  return ServeCallback(context, stats_, __func__, [&]() -> absl::Status {
+  return Answer(context, __func__, [&]() -> absl::Status {
     if (req->host().empty()) return absl::InvalidArgumentError("host is required");
     RETURN_IF_ERROR(CheckText("host", req->host()));
     RETURN_IF_ERROR(CheckText("host_list", req->host_list()));
@@ -278,62 +278,59 @@ grpc::ServerUnaryReactor* TopologyService::GetCostRow(grpc::CallbackServerContex
 grpc::ServerUnaryReactor* TopologyService::GetCostMatrix(grpc::CallbackServerContext* context,
                                                          const v1::GetCostMatrixRequest* req,
                                                          v1::GetCostMatrixResponse* resp) {
-  return ServeQueued(
-      context, work_queue_, stats_, __func__, [=](HoldingReactor* reactor) -> absl::Status {
-        if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
-        if (req->hosts_size() > kMaxMatrixHosts) {
-          return absl::InvalidArgumentError(
-              absl::StrCat(req->hosts_size(), " hosts requested; at most ", kMaxMatrixHosts,
-                           " per matrix (ask for rows with GetCostRow instead)"));
-        }
-        if (req->with_routes() && req->hosts_size() > kMaxRouteMatrixHosts) {
-          return absl::InvalidArgumentError(
-              absl::StrCat(req->hosts_size(), " hosts requested with routes; at most ",
-                           kMaxRouteMatrixHosts, " (ask for rows with routes instead)"));
-        }
-        RETURN_IF_ERROR(HoldHeavySlot(req->hosts_size(), reactor));
-        ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
-        const Serving& s = *current;
-        ASSIGN_OR_RETURN(std::vector<int> hosts,
-                         ResolveHosts(s, req->hosts(), /*allow_duplicates=*/false));
-        // Answers with routes are not cached: the cache keeps compact matrices only.
-        RETURN_IF_ERROR(
-            FillCostMatrix(s, hosts, *req, req->with_routes() ? nullptr : cache_, resp));
-        if (req->with_routes()) {
-          FillRouteTable(s, hosts, hosts, resp->mutable_routes(), resp->mutable_routes_missing());
-        }
-        return absl::OkStatus();
-      });
+  return AnswerQueued(context, __func__, [=](HoldingReactor* reactor) -> absl::Status {
+    if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
+    if (req->hosts_size() > kMaxMatrixHosts) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(req->hosts_size(), " hosts requested; at most ", kMaxMatrixHosts,
+                       " per matrix (ask for rows with GetCostRow instead)"));
+    }
+    if (req->with_routes() && req->hosts_size() > kMaxRouteMatrixHosts) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(req->hosts_size(), " hosts requested with routes; at most ",
+                       kMaxRouteMatrixHosts, " (ask for rows with routes instead)"));
+    }
+    RETURN_IF_ERROR(HoldHeavySlot(req->hosts_size(), reactor));
+    ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
+    const Serving& s = *current;
+    ASSIGN_OR_RETURN(std::vector<int> hosts,
+                     ResolveHosts(s, req->hosts(), /*allow_duplicates=*/false));
+    // Answers with routes are not cached: the cache keeps compact matrices only.
+    RETURN_IF_ERROR(FillCostMatrix(s, hosts, *req, req->with_routes() ? nullptr : cache_, resp));
+    if (req->with_routes()) {
+      FillRouteTable(s, hosts, hosts, resp->mutable_routes(), resp->mutable_routes_missing());
+    }
+    return absl::OkStatus();
+  });
 }
 
 grpc::ServerUnaryReactor* TopologyService::GetQuantizedCostMatrix(
     grpc::CallbackServerContext* context, const v1::GetQuantizedCostMatrixRequest* req,
     v1::GetQuantizedCostMatrixResponse* resp) {
-  return ServeQueued(
-      context, work_queue_, stats_, __func__, [=](HoldingReactor* reactor) -> absl::Status {
-        if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
-        if (req->hosts_size() > kMaxMatrixHosts * 4) {
-          return absl::InvalidArgumentError(
-              absl::StrCat(req->hosts_size(), " hosts requested; at most ", kMaxMatrixHosts * 4));
-        }
-        if (req->reference_bytes() < 0) {
-          return absl::InvalidArgumentError("reference_bytes must be >= 0");
-        }
-        RETURN_IF_ERROR(HoldHeavySlot(req->hosts_size(), reactor));
-        ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
-        const Serving& s = *current;
-        ASSIGN_OR_RETURN(std::vector<int> hosts,
-                         ResolveHosts(s, req->hosts(), /*allow_duplicates=*/false));
-        RETURN_IF_ERROR(FillQuantizedCostMatrix(s, hosts, req->reference_bytes(), resp));
-        *resp->mutable_hosts() = req->hosts();
-        return absl::OkStatus();
-      });
+  return AnswerQueued(context, __func__, [=](HoldingReactor* reactor) -> absl::Status {
+    if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
+    if (req->hosts_size() > kMaxMatrixHosts * 4) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(req->hosts_size(), " hosts requested; at most ", kMaxMatrixHosts * 4));
+    }
+    if (req->reference_bytes() < 0) {
+      return absl::InvalidArgumentError("reference_bytes must be >= 0");
+    }
+    RETURN_IF_ERROR(HoldHeavySlot(req->hosts_size(), reactor));
+    ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
+    const Serving& s = *current;
+    ASSIGN_OR_RETURN(std::vector<int> hosts,
+                     ResolveHosts(s, req->hosts(), /*allow_duplicates=*/false));
+    RETURN_IF_ERROR(FillQuantizedCostMatrix(s, hosts, req->reference_bytes(), resp));
+    *resp->mutable_hosts() = req->hosts();
+    return absl::OkStatus();
+  });
 }
 
 grpc::ServerUnaryReactor* TopologyService::GetPath(grpc::CallbackServerContext* context,
                                                    const v1::GetPathRequest* req,
                                                    v1::GetPathResponse* resp) {
-  return ServeCallback(context, stats_, __func__, [&]() -> absl::Status {
+  return Answer(context, __func__, [&]() -> absl::Status {
     if (req->src_host().empty() || req->dst_host().empty()) {
       return absl::InvalidArgumentError("src_host and dst_host are required");
     }
@@ -369,23 +366,22 @@ grpc::ServerUnaryReactor* TopologyService::GetPath(grpc::CallbackServerContext* 
 grpc::ServerUnaryReactor* TopologyService::RegisterHostList(grpc::CallbackServerContext* context,
                                                             const v1::RegisterHostListRequest* req,
                                                             v1::RegisterHostListResponse* resp) {
-  return ServeQueued(
-      context, work_queue_, stats_, __func__, [=](HoldingReactor* reactor) -> absl::Status {
-        if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
-        RETURN_IF_ERROR(CheckTexts("host name", req->hosts()));
-        ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
-        ASSIGN_OR_RETURN(std::string token, host_lists_->Register(req->hosts(), *current));
-        resp->set_host_list(token);
-        resp->set_snapshot_id(current->info.id);
-        resp->set_num_hosts(req->hosts_size());
-        return absl::OkStatus();
-      });
+  return AnswerQueued(context, __func__, [=](HoldingReactor* reactor) -> absl::Status {
+    if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
+    RETURN_IF_ERROR(CheckTexts("host name", req->hosts()));
+    ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
+    ASSIGN_OR_RETURN(std::string token, host_lists_->Register(req->hosts(), *current));
+    resp->set_host_list(token);
+    resp->set_snapshot_id(current->info.id);
+    resp->set_num_hosts(req->hosts_size());
+    return absl::OkStatus();
+  });
 }
 
 grpc::ServerUnaryReactor* TopologyService::GetStats(grpc::CallbackServerContext* context,
                                                     const v1::GetStatsRequest*,
                                                     v1::GetStatsResponse* resp) {
-  return ServeCallback(context, stats_, __func__, [&]() -> absl::Status {
+  return Answer(context, __func__, [&]() -> absl::Status {
     if (stats_ != nullptr) {
       for (const auto& [method, count] : stats_->Counts()) {
         (*resp->mutable_requests())[method] = count;
@@ -404,13 +400,12 @@ grpc::ServerUnaryReactor* TopologyService::GetStats(grpc::CallbackServerContext*
 grpc::ServerUnaryReactor* TopologyService::GetTopology(grpc::CallbackServerContext* context,
                                                        const v1::GetTopologyRequest*,
                                                        v1::GetTopologyResponse* resp) {
-  return ServeQueued(context, work_queue_, stats_, __func__,
-                     [=](HoldingReactor* reactor) -> absl::Status {
-                       ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
-                       RETURN_IF_ERROR(HoldHeavySlot(current->fabric.hosts.size(), reactor));
-                       TopologyToProto(*current, resp);
-                       return absl::OkStatus();
-                     });
+  return AnswerQueued(context, __func__, [=](HoldingReactor* reactor) -> absl::Status {
+    ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
+    RETURN_IF_ERROR(HoldHeavySlot(current->fabric.hosts.size(), reactor));
+    TopologyToProto(*current, resp);
+    return absl::OkStatus();
+  });
 }
 
 grpc::Status AdminService::Ingest(grpc::ServerContext* context, const v1::IngestRequest* req,
@@ -492,6 +487,7 @@ absl::Status AdminService::IngestLogged(const v1::IngestRequest* req, v1::Ingest
 
 absl::Status AdminService::Authorize(const grpc::ServerContext* context, const char* method) {
   if (privileged_) return absl::OkStatus();
+  if (network_filter_ != nullptr) RETURN_IF_ERROR(network_filter_->Admit(*context, method));
   std::string who = context->peer();
   std::string reason = "admin_denied";
   std::shared_ptr<const grpc::AuthContext> auth = context->auth_context();

@@ -15,6 +15,7 @@
 #include "daemon/host_lists.h"
 #include "daemon/matrix_cache.h"
 #include "daemon/metrics_text.h"
+#include "daemon/network_filter.h"
 #include "daemon/request_limiter.h"
 #include "daemon/rpc_stats.h"
 #include "daemon/work_queue.h"
@@ -62,6 +63,9 @@ class TopologyService final : public TopologyServiceBase {
   // Matrices, topologies and host lists run on `queue` (not owned; inline when null).
   void set_work_queue(WorkQueue* queue) { work_queue_ = queue; }
 
+  // Every request is first admitted by `filter` (not owned; may be null: all admitted).
+  void set_network_filter(NetworkFilter* filter) { network_filter_ = filter; }
+
   grpc::ServerUnaryReactor* GetSnapshot(grpc::CallbackServerContext*, const v1::GetSnapshotRequest*,
                                         v1::GetSnapshotResponse*) override;
   grpc::ServerUnaryReactor* ListHosts(grpc::CallbackServerContext*, const v1::ListHostsRequest*,
@@ -93,6 +97,29 @@ class TopologyService final : public TopologyServiceBase {
   RequestLimiter* heavy_limiter_ = nullptr;
   int heavy_hosts_ = 0;
   WorkQueue* work_queue_ = nullptr;
+  NetworkFilter* network_filter_ = nullptr;
+
+  // ServeCallback / ServeQueued (grpc_status.h) of a request the network filter admits.
+  template <typename Body>
+  grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context, const char* method,
+                                   Body&& body) {
+    return ServeCallback(context, stats_, method, [&]() -> absl::Status {
+      if (network_filter_ != nullptr) {
+        if (absl::Status s = network_filter_->Admit(*context, method); !s.ok()) return s;
+      }
+      return body();
+    });
+  }
+  template <typename Body>
+  grpc::ServerUnaryReactor* AnswerQueued(grpc::CallbackServerContext* context, const char* method,
+                                         Body body) {
+    if (network_filter_ != nullptr) {
+      if (absl::Status s = network_filter_->Admit(*context, method); !s.ok()) {
+        return ServeCallback(context, stats_, method, [&] { return s; });
+      }
+    }
+    return ServeQueued(context, work_queue_, stats_, method, std::move(body));
+  }
 
   // For a request over `hosts` hosts: a slot of heavy_limiter_ held by `reactor` (nothing
   // when the request is not heavy or there is no limit), or RESOURCE_EXHAUSTED.
@@ -119,6 +146,9 @@ class AdminService final : public toporr::v1::Admin::Service {
   void set_tls_admin_clients(std::vector<std::string> names) {
     tls_admin_clients_ = std::move(names);
   }
+
+  // Over TCP, callers are first admitted by `filter` (not owned; may be null).
+  void set_network_filter(NetworkFilter* filter) { network_filter_ = filter; }
 
   // Streamed ingests spool their content into `dir` (toporrd: the database's directory).
   void set_spool_dir(std::string dir) { spool_dir_ = std::move(dir); }
@@ -151,6 +181,7 @@ class AdminService final : public toporr::v1::Admin::Service {
   DiscoverySweeper* sweeper_;
   bool privileged_;
   std::vector<std::string> tls_admin_clients_;
+  NetworkFilter* network_filter_ = nullptr;
   std::string denial_reason_;
   int64_t max_ingest_bytes_;  // 0: no limit
   RpcStats* stats_;

@@ -21,6 +21,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "common/logging.h"
+#include "common/net_address.h"
 #include "common/status_macros.h"
 #include "daemon/config.h"
 #include "daemon/discovery.h"
@@ -111,9 +112,7 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> TcpCredentials(
       return absl::InvalidArgumentError(
           "tls_client_ca_path / tls_admin_clients need tls_cert_path and tls_key_path");
     }
-    const std::string host = config.listen_address.substr(0, config.listen_address.rfind(':'));
-    const bool loopback = absl::StartsWith(host, "127.") || host == "[::1]" || host == "localhost";
-    if (!config.listen_insecure && !loopback) {
+    if (!config.listen_insecure && !IsLoopbackAddress(config.listen_address)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "listen_address ", config.listen_address,
           " without TLS: set tls_cert_path and tls_key_path, or listen_insecure = true to "
@@ -235,6 +234,9 @@ void Reload(const DaemonConfig& running, FabricState* state, Reloadable* live) {
   if (next.db_path != running.db_path) restart.push_back("db_path");
   if (next.socket_path != running.socket_path) restart.push_back("socket_path");
   if (next.listen_address != running.listen_address) restart.push_back("listen_address");
+  if (next.listen_allowed_networks != running.listen_allowed_networks) {
+    restart.push_back("listen_allowed_networks");
+  }
   if (next.tls_cert_path != running.tls_cert_path || next.tls_key_path != running.tls_key_path ||
       next.tls_client_ca_path != running.tls_client_ca_path ||
       next.tls_admin_clients != running.tls_admin_clients) {
@@ -360,6 +362,9 @@ int Run() {
   WorkQueue read_work(config.max_heavy_requests + 2, kWorkQueueNice);
   WorkQueue admin_work(config.max_heavy_requests + 2, kWorkQueueNice);
   topology.set_work_queue(&read_work);
+  // Checked when the configuration was parsed.
+  NetworkFilter networks(ParseIpPrefixList(config.listen_allowed_networks).value(), &stats);
+  topology.set_network_filter(&networks);
   Reloadable live;
   live.admin_gid = LookupGroup(config.admin_group);
   AdminService read_admin(state->get(), &sweeper, /*privileged=*/false,
@@ -369,6 +374,7 @@ int Run() {
                           config.max_ingest_bytes, &stats);
   read_admin.set_tls_admin_clients(
       absl::StrSplit(config.tls_admin_clients, ',', absl::SkipWhitespace()));
+  read_admin.set_network_filter(&networks);
   // Readers (non-admin Unix connections, TCP) send small requests: their server refuses
   // larger messages unread, and admin methods before their request is read.
   ReadServerAdminService read_server_admin(&read_admin);
@@ -458,6 +464,9 @@ int Run() {
                                           : config.tls_client_ca_path.empty()
                                               ? " (TLS)"
                                               : " (TLS, mTLS admin)"))
+                   << (config.listen_address.empty() || config.listen_allowed_networks.empty()
+                           ? ""
+                           : " from " + config.listen_allowed_networks)
                    << (config.metrics_listen.empty()
                            ? ""
                            : ", metrics on http://" + config.metrics_listen + "/metrics")

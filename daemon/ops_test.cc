@@ -341,6 +341,70 @@ TEST_F(TlsTest, ReadsOverTlsAdminOnlyWithAnAllowedClientCertificate) {
   EXPECT_THAT(m.out, HasSubstr("toporr_peers_refused_total{reason=\"admin_denied\"} 1"));
 }
 
+TEST_F(TlsTest, TcpReadsOnlyFromTheAllowedNetworks) {
+  const std::string conf = dir_ + "/toporrd.conf";
+  const std::string tls = "listen_address = " + target_ + "\ntls_cert_path = " + dir_ +
+                          "/server.pem\ntls_key_path = " + dir_ + "/server.key\n";
+  WriteAll(conf, tls + "listen_allowed_networks = 10.0.0.0/8\n");
+  {
+    DaemonProcess d(db_, sock_, {"--config=" + conf});
+    ASSERT_TRUE(d.Start()) << d.log();
+    ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
+    for (int i = 0; i < 3; ++i) {
+      RunResult r = Tcp("", {"cost", "node01", "node02"});
+      EXPECT_EQ(r.exit_code, 1);
+      EXPECT_THAT(r.err, HasSubstr("not in the daemon's listen_allowed_networks"));
+    }
+    EXPECT_EQ(d.Ctl({"cost", "node01", "node02"}).exit_code, 0) << "the Unix socket is local";
+    RunResult m = d.Ctl({"stats", "--prometheus"});
+    EXPECT_THAT(m.out, HasSubstr("toporr_peers_refused_total{reason=\"network_not_allowed\"} 3"));
+    // Logged once per address, however often it calls.
+    const std::string log = d.log();
+    size_t lines = 0;
+    for (size_t at = 0;
+         (at = log.find("refused: not in listen_allowed_networks", at)) != std::string::npos;
+         ++at) {
+      ++lines;
+    }
+    EXPECT_EQ(lines, 1u) << log;
+  }
+  WriteAll(conf, tls + "listen_allowed_networks = 10.0.0.0/8, 127.0.0.0/8 fd00::/8\n");
+  DaemonProcess d(db_, sock_, {"--config=" + conf});
+  ASSERT_TRUE(d.Start()) << d.log();
+  RunResult r = Tcp("", {"cost", "node01", "node02"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // A prefix that is not a network is refused at start, naming the file and line.
+  WriteAll(conf, tls + "\nlisten_allowed_networks = 127.0.0.1/8\n");
+  DaemonProcess bad(dir_ + "/bad.db", dir_ + "/bad.sock", {"--config=" + conf});
+  EXPECT_FALSE(bad.Start());
+  EXPECT_THAT(bad.log(), HasSubstr("toporrd.conf:5: network '127.0.0.1/8': host bits are set"));
+}
+
+TEST_F(TlsTest, ClientsNameTheTlsFailure) {
+  const std::string conf = dir_ + "/toporrd.conf";
+  WriteAll(conf, "listen_address = " + target_ + "\ntls_cert_path = " + dir_ +
+                     "/server.pem\ntls_key_path = " + dir_ + "/server.key\n");
+  DaemonProcess d(db_, sock_, {"--config=" + conf});
+  ASSERT_TRUE(d.Start()) << d.log();
+  // A CA that did not sign the daemon's certificate.
+  RunResult r = Ctl({"--target", target_, "--tls-ca", dir_ + "/admin.pem", "health"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("the daemon's certificate is not valid for tls_ca"));
+  // Plaintext to the TLS listener.
+  r = Ctl({"--target", target_, "--timeout", "2", "health"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("is the daemon's listener TLS? (set tls_ca)"));
+  // A name the certificate does not carry.
+  r = Ctl({"--target", target_, "--tls-ca", dir_ + "/ca.pem", "--tls-server-name", "mgmt01.example",
+           "health"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("does not name this address"));
+  // Plaintext TCP outside loopback only when asked for.
+  r = Ctl({"--target", "192.0.2.1:1", "health"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("over plaintext TCP: set tls_ca"));
+}
+
 TEST_F(TlsTest, PlainTcpOnlyOnLoopbackOrWithInsecure) {
   const std::string conf = dir_ + "/toporrd.conf";
   WriteAll(conf, "listen_address = 0.0.0.0:" + std::to_string(port_) + "\n");

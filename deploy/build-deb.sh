@@ -75,6 +75,7 @@ pc toporr-mpich mpich "MPICH" mpich
 
 inst 0644 "$SRC/deploy/toporrd.service" /lib/systemd/system/toporrd.service
 inst 0644 "$SRC/deploy/toporrd.conf.example" /etc/toporr/toporrd.conf
+inst 0644 "$SRC/deploy/client.conf.example" /etc/toporr/client.conf
 inst 0644 "$SRC/deploy/completion/toporrctl" /usr/share/bash-completion/completions/toporrctl
 for page in toporrd.8 toporrctl.1; do
   sec="${page##*.}"
@@ -149,7 +150,7 @@ Description: topology-aware MPI collectives for InfiniBand and Omni-Path
  (for Open MPI and MPICH) renumbers the ranks of MPI communicators so that
  collectives use short, fast paths.
 CONTROL
-echo /etc/toporr/toporrd.conf > "$ROOT/DEBIAN/conffiles"
+printf '%s\n' /etc/toporr/toporrd.conf /etc/toporr/client.conf > "$ROOT/DEBIAN/conffiles"
 cat > "$ROOT/DEBIAN/postinst" <<'POSTINST'
 #!/bin/sh
 set -e

@@ -31,7 +31,7 @@ for want in ./usr/sbin/toporrd ./usr/sbin/toporr-discover ./usr/bin/toporrctl \
     ./usr/lib/x86_64-linux-gnu/toporr/mpich/libtoporr_pmpi.so \
     ./usr/lib/x86_64-linux-gnu/pkgconfig/toporr.pc ./usr/lib/x86_64-linux-gnu/pkgconfig/toporr-mpich.pc \
     ./usr/include/toporr/client/toporr.h ./usr/include/toporr/client/toporr.hpp \
-    ./lib/systemd/system/toporrd.service ./etc/toporr/toporrd.conf \
+    ./lib/systemd/system/toporrd.service ./etc/toporr/toporrd.conf ./etc/toporr/client.conf \
     ./usr/share/man/man8/toporrd.8.gz ./usr/share/man/man1/toporrctl.1.gz \
     ./usr/share/bash-completion/completions/toporrctl \
     ./usr/share/doc/toporr/copyright ./usr/share/doc/toporr/changelog.gz; do

@@ -17,6 +17,9 @@ PACKAGES=(
   # MPI
   openmpi-bin libopenmpi-dev libsimgrid-dev  # libsimgrid-dev: SimGrid SMPI, bench/smpi
   mpich libmpich-dev gfortran  # MPICH build of libtoporr, Fortran tests
+  # the modulefile of deploy/site-mpi/build-libtoporr.sh, loaded by its test (Lmod reads Tcl
+  # modulefiles; Debian's environment-modules conflicts with it)
+  lmod tcl
   # operations: sd_notify, the metrics HTTP endpoint, and the real tools their tests run
   libsystemd-dev libcivetweb-dev systemd prometheus openssl
   # exports and packaging: the tools their tests run (slurmctld + scontrol read the Slurm

@@ -14,6 +14,8 @@ install -m 0755 "$(toporr_bazel_bin)/client/ctl/toporrctl" /usr/local/bin/toporr
 install -d -m 0755 /etc/toporr /usr/local/share/doc/toporr
 [[ -e /etc/toporr/toporrd.conf ]] ||
   install -m 0644 "$TOPORR_ROOT/deploy/toporrd.conf.example" /etc/toporr/toporrd.conf
+[[ -e /etc/toporr/client.conf ]] ||
+  install -m 0644 "$TOPORR_ROOT/deploy/client.conf.example" /etc/toporr/client.conf
 install -m 0644 "$TOPORR_ROOT/README.md" /usr/local/share/doc/toporr/README.md
 install -d -m 0755 /usr/local/share/man/man8 /usr/local/share/man/man1 \
   /usr/local/share/bash-completion/completions

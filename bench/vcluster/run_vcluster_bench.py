@@ -44,7 +44,6 @@ NAME = "vbench"
 HOSTS = [f"node{i:02d}" for i in range(1, 9)]
 # A scheduler that hands out free nodes alternating between the two leaves.
 FRAGMENTED = ["node01", "node05", "node02", "node06", "node03", "node07", "node04", "node08"]
-DAEMON = "198.18.0.2:7450"
 ALGORITHMS = {"allreduce": ["ring", "rabenseifner"], "bcast": ["binomial", "scatter_allgather"]}
 SIZES = [65536, 262144, 1048576, 4194304, 16777216]
 HOST_MBIT = 400  # --host-mbit
@@ -154,7 +153,8 @@ def measure(args, binroot, progs, raw):
                 report = os.path.join(raw, f"{tag}.report.jsonl")
                 if os.path.exists(report):
                     os.unlink(report)
-                env = {"TOPORR_ADDRESS": DAEMON, "TOPORR_SOCKET": "/nonexistent",
+                env = {"TOPORR_CONFIG": os.path.join(state_dir, "client.conf"),
+                       "TOPORR_SOCKET": "/nonexistent",
                        "TOPORR_REPORT": report, "TOPORR_DEADLINE_MS": "5000"}
                 prog, pmpi = progs[mpi]
                 cmd = job_cmd(mpi, hosts, args.work, tag, prog, pmpi, env) + [

@@ -11,29 +11,20 @@
 namespace toporr::client::ctl {
 
 DaemonClient::DaemonClient(Options options) : options_(std::move(options)) {
-  std::string target = options_.target.empty() ? "unix:" + options_.socket : options_.target;
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(-1);
   args.SetMaxSendMessageSize(-1);
   // Reconnect quickly to a restarted daemon (an ingest whose connection broke waits for it).
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 200);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
-  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
-  if (!options_.target.empty() && !options_.tls_ca.empty()) {
-    grpc::SslCredentialsOptions ssl;
-    auto read = [&](const std::string& path, std::string* out) {
-      std::ifstream in(path, std::ios::binary);
-      std::stringstream ss;
-      ss << in.rdbuf();
-      if (!in && init_error_.ok()) init_error_ = absl::NotFoundError(path + ": cannot read");
-      *out = ss.str();
-    };
-    read(options_.tls_ca, &ssl.pem_root_certs);
-    if (!options_.tls_cert.empty()) read(options_.tls_cert, &ssl.pem_cert_chain);
-    if (!options_.tls_key.empty()) read(options_.tls_key, &ssl.pem_private_key);
-    credentials = grpc::SslCredentials(ssl);
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
+      NewDaemonChannel(options_.endpoint, args);
+  if (!channel.ok()) {
+    init_error_ = channel.status();
+    // Stubs on a channel no call uses: every call returns init_error_ first.
+    channel = grpc::CreateChannel("unix:/nonexistent", grpc::InsecureChannelCredentials());
   }
-  channel_ = grpc::CreateCustomChannel(target, credentials, args);
+  channel_ = *std::move(channel);
   topology_ = v1::Topology::NewStub(channel_);
   admin_ = v1::Admin::NewStub(channel_);
   health_ = grpc::health::v1::Health::NewStub(channel_);
@@ -46,11 +37,15 @@ void DaemonClient::SetDeadline(grpc::ClientContext* context, double default_dead
 }
 
 absl::Status DaemonClient::RpcError(const grpc::Status& status) const {
-  const std::string& where = options_.target.empty() ? options_.socket : options_.target;
+  const std::string where = options_.endpoint.Describe();
   // grpc::StatusCode and absl::StatusCode share their numbering.
   const auto code = static_cast<absl::StatusCode>(status.error_code());
   switch (status.error_code()) {
     case grpc::StatusCode::UNAVAILABLE:
+      if (std::string why = ExplainRpcFailure(options_.endpoint, status);
+          why != status.error_message()) {
+        return absl::Status(code, absl::StrCat("cannot reach toporrd at ", where, ": ", why));
+      }
       return absl::Status(
           code, absl::StrCat("cannot reach toporrd at ", where, ": ", status.error_message(),
                              "\n(is the daemon running? see `systemctl "

@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "client/cost_matrix_codec.h"
+#include "client/daemon_channel.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "mapping/table_routes.h"
@@ -26,11 +27,9 @@ namespace toporr::client::ctl {
 class DaemonClient {
  public:
   struct Options {
-    std::string socket;  // Unix socket path, used when `target` is empty
-    std::string target;  // HOST:PORT of the daemon's TCP listener
-    // TLS to `target`: the CA that signed the daemon's certificate (PEM file; empty: plain
-    // TCP), and for admin RPCs over TCP this client's certificate and key (mutual TLS).
-    std::string tls_ca, tls_cert, tls_key;
+    // The daemon and how to reach it (client/daemon_channel.h): the Unix socket, or the TCP
+    // listener with TLS (for admin RPCs over TCP with this client's certificate: mutual TLS).
+    DaemonEndpoint endpoint;
     // Deadline of every RPC in seconds; <= 0: each call's own default.
     double timeout_s = 0;
   };
@@ -78,7 +77,7 @@ class DaemonClient {
   absl::Status RpcError(const grpc::Status& status) const;
 
   Options options_;
-  absl::Status init_error_;  // a TLS file that cannot be read
+  absl::Status init_error_;  // a channel that cannot be made (plaintext refused, TLS files)
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::Topology::Stub> topology_;
   std::unique_ptr<v1::Admin::Stub> admin_;

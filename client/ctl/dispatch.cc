@@ -4,6 +4,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "client/client_options.h"
 #include "client/ctl/admin_commands.h"
 #include "client/ctl/command.h"
 #include "client/ctl/export_commands.h"
@@ -23,11 +24,17 @@ constexpr std::vector<Command> (*kCommandGroups[])() = {
 constexpr char kUsageOptions[] = R"(usage: toporrctl [options] COMMAND [args]
 
 options:
-  --socket PATH        daemon Unix socket (default $TOPORR_SOCKET or /run/toporr/toporrd.sock)
-  --target HOST:PORT   use the daemon's TCP listener instead
+  --socket PATH        daemon Unix socket (default /run/toporr/toporrd.sock)
+  --target HOST:PORT   use the daemon's TCP listener instead (address)
   --tls-ca FILE        TLS to --target, trusting the daemon certificate's CA (PEM)
   --tls-cert FILE      with --tls-key: this client's certificate, for admin commands over
   --tls-key FILE       TCP (mutual TLS; its common name must be in tls_admin_clients)
+  --tls-server-name N  the name the daemon's certificate must carry (default: --target's host)
+  --insecure           allow plaintext TCP to a --target outside loopback
+  Defaults for these come from the site configuration (/etc/toporr/client.conf or
+  $TOPORR_CONFIG) and the TOPORR_* variables, as for libtoporr: TOPORR_SOCKET,
+  TOPORR_ADDRESS, TOPORR_TLS_CA, TOPORR_TLS_CERT, TOPORR_TLS_KEY, TOPORR_TLS_SERVER_NAME,
+  TOPORR_INSECURE (see toporr(7)).
   --json               machine-readable output (see README.md for field names)
   --timeout SECONDS    deadline of each RPC (default 30 for ingest, 10 otherwise)
 
@@ -66,8 +73,8 @@ struct CommandLine {
 // and the rest are its arguments.
 absl::StatusOr<CommandLine> ParseCommandLine(const std::vector<std::string>& args) {
   CommandLine line;
-  const char* env_socket = std::getenv("TOPORR_SOCKET");
-  line.options.daemon.socket = env_socket && *env_socket ? env_socket : "/run/toporr/toporrd.sock";
+  line.options.daemon.endpoint = DaemonEndpoint::Of(ProcessClientOptions().options);
+  DaemonEndpoint& endpoint = line.options.daemon.endpoint;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&]() -> absl::StatusOr<std::string> {
@@ -78,15 +85,20 @@ absl::StatusOr<CommandLine> ParseCommandLine(const std::vector<std::string>& arg
       line.help = true;
       return line;
     } else if (a == "--socket") {
-      ASSIGN_OR_RETURN(line.options.daemon.socket, value());
+      ASSIGN_OR_RETURN(endpoint.socket, value());
+      endpoint.address.clear();  // an explicit socket wins over a configured address
     } else if (a == "--target") {
-      ASSIGN_OR_RETURN(line.options.daemon.target, value());
+      ASSIGN_OR_RETURN(endpoint.address, value());
     } else if (a == "--tls-ca") {
-      ASSIGN_OR_RETURN(line.options.daemon.tls_ca, value());
+      ASSIGN_OR_RETURN(endpoint.tls_ca, value());
     } else if (a == "--tls-cert") {
-      ASSIGN_OR_RETURN(line.options.daemon.tls_cert, value());
+      ASSIGN_OR_RETURN(endpoint.tls_cert, value());
     } else if (a == "--tls-key") {
-      ASSIGN_OR_RETURN(line.options.daemon.tls_key, value());
+      ASSIGN_OR_RETURN(endpoint.tls_key, value());
+    } else if (a == "--tls-server-name") {
+      ASSIGN_OR_RETURN(endpoint.tls_server_name, value());
+    } else if (a == "--insecure") {
+      endpoint.insecure = true;
     } else if (a == "--json") {
       line.options.json = true;
     } else if (a == "--timeout") {
@@ -120,6 +132,9 @@ absl::StatusOr<Reply> RunCommand(const std::vector<Command>& commands, const Com
 
 int RunCtl(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const std::vector<Command> commands = AllCommands();
+  for (const std::string& w : ProcessClientOptions().warnings) {
+    err << "toporrctl: warning: " << Displayable(w) << "\n";
+  }
   absl::StatusOr<CommandLine> line = ParseCommandLine(args);
   if (line.ok() && line->help) {
     out << Usage(commands);

@@ -115,21 +115,19 @@ void toporr_options_init(toporr_options* options) {
   options->report = nullptr;
   options->hostmap = nullptr;
   options->radix = 4;
-  auto env = [](const char* name) -> const char* {
-    const char* v = std::getenv(name);
-    return v != nullptr && *v != '\0' ? v : nullptr;
-  };
-  if (const char* v = env("TOPORR_SOCKET")) options->socket = v;
-  options->address = env("TOPORR_ADDRESS");
-  options->costs = env("TOPORR_COSTS");
-  options->report = env("TOPORR_REPORT");
-  options->hostmap = env("TOPORR_HOSTMAP");
-  // Numbers and flags parse (with warnings for bad values) in one place.
-  toporr::client::EnvironmentOptions parsed = toporr::client::OptionsFromEnvironment();
-  options->deadline_ms = parsed.options.deadline_ms;
-  options->compress_above_hosts = parsed.options.compress_above_hosts;
-  options->disable = parsed.options.disable;
-  options->verbose = parsed.options.verbose;
+  // The site configuration and the TOPORR_* variables, read once per process; the strings
+  // live as long as the process.
+  const ClientOptions& site = toporr::client::ProcessClientOptions().options;
+  auto text = [](const std::string& v) { return v.empty() ? nullptr : v.c_str(); };
+  options->socket = site.socket.c_str();
+  options->address = text(site.address);
+  options->costs = text(site.costs_path);
+  options->report = text(site.report_path);
+  options->hostmap = text(site.hostmap_path);
+  options->deadline_ms = site.deadline_ms;
+  options->compress_above_hosts = site.compress_above_hosts;
+  options->disable = site.disable;
+  options->verbose = site.verbose;
 }
 
 int toporr_context_create(const toporr_options* options, toporr_context* context) {
@@ -143,7 +141,10 @@ int toporr_context_create(const toporr_options* options, toporr_context* context
       options->compress_above_hosts < 0) {
     return TOPORR_ERR_ARG;
   }
-  ClientOptions c;
+  // How to reach the daemon over TCP (TLS files, server name, plaintext permission) and the
+  // PMPI layer's thresholds are not in toporr_options: they come from the site
+  // configuration and the environment.
+  ClientOptions c = toporr::client::ProcessClientOptions().options;
   if (options->socket != nullptr && *options->socket != '\0') c.socket = options->socket;
   c.address = Text(options->address);
   c.costs_path = Text(options->costs);

@@ -5,69 +5,96 @@ compiles them against one MPI library's headers and links one shared library per
   :core                static library (C API + C++ core) for Bazel targets and tests
   :libtoporr.so        the C API, for programs built with mpicc (-ltoporr)
   :libtoporr_pmpi.so   the PMPI/Fortran interceptors over libtoporr.so, for LD_PRELOAD
+  :mpi_abi_guard_test  the load-time ABI check (mpi_abi_guard.h) in a process of that MPI
 Both shared libraries export only the C API and MPI/Fortran entry points (version script).
+
+toporr_site_kit() packs the same library for a build outside Bazel against a site's own MPI
+(deploy/site-mpi/build-libtoporr.sh): everything MPI-neutral precompiled, the MPI sources
+and headers to compile with the site's compiler wrapper. The lists below are the one place
+that says which sources are MPI-dependent.
 """
 
-load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library")
+load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library", "cc_test")
 load("//third_party:copts.bzl", "TOPORR_COPTS")
+
+# Compiled against one MPI library's mpi.h: the C API and the C++ core of libtoporr.so.
+TOPORR_MPI_SRCS = [
+    "//client/mpi:bound_ranks.cc",
+    "//client/mpi:buffers.cc",
+    "//client/mpi:c_api.cc",
+    "//client/mpi:collective_api.cc",
+    "//client/mpi:collective_status.cc",
+    "//client/mpi:collective_steps.cc",
+    "//client/mpi:collectives.cc",
+    "//client/mpi:collectives_recent.cc",
+    "//client/mpi:leaf_groups.cc",
+    "//client/mpi:library.cc",
+    "//client/mpi:mpi_abi_guard.cc",
+    "//client/mpi:multilevel.cc",
+    "//client/mpi:topology.cc",
+]
+
+TOPORR_MPI_HDRS = [
+    "//client:toporr.h",
+    "//client/mpi:bound_ranks.h",
+    "//client/mpi:buffers.h",
+    "//client/mpi:collective_api.h",
+    "//client/mpi:collective_status.h",
+    "//client/mpi:collective_steps.h",
+    "//client/mpi:collectives.h",
+    "//client/mpi:collectives_recent.h",
+    "//client/mpi:leaf_groups.h",
+    "//client/mpi:library.h",
+    "//client/mpi:mpi_abi_guard.h",
+    "//client/mpi:multilevel.h",
+    "//client/mpi:pmpi_abi.h",
+    "//client/mpi:topology.h",
+]
+
+# The interceptors of libtoporr_pmpi.so (over libtoporr.so, through pmpi_abi.h).
+TOPORR_PMPI_SRCS = ["//client/mpi:pmpi.cc"]
+
+# What the MPI sources use that never includes <mpi.h>: built once, whatever the MPI.
+TOPORR_MPI_NEUTRAL_DEPS = [
+    "//client:client_options",
+    "//client:decision_report",
+    "//client:device_memory",
+    "//client:graph_plan",
+    "//client:job_layout",
+    "//client:node_topology",
+    "//client:plan",
+    "//client:row_routes",
+    "//client:row_source",
+    "//collectors:hwloc_topology",
+    "//common:status_macros",
+    "//mapping:distance",
+    "//mapping:graph_embed",
+    "//mapping:multilevel",
+    "//mapping:pattern",
+    "//mapping:placement",
+    "//mapping:reorder",
+    "//mapping:swing_schedule",
+    "@system//:absl",
+]
 
 def toporr_mpi_variant(mpi):
     cc_library(
         name = "core",
-        srcs = [
-            "//client/mpi:bound_ranks.cc",
-            "//client/mpi:buffers.cc",
-            "//client/mpi:c_api.cc",
-            "//client/mpi:collective_api.cc",
-            "//client/mpi:collective_status.cc",
-            "//client/mpi:collective_steps.cc",
-            "//client/mpi:collectives.cc",
-            "//client/mpi:collectives_recent.cc",
-            "//client/mpi:leaf_groups.cc",
-            "//client/mpi:library.cc",
-            "//client/mpi:multilevel.cc",
-            "//client/mpi:topology.cc",
-        ],
-        hdrs = [
-            "//client:toporr.h",
-            "//client/mpi:bound_ranks.h",
-            "//client/mpi:buffers.h",
-            "//client/mpi:collective_api.h",
-            "//client/mpi:collective_status.h",
-            "//client/mpi:collective_steps.h",
-            "//client/mpi:collectives.h",
-            "//client/mpi:collectives_recent.h",
-            "//client/mpi:leaf_groups.h",
-            "//client/mpi:library.h",
-            "//client/mpi:multilevel.h",
-            "//client/mpi:pmpi_abi.h",
-            "//client/mpi:topology.h",
-        ],
+        srcs = TOPORR_MPI_SRCS,
+        hdrs = TOPORR_MPI_HDRS,
         copts = TOPORR_COPTS,
         visibility = ["//visibility:public"],
-        deps = [
-            mpi,
-            "//client:client_options",
-            "//client:decision_report",
-            "//client:device_memory",
-            "//client:graph_plan",
-            "//client:job_layout",
-            "//client:node_topology",
-            "//client:plan",
-            "//client:row_routes",
-            "//client:row_source",
-            "//collectors:hwloc_topology",
-            "//common:status_macros",
-            "//mapping:distance",
-            "//mapping:graph_embed",
-            "//mapping:multilevel",
-            "//mapping:pattern",
-            "//mapping:placement",
-            "//mapping:reorder",
-            "//mapping:swing_schedule",
-            "@system//:absl",
-        ],
+        deps = [mpi] + TOPORR_MPI_NEUTRAL_DEPS,
         alwayslink = 1,
+    )
+    cc_test(
+        name = "mpi_abi_guard_test",
+        srcs = ["//client/mpi:mpi_abi_guard_test.cc"],
+        copts = TOPORR_COPTS,
+        deps = [
+            ":core",
+            "@system//:gtest_main",
+        ],
     )
     cc_binary(
         name = "libtoporr.so",
@@ -86,9 +113,8 @@ def toporr_mpi_variant(mpi):
         name = "libtoporr_pmpi.so",
         srcs = [
             ":libtoporr.so",
-            "//client/mpi:pmpi.cc",
             "//client/mpi:pmpi_abi.h",
-        ],
+        ] + TOPORR_PMPI_SRCS,
         copts = TOPORR_COPTS,
         linkshared = 1,
         linkopts = [
@@ -100,3 +126,106 @@ def toporr_mpi_variant(mpi):
         visibility = ["//visibility:public"],
         deps = [mpi],
     )
+
+def _root_relative(f):
+    """A file's path as the sources include it (generated files without bazel-out/...)."""
+    return f.short_path if not f.short_path.startswith("../") else f.path
+
+def _include_dir(path, bin_dir, gen_dir):
+    """An include directory of the compilation context, relative to the kit's include/."""
+    for root in [bin_dir + "/", gen_dir + "/"]:
+        if path.startswith(root):
+            return path[len(root):]
+    return "" if path in [".", bin_dir, gen_dir] else path
+
+def _toporr_site_kit_impl(ctx):
+    out = ctx.actions.declare_directory(ctx.label.name)
+    bin_dir, gen_dir = ctx.bin_dir.path, ctx.genfiles_dir.path
+    archives, whole, link_flags, headers = [], [], [], []
+    include_dirs, defines = [""], []
+    for dep in ctx.attr.deps:
+        cc = dep[CcInfo]
+        headers.append(cc.compilation_context.headers)
+        for d in (cc.compilation_context.quote_includes.to_list() +
+                  cc.compilation_context.includes.to_list() +
+                  cc.compilation_context.system_includes.to_list()):
+            d = _include_dir(d, bin_dir, gen_dir)
+            if d not in include_dirs and not d.startswith(("/", "external/")):
+                include_dirs.append(d)
+        for d in cc.compilation_context.defines.to_list():
+            if d not in defines:
+                defines.append(d)
+        for linker_input in cc.linking_context.linker_inputs.to_list():
+            for flag in linker_input.user_link_flags:
+                if flag not in link_flags:
+                    link_flags.append(flag)
+            for lib in linker_input.libraries:
+                archive = lib.pic_static_library or lib.static_library
+                if archive == None:
+                    continue
+                target = whole if lib.alwayslink else archives
+                if archive not in target:
+                    target.append(archive)
+    headers = depset(ctx.files.mpi_hdrs, transitive = headers).to_list()
+    copies = []  # (source path, path in the kit)
+    for f in headers:
+        if not f.path.startswith("external/"):
+            copies.append((f.path, "include/" + _root_relative(f)))
+    for f in ctx.files.mpi_srcs + ctx.files.pmpi_srcs:
+        copies.append((f.path, "src/" + f.short_path))
+    for f in ctx.files.public_files:
+        copies.append((f.path, "share/" + f.basename))
+    lists = {
+        "copts.txt": ctx.attr.copts + ["-D" + d for d in defines] +
+                     ["-I{KIT}/include/" + d if d else "-I{KIT}/include" for d in include_dirs],
+        "link_flags.txt": link_flags,
+        "mpi_sources.txt": ["src/" + f.short_path for f in ctx.files.mpi_srcs],
+        "pmpi_sources.txt": ["src/" + f.short_path for f in ctx.files.pmpi_srcs],
+    }
+    script = ["set -euo pipefail", "K=%s" % out.path, "mkdir -p $K/lib"]
+    for src, dst in copies:
+        script.append("install -D -m 0644 '%s' \"$K/%s\"" % (src, dst))
+    for name, lines in lists.items():
+        script.append("printf '%%s\\n' %s >\"$K/%s\"" % (
+            " ".join(["'%s'" % l for l in lines]) if lines else "''",
+            name,
+        ))
+    for name, members in [("libtoporr_core.a", archives), ("libtoporr_core_whole.a", whole)]:
+        # One archive from many (GNU ar's MRI script); members keep their own names.
+        mri = ["CREATE $K/lib/%s" % name] + ["ADDLIB %s" % a.path for a in members] + ["SAVE", "END"]
+        script.append("printf '%%s\\n' %s | ar -M && ar s \"$K/lib/%s\"" % (
+            " ".join(["\"%s\"" % l for l in mri]),
+            name,
+        ))
+    ctx.actions.run_shell(
+        outputs = [out],
+        inputs = depset(
+            [f for f in headers] + archives + whole + ctx.files.mpi_srcs +
+            ctx.files.pmpi_srcs + ctx.files.public_files,
+        ),
+        command = "\n".join(script),
+        mnemonic = "ToporrSiteKit",
+        progress_message = "Packing libtoporr's MPI-neutral core for site builds",
+    )
+    return [DefaultInfo(files = depset([out]), runfiles = ctx.runfiles(files = [out]))]
+
+# The MPI-neutral part of libtoporr for a build against a site's MPI
+# (deploy/site-mpi/build-libtoporr.sh), as one directory:
+#   lib/libtoporr_core.a        PIC archive of every library the MPI sources depend on
+#   lib/libtoporr_core_whole.a  the same for alwayslink libraries (linked whole; may be empty)
+#   link_flags.txt              the system libraries they need (-l..., one per line)
+#   copts.txt                   compiler options of the MPI sources ({KIT} = this directory)
+#   mpi_sources.txt, pmpi_sources.txt  the sources of libtoporr.so and libtoporr_pmpi.so
+#   include/, src/              their headers (generated ones included) and sources
+#   share/                      exports.map, toporr.h, toporr.hpp, toporr_f.f90
+toporr_site_kit = rule(
+    implementation = _toporr_site_kit_impl,
+    attrs = {
+        "copts": attr.string_list(),
+        "deps": attr.label_list(providers = [CcInfo]),
+        "mpi_hdrs": attr.label_list(allow_files = True),
+        "mpi_srcs": attr.label_list(allow_files = True),
+        "pmpi_srcs": attr.label_list(allow_files = True),
+        "public_files": attr.label_list(allow_files = True),
+    },
+)

@@ -256,8 +256,8 @@ int SplitInOrder(MPI_Comm comm, const std::vector<int32_t>& order, MPI_Comm* new
 
 Library& Library::Default() {
   static Library* library = [] {
-    EnvironmentOptions env = OptionsFromEnvironment();
-    return new Library(std::move(env.options), std::move(env.warnings));
+    const EnvironmentOptions& site = ProcessClientOptions();
+    return new Library(site.options, site.warnings);
   }();
   return *library;
 }

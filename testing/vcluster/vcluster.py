@@ -427,16 +427,26 @@ def write_fabric(state, shape):
 
 
 def start_toporrd(state, toporrd, toporrctl):
-    """toporrd on the head node: its SQLite file and Unix socket in the state directory, TCP on
-    the head's fabric address (plaintext: the cluster's network is private). The fabric dump
-    and its forwarding tables are ingested (an unchanged input makes no new snapshot, so a
-    restart on the same database keeps snapshot 1)."""
+    """toporrd on the head node as a site runs it: its SQLite file and Unix socket in the state
+    directory, TCP on the head's fabric address over TLS (certificates made by openssl for
+    the daemon's address) and open to the cluster's network only. The hosts find it through
+    the site client configuration STATE/client.conf (address and CA), which jobs name in
+    TOPORR_CONFIG. The fabric dump and its forwarding tables are ingested (an unchanged input
+    makes no new snapshot, so a restart on the same database keeps snapshot 1)."""
     d = state.dir
     stop_toporrd(state)
     sock = os.path.join(d, "toporrd.sock")
     conf = os.path.join(d, "toporrd.conf")
+    sys.path.insert(0, os.path.join(REPO, "testing/tls"))
+    from test_certs import make_test_certificates  # only here: `up --no-fabric` runs without
+    certs = make_test_certificates(d, sans=[f"IP:{DAEMON_IP}", "DNS:toporrd"])
     with open(conf, "w") as f:
-        f.write("listen_insecure = true\n")
+        f.write(f"tls_cert_path = {certs.server_cert}\ntls_key_path = {certs.server_key}\n"
+                f"listen_allowed_networks = {SUBNET}\n")
+    client_conf = os.path.join(d, "client.conf")
+    with open(client_conf, "w") as f:
+        f.write(f"# toporr's site configuration for the cluster's hosts\n"
+                f"address = {DAEMON_IP}:{TOPORRD_PORT}\ntls_ca = {certs.ca}\n")
     with open(os.path.join(d, "toporrd.log"), "a") as logf:
         argv = namespace_argv(state, "head") + [
             os.path.abspath(toporrd), "--config", conf, "--db", os.path.join(d, "toporr.db"),
@@ -447,7 +457,8 @@ def start_toporrd(state, toporrd, toporrctl):
     state.data["daemon_bins"] = {"toporrd": os.path.abspath(toporrd),
                                  "toporrctl": os.path.abspath(toporrctl)}
     state.data["toporrd"] = {"socket": sock, "address": f"{DAEMON_IP}:{TOPORRD_PORT}",
-                             "bin": os.path.abspath(toporrd), "conf": conf}
+                             "bin": os.path.abspath(toporrd), "conf": conf, "ca": certs.ca,
+                             "client_conf": client_conf}
     state.save()
     ctl = [os.path.abspath(toporrctl), "--socket", sock]
     deadline = time.monotonic() + 20
@@ -459,7 +470,8 @@ def start_toporrd(state, toporrd, toporrctl):
     if os.path.exists(os.path.join(fab, "ibnetdiscover.txt")):
         sh(*ctl, "ingest", "--format", "ibnetdiscover", os.path.join(fab, "ibnetdiscover.txt"))
         sh(*ctl, "ingest", "--format", "lft", os.path.join(fab, "dump_fts.txt"))
-    log(f"toporrd on head {DAEMON_IP}:{TOPORRD_PORT} (socket {sock}, pid {proc.pid})")
+    log(f"toporrd on head {DAEMON_IP}:{TOPORRD_PORT} over TLS (socket {sock}, pid {proc.pid}); "
+        f"jobs: TOPORR_CONFIG={client_conf}")
 
 
 def stop_toporrd(state):

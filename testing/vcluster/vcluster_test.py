@@ -41,7 +41,6 @@ PROBE = {"openmpi": os.path.join(ROOT, "probe/toporr-probe"),
 NAME = f"t{os.getpid() % 10000000}"
 HOSTS = [f"node{i:02d}" for i in range(1, 9)]
 LEAF = {h: i // 4 for i, h in enumerate(HOSTS)}
-HEAD = "198.18.0.2:7450"  # toporrd's service address on the head node
 WARNING = "toporr: warning: keeping the identity rank order"
 DEADLINE_MS = 2000
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
@@ -129,7 +128,8 @@ class VclusterTest(unittest.TestCase):
     def mpirun_cmd(self, mpi, np, program_args, env=None, program=None):
         """The launcher on the head node: np ranks round-robin over the 8 hosts (rank r on
         node(r % 8 + 1)); toporr's settings for the ranks."""
-        rank_env = {"TOPORR_ADDRESS": HEAD, "TOPORR_SOCKET": "/nonexistent/toporrd.sock",
+        rank_env = {"TOPORR_CONFIG": self.state["toporrd"]["client_conf"],
+                    "TOPORR_SOCKET": "/nonexistent/toporrd.sock",
                     "TOPORR_REPORT": self.report_path, "TOPORR_DEADLINE_MS": str(DEADLINE_MS)}
         rank_env.update(env or {})
         if mpi == "openmpi":

@@ -32,6 +32,11 @@ import tempfile
 import time
 import unittest
 
+from scratch_toporrd import scratch_toporrd
+
+sys.path.insert(0, os.path.join(os.getcwd(), "testing/tls"))
+from test_certs import make_test_certificates  # noqa: E402
+
 MPI = sys.argv.pop(1) if len(sys.argv) > 1 else "openmpi"
 ROOT = os.getcwd()
 TOPORRD = os.path.join(ROOT, "daemon/toporrd")
@@ -332,6 +337,81 @@ class MpiTest(unittest.TestCase):
         self.assertEqual(job.orders[spec][0]["source"], "daemon")
         self.assertEqual(job.orders[spec][0]["order"], self.plan_order(hosts, spec))
 
+    def test_daemon_over_tls_and_each_tls_failure(self):
+        """Rows over TLS with certificates openssl makes here; a wrong CA, an expired daemon
+        certificate, plaintext to the TLS port, TLS to a plaintext port and plaintext outside
+        loopback each end in the identity order with one warning naming the cause, within the
+        deadline."""
+        spec = "allreduce:auto:1048576:0"
+        hosts = round_robin(8, 4)
+        certs = make_test_certificates(self.tmp)
+
+        def listener(cert, key):
+            with socket.socket() as probe:
+                probe.bind(("127.0.0.1", 0))
+                address = f"127.0.0.1:{probe.getsockname()[1]}"
+            return address, (f"listen_address = {address}\ntls_cert_path = {cert}\n"
+                             f"tls_key_path = {key}\n")
+
+        good, good_conf = listener(certs.server_cert, certs.server_key)
+        old, old_conf = listener(certs.expired_cert, certs.expired_key)
+        with scratch_toporrd(TOPORRD, TOPORRCTL, self.tmp, "tls", good_conf) as ctl, \
+                scratch_toporrd(TOPORRD, TOPORRCTL, self.tmp, "expired", old_conf) as old_ctl:
+            for c in (ctl, old_ctl):
+                c("ingest", "--format", "ibnetdiscover", FABRIC)
+            job = self.run_job(8, [spec], hosts, socket="/nonexistent/toporrd.sock",
+                               env={"TOPORR_ADDRESS": good, "TOPORR_TLS_CA": certs.ca})
+            self.assertEqual(job.warnings(), [], job.stderr)
+            self.assertEqual(job.orders[spec][0]["source"], "daemon")
+            self.assertEqual(job.orders[spec][0]["order"], self.plan_order(hosts, spec))
+            for case, env, reason in [
+                    ("wrong CA", {"TOPORR_ADDRESS": good, "TOPORR_TLS_CA": certs.other_ca},
+                     "the daemon's certificate is not valid for tls_ca"),
+                    ("expired", {"TOPORR_ADDRESS": old, "TOPORR_TLS_CA": certs.ca},
+                     "expired or not yet valid"),
+                    ("plaintext to TLS", {"TOPORR_ADDRESS": good},
+                     "is the daemon's listener TLS?"),
+                    ("TLS to plaintext", {"TOPORR_ADDRESS": self.tcp, "TOPORR_TLS_CA": certs.ca},
+                     "does not speak TLS"),
+                    ("plaintext off loopback", {"TOPORR_ADDRESS": "192.0.2.1:50051"},
+                     "over plaintext TCP: set tls_ca")]:
+                with self.subTest(case=case):
+                    job = self.run_job(8, [spec], hosts, socket="/nonexistent/toporrd.sock",
+                                       env=dict(env, TOPORR_DEADLINE_MS="1000"))
+                    self.check_fallback(job, spec, reason, deadline_ms=1000)
+
+    def test_site_configuration_file_sets_the_daemon_for_every_job(self):
+        """An admin's client.conf (TOPORR_CONFIG here) names the TLS listener and its CA: a
+        job with no other toporr setting reads its rows over TLS; a malformed file is
+        ignored with one warning naming its line."""
+        spec = "allreduce:auto:1048576:0"
+        hosts = round_robin(8, 4)
+        certs = make_test_certificates(self.tmp)
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            address = f"127.0.0.1:{probe.getsockname()[1]}"
+        conf = (f"listen_address = {address}\ntls_cert_path = {certs.server_cert}\n"
+                f"tls_key_path = {certs.server_key}\n")
+        site = os.path.join(self.tmp, "client.conf")
+        with scratch_toporrd(TOPORRD, TOPORRCTL, self.tmp, "site", conf) as ctl:
+            ctl("ingest", "--format", "ibnetdiscover", FABRIC)
+            with open(site, "w") as f:
+                f.write(f"# toporr site configuration\naddress = {address}\n"
+                        f"tls_ca = {certs.ca}\ndeadline_ms = 3000\n")
+            job = self.run_job(8, [spec], hosts, socket="/nonexistent/toporrd.sock",
+                               env={"TOPORR_CONFIG": site})
+            self.assertEqual(job.warnings(), [], job.stderr)
+            self.assertEqual(job.orders[spec][0]["source"], "daemon")
+            with open(site, "a") as f:
+                f.write("deadline = 3\n")
+            # The file's deadline is ignored with the rest: a loaded machine gets the variable's.
+            job = self.run_job(8, [spec], hosts,
+                               env={"TOPORR_CONFIG": site, "TOPORR_DEADLINE_MS": "10000"})
+            self.assertEqual(job.orders[spec][0]["source"], "daemon", job.stderr)  # the socket
+            notes = [l for l in job.stderr.splitlines() if "site configuration ignored" in l]
+            self.assertEqual(len(notes), 1, job.stderr)
+            self.assertIn(f"{site}:5: deadline must be one of the known keys", notes[0])
+
     def test_file_cost_source_needs_no_daemon(self):
         hosts = round_robin(16, 4)
         costs = os.path.join(self.tmp, "costs.bin")
@@ -354,22 +434,8 @@ class MpiTest(unittest.TestCase):
         subprocess.run(["bash", "collectors/sim/run_ibsim.sh",
                         os.path.join(ROOT, "deploy/demo/fattree-2l-16h.net"), sim],
                        check=True, capture_output=True)
-        sock = os.path.join(self.tmp, "routes.sock")
-        with open(os.path.join(self.tmp, "routes-toporrd.log"), "a") as log:
-            daemon = subprocess.Popen([TOPORRD, "--config=", "--db",
-                                       os.path.join(self.tmp, "routes.db"), "--socket", sock],
-                                      stderr=log)
-        try:
-            def ctl(*args):
-                for _ in range(200):
-                    p = subprocess.run([TOPORRCTL, "--socket", sock] + list(args),
-                                       capture_output=True, text=True)
-                    if p.returncode == 0 or args[0] != "health":
-                        break
-                    time.sleep(0.05)
-                self.assertEqual(p.returncode, 0, p.stderr)
-                return p.stdout
-            ctl("health")
+        with scratch_toporrd(TOPORRD, TOPORRCTL, self.tmp, "routes") as ctl:
+            sock = ctl.socket
             ctl("ingest", "--format", "ibnetdiscover", os.path.join(sim, "ibnetdiscover.txt"))
             ctl("ingest", "--format", "lft", os.path.join(sim, "dump_fts.txt"))
             hosts = round_robin(16, 8)
@@ -402,9 +468,6 @@ class MpiTest(unittest.TestCase):
             job = self.run_job(16, [spec], hosts, socket=sock,
                                env={"TOPORR_ROUTES_MAX_HOSTS": "0"})
             self.assertEqual(job.report[0]["contention"], "host links")
-        finally:
-            daemon.terminate()
-            daemon.wait()
 
     def test_no_leak_of_communicators_or_caches(self):
         job = self.run_job(4, ["leak"], round_robin(4, 2))
