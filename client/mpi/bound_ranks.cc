@@ -13,13 +13,18 @@
 namespace toporr::client::mpi {
 namespace {
 
-// This machine's topology and its NodeTopologyOf, loaded on first use.
+// This machine's topology and its intra-host model, loaded on first use.
 struct ThisMachine {
   absl::StatusOr<std::unique_ptr<collectors::HwlocTopology>> topology;
-  absl::StatusOr<NodeTopology> node = absl::UnknownError("not loaded");
+  // NodeTopologyOf's; the stock model when the distances give no ratio (a 0 in a matrix):
+  // a job still gets its ranks' real locations.
+  mapping::IntraHostModel intra;
 
   ThisMachine() : topology(collectors::HwlocTopology::Create({})) {
-    if (topology.ok()) node = NodeTopologyOf(**topology);
+    if (!topology.ok()) return;
+    if (absl::StatusOr<NodeTopology> node = NodeTopologyOf(**topology); node.ok()) {
+      intra = node->intra;
+    }
   }
 };
 
@@ -40,12 +45,7 @@ absl::StatusOr<RankBinding> ThisRankBinding() {
   if (!pu.ok()) return absl::UnavailableError(absl::StrCat("hwloc: ", pu.status().message()));
   RankBinding binding;
   binding.location = ToRankLocation(*pu);
-  if (binding.location.core >= 0) {
-    if (!machine->node.ok()) {
-      return absl::UnavailableError(absl::StrCat("hwloc: ", machine->node.status().message()));
-    }
-    binding.intra = machine->node->intra;
-  }
+  if (binding.location.core >= 0) binding.intra = machine->intra;
   return binding;
 }
 

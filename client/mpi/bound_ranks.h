@@ -25,13 +25,14 @@ struct RankBinding {
   // hwloc logical ids inside the host; core = -1 when the process is not bound to one core
   // (unbound: every id -1 but the levels the machine has one of).
   mapping::RankLocation location;
-  // The host's intra-host model (NodeTopologyOf), when location.core >= 0; else the defaults.
+  // The host's intra-host model (NodeTopologyOf), when location.core >= 0; else, and when
+  // the host's distances give no ratio (a 0 in a matrix), the stock model.
   mapping::IntraHostModel intra;
 };
 
 // This process's binding. hwloc is loaded only for a process bound to a strict subset of
 // the machine's CPUs, once per process (thread-safe). kUnavailable "hwloc: ..." when hwloc
-// cannot load or locate a bound process, or its distances give no model.
+// cannot load or locate a bound process.
 absl::StatusOr<RankBinding> ThisRankBinding();
 
 // Collective over `comm`: the intra-host model to plan with, on every rank: that of the
