@@ -10,7 +10,8 @@
 //     runtime loaded: one MPI_Allreduce of one int, remembered on `comm` (an attribute);
 //   - later calls, when no rank had a runtime then and this process still has none: no
 //     communication (one cached look-up, client/device_memory.h, and the attribute);
-//   - otherwise, every call: one MPI_Allreduce of one int (all ranks' buffers host memory?).
+//   - otherwise, every call: one MPI_Allreduce of one int (all ranks' buffers host memory?);
+//     a GPU-aware MPI library that loads the CUDA driver at MPI_Init puts every job there.
 // Contract: a process that loads a GPU runtime after the first such call on `comm` must do so
 // where every other rank of `comm` loads one too (SPMD codes do: each rank initialises CUDA at
 // the same point). Where only some ranks of a communicator load a runtime, they must load it
