@@ -1,6 +1,7 @@
 // The daemon source: RegisterHostList once (rank 0), then one compact GetCostRow per
 // leader, each under the configured deadline.
 #include <chrono>
+#include <mutex>
 
 #include "absl/strings/str_cat.h"
 #include "client/cost_matrix_codec.h"
@@ -99,19 +100,26 @@ class DaemonRowSource final : public RowSource {
   // at once (a refused connection still fails the call fast).
   // A channel that cannot be made (plaintext refused, certificate files unreadable) fails
   // every call with the reason, without a request.
+  // Thread-safe: the channel is made (or refused) once, under stub_mu_, and never replaced;
+  // gRPC channels and stubs may be used from several threads.
   absl::StatusOr<v1::Topology::Stub*> Stub() {
-    if (stub_ == nullptr) {
-      if (!channel_error_.ok()) return channel_error_;
-      absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = NewDaemonChannel(endpoint_);
-      if (!channel.ok()) {
-        channel_error_ =
-            absl::Status(channel.status().code(),
-                         absl::StrCat("toporrd at ", target_, ": ", channel.status().message()));
-        return channel_error_;
+    {
+      std::lock_guard<std::mutex> lock(stub_mu_);
+      if (stub_ == nullptr) {
+        if (!channel_error_.ok()) return channel_error_;
+        absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = NewDaemonChannel(endpoint_);
+        if (!channel.ok()) {
+          channel_error_ =
+              absl::Status(channel.status().code(),
+                           absl::StrCat("toporrd at ", target_, ": ", channel.status().message()));
+          return channel_error_;
+        }
+        channel_ = *std::move(channel);
+        stub_ = v1::Topology::NewStub(channel_);
+        return stub_.get();
       }
-      channel_ = *std::move(channel);
-      stub_ = v1::Topology::NewStub(channel_);
-    } else if (channel_->GetState(false) == GRPC_CHANNEL_TRANSIENT_FAILURE) {
+    }
+    if (channel_->GetState(false) == GRPC_CHANNEL_TRANSIENT_FAILURE) {
       grpc::experimental::ChannelResetConnectionBackoff(channel_.get());
       channel_->WaitForStateChange(
           GRPC_CHANNEL_TRANSIENT_FAILURE,
@@ -157,8 +165,9 @@ class DaemonRowSource final : public RowSource {
   DaemonEndpoint endpoint_;
   std::string target_;
   int deadline_ms_;
-  absl::Status channel_error_;
-  std::shared_ptr<grpc::Channel> channel_;
+  std::mutex stub_mu_;
+  absl::Status channel_error_;              // set once, under stub_mu_
+  std::shared_ptr<grpc::Channel> channel_;  // set once, under stub_mu_
   std::unique_ptr<v1::Topology::Stub> stub_;
 };
 

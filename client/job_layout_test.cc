@@ -11,9 +11,11 @@
 #include "client/cost_file.h"
 #include "client/decision_report.h"
 #include "client/job_costs.h"
+#include "client/node_topology.h"
 #include "client/plan.h"
 #include "client/row_routes.h"
 #include "client/row_source.h"
+#include "collectors/hwloc_golden.h"
 #include "common/status_matchers.h"
 #include "common/test_data.h"
 #include "gmock/gmock.h"
@@ -54,6 +56,48 @@ TEST(JobLayoutTest, BoundRanksKeepTheirHwlocLocation) {
   EXPECT_EQ(p.ranks[0].core, 17);
   EXPECT_EQ(p.ranks[0].package, 1);
   EXPECT_EQ(p.ranks[1].core, 1);  // second rank of n1, unbound: slot 1
+}
+
+// Bound ranks: libtoporr locates each with hwloc and plans with its host's distances
+// (client/mpi/bound_ranks.h, through NodeTopologyOf); `toporrctl plan --node-topology` gives
+// its ranks the same topology's cores and costs. Same hosts, ranks and costs: the same plan.
+TEST(JobLayoutTest, BoundRanksPlanLikeToporrctlPlanWithTheNodesTopology) {
+  // 2 sockets of 4 cores, user latency and bandwidth matrices; 16 ranks dealt round-robin
+  // over 2 hosts, each bound to the core of its place on its host (core c = P#c here).
+  auto topology = collectors::LoadHwlocGolden("2pack-2numa-2l3-8core-userlat-userbw.xml");
+  ASSERT_NE(topology, nullptr);
+  ASSERT_OK_AND_ASSIGN(NodeTopology node, NodeTopologyOf(*topology));
+  std::vector<std::string> rank_hosts;
+  std::string ranks_file;
+  std::vector<mapping::RankLocation> bound;
+  for (int r = 0; r < 16; ++r) {
+    rank_hosts.push_back(r % 2 == 0 ? "n1" : "n2");
+    ranks_file += rank_hosts.back() + "\n";
+    ASSERT_OK_AND_ASSIGN(collectors::PuLocation pu,
+                         topology->LocatePu(r / 2, collectors::PuIndex::kOs));
+    bound.push_back(ToRankLocation(pu));
+  }
+  const std::vector<float> n1 = {0, 1500, 0, 100}, n2 = {1500, 0, 100, 0};
+  RowCostMatrix costs(2, {n1.data(), n2.data()});
+  PlanRequest request;
+  request.collective = mapping::Collective::kAllreduce;
+  request.message_bytes = 1 << 20;
+
+  NodeShape shape;
+  shape.core_slots = node.core_slots;
+  ASSERT_OK_AND_ASSIGN(
+      mapping::Placement ctl_placement,
+      ExplicitPlacement(JobHosts{{"n1", "n2"}, {8, 8}}, ranks_file, "ranks", shape));
+  ASSERT_OK_AND_ASSIGN(PlanResult ctl, Plan(request, ctl_placement, costs, nullptr, node.intra));
+  const mapping::Placement job_placement = JobPlacement(LayoutFromRankHosts(rank_hosts), bound);
+  ASSERT_OK_AND_ASSIGN(PlanResult job, Plan(request, job_placement, costs, nullptr, node.intra));
+  EXPECT_EQ(job.algorithm, ctl.algorithm);
+  EXPECT_EQ(job.mapping, ctl.mapping);
+  EXPECT_DOUBLE_EQ(job.before.time_ns, ctl.before.time_ns);
+  EXPECT_DOUBLE_EQ(job.after.time_ns, ctl.after.time_ns);
+  // The distances matter: with the stock intra-host costs the prediction differs.
+  ASSERT_OK_AND_ASSIGN(PlanResult stock, Plan(request, job_placement, costs, nullptr));
+  EXPECT_NE(stock.before.time_ns, job.before.time_ns);
 }
 
 class RowsTest : public ::testing::Test {

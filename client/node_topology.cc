@@ -122,4 +122,11 @@ absl::StatusOr<IntraHostModel> IntraHostModelFromHwloc(const HwlocTopology& topo
   return model;
 }
 
+absl::StatusOr<NodeTopology> NodeTopologyOf(const HwlocTopology& topology) {
+  NodeTopology node;
+  node.core_slots = CoreSlots(topology);
+  ASSIGN_OR_RETURN(node.intra, IntraHostModelFromHwloc(topology));
+  return node;
+}
+
 }  // namespace toporr::client

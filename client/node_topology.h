@@ -55,6 +55,17 @@ std::vector<mapping::RankLocation> CoreSlots(const collectors::HwlocTopology& to
 absl::StatusOr<mapping::IntraHostModel> IntraHostModelFromHwloc(
     const collectors::HwlocTopology& topology, const mapping::IntraHostModel& defaults = {});
 
+// A host's topology as the planner takes it: the core slots ranks fill (CoreSlots) and the
+// intra-host cost model (IntraHostModelFromHwloc over the stock defaults). One function
+// for both users, so that they plan alike: `toporrctl plan --node-topology` reads an XML of
+// the compute nodes; libtoporr loads the machine a bound rank runs on (client/mpi/
+// bound_ranks.h). Errors: IntraHostModelFromHwloc's.
+struct NodeTopology {
+  std::vector<mapping::RankLocation> core_slots;
+  mapping::IntraHostModel intra;
+};
+absl::StatusOr<NodeTopology> NodeTopologyOf(const collectors::HwlocTopology& topology);
+
 }  // namespace toporr::client
 
 #endif  // TOPORR_CLIENT_NODE_TOPOLOGY_H_

@@ -6,6 +6,9 @@
 //   2. each leader calls Row() for its own host: one request per host, never per rank.
 // Every call is bounded by the source's deadline. Rows carry the snapshot id they come from
 // so that the caller can refuse to mix snapshots.
+// Thread-safety: sources are thread-safe (decisions on several communicators may run in
+// several threads at once, MPI_THREAD_MULTIPLE): the daemon source shares one gRPC channel,
+// created once under a lock; the file source reads the file per call.
 #ifndef TOPORR_CLIENT_ROW_SOURCE_H_
 #define TOPORR_CLIENT_ROW_SOURCE_H_
 

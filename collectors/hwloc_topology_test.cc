@@ -47,7 +47,7 @@ TEST(HwlocGoldenFiles, NamesStartWithTheirShape) {
     EXPECT_TRUE(name.rfind(shape + "-", 0) == 0 || name == shape + ".xml")
         << name << " has shape " << shape;
   }
-  EXPECT_EQ(files, 6);
+  EXPECT_EQ(files, 7);
 }
 
 // --- 2 sockets, SNC2 (L3 = NUMA node), 4 cores per NUMA node, Intel-style PU numbering:

@@ -168,8 +168,9 @@ absl::Status LoadNodeTopology(const std::string& xml_path, NodeShape* shape,
   collectors::HwlocTopology::Options options;
   options.source = collectors::HwlocSource::XmlFile(xml_path);
   ASSIGN_OR_RETURN(auto topology, collectors::HwlocTopology::Create(options));
-  shape->core_slots = CoreSlots(*topology);
-  ASSIGN_OR_RETURN(*intra, IntraHostModelFromHwloc(*topology));
+  ASSIGN_OR_RETURN(NodeTopology node, NodeTopologyOf(*topology));
+  shape->core_slots = std::move(node.core_slots);
+  *intra = node.intra;
   return absl::OkStatus();
 }
 

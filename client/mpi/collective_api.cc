@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "client/mpi/buffers.h"
 #include "client/mpi/collective_steps.h"
 #include "client/mpi/collectives.h"
 #include "client/mpi/collectives_recent.h"
@@ -73,7 +74,8 @@ int Allreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_D
   MPI_Op_commutative(op, &commutative);
   MPI_Comm_test_inter(comm, &inter);
   MPI_Type_size(type, &type_size);
-  if (!commutative || inter || count <= 0 || lib.options().disable || inside_toporr) {
+  if (!commutative || inter || count <= 0 || lib.options().disable || inside_toporr ||
+      !HostBuffers(comm, {sendbuf, recvbuf})) {
     return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
   }
   Inside inside;
@@ -125,7 +127,8 @@ int Allgather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sen
   int inter = 0, type_size = 0;
   MPI_Comm_test_inter(comm, &inter);
   MPI_Type_size(recvtype, &type_size);
-  if (inter || recvcount <= 0 || lib.options().disable || inside_toporr) {
+  if (inter || recvcount <= 0 || lib.options().disable || inside_toporr ||
+      !HostBuffers(comm, {sendbuf, recvbuf})) {
     return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   }
   Inside inside;
@@ -172,7 +175,7 @@ int Reduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Data
   MPI_Type_size(type, &type_size);
   if (!inter) MPI_Comm_size(comm, &size);
   if (!commutative || inter || count <= 0 || lib.options().disable || root < 0 || root >= size ||
-      inside_toporr) {
+      inside_toporr || !HostBuffers(comm, {sendbuf, recvbuf})) {
     return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
   }
   Inside inside;
@@ -217,7 +220,8 @@ int Bcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MP
   MPI_Comm_test_inter(comm, &inter);
   MPI_Type_size(type, &type_size);
   if (!inter) MPI_Comm_size(comm, &size);
-  if (inter || count <= 0 || lib.options().disable || root < 0 || root >= size || inside_toporr) {
+  if (inter || count <= 0 || lib.options().disable || root < 0 || root >= size || inside_toporr ||
+      !HostBuffers(comm, {buffer})) {
     return PMPI_Bcast(buffer, count, type, root, comm);
   }
   Inside inside;
@@ -276,7 +280,8 @@ int Gather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sendty
   const bool root_side = !inter && rank == root;
   MPI_Type_size(root_side ? recvtype : sendtype, &type_size);
   const int64_t bytes = static_cast<int64_t>(root_side ? recvcount : sendcount) * type_size;
-  if (inter || bytes <= 0 || lib.options().disable || root < 0 || root >= size || inside_toporr) {
+  if (inter || bytes <= 0 || lib.options().disable || root < 0 || root >= size || inside_toporr ||
+      !HostBuffers(comm, {sendbuf, recvbuf})) {
     return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   }
   Inside inside;

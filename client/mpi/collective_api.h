@@ -3,6 +3,9 @@
 // communicator, the multi-level version (multilevel.h; bcast, reduce, allreduce, gather) on
 // the caller's ranks, or the MPI library's own call where toporr does not act. MPI error
 // codes. TOPORR_ALGORITHM=multilevel forces the multi-level version where it exists.
+// Each collective first checks, with every rank of `comm`, that the buffers are host memory
+// (buffers.h): a call on GPU or managed memory on any rank is the MPI library's own call on
+// `comm`, with no decision and no TOPORR_REPORT line.
 #ifndef TOPORR_CLIENT_MPI_COLLECTIVE_API_H_
 #define TOPORR_CLIENT_MPI_COLLECTIVE_API_H_
 

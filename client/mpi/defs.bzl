@@ -19,6 +19,8 @@ load("//third_party:copts.bzl", "TOPORR_COPTS")
 
 # Compiled against one MPI library's mpi.h: the C API and the C++ core of libtoporr.so.
 TOPORR_MPI_SRCS = [
+    "//client/mpi:bound_ranks.cc",
+    "//client/mpi:buffers.cc",
     "//client/mpi:c_api.cc",
     "//client/mpi:collective_api.cc",
     "//client/mpi:collective_status.cc",
@@ -34,6 +36,8 @@ TOPORR_MPI_SRCS = [
 
 TOPORR_MPI_HDRS = [
     "//client:toporr.h",
+    "//client/mpi:bound_ranks.h",
+    "//client/mpi:buffers.h",
     "//client/mpi:collective_api.h",
     "//client/mpi:collective_status.h",
     "//client/mpi:collective_steps.h",
@@ -54,6 +58,7 @@ TOPORR_PMPI_SRCS = ["//client/mpi:pmpi.cc"]
 TOPORR_MPI_NEUTRAL_DEPS = [
     "//client:client_options",
     "//client:decision_report",
+    "//client:device_memory",
     "//client:graph_plan",
     "//client:job_layout",
     "//client:node_topology",

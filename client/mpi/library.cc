@@ -1,6 +1,5 @@
 #include "client/mpi/library.h"
 
-#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,14 +17,13 @@
 #include "absl/strings/str_cat.h"
 #include "client/graph_plan.h"
 #include "client/job_layout.h"
+#include "client/mpi/bound_ranks.h"
 #include "client/mpi/collective_status.h"
 #include "client/mpi/collectives.h"
 #include "client/mpi/leaf_groups.h"
 #include "client/mpi/multilevel.h"
-#include "client/node_topology.h"
 #include "client/plan.h"
 #include "client/row_routes.h"
-#include "collectors/hwloc_topology.h"
 #include "common/status_macros.h"
 #include "mapping/graph_embed.h"
 
@@ -63,26 +61,6 @@ absl::StatusOr<std::string> HostOfThisRank(const ClientOptions& o) {
                                                    world_size));
   }
   return hosts[world_rank];
-}
-
-// The hwloc location of this rank when it is bound to a strict subset of the machine's
-// CPUs; core = -1 ("unbound": JobPlacement gives it a regular slot) otherwise. hwloc is only
-// loaded for bound ranks, once per process.
-absl::StatusOr<mapping::RankLocation> BoundLocation() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  const long online = sysconf(_SC_NPROCESSORS_ONLN);
-  if (sched_getaffinity(0, sizeof(set), &set) != 0 || CPU_COUNT(&set) >= online) {
-    return mapping::RankLocation{};
-  }
-  static absl::StatusOr<std::unique_ptr<collectors::HwlocTopology>>* topology =
-      new absl::StatusOr<std::unique_ptr<collectors::HwlocTopology>>(
-          collectors::HwlocTopology::Create({}));
-  if (!topology->ok())
-    return absl::UnavailableError(absl::StrCat("hwloc: ", topology->status().message()));
-  absl::StatusOr<collectors::PuLocation> pu = (**topology)->LocateThisProcess();
-  if (!pu.ok()) return absl::UnavailableError(absl::StrCat("hwloc: ", pu.status().message()));
-  return ToRankLocation(*pu);
 }
 
 // ---- the decision cache on a communicator ----
@@ -339,7 +317,7 @@ absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* de
 
   // 2. Host name and binding of every rank.
   std::string host;
-  mapping::RankLocation where;
+  RankBinding mine;
   {
     absl::Status local = absl::OkStatus();
     if (absl::StatusOr<std::string> h = HostOfThisRank(options_); h.ok()) {
@@ -348,8 +326,8 @@ absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* de
       local = h.status();
     }
     if (local.ok()) {
-      if (absl::StatusOr<mapping::RankLocation> l = BoundLocation(); l.ok()) {
-        where = *l;
+      if (absl::StatusOr<RankBinding> l = ThisRankBinding(); l.ok()) {
+        mine = *l;
       } else {
         local = l.status();
       }
@@ -361,6 +339,7 @@ absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* de
   {
     int len = static_cast<int>(host.size());
     std::vector<int> lens(size), displs(size);
+    const mapping::RankLocation& where = mine.location;
     int32_t loc[4] = {where.package, where.numa, where.l3, where.core};
     std::vector<int32_t> locs(4 * static_cast<size_t>(size));
     int rc = MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, work);
@@ -382,6 +361,8 @@ absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* de
       bound[r] = {0, locs[4 * r], locs[4 * r + 1], locs[4 * r + 2], locs[4 * r + 3]};
     }
   }
+  // 2b. Bound ranks' intra-host costs come from their host's hwloc distances.
+  ASSIGN_OR_RETURN(const mapping::IntraHostModel intra, JobIntraHostModel(work, bound, mine));
   const JobLayout layout = LayoutFromRankHosts(rank_hosts);
   const int n = static_cast<int>(layout.hosts.size());
   const int my_host = layout.rank_host[rank];
@@ -535,7 +516,8 @@ absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* de
   } result = {};
   std::vector<int32_t> planned(size), multilevel_plan;
   if (rank == 0) {
-    absl::StatusOr<PlannedOrder> p = planner(JobPlacement(layout, bound), *costs, routes.get());
+    absl::StatusOr<PlannedOrder> p =
+        planner(JobPlacement(layout, bound), *costs, routes.get(), intra);
     if (p.ok() && p->order.size() != static_cast<size_t>(size)) {
       p = absl::InternalError("planner returned an order of the wrong size");
     }
@@ -760,8 +742,9 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
       status = Decide(
           work,
           [&](const mapping::Placement& placement, const mapping::HostCostMatrix& costs,
-              const mapping::RouteSource* routes) -> absl::StatusOr<PlannedOrder> {
-            ASSIGN_OR_RETURN(PlanResult r, Plan(plan, placement, costs, routes));
+              const mapping::RouteSource* routes,
+              const mapping::IntraHostModel& intra) -> absl::StatusOr<PlannedOrder> {
+            ASSIGN_OR_RETURN(PlanResult r, Plan(plan, placement, costs, routes, intra));
             for (const PlanCandidate& c : r.candidates) {  // rank 0 only: it reports
               d.candidates.push_back({c.algorithm, c.mapping, c.time_ns, c.effective});
             }
@@ -837,9 +820,10 @@ void Library::GraphOrder(MPI_Comm comm, const char* label, const mapping::CommGr
       status = Decide(
           work,
           [&](const mapping::Placement& placement, const mapping::HostCostMatrix& costs,
-              const mapping::RouteSource*) -> absl::StatusOr<PlannedOrder> {
+              const mapping::RouteSource*,
+              const mapping::IntraHostModel& intra) -> absl::StatusOr<PlannedOrder> {
             if (graph == nullptr) return absl::InternalError("no process graph on rank 0");
-            ASSIGN_OR_RETURN(mapping::Embedding e, PlanGraph(*graph, placement, costs));
+            ASSIGN_OR_RETURN(mapping::Embedding e, PlanGraph(*graph, placement, costs, intra));
             return PlannedOrder{e.mapping, std::string(mapping::EmbedMethodName(e.method)),
                                 e.identity_cost_ns, e.cost_ns};
           },

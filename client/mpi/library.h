@@ -4,7 +4,8 @@
 // DESIGN.md § Client):
 //   1. ranks check they were called with the same arguments (one small allreduce);
 //   2. each rank names its host (TOPORR_HOSTMAP, else gethostname) and, when bound to one
-//      core, its hwloc location; the names are allgathered into the job's host list;
+//      core, its hwloc location; the names are allgathered into the job's host list; the
+//      intra-host costs are the bound ranks' host's hwloc distances (bound_ranks.h);
 //   3. ranks are grouped per host (MPI_Comm_split_type SHARED, then by host name); the
 //      lowest rank of each group is its host's leader;
 //   4. rank 0 registers the host list with the source (one request) and broadcasts the
@@ -79,11 +80,17 @@ struct PlannedOrder {
   // When `chosen` is "multilevel": the plan (mapping::EncodeMultilevel), for every rank.
   std::vector<int32_t> multilevel;
 };
-// `routes`: over the job's hosts (the rows' routes), null when not known.
-using Planner = std::function<absl::StatusOr<PlannedOrder>(const mapping::Placement& placement,
-                                                           const mapping::HostCostMatrix& costs,
-                                                           const mapping::RouteSource* routes)>;
+// `routes`: over the job's hosts (the rows' routes), null when not known. `intra`: the
+// intra-host costs (bound_ranks.h: the hosts' hwloc distances when ranks are bound).
+using Planner = std::function<absl::StatusOr<PlannedOrder>(
+    const mapping::Placement& placement, const mapping::HostCostMatrix& costs,
+    const mapping::RouteSource* routes, const mapping::IntraHostModel& intra)>;
 
+// Thread-safety: calls on different communicators may run in several threads at once
+// (MPI_THREAD_MULTIPLE); calls on one communicator follow MPI's rule for it (one thread at a
+// time). What communicators share is thread-safe: the row source (row_source.h), and, under
+// locks, the warnings, the keyvals and the cache registry. No lock is held across an MPI
+// call, so no thread waits for one in another process.
 class Library {
  public:
   // The process-wide library configured from the environment (created on first use).

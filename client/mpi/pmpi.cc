@@ -5,6 +5,18 @@
 // toporr's collectives (collective_api.h); smaller calls cost one datatype-size lookup and a
 // comparison before the MPI library's.
 //
+// Buffers: a large call whose buffers are GPU or managed memory at any rank (asked of a CUDA
+// driver or HIP runtime the process has loaded, client/device_memory.h) goes to the MPI
+// library untouched on every rank, with no decision (client/mpi/buffers.h: how ranks agree,
+// and what that costs). The C interceptors, the Fortran ones below and the C API all reach
+// toporr through collective_api.h, where the check is made.
+// Threads: every thread level, MPI_THREAD_MULTIPLE included, is served: concurrent calls on
+// different communicators decide and run independently (decisions are cached per
+// communicator, the daemon's channel is created once under a lock and shared, the one
+// warning is counted under a lock). Non-blocking (MPI_Iallreduce, ...) and persistent
+// (MPI_Allreduce_init, MPIX_Allreduce_init, ...) collectives are not intercepted: the MPI library
+// runs them.
+//
 // Both MPI libraries' Fortran bindings call PMPI_* (Open MPI) or their own C entry points
 // from inside the library, so intercepting the C symbols misses Fortran callers: the
 // Fortran symbols (every name mangling gfortran and the `mpi` module use) are wrapped too.

@@ -153,15 +153,20 @@ class MpiTest(unittest.TestCase):
         cls.shim = os.path.join(cls.tmp, "fail_split_shim.so")
         subprocess.run([MPICC, "-shared", "-fPIC", "-o", cls.shim,
                         "client/mpi/testing/fail_split_shim.c"], check=True)
+        cls.serve_demo_fabric()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.stop_daemon()
+
+    @classmethod
+    def serve_demo_fabric(cls):
+        """toporrd on a socket in cls.tmp, the demo fabric ingested as snapshot 1."""
         cls.sock = os.path.join(cls.tmp, "toporrd.sock")
         cls.daemon = None
         cls.start_daemon()
         out = cls.ctl("ingest", "--format", "ibnetdiscover", FABRIC)
         assert "snapshot 1 created" in out, out
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.stop_daemon()
 
     @classmethod
     def start_daemon(cls):
@@ -209,9 +214,12 @@ class MpiTest(unittest.TestCase):
                         "TOPORR_REPORT": os.path.join(self.tmp, "report.jsonl")})
         job_env.update(env or {})
         cmd = list(MPIRUN)
-        if bind:  # one core per rank, so that libtoporr asks hwloc where it runs
-            cmd = [MPIRUN[0], "--bind-to", "core"] if MPI == "openmpi" else [MPIRUN[0], "-bind-to",
-                                                                             "core"]
+        if bind:  # one core per rank, so that libtoporr asks hwloc where it runs; with more
+            # ranks than cores, rank r on core r % cores (both libraries map so)
+            cmd = [MPIRUN[0], "-bind-to", "core"]
+            if MPI == "openmpi":
+                cmd = [MPIRUN[0], "--oversubscribe", "--map-by", "core", "--bind-to",
+                       "core:overload-allowed"]
         cmd += ["-np", str(np)]
         if preload:
             cmd += env_flag("LD_PRELOAD", PMPI)

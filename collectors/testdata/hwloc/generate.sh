@@ -92,3 +92,12 @@ annotate_distances "$tmp/small-lat.xml" 2pack-2numa-2l3-8core-userlat-userbw.xml
 
 # The same two-socket shape without any distance matrix.
 cp "$tmp/small.xml" 2pack-2numa-2l3-8core.xml
+
+# Two sockets of one core each (PU P#0 and P#1, the 2-core build VM's numbering) with a SLIT:
+# what a 2-core machine shows under HWLOC_XMLFILE=<this> HWLOC_THISSYSTEM=1, so that ranks
+# bound to its two cores sit in two packages (client/mpi/testing/buffers_threads_test.py).
+synthetic "pack:2 numa:1 l3:1 core:1 pu:1" "$tmp/two.xml"
+distances_file "$tmp/slit-two" NUMALatency $OS_LATENCY 2 \
+  10 21 \
+  21 10
+annotate_distances "$tmp/two.xml" 2pack-2numa-2l3-2core-slit.xml "$tmp/slit-two" NUMALatency
