@@ -345,6 +345,7 @@ int Run() {
   FabricStateOptions options;
   options.store.path = config.db_path;
   options.store.keep_snapshots = config.keep_snapshots;
+  options.store.exclusive = true;  // one database, one daemon
   options.max_host_loss = config.max_host_loss_percent / 100.0;
 #ifdef TOPORR_TEST_HOOKS
   // Only in //daemon:toporrd_test_hooks (tests): SIGKILL at a named ingest point. The shipped

@@ -491,6 +491,23 @@ TEST_F(TlsTest, PlainTcpOnlyOnLoopbackOrWithInsecure) {
   EXPECT_EQ(r.exit_code, 1) << "never admin over plain TCP";
 }
 
+// A second toporrd on the same database refuses to start, naming the first one's pid; a
+// database file removed under a running daemon is named by the next ingest, which is refused.
+TEST_F(OpsTest, OneDatabaseOneDaemon) {
+  DaemonProcess first(db_, sock_, {});
+  ASSERT_TRUE(first.Start()) << first.log();
+  DaemonProcess second(db_, dir_ + "/second.sock", {});
+  EXPECT_FALSE(second.Start());
+  EXPECT_THAT(second.log(),
+              HasSubstr(db_ + " is in use by another toporrd (pid " + std::to_string(first.pid())));
+  ASSERT_EQ(first.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
+  ASSERT_EQ(unlink(db_.c_str()), 0);
+  RunResult r = first.Ctl({"ingest", "--format", "ibnetdiscover", fattree_});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("was removed while toporrd ran"));
+  EXPECT_EQ(first.Ctl({"cost", "node01", "node02"}).exit_code, 0) << "the snapshot stays";
+}
+
 // gRPC's default SO_REUSEPORT would let a second toporrd share the TCP
 // port (queries alternating between two fabrics); it must fail to start, saying why.
 TEST_F(OpsTest, SecondDaemonOnTheSameTcpPortFailsToStart) {

@@ -1,10 +1,17 @@
 #include "db/store.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
+#include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -137,9 +144,67 @@ Store::Store(StoreOptions options, std::unique_ptr<Connection> db)
     : options_(std::move(options)), db_(std::move(db)) {}
 
 Store::~Store() {
-  absl::MutexLock lock(&mu_);
-  ingest_.reset();  // statements must be finalised before the connection closes
-  db_.reset();
+  {
+    absl::MutexLock lock(&mu_);
+    ingest_.reset();  // statements must be finalised before the connection closes
+    db_.reset();
+  }
+  if (lock_fd_ >= 0) close(lock_fd_);  // releases the lock
+}
+
+namespace {
+
+// The exclusive lock of `path` (PATH.lock, flock, our pid written in it): the open fd, or
+// kFailedPrecondition naming the holder.
+absl::StatusOr<int> LockDatabase(const std::string& path) {
+  const std::string lock_path = path + ".lock";
+  const int fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0640);
+  if (fd < 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(lock_path, ": cannot open the lock file: ", std::strerror(errno)));
+  }
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    char pid[32] = {};
+    const ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
+    close(fd);
+    std::string holder = n > 0 ? std::string(pid, static_cast<size_t>(n)) : "";
+    while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+    if (err == EWOULDBLOCK) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          path, " is in use by another toporrd (pid ", holder.empty() ? "unknown" : holder,
+          ", lock ", lock_path, "): one database, one daemon"));
+    }
+    return absl::FailedPreconditionError(
+        absl::StrCat(lock_path, ": cannot lock: ", std::strerror(err)));
+  }
+  const std::string mine = absl::StrCat(getpid(), "\n");
+  if (ftruncate(fd, 0) != 0 || pwrite(fd, mine.data(), mine.size(), 0) < 0) {
+    // The lock holds without the pid; a second daemon's message then says "unknown".
+  }
+  return fd;
+}
+
+}  // namespace
+
+absl::Status Store::CheckFileIdentity() const {
+  if (file_dev_ == 0 && file_ino_ == 0) return absl::OkStatus();
+  struct stat st;
+  if (stat(options_.path.c_str(), &st) != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(options_.path,
+                     " was removed while toporrd ran: not writing into a deleted file; "
+                     "restore it or restart toporrd (the served snapshot stays)"));
+  }
+  if (static_cast<uint64_t>(st.st_dev) != file_dev_ ||
+      static_cast<uint64_t>(st.st_ino) != file_ino_) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(options_.path,
+                     " was replaced by another file while toporrd ran: not writing into the "
+                     "one it opened; restart toporrd to use the new file (the served snapshot "
+                     "stays)"));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<Store>> Store::Open(StoreOptions options) {
@@ -157,6 +222,14 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(StoreOptions options) {
   }
   if (!options.now_unix_ms) options.now_unix_ms = SystemNowUnixMs;
 
+  int lock_fd = -1;
+  if (options.exclusive && options.path != ":memory:") {
+    ASSIGN_OR_RETURN(lock_fd, LockDatabase(options.path));
+  }
+  // Closes the lock again when Open fails below.
+  std::unique_ptr<int, void (*)(int*)> lock_guard(&lock_fd, [](int* fd) {
+    if (*fd >= 0) close(*fd);
+  });
   ASSIGN_OR_RETURN(std::unique_ptr<Connection> db, Connection::Open(options.path));
   RETURN_IF_ERROR(db->Exec("PRAGMA busy_timeout = " + std::to_string(options.busy_timeout_ms)));
   ASSIGN_OR_RETURN(std::string mode, db->QueryText("PRAGMA journal_mode = WAL"));
@@ -174,7 +247,16 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(StoreOptions options) {
   ASSIGN_OR_RETURN(int64_t fk, db->QueryInt("PRAGMA foreign_keys"));
   if (fk != 1) return absl::InternalError(options.path + ": SQLite refused foreign_keys=ON");
   RETURN_IF_ERROR(MigrateToLatest(*db));
-  return std::unique_ptr<Store>(new Store(std::move(options), std::move(db)));
+  struct stat st = {};
+  const bool on_disk = options.path != ":memory:" && stat(options.path.c_str(), &st) == 0;
+  std::unique_ptr<Store> store(new Store(std::move(options), std::move(db)));
+  if (on_disk) {
+    store->file_dev_ = static_cast<uint64_t>(st.st_dev);
+    store->file_ino_ = static_cast<uint64_t>(st.st_ino);
+  }
+  store->lock_fd_ = lock_fd;
+  lock_fd = -1;  // the Store owns it now
+  return store;
 }
 
 void Store::MaybeCrash(const char* point) const {
@@ -233,6 +315,7 @@ absl::StatusOr<IngestResult> Store::Ingest(const Fabric& fabric,
   info.num_anonymous = fabric.anonymous_endpoints.size();
 
   absl::MutexLock lock(&mu_);
+  RETURN_IF_ERROR(CheckFileIdentity());
   IngestResult result;
   absl::Status s = InTransaction(*db_, "BEGIN IMMEDIATE", [&]() -> absl::Status {
     MaybeCrash("after_begin");

@@ -101,6 +101,11 @@ struct StoreOptions {
   // Empty: never. An unknown name makes Open() fail with kInvalidArgument, so a
   // typo cannot silently disable a crash test.
   std::string crash_point;
+  // One database, one writer process: take an exclusive lock on PATH.lock (created beside
+  // the file, holding the holder's pid) for the Store's life; Open fails with
+  // kFailedPrecondition naming the holder's pid when another process holds it. toporrd sets
+  // it; tests that open one file twice in a process do not.
+  bool exclusive = false;
 };
 
 struct IngestResult {
@@ -112,7 +117,10 @@ class Store {
  public:
   // Opens or creates the database, sets WAL/synchronous/foreign keys and
   // migrates the schema (see db/schema.h). kFailedPrecondition when the file's
-  // schema is newer than this binary's.
+  // schema is newer than this binary's, or (exclusive) when another process holds the lock.
+  // The file's identity (device and inode) is recorded: an Ingest finds the file removed or
+  // replaced under the Store and refuses with kFailedPrecondition (the snapshots already read
+  // stay served; a restart opens the file now at the path).
   static absl::StatusOr<std::unique_ptr<Store>> Open(StoreOptions options);
   ~Store();
 
@@ -155,8 +163,13 @@ class Store {
                                              SnapshotInfo info) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status ApplyRetention(int64_t current_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void MaybeCrash(const char* point) const;
+  // OK while the file at the path is the one opened; see Open.
+  absl::Status CheckFileIdentity() const;
 
   const StoreOptions options_;
+  int lock_fd_ = -1;       // exclusive: the lock file, held open
+  uint64_t file_dev_ = 0;  // the opened file's identity (0, 0: none, ":memory:")
+  uint64_t file_ino_ = 0;
   absl::Mutex mu_;
   std::unique_ptr<Connection> db_ ABSL_GUARDED_BY(mu_);
   // Prepared once at the first ingest and reused by every later one.

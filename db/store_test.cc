@@ -1,5 +1,9 @@
 #include "db/store.h"
 
+#include <unistd.h>
+
+#include <cstdio>
+
 #include "common/status_matchers.h"
 #include "common/test_data.h"
 #include "db/schema.h"
@@ -56,6 +60,38 @@ TEST_F(StoreTest, EmptyStoreHasNoCurrentSnapshot) {
   EXPECT_FALSE(current.has_value());
   ASSERT_OK_AND_ASSIGN(auto all, store->ListSnapshots());
   EXPECT_TRUE(all.empty());
+}
+
+TEST_F(StoreTest, ExclusiveOpenRefusesASecondHolderNamingItsPid) {
+  StoreOptions o = Options();
+  o.exclusive = true;
+  ASSERT_OK_AND_ASSIGN(auto first, Store::Open(o));
+  EXPECT_THAT(Store::Open(o).status(),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("is in use by another toporrd (pid " + std::to_string(getpid()))));
+  first.reset();  // the lock goes with the Store
+  ASSERT_OK_AND_ASSIGN(auto second, Store::Open(o));
+}
+
+TEST_F(StoreTest, IngestRefusesAFileRemovedOrReplacedUnderTheStore) {
+  ASSERT_OK_AND_ASSIGN(auto store, Store::Open(Options()));
+  ASSERT_OK(store->Ingest(SmallVariant(1), "ibnetdiscover", "a").status());
+  // Replaced: another database moved over the path.
+  const std::string other = path_ + ".other";
+  {
+    StoreOptions o = Options();
+    o.path = other;
+    ASSERT_OK_AND_ASSIGN(auto elsewhere, Store::Open(o));
+  }
+  ASSERT_EQ(std::rename(other.c_str(), path_.c_str()), 0);
+  EXPECT_THAT(store->Ingest(SmallVariant(2), "ibnetdiscover", "b").status(),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("was replaced")));
+  // Removed.
+  ASSERT_OK_AND_ASSIGN(store, Store::Open(Options()));
+  ASSERT_EQ(std::remove(path_.c_str()), 0);
+  EXPECT_THAT(store->Ingest(SmallVariant(3), "ibnetdiscover", "c").status(),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("was removed")));
+  ASSERT_OK_AND_ASSIGN(auto current, store->Current());  // reads go on
 }
 
 TEST_F(StoreTest, IngestRecordsMetadataAndRoundTripsTheFabric) {
