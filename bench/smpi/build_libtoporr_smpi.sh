@@ -8,7 +8,8 @@
 #
 # Sources: every C++ source file of //client/mpi/openmpi:core's dependency closure as Bazel
 # sees it (`bazel query 'kind("source file", deps(...))'`), so files other engineers add to
-# the library are compiled too, minus the files that include gRPC (the daemon row source):
+# the library are compiled too, minus the files that include gRPC, themselves or through their
+# own header (the daemon row source and its channel):
 # the SMPI program reads its costs from a TOPORR_COSTS file only. When the remaining objects
 # do not define the row-source factory (NewRowSource, defined beside the daemon source
 # today), bench/smpi/smpi_row_source.cc supplies a file-only one. Protos in the closure are
@@ -55,7 +56,10 @@ for f in "${files[@]}"; do
   case $f in
     *.proto) protos+=("$f") ;;
     *.cc)
-      if grep -q '#include "grpcpp/\|#include <grpcpp/\|\.grpc\.pb\.h"' "$REPO/$f"; then
+      # gRPC (C++ or C core) in the file or in its own header: the daemon transport.
+      header=$REPO/${f%.cc}.h
+      [[ -f $header ]] || header=
+      if grep -q '#include ["<]grpc\(pp\)\?/\|\.grpc\.pb\.h"' "$REPO/$f" $header; then
         skipped+=("$f")
       else
         sources+=("$f")
