@@ -1,0 +1,88 @@
+#!/bin/bash
+# The run-time check of toporr's choices (TOPORR_VERIFY, client/verification.h) in SimGrid
+# SMPI, where the model is wrong and what the check costs -> bench/results/verification_smpi.md.
+#
+#   run_verify_eval.sh
+#
+# Per cell two runs of bench/smpi/toporr_collective_time (collectives_eval_lib.sh's `run`):
+# TOPORR_VERIFY=0 (modes mpi and auto: the MPI default and the model's choice) and the
+# `verified` variant (TOPORR_VERIFY=1, 1 + 2 x TOPORR_VERIFY_CALLS warm-up calls, then the
+# timed call: the steady state after the verdict); bench/smpi/collectives_verified_report.py
+# pairs them.
+#
+# Cells where the platform disagrees with what toporr's model knows (its cost file and the
+# intra-host costs it assumes), so that the model picks something slower than the MPI default:
+#   bundled16-slowshm  bundled16's fabric and cost file, 16 hosts x 4 ranks by node; in the
+#                      platform every host moves its intra-host messages at 1 GB/s shared by
+#                      all its ranks (fabric_to_platform.py --loopback-bw 1GBps
+#                      --loopback-shared), a quarter of its 32 Gb/s cable, where the model
+#                      counts on shared memory. toporr's reordered orders put 3 of every 4
+#                      messages on a host's internal path; the by-node launch order has the
+#                      MPI default's ring neighbours on different hosts.
+#   ft256t-fullcosts   the platform of the 4:1 tapered tree ft256t with the cost file of the
+#                      full-bisection tree ft256 (the same hosts on the same leaves): the
+#                      costs say every leaf has 16 uplinks, the platform has 4; 64 random
+#                      hosts, one rank each (the full table's frag 64x1 placement).
+# And the cost of the check: bundled16 by node 16x4 (the CI gate's cell) and ft256t frag 64x1
+# (where the model picks its own algorithm at 8 B), allreduce at 8 B and 16 MiB: the total
+# time of the first 1 + 2K calls with the check and without it (variant `warmups`: the same
+# warm-up calls, TOPORR_VERIFY=0).
+#
+# Environment: as collectives_eval_lib.sh (TOPORR_SMPI_CACHE, TOPORR_SMPI_BAZEL_BASE,
+# TOPORR_VERIFY_CALLS). Exit status: 0 ok, 1 a check of the report or a step failed.
+set -euo pipefail
+
+(($# == 0)) || { echo "usage: $0" >&2; exit 2; }
+# shellcheck source=bench/smpi/collectives_eval_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/collectives_eval_lib.sh"
+START=$EPOCHREALTIME
+start_runs "$CACHE/runs-verify-eval"
+build_tools
+for fab in bundled16 ft256 ft256t; do fabric "$fab"; done
+
+# lie NAME PLATFORM_OF COSTS_OF [ARGS...]: fabric NAME = fabric PLATFORM_OF's platform (with
+# fabric_to_platform.py's ARGS) and fabric COSTS_OF's cost file; both must name the same hosts.
+lie() {
+  local name=$1 platform_of=$2 costs_of=$3 f=$CACHE/fabrics
+  shift 3
+  cmp -s "$f/$platform_of.hosts" "$f/$costs_of.hosts" ||
+    die "$name: $platform_of and $costs_of name other hosts"
+  to_platform "$platform_of" "$f/$name.xml" "$@"
+  cp "$f/$costs_of.costs" "$f/$name.costs"
+  cp "$f/$costs_of.hosts" "$f/$name.hosts"
+}
+lie bundled16-slowshm bundled16 bundled16 --loopback-bw 1GBps --loopback-shared
+lie ft256t-fullcosts ft256t ft256
+
+for cell in "bundled16-slowshm bynode 16 4" "ft256t-fullcosts frag 64 1"; do
+  for coll in allreduce bcast; do
+    # shellcheck disable=SC2086
+    run $cell "$coll" "$SIZES" mpi,auto
+    # shellcheck disable=SC2086
+    run $cell "$coll" "$SIZES" auto verified
+  done
+done
+for cell in "bundled16 bynode 16 4" "ft256t frag 64 1"; do
+  for variant in default warmups verified; do
+    modes=auto
+    [[ $variant == default ]] && modes=mpi,auto
+    # shellcheck disable=SC2086
+    run $cell allreduce 8,16777216 "$modes" "${variant/default/}"
+  done
+done
+
+elapsed=$(awk -v a="$START" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')
+python3 "$REPO/bench/smpi/collectives_verified_report.py" --runs "$RUNS" \
+  --title "The run-time check where the model is wrong, and what it costs (SimGrid SMPI)" \
+  --command "bench/smpi/run_verify_eval.sh" --verify-calls "$VERIFY_CALLS" \
+  --intro "$(cat <<'EOF'
+Fabrics: `bundled16-slowshm` = bundled16's cost file and fabric, but in the platform every
+host moves its intra-host messages at 1 GB/s shared by all its ranks (a quarter of its 32 Gb/s
+cable) where toporr's model counts on shared memory; `ft256t-fullcosts` = the 4:1 tapered
+platform with the full-bisection tree's cost file (the
+costs say 16 uplinks per leaf, the platform has 4). The honest fabrics (`bundled-16h`,
+`ft256-tapered-4:1` with its own costs, allreduce at 8 B and 16 MiB) are the controls and the
+cells of the cost section.
+EOF
+)" --elapsed "$elapsed" --commit "$(commit_id)" \
+  --output "$REPO/bench/results/verification_smpi.md" >/dev/null
