@@ -23,10 +23,15 @@
 #                      full-bisection tree ft256 (the same hosts on the same leaves): the
 #                      costs say every leaf has 16 uplinks, the platform has 4; 64 random
 #                      hosts, one rank each (the full table's frag 64x1 placement).
-# And the cost of the check: bundled16 by node 16x4 (the CI gate's cell) and ft256t frag 64x1
-# (where the model picks its own algorithm at 8 B), allreduce at 8 B and 16 MiB: the total
-# time of the first 1 + 2K calls with the check and without it (variant `warmups`: the same
-# warm-up calls, TOPORR_VERIFY=0).
+#   torus256-slowring  the torus's cost file (every cable 4xHDR); in the platform the links
+#                      that toporr's 16 MiB ring order crosses and the launch order's ring does
+#                      not run at a tenth of their rate (degrade_platform.py, from the order of
+#                      a run on the honest platform: decisions depend on the costs, not on the
+#                      platform); frag 64x1.
+# And the cost of the check, allreduce and bcast at 8 B and 16 MiB on the CI gate's cell
+# (bundled16 by node 16x4) and allreduce on cells where the model picks its own algorithm at
+# 8 B: the total time of the first 1 + 2K calls with the check and without it (variant
+# `warmups`: the same warm-up calls, TOPORR_VERIFY=0).
 #
 # Environment: as collectives_eval_lib.sh (TOPORR_SMPI_CACHE, TOPORR_SMPI_BAZEL_BASE,
 # TOPORR_VERIFY_CALLS). Exit status: 0 ok, 1 a check of the report or a step failed.
@@ -38,36 +43,47 @@ source "$(dirname "${BASH_SOURCE[0]}")/collectives_eval_lib.sh"
 START=$EPOCHREALTIME
 start_runs "$CACHE/runs-verify-eval"
 build_tools
-for fab in bundled16 ft256 ft256t; do fabric "$fab"; done
+for fab in bundled16 ft256 ft256t torus256; do fabric "$fab"; done
 
-# lie NAME PLATFORM_OF COSTS_OF [ARGS...]: fabric NAME = fabric PLATFORM_OF's platform (with
-# fabric_to_platform.py's ARGS) and fabric COSTS_OF's cost file; both must name the same hosts.
+# lie NAME COSTS_OF PLATFORM: fabric NAME = the SimGrid platform PLATFORM with fabric
+# COSTS_OF's cost file and hosts (the platform must have those hosts).
 lie() {
-  local name=$1 platform_of=$2 costs_of=$3 f=$CACHE/fabrics
-  shift 3
-  cmp -s "$f/$platform_of.hosts" "$f/$costs_of.hosts" ||
-    die "$name: $platform_of and $costs_of name other hosts"
-  to_platform "$platform_of" "$f/$name.xml" "$@"
+  local name=$1 costs_of=$2 platform=$3 f=$CACHE/fabrics
+  cmp -s <(sed -n 's/.*<host id="\([^"]*\)".*/\1/p' "$platform" | sort) "$f/$costs_of.hosts" ||
+    die "$name: $platform and $costs_of name other hosts"
+  [[ $platform == "$f/$name.xml" ]] || cp "$platform" "$f/$name.xml"
   cp "$f/$costs_of.costs" "$f/$name.costs"
   cp "$f/$costs_of.hosts" "$f/$name.hosts"
 }
-lie bundled16-slowshm bundled16 bundled16 --loopback-bw 1GBps --loopback-shared
-lie ft256t-fullcosts ft256t ft256
+to_platform bundled16 "$CACHE/fabrics/bundled16-slowshm.xml" --loopback-bw 1GBps --loopback-shared
+lie bundled16-slowshm bundled16 "$CACHE/fabrics/bundled16-slowshm.xml"
+lie ft256t-fullcosts ft256 "$CACHE/fabrics/ft256t.xml"
+# torus256-slowring: the links toporr's 16 MiB ring order (its decision on the honest torus,
+# which the platform does not change) crosses and the launch order's ring does not, at a tenth
+# of their rate.
+run torus256 frag 64 1 allreduce "$SIZES" mpi,auto
+python3 "$REPO/bench/smpi/degrade_platform.py" --platform "$CACHE/fabrics/torus256.xml" \
+  --hostfile "$LAST_RUN.hostfile" --report "$LAST_RUN/report.jsonl" --collective allreduce \
+  --bytes 16777216 --factor 10 --out "$CACHE/fabrics/torus256-slowring.xml" \
+  2>"$CACHE/fabrics/torus256-slowring.log" || die "degrade_platform.py failed: see $CACHE/fabrics/torus256-slowring.log"
+lie torus256-slowring torus256 "$CACHE/fabrics/torus256-slowring.xml"
 
-for cell in "bundled16-slowshm bynode 16 4" "ft256t-fullcosts frag 64 1"; do
-  for coll in allreduce bcast; do
-    # shellcheck disable=SC2086
-    run $cell "$coll" "$SIZES" mpi,auto
-    # shellcheck disable=SC2086
-    run $cell "$coll" "$SIZES" auto verified
-  done
+for cell in "bundled16-slowshm bynode 16 4 allreduce" "bundled16-slowshm bynode 16 4 bcast" \
+            "ft256t-fullcosts frag 64 1 allreduce" "ft256t-fullcosts frag 64 1 bcast" \
+            "torus256-slowring frag 64 1 allreduce"; do
+  # shellcheck disable=SC2086
+  run $cell "$SIZES" mpi,auto
+  # shellcheck disable=SC2086
+  run $cell "$SIZES" auto verified
 done
-for cell in "bundled16 bynode 16 4" "ft256t frag 64 1"; do
+# The cost: the gate's cell, and cells where the model picks its own algorithm at 8 B.
+for cell in "bundled16 bynode 16 4 allreduce" "bundled16 bynode 16 4 bcast" \
+            "torus256 random 16 4 allreduce" "ft256t frag 64 1 allreduce"; do
   for variant in default warmups verified; do
     modes=auto
     [[ $variant == default ]] && modes=mpi,auto
     # shellcheck disable=SC2086
-    run $cell allreduce 8,16777216 "$modes" "${variant/default/}"
+    run $cell 8,16777216 "$modes" "${variant/default/}"
   done
 done
 
@@ -79,10 +95,11 @@ python3 "$REPO/bench/smpi/collectives_verified_report.py" --runs "$RUNS" \
 Fabrics: `bundled16-slowshm` = bundled16's cost file and fabric, but in the platform every
 host moves its intra-host messages at 1 GB/s shared by all its ranks (a quarter of its 32 Gb/s
 cable) where toporr's model counts on shared memory; `ft256t-fullcosts` = the 4:1 tapered
-platform with the full-bisection tree's cost file (the
-costs say 16 uplinks per leaf, the platform has 4). The honest fabrics (`bundled-16h`,
-`ft256-tapered-4:1` with its own costs, allreduce at 8 B and 16 MiB) are the controls and the
-cells of the cost section.
+platform with the full-bisection tree's cost file (the costs say 16 uplinks per leaf, the
+platform has 4); `torus256-slowring` = the torus's cost file (every cable 4xHDR), but in the
+platform the links that toporr's 16 MiB ring order crosses and the launch order's ring does not
+run at a tenth of their rate (bench/smpi/degrade_platform.py). The honest fabrics (8 B and 16
+MiB only) are the controls and the cells of the cost section.
 EOF
 )" --elapsed "$elapsed" --commit "$(commit_id)" \
   --output "$REPO/bench/results/verification_smpi.md" >/dev/null
