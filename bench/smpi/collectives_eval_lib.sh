@@ -145,7 +145,11 @@ CFG=(--cfg=smpi/coll-selector:ompi --cfg=smpi/simulate-computation:no --cfg=netw
      --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 --log=root.thres:warning)
 
 # start_runs DIR: runs are cached in DIR (one directory per run); $RUNS is this invocation's
-# list of them.
+# list of them. With CACHED_ONLY=1 `run` simulates nothing: a run whose result is not cached
+# is left out of $RUNS and its name added to LEFT_OUT (tabulating what a stopped invocation
+# finished).
+CACHED_ONLY=0
+LEFT_OUT=()
 start_runs() {
   RUNDIR=$1
   mkdir -p "$RUNDIR"
@@ -208,6 +212,11 @@ PY
   local key
   key=$(cat "$BENCH" "$CACHE/fabrics/$fab.xml" "$CACHE/fabrics/$fab.costs" "$hostfile" \
         <(echo "$coll $sizes $modes ${cfg[*]} $fold $force $PRIVATE_LIBS${warmups[*]:+ verify=$verify calls=$VERIFY_CALLS ${warmups[*]}}") | sha256sum | cut -c1-16)
+  LAST_RUN=$dir
+  if [[ ! -f $dir/key || $(cat "$dir/key") != "$key" ]] && ((CACHED_ONLY)); then
+    LEFT_OUT+=("$name")
+    return 0
+  fi
   if [[ ! -f $dir/key || $(cat "$dir/key") != "$key" ]]; then
     log "$name: $p ranks, $coll, $modes"
     # SMPI's own collectives allocate their temporaries for real: the MPI default's 64 MiB
@@ -242,7 +251,6 @@ PY
   fi
   printf "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n" "$fab" "$placement" "${h}x$k" "$p" "$coll" \
     "${variant:-default}" "$(cat "$dir/seconds")" "$dir" >>"$RUNS"
-  LAST_RUN=$dir
 }
 
 # run_all ARGS...: `run ARGS` with all the modes, then the multi-level version forced when the

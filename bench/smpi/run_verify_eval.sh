@@ -29,8 +29,8 @@
 #                      a run on the honest platform: decisions depend on the costs, not on the
 #                      platform); frag 64x1.
 # And the cost of the check, allreduce and bcast at 8 B and 16 MiB on the CI gate's cell
-# (bundled16 by node 16x4) and allreduce on cells where the model picks its own algorithm at
-# 8 B: the total time of the first 1 + 2K calls with the check and without it (variant
+# (bundled16 by node 16x4; the model picks its own bcast at 8 B) and allreduce on ft256t frag
+# 64x1: the total time of the first 1 + 2K calls with the check and without it (variant
 # `warmups`: the same warm-up calls, TOPORR_VERIFY=0).
 #
 # Environment: as collectives_eval_lib.sh (TOPORR_SMPI_CACHE, TOPORR_SMPI_BAZEL_BASE,
@@ -76,9 +76,10 @@ for cell in "bundled16-slowshm bynode 16 4 allreduce" "bundled16-slowshm bynode 
   # shellcheck disable=SC2086
   run $cell "$SIZES" auto verified
 done
-# The cost: the gate's cell, and cells where the model picks its own algorithm at 8 B.
+# The cost: the gate's cell (the model picks its own bcast at 8 B, the library's allreduce),
+# and the tapered tree's frag 64x1.
 for cell in "bundled16 bynode 16 4 allreduce" "bundled16 bynode 16 4 bcast" \
-            "torus256 random 16 4 allreduce" "ft256t frag 64 1 allreduce"; do
+            "ft256t frag 64 1 allreduce"; do
   for variant in default warmups verified; do
     modes=auto
     [[ $variant == default ]] && modes=mpi,auto
