@@ -10,6 +10,13 @@
 #                                     bench/smpi/quick_baseline.tsv
 #   run_collectives_eval.sh --quick --write-baseline   the gate, then its times become the
 #                                     baseline (after a change meant to move them)
+#   run_collectives_eval.sh --verify  the full table's cells with the run-time check on
+#                                     (TOPORR_VERIFY=1, run variant `verified`) against the
+#                                     same cells without it -> bench/results/
+#                                     collectives_smpi_verified.md (collectives_verified_report.py)
+#     --max-ranks N                   only the cells of at most N ranks
+#     --cached-only                   simulate nothing: the cells whose runs are cached (what
+#                                     a stopped --verify finished)
 #
 # What runs: bench/smpi/toporr_collective_time.cc linked with libtoporr's own sources
 # (bench/smpi/build_libtoporr_smpi.sh), under smpirun, once per (fabric, placement,
@@ -74,8 +81,9 @@ QUICK=0
 WRITE_BASELINE=0
 VERIFY=0
 MAX_RANKS=
+CACHED=0
 usage() {
-  echo "usage: $0 [--quick [--write-baseline]] | [--verify [--max-ranks N]]" >&2
+  echo "usage: $0 [--quick [--write-baseline]] | [--verify [--max-ranks N] [--cached-only]]" >&2
   exit 2
 }
 while (($#)); do
@@ -84,6 +92,7 @@ while (($#)); do
     --write-baseline) WRITE_BASELINE=1 ;;
     --verify) VERIFY=1 ;;
     --max-ranks) [[ ${2:-} =~ ^[0-9]+$ ]] || usage; MAX_RANKS=$2; shift ;;
+    --cached-only) CACHED=1 ;;
     *) usage ;;
   esac
   shift
@@ -91,6 +100,7 @@ done
 ((WRITE_BASELINE && !QUICK)) && { echo "usage: --write-baseline goes with --quick" >&2; exit 2; }
 ((VERIFY && QUICK)) && usage
 [[ -n $MAX_RANKS ]] && ((!VERIFY)) && usage
+((CACHED && !VERIFY)) && usage
 # shellcheck source=bench/smpi/collectives_eval_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/collectives_eval_lib.sh"
 START=$EPOCHREALTIME
@@ -106,6 +116,7 @@ else
   start_runs "$CACHE/runs"
 fi
 build_tools
+CACHED_ONLY=$CACHED
 
 REPORT_ARGS=()
 if ((QUICK)); then
@@ -140,7 +151,8 @@ else
   HIER_CELLS=" ft256t bynode 64 4 | ft256t frag 64 4 | ft1024x3 frag 64 4 | ft256t frag 32 8 "
   if ((VERIFY)); then
     # Per cell the model's choice unverified (as in the full table: mpi and auto) and
-    # verified; --max-ranks N leaves out the cells of more ranks (a subset, said in the table).
+    # verified; --max-ranks N leaves out the cells of more ranks, --cached-only the runs not
+    # simulated yet (subsets, said in the table).
     for cell in "${CELLS_64[@]}" "${CELLS_256[@]}"; do
       read -r _ _ h k <<<"$cell"
       [[ -n $MAX_RANKS ]] && ((h * k > MAX_RANKS)) && continue
@@ -181,8 +193,12 @@ elapsed=$(awk -v a="$START" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a 
 if ((VERIFY)); then
   subset=
   [[ -n $MAX_RANKS ]] && subset="A subset: the full table's cells of at most $MAX_RANKS ranks."
+  if ((${#LEFT_OUT[@]})); then
+    subset+=" A subset: ${#LEFT_OUT[@]} runs had not been simulated (--cached-only) and their"
+    subset+=" cells are left out: ${LEFT_OUT[*]}."
+  fi
   python3 "$REPO/bench/smpi/collectives_verified_report.py" --runs "$RUNS" \
-    --command "bench/smpi/run_collectives_eval.sh --verify${MAX_RANKS:+ --max-ranks $MAX_RANKS}" \
+    --command "bench/smpi/run_collectives_eval.sh --verify${MAX_RANKS:+ --max-ranks $MAX_RANKS}$( ((CACHED)) && echo " --cached-only")" \
     --intro "$subset" --verify-calls "$VERIFY_CALLS" --elapsed "$elapsed" --commit "$(commit_id)" \
     --output "$REPO/bench/results/collectives_smpi_verified.md" >/dev/null || status=1
   exit "${status:-0}"
