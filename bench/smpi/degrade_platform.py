@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
-"""Slows down, in a SimGrid platform of fabric_to_platform.py, the links that one rank order's
-ring relies on and the launch order's ring does not.
+"""Slows down, in a SimGrid platform of fabric_to_platform.py, the links that toporr's choice
+relies on and the MPI library's own call does not.
 
   degrade_platform.py --platform IN.xml --hostfile HOSTS --report REPORT.jsonl
                       --collective C --bytes B --factor F --out OUT.xml
 
 HOSTS is the run's hostfile (rank r on line r: the launch order), REPORT a TOPORR_REPORT of
-that run; its `auto` decision for (C, B) gives toporr's order (new rank i = old rank
-new_order[i]). A ring's messages go from each rank to the next (the last to the first); a
-link is degraded when a route between two hosts that are neighbours in toporr's ring crosses
-it and no route between neighbours in the launch order's ring does. Its bandwidth is divided
-by F; the platform stays otherwise identical, so the cost file (what the model knows) still
-says the link is as fast as before. Prints the degraded links on stderr.
+that run. Its `auto` decision for (C, B) gives toporr's algorithm and order (new rank i = old
+rank new_order[i]) and, in its candidates, the algorithm the MPI library runs (`mpi_library`'s
+effective algorithm) on the launch order. A link is degraded when a message of toporr's
+algorithm on toporr's order crosses it and no message of the library's algorithm on the launch
+order does (the routes are the platform's). Its bandwidth is divided by F; the platform stays
+otherwise identical, so the cost file (what the model knows) still says the link is as fast as
+before, and the MPI default runs as fast as before. Patterns known: ring (rank i sends to
+i + 1), recursive_doubling and rabenseifner (rank i exchanges with i xor 2^j; the number of
+ranks a power of two). Prints the degraded links on stderr.
 """
 
 import argparse
@@ -20,9 +23,17 @@ import re
 import sys
 
 
-def ring_pairs(hosts):
+def pairs(algorithm, hosts):
+    """The (source host, destination host) pairs of `algorithm`'s messages, rank i on
+    hosts[i]; messages within a host are left out."""
     n = len(hosts)
-    return {(hosts[i], hosts[(i + 1) % n]) for i in range(n) if hosts[i] != hosts[(i + 1) % n]}
+    if algorithm == "ring":
+        peers = [(i, (i + 1) % n) for i in range(n)]
+    elif algorithm in ("recursive_doubling", "rabenseifner") and n & (n - 1) == 0:
+        peers = [(i, i ^ (1 << j)) for j in range(n.bit_length() - 1) for i in range(n)]
+    else:
+        raise ValueError(f"no pattern for {algorithm} on {n} ranks")
+    return {(hosts[a], hosts[b]) for a, b in peers if hosts[a] != hosts[b]}
 
 
 def main():
@@ -37,24 +48,32 @@ def main():
     args = ap.parse_args()
 
     launch = [l.strip() for l in open(args.hostfile) if l.strip()]
-    order = None
+    decision = None
     for line in open(args.report):
         d = json.loads(line)
         if (d.get("event") == "decision" and d["collective"] == args.collective and
                 d["algorithm"] == "auto" and d["bytes"] == args.bytes):
-            order = d["new_order"]
-    if order is None or sorted(order) != list(range(len(launch))):
+            decision = d
+    if decision is None or sorted(decision["new_order"]) != list(range(len(launch))):
         print(f"degrade_platform: {args.report}: no auto {args.collective} decision at "
               f"{args.bytes} B for {len(launch)} ranks", file=sys.stderr)
+        return 1
+    library = next((c["effective"] for c in decision["candidates"]
+                    if c["algorithm"] == "mpi_library"), None)
+    try:
+        mine = pairs(decision["chosen_algorithm"], [launch[o] for o in decision["new_order"]])
+        theirs = pairs(library, launch)
+    except ValueError as e:
+        print(f"degrade_platform: {e}", file=sys.stderr)
         return 1
     text = open(args.platform).read()
     routes = {(a, b): re.findall(r'<link_ctn id="([^"]+)"/>', body) for a, b, body in
               re.findall(r'<route src="([^"]+)" dst="([^"]+)"[^>]*>(.*?)</route>', text)}
     used = lambda pairs: {link for p in pairs for link in routes[p]}
-    slow = used(ring_pairs([launch[o] for o in order])) - used(ring_pairs(launch))
+    slow = used(mine) - used(theirs)
     if not slow:
-        print("degrade_platform: toporr's ring uses no link the launch order's does not",
-              file=sys.stderr)
+        print(f"degrade_platform: toporr's {decision['chosen_algorithm']} uses no link the "
+              f"library's {library} on the launch order does not", file=sys.stderr)
         return 1
 
     def degrade(m):
@@ -65,8 +84,8 @@ def main():
                  degrade, text)
     with open(args.out, "w") as f:
         f.write(out)
-    print(f"degrade_platform: {len(slow)} links / {args.factor:g}: {' '.join(sorted(slow))}",
-          file=sys.stderr)
+    print(f"degrade_platform: toporr's {decision['chosen_algorithm']} vs the library's {library}: "
+          f"{len(slow)} links / {args.factor:g}: {' '.join(sorted(slow))}", file=sys.stderr)
     return 0
 
 

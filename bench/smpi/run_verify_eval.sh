@@ -24,10 +24,10 @@
 #                      costs say every leaf has 16 uplinks, the platform has 4; 64 random
 #                      hosts, one rank each (the full table's frag 64x1 placement).
 #   torus256-slowring  the torus's cost file (every cable 4xHDR); in the platform the links
-#                      that toporr's 16 MiB ring order crosses and the launch order's ring does
-#                      not run at a tenth of their rate (degrade_platform.py, from the order of
-#                      a run on the honest platform: decisions depend on the costs, not on the
-#                      platform); frag 64x1.
+#                      that toporr's 16 MiB choice (its ring on its order) crosses and the MPI
+#                      library's own algorithm on the launch order does not run at a tenth of
+#                      their rate (degrade_platform.py, from the decision of a run on the honest
+#                      platform: decisions depend on the costs, not on the platform); frag 64x1.
 # And the cost of the check, allreduce and bcast at 8 B and 16 MiB on the CI gate's cell
 # (bundled16 by node 16x4; the model picks its own bcast at 8 B) and allreduce on ft256t frag
 # 64x1: the total time of the first 1 + 2K calls with the check and without it (variant
@@ -58,9 +58,9 @@ lie() {
 to_platform bundled16 "$CACHE/fabrics/bundled16-slowshm.xml" --loopback-bw 1GBps --loopback-shared
 lie bundled16-slowshm bundled16 "$CACHE/fabrics/bundled16-slowshm.xml"
 lie ft256t-fullcosts ft256 "$CACHE/fabrics/ft256t.xml"
-# torus256-slowring: the links toporr's 16 MiB ring order (its decision on the honest torus,
-# which the platform does not change) crosses and the launch order's ring does not, at a tenth
-# of their rate.
+# torus256-slowring: the links toporr's 16 MiB choice (its decision on the honest torus, which
+# the platform does not change) crosses and the library's own algorithm on the launch order
+# does not, at a tenth of their rate.
 run torus256 frag 64 1 allreduce "$SIZES" mpi,auto
 python3 "$REPO/bench/smpi/degrade_platform.py" --platform "$CACHE/fabrics/torus256.xml" \
   --hostfile "$LAST_RUN.hostfile" --report "$LAST_RUN/report.jsonl" --collective allreduce \
@@ -98,8 +98,9 @@ host moves its intra-host messages at 1 GB/s shared by all its ranks (a quarter 
 cable) where toporr's model counts on shared memory; `ft256t-fullcosts` = the 4:1 tapered
 platform with the full-bisection tree's cost file (the costs say 16 uplinks per leaf, the
 platform has 4); `torus256-slowring` = the torus's cost file (every cable 4xHDR), but in the
-platform the links that toporr's 16 MiB ring order crosses and the launch order's ring does not
-run at a tenth of their rate (bench/smpi/degrade_platform.py). The honest fabrics (8 B and 16
+platform the links that toporr's 16 MiB choice (its ring on its order) crosses and the MPI
+library's own algorithm on the launch order does not run at a tenth of their rate
+(bench/smpi/degrade_platform.py). The honest fabrics (8 B and 16
 MiB only) are the controls and the cells of the cost section.
 EOF
 )" --elapsed "$elapsed" --commit "$(commit_id)" \
