@@ -190,7 +190,6 @@ run() {
   [[ $variant == selector:* ]] && cfg=("${cfg[@]/coll-selector:ompi/coll-selector:${variant#selector:}}")
   local name=$fab-$placement-${h}x$k-$coll${variant:+-${variant/:/-}}
   local dir=$RUNDIR/$name hostfile=$RUNDIR/$name.hostfile
-  mkdir -p "$dir"
   python3 - "$CACHE/fabrics/$fab.hosts" "$placement" "$h" "$k" >"$hostfile" <<'PY'
 import random, sys
 hosts = [l.strip() for l in open(sys.argv[1]) if l.strip()]
@@ -219,6 +218,7 @@ PY
   fi
   if [[ ! -f $dir/key || $(cat "$dir/key") != "$key" ]]; then
     log "$name: $p ranks, $coll, $modes"
+    mkdir -p "$dir"
     # SMPI's own collectives allocate their temporaries for real: the MPI default's 64 MiB
     # allreduce holds ~64 MiB per rank at once (16 GiB at 256 ranks).
     local need=$((p * 64 + 1024)) avail
