@@ -260,6 +260,21 @@ def speedup_plots(rows, plot_dir, w):
     return None
 
 
+def write_report(out, errors, path, prog):
+    """Writes the markdown lines `out` and a "Check failures" section listing `errors` to
+    `path` (and stdout). Returns True when there were errors (said on stderr as `prog`)."""
+    if errors:
+        out += ["## Check failures\n"] + [f"- {e}" for e in errors] + [""]
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        f.write("\n".join(out))
+    print("\n".join(out))
+    print(f"(written to {path})")
+    if errors:
+        print(f"{prog}: {len(errors)} check(s) failed", file=sys.stderr)
+    return bool(errors)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", required=True)
@@ -614,18 +629,7 @@ def main():
         w(f"- one threshold for both: {size_name(both)} = {both} bytes"
           f"{' = the default in client/client_options.h' if both == 65536 else f' (client/client_options.h has 65536): proposed default {both}'}")
     w("")
-    if errors:
-        w("## Check failures\n")
-        for e in errors:
-            w(f"- {e}")
-        w("")
-    os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
-    with open(args.output, "w") as f:
-        f.write("\n".join(out))
-    print("\n".join(out))
-    print(f"(written to {args.output})")
-    if errors:
-        print(f"collectives_report: {len(errors)} check(s) failed", file=sys.stderr)
+    if write_report(out, errors, args.output, "collectives_report"):
         return 1
     if violations:
         print(f"collectives_report: toporr slower than the MPI default in {len(violations)} cells",

@@ -1,7 +1,7 @@
 // Times libtoporr's real collectives against the MPI library's own, inside SimGrid SMPI.
 //
 //   toporr_collective_time --collective allreduce|bcast --sizes B1,B2,...
-//                          --modes MODE,MODE,... [--iters K] [--print-hosts]
+//                          --modes MODE,MODE,... [--iters K] [--warmups N] [--print-hosts]
 //
 // Built by bench/smpi/build_libtoporr_smpi.sh together with the library's sources (so every
 // simulated rank has its own Library, decision cache and keyvals) and run under `smpirun`
@@ -37,7 +37,13 @@
 //
 // Timing: for toporr modes the first call of a size class makes the decision (collective:
 // host names, cost rows, planning on rank 0, MPI_Comm_split); it is a warm-up and not timed.
-// The mpi mode gets the same warm-up. Then every rank starts after a barrier and
+// The mpi mode gets the same warm-up. `--warmups N` (default 1) makes that N back-to-back
+// warm-up calls, for every mode: with TOPORR_VERIFY=1 and N = 1 + 2 x TOPORR_VERIFY_CALLS the
+// run-time check of `auto` decisions (client/verification.h) completes in them and the timed
+// calls run what its verdict kept. Given explicitly, each cell is preceded by
+//   warmup collective=C mode=M bytes=B calls=N us=T
+// with T = latest end - earliest start of the N warm-up calls together (the decision, the
+// check's calls and its reductions included). Then every rank starts after a barrier and
 //   cell collective=C mode=M bytes=B iters=K us=T
 // gives T = (latest end - earliest start) / K in simulated microseconds (MPI_Wtime is
 // SimGrid's clock). Three barriers before the start: one barrier's exit skew depends on what
@@ -78,6 +84,8 @@ struct Args {
   std::vector<long long> sizes;
   std::vector<std::string> modes;
   int iters = 1;
+  int warmups = 1;
+  bool time_warmups = false;  // --warmups given: print the warm-up calls' total
   bool print_hosts = false;
 };
 
@@ -107,7 +115,7 @@ bool ParseArgs(int argc, char** argv, Args* args, std::string* error) {
       args->collective = v;
     } else if (a == "--modes") {
       args->modes = Split(v);
-    } else if (a == "--sizes" || a == "--iters") {
+    } else if (a == "--sizes" || a == "--iters" || a == "--warmups") {
       for (const std::string& item : Split(v)) {
         char* end = nullptr;
         const long long n = std::strtoll(item.c_str(), &end, 10);
@@ -117,6 +125,9 @@ bool ParseArgs(int argc, char** argv, Args* args, std::string* error) {
         }
         if (a == "--iters") {
           args->iters = static_cast<int>(n);
+        } else if (a == "--warmups") {
+          args->warmups = static_cast<int>(n);
+          args->time_warmups = true;
         } else if (n % 8 != 0) {
           *error = "--sizes: " + item + " is not a multiple of 8 (the payload is doubles)";
           return false;
@@ -348,7 +359,22 @@ bool TimeCell(const Args& args, const std::string& mode, toporr_algorithm algori
     if (comm == MPI_COMM_NULL) return false;
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  int rc = RunOnce(args, mode, algorithm, buffer, count, op, comm);  // warm-up: the decision
+  // Warm-up: the decision (and, with verification, its check).
+  const double warmup_start = MPI_Wtime();
+  int rc = RunOnce(args, mode, algorithm, buffer, count, op, comm);
+  for (int i = 1; i < args.warmups && rc == MPI_SUCCESS; ++i) {
+    rc = RunOnce(args, mode, algorithm, buffer, count, op, comm);
+  }
+  if (args.time_warmups) {
+    const double warmup_end = MPI_Wtime();
+    double first = 0, last = 0;
+    MPI_Reduce(&warmup_start, &first, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&warmup_end, &last, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+      std::printf("warmup collective=%s mode=%s bytes=%lld calls=%d us=%.3f\n",
+                  args.collective.c_str(), mode.c_str(), bytes, args.warmups, (last - first) * 1e6);
+    }
+  }
   for (int b = 0; b < 3; ++b) MPI_Barrier(MPI_COMM_WORLD);
   const double start = MPI_Wtime();
   for (int i = 0; i < iters && rc == MPI_SUCCESS; ++i) {
@@ -389,7 +415,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr,
                    "toporr_collective_time: %s\nusage: toporr_collective_time --collective "
                    "allreduce|bcast --sizes B,... --modes mpi,auto,candidates,NAME,... "
-                   "[--iters K] [--print-hosts]\n",
+                   "[--iters K] [--warmups N] [--print-hosts]\n",
                    error.c_str());
     }
     MPI_Finalize();
