@@ -31,17 +31,27 @@ void StagesJson(const std::vector<PlanStage>& stages, JsonWriter& w) {
   w.EndArray();
 }
 
-std::string DecisionJsonLine(const Decision& d) {
-  std::ostringstream out;
-  JsonWriter w(&out);
-  w.BeginObject();
-  w.Field("event", "decision");
+namespace {
+
+// The fields every report line of decision `d` starts with: which line it is and what was
+// decided for which call.
+void DecisionKeyFields(const char* event, const Decision& d, JsonWriter& w) {
+  w.Field("event", event);
   w.Field("collective", d.collective);
   w.Field("algorithm", d.algorithm);
   w.Field("chosen_algorithm", d.chosen_algorithm);
   w.Field("bytes", d.bytes);
   w.Field("root", d.root);
   w.Field("size", d.size);
+}
+
+}  // namespace
+
+std::string DecisionJsonLine(const Decision& d) {
+  std::ostringstream out;
+  JsonWriter w(&out);
+  w.BeginObject();
+  DecisionKeyFields("decision", d, w);
   w.Field("hosts", d.hosts);
   w.Field("source", d.source);
   w.Key("fallback_reason");
@@ -131,13 +141,7 @@ std::string VerificationJsonLine(const Decision& d, const Verification& v) {
   std::ostringstream out;
   JsonWriter w(&out);
   w.BeginObject();
-  w.Field("event", "verified");
-  w.Field("collective", d.collective);
-  w.Field("algorithm", d.algorithm);
-  w.Field("chosen_algorithm", d.chosen_algorithm);
-  w.Field("bytes", d.bytes);
-  w.Field("root", d.root);
-  w.Field("size", d.size);
+  DecisionKeyFields("verified", d, w);
   auto times = [&](const char* key, const std::vector<double>& s) {
     w.Key(key);
     w.BeginArray();

@@ -7,11 +7,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <mutex>
-#include <sstream>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -71,16 +69,12 @@ ABSL_FLAG(std::string, discovery_command, "",
 namespace toporr::daemon {
 namespace {
 
-// Files the configuration names are read whole and must be regular files (a directory would
-// read as empty): common/key_value_file.h ReadRegularFile.
-absl::Status ReadFile(const std::string& path, std::string* out) {
-  return ReadRegularFile(path, out);
-}
-
-// The host map file, checked as an ingest would parse it (collectors/hosts.h ParseHostMap),
-// so that a malformed map is refused at start and on SIGHUP rather than by every ingest.
+// The host map file, read as a regular file (ReadRegularFile, like every file the
+// configuration names: a directory would read as empty) and checked as an ingest would parse
+// it (collectors/hosts.h ParseHostMap), so that a malformed map is refused at start and on
+// SIGHUP rather than by every ingest.
 absl::Status ReadHostMap(const std::string& path, std::string* out) {
-  RETURN_IF_ERROR(ReadFile(path, out));
+  RETURN_IF_ERROR(ReadRegularFile(path, out));
   return collectors::ParseHostMap(*out, path).status();
 }
 
@@ -132,11 +126,11 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> TcpCredentials(
     return grpc::InsecureServerCredentials();
   }
   grpc::SslServerCredentialsOptions::PemKeyCertPair pair;
-  RETURN_IF_ERROR(ReadFile(config.tls_key_path, &pair.private_key));
-  RETURN_IF_ERROR(ReadFile(config.tls_cert_path, &pair.cert_chain));
+  RETURN_IF_ERROR(ReadRegularFile(config.tls_key_path, &pair.private_key));
+  RETURN_IF_ERROR(ReadRegularFile(config.tls_cert_path, &pair.cert_chain));
   grpc::SslServerCredentialsOptions ssl(GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
   if (!config.tls_client_ca_path.empty()) {
-    RETURN_IF_ERROR(ReadFile(config.tls_client_ca_path, &ssl.pem_root_certs));
+    RETURN_IF_ERROR(ReadRegularFile(config.tls_client_ca_path, &ssl.pem_root_certs));
     // Read RPCs stay open to clients without a certificate; one that presents a certificate
     // must present a valid one.
     ssl.client_certificate_request = GRPC_SSL_REQUEST_CLIENT_CERTIFICATE_AND_VERIFY;
