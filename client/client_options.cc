@@ -21,18 +21,6 @@ struct Setting {
   const char* expected;
 };
 
-bool ParseBool(const std::string& text, bool* out) {
-  const std::string v = absl::AsciiStrToLower(text);
-  if (v == "1" || v == "true" || v == "yes" || v == "on") {
-    *out = true;
-  } else if (v.empty() || v == "0" || v == "false" || v == "no" || v == "off") {
-    *out = false;
-  } else {
-    return false;
-  }
-  return true;
-}
-
 template <typename Int>
 bool ParseIn(const std::string& text, int64_t lo, int64_t hi, Int* out) {
   int64_t v = 0;
@@ -50,13 +38,15 @@ constexpr Setting kSettings[] = {
     {"tls_cert", TOPORR_TEXT(tls_cert), "a PEM file"},
     {"tls_key", TOPORR_TEXT(tls_key), "a PEM file"},
     {"tls_server_name", TOPORR_TEXT(tls_server_name), "a host name"},
-    {"insecure", [](const std::string& v, ClientOptions* o) { return ParseBool(v, &o->insecure); },
+    {"insecure",
+     [](const std::string& v, ClientOptions* o) { return ParseBoolWord(v, &o->insecure); },
      "0 or 1"},
     {"costs", TOPORR_TEXT(costs_path), "a cost file"},
     {"deadline_ms",
      [](const std::string& v, ClientOptions* o) { return ParseIn(v, 1, 600000, &o->deadline_ms); },
      "milliseconds in 1..600000"},
-    {"disable", [](const std::string& v, ClientOptions* o) { return ParseBool(v, &o->disable); },
+    {"disable",
+     [](const std::string& v, ClientOptions* o) { return ParseBoolWord(v, &o->disable); },
      "0 or 1"},
     {"verbose",
      [](const std::string& v, ClientOptions* o) { return ParseIn(v, 0, 9, &o->verbose); },
@@ -79,7 +69,7 @@ constexpr Setting kSettings[] = {
        return ParseIn(v, 0, 1 << 20, &o->routes_max_hosts);
      },
      "a host count >= 0"},
-    {"verify", [](const std::string& v, ClientOptions* o) { return ParseBool(v, &o->verify); },
+    {"verify", [](const std::string& v, ClientOptions* o) { return ParseBoolWord(v, &o->verify); },
      "0 or 1"},
     {"verify_calls",
      [](const std::string& v, ClientOptions* o) { return ParseIn(v, 1, 50, &o->verify_calls); },

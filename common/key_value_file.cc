@@ -56,18 +56,28 @@ absl::Status ParseKeyValueInt(std::string_view file_name, const KeyValue& kv, in
   return absl::OkStatus();
 }
 
-absl::Status ParseKeyValueBool(std::string_view file_name, const KeyValue& kv, bool loose,
-                               bool* out) {
-  const std::string v = loose ? absl::AsciiStrToLower(kv.value) : kv.value;
-  if (v == "true" || (loose && (v == "1" || v == "yes" || v == "on"))) {
+bool ParseBoolWord(std::string_view text, bool* out) {
+  const std::string v = absl::AsciiStrToLower(std::string(text));
+  if (v == "1" || v == "true" || v == "yes" || v == "on") {
     *out = true;
-  } else if (v == "false" || (loose && (v == "0" || v == "no" || v == "off"))) {
+  } else if (v.empty() || v == "0" || v == "false" || v == "no" || v == "off") {
     *out = false;
   } else {
-    return KeyValueError(file_name, kv,
-                         loose ? "true or false (1/0, yes/no, on/off)" : "true or false");
+    return false;
   }
-  return absl::OkStatus();
+  return true;
+}
+
+absl::Status ParseKeyValueBool(std::string_view file_name, const KeyValue& kv, bool loose,
+                               bool* out) {
+  if (loose) {
+    if (ParseBoolWord(kv.value, out)) return absl::OkStatus();
+  } else if (kv.value == "true" || kv.value == "false") {
+    *out = kv.value == "true";
+    return absl::OkStatus();
+  }
+  return KeyValueError(file_name, kv,
+                       loose ? "true or false (1/0, yes/no, on/off)" : "true or false");
 }
 
 absl::Status ReadRegularFile(const std::string& path, std::string* text) {

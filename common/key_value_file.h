@@ -33,7 +33,11 @@ absl::Status KeyValueError(std::string_view file_name, const KeyValue& kv,
 absl::Status ParseKeyValueInt(std::string_view file_name, const KeyValue& kv, int64_t lo,
                               int64_t hi, int64_t* out);
 
-// `kv.value` as "true" or "false" (and, when `loose`, also 1/0, yes/no, on/off, any case).
+// A yes/no word in any case: "1", "true", "yes", "on" -> true; "0", "false", "no", "off"
+// and "" -> false. False for anything else (*out unchanged).
+bool ParseBoolWord(std::string_view text, bool* out);
+
+// `kv.value` as "true" or "false" (and, when `loose`, any ParseBoolWord word).
 absl::Status ParseKeyValueBool(std::string_view file_name, const KeyValue& kv, bool loose,
                                bool* out);
 
