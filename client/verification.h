@@ -3,13 +3,16 @@
 // When a cached decision (communicator, collective, algorithm, root, size class) would run
 // something other than the MPI library's own call, its first 2 x `calls` calls alternate
 // between toporr's path and the library's own call on the caller's communicator, toporr's
-// first. Each measured call's time is the slowest rank's: every rank times its call (entry to
+// first. Each measured call starts after a barrier (as OSU and IMB time a collective: without
+// it each call inherits the exit skew of the reduction before it, which hides differences of
+// latency-bound calls) and its time is the slowest rank's: every rank times its call (entry to
 // return) and one 8-byte MPI_MAX reduction gives all ranks the same value, so all ranks reach
 // the same verdict at the same call. After the last measured call the path with the lower
 // median stays for the rest of the decision's life; a tie keeps the library's call.
 //
 // Cost, bounded: `calls` calls of each path (the library's are what the job would have run
-// without toporr), and one 8-byte reduction after each of the 2 x `calls` measured calls.
+// without toporr), and one barrier before and one 8-byte reduction after each of the
+// 2 x `calls` measured calls.
 // Then nothing. The clock and the reduction are the caller's (collective_api.cc); this class
 // only decides, so that it is tested without MPI.
 #ifndef TOPORR_CLIENT_VERIFICATION_H_

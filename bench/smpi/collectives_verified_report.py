@@ -4,14 +4,14 @@ selection without it and the MPI default, from runs of bench/smpi/collectives_ev
 
 Input: --runs TSV as bench/smpi/collectives_report.py reads it. Per cell (fabric, placement,
 HxK, collective) it pairs
-  - the `default` run (TOPORR_VERIFY=0, modes mpi and auto): the MPI default and the model's
-    choice, timed after one warm-up call;
-  - the `verified` run (TOPORR_VERIFY=1, mode auto, 1 + 2 x TOPORR_VERIFY_CALLS warm-up
-    calls): the run-time check completes during the warm-up calls, so the timed call is the
-    steady state after its verdict; its report.jsonl holds the "verified" lines
-    (client/decision_report.h);
-  - optionally a `warmups` run (TOPORR_VERIFY=0, mode auto, as many warm-up calls): the
-    warm-up calls' total time without the check, for the cost section.
+  - the `warmups` run (TOPORR_VERIFY=0, modes mpi and auto, 1 + 2 x TOPORR_VERIFY_CALLS
+    warm-up calls): the MPI default and the model's choice, each timed after the same
+    warm-up calls as the verified run, so that a timed call's history (what ran before the
+    barriers that start it) is the same in both runs; also the warm-up calls' total time
+    without the check, for the cost section;
+  - the `verified` run (TOPORR_VERIFY=1, mode auto, as many warm-up calls): the run-time
+    check completes during the warm-up calls, so the timed call is the steady state after
+    its verdict; its report.jsonl holds the "verified" lines (client/decision_report.h).
 
 Checks (exit 1 after writing the output): every verified decision equals the unverified one
 (algorithm, order, predictions); every decision whose choice is not the MPI library's own call
@@ -85,7 +85,7 @@ def main():
         by[cell_key(r)][r.variant] = r
     errors, rows, checks = [], [], []
     for r in runs:
-        if r.variant != "default" or "verified" not in by[cell_key(r)]:
+        if r.variant != "warmups" or "verified" not in by[cell_key(r)]:
             continue
         v = by[cell_key(r)]["verified"]
         lines = collections.defaultdict(list)
@@ -130,13 +130,14 @@ def main():
       "machine). **All times are simulated** (SimGrid SMPI, deterministic), microseconds per "
       "call. `MPI default` = MPI_Allreduce / MPI_Bcast (SMPI's `ompi` selector) on the launch "
       "order; `unverified` = toporr_allreduce / toporr_bcast with automatic selection and "
-      "TOPORR_VERIFY=0, timed after one warm-up call (the model's choice, as in "
-      "collectives_smpi.md); `verified` = the same with TOPORR_VERIFY=1, "
-      f"TOPORR_VERIFY_CALLS={args.verify_calls}, timed after 1 + 2 x {args.verify_calls} = "
-      f"{1 + 2 * args.verify_calls} warm-up calls: the decision, then toporr's path and the "
-      "MPI library's call alternately, each the slowest rank's time by one 8-byte MPI_MAX "
-      "reduction; the timed call runs the path whose median was lower (client/"
-      "verification.h). `verdict`: `-` where the model chose the library's own call (nothing "
+      "TOPORR_VERIFY=0 (the model's choice, as in collectives_smpi.md); `verified` = the same "
+      f"with TOPORR_VERIFY=1, TOPORR_VERIFY_CALLS={args.verify_calls}: the decision, then "
+      "toporr's path and the MPI library's call alternately, each started after a barrier and "
+      "timed as the slowest rank's time by one 8-byte MPI_MAX reduction; the timed call runs "
+      "the path whose median was lower (client/verification.h). All three are timed after the "
+      f"same 1 + 2 x {args.verify_calls} = {1 + 2 * args.verify_calls} warm-up calls (with "
+      "TOPORR_VERIFY=0 the decision and toporr's path or the library's call), then three "
+      "barriers. `verdict`: `-` where the model chose the library's own call (nothing "
       "to check), else what the check kept, with the medians (toporr / library, us).\n")
     if args.intro:
         w(args.intro + "\n")
@@ -197,27 +198,27 @@ def main():
             continue
         plain, ver = warmup_totals(variants["warmups"]), warmup_totals(variants["verified"])
         checked = {x["bytes"]: x for x in verified_lines(variants["verified"])}
-        default = variants.get("default")
+        twin = variants["warmups"]
         for (mode, b), (calls, us) in sorted(ver.items()):
             if (mode, b) in plain:
                 cost.append((variants["verified"], b, calls, plain[(mode, b)][1], us,
-                             checked.get(b), default.cells.get(("mpi", b)) if default else None))
+                             checked.get(b), twin.cells.get(("mpi", b))))
     if cost:
         w("## What the check costs\n")
         w("The first 1 + 2K calls of a decision (K = TOPORR_VERIFY_CALLS) in total, from the "
           "earliest rank's entry into the first to the latest rank's return from the last "
           "(the decision's own messages included, the same in both): with TOPORR_VERIFY=0 "
           "they are the decision and 2K + 1 calls of toporr's path; with the check, the decision, "
-          "2K measured calls (K of toporr's path, K of the MPI library's, each followed by an "
-          "8-byte MPI_MAX reduction) and one call of the verdict's path. Against running "
+          "2K measured calls (K of toporr's path, K of the MPI library's, each after a barrier "
+          "and followed by an 8-byte MPI_MAX reduction) and one call of the verdict's path. Against running "
           "toporr's path unchecked the measured calls add K x (T_library - T_toporr) + 2K x "
-          "T_reduce(8 B) (and the last call T_library - T_toporr more when the library's call "
+          "(T_barrier + T_reduce(8 B)) (and the last call T_library - T_toporr more when the library's call "
           "won); against the MPI library alone (what the job pays without toporr) they add "
-          "K x (T_toporr - T_library) + 2K x T_reduce(8 B), negative where toporr is faster. "
+          "K x (T_toporr - T_library) + 2K x (T_barrier + T_reduce(8 B)), negative where toporr is faster. "
           "Decisions where the model chose the library's own call are not checked and cost "
           "nothing.\n")
         w("`library calls x (T_library - T_toporr)`: the medians of the check; `the rest`: the "
-          "difference minus that term, i.e. the 2K reductions (and any call that took other "
+          "difference minus that term, i.e. the 2K barriers and reductions (and any call that took other "
           "than its median).\n")
         w("| fabric | placement | collective | size | calls | unchecked total us | checked "
           "total us | difference us | verdict (medians toporr / library us) | library calls x "

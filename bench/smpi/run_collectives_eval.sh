@@ -150,15 +150,15 @@ else
   # SMPI's hierarchical algorithms are baselines of these 256-rank cells.
   HIER_CELLS=" ft256t bynode 64 4 | ft256t frag 64 4 | ft1024x3 frag 64 4 | ft256t frag 32 8 "
   if ((VERIFY)); then
-    # Per cell the model's choice unverified (as in the full table: mpi and auto) and
-    # verified; --max-ranks N leaves out the cells of more ranks, --cached-only the runs not
+    # Per cell the MPI default and the model's choice unverified (mpi and auto) and verified,
+    # all after the same warm-up calls; --max-ranks N leaves out the cells of more ranks, --cached-only the runs not
     # simulated yet (subsets, said in the table).
     for cell in "${CELLS_64[@]}" "${CELLS_256[@]}"; do
       read -r _ _ h k <<<"$cell"
       [[ -n $MAX_RANKS ]] && ((h * k > MAX_RANKS)) && continue
       for coll in allreduce bcast; do
         # shellcheck disable=SC2086
-        run $cell "$coll" "$SIZES" mpi,auto
+        run $cell "$coll" "$SIZES" mpi,auto warmups
         # shellcheck disable=SC2086
         run $cell "$coll" "$SIZES" auto verified
       done

@@ -4,10 +4,11 @@
 #
 #   run_verify_eval.sh
 #
-# Per cell two runs of bench/smpi/toporr_collective_time (collectives_eval_lib.sh's `run`):
-# TOPORR_VERIFY=0 (modes mpi and auto: the MPI default and the model's choice) and the
-# `verified` variant (TOPORR_VERIFY=1, 1 + 2 x TOPORR_VERIFY_CALLS warm-up calls, then the
-# timed call: the steady state after the verdict); bench/smpi/collectives_verified_report.py
+# Per cell two runs of bench/smpi/toporr_collective_time (collectives_eval_lib.sh's `run`),
+# each timing one call after 1 + 2 x TOPORR_VERIFY_CALLS warm-up calls: the `warmups` variant
+# (TOPORR_VERIFY=0, modes mpi and auto: the MPI default and the model's choice) and the
+# `verified` variant (TOPORR_VERIFY=1: the check completes in the warm-up calls, the timed
+# call is the steady state after the verdict); bench/smpi/collectives_verified_report.py
 # pairs them.
 #
 # Cells where the platform disagrees with what toporr's model knows (its cost file and the
@@ -30,8 +31,8 @@
 #                      platform: decisions depend on the costs, not on the platform); frag 64x1.
 # And the cost of the check, allreduce and bcast at 8 B and 16 MiB on the CI gate's cell
 # (bundled16 by node 16x4; the model picks its own bcast at 8 B) and allreduce on ft256t frag
-# 64x1: the total time of the first 1 + 2K calls with the check and without it (variant
-# `warmups`: the same warm-up calls, TOPORR_VERIFY=0).
+# 64x1: the total time of the first 1 + 2K calls with the check and without it (the
+# `warmups` run).
 #
 # Environment: as collectives_eval_lib.sh (TOPORR_SMPI_CACHE, TOPORR_SMPI_BAZEL_BASE,
 # TOPORR_VERIFY_CALLS). Exit status: 0 ok, 1 a check of the report or a step failed.
@@ -72,7 +73,7 @@ for cell in "bundled16-slowshm bynode 16 4 allreduce" "bundled16-slowshm bynode 
             "ft256t-fullcosts frag 64 1 allreduce" "ft256t-fullcosts frag 64 1 bcast" \
             "torus256-slowring frag 64 1 allreduce"; do
   # shellcheck disable=SC2086
-  run $cell "$SIZES" mpi,auto
+  run $cell "$SIZES" mpi,auto warmups
   # shellcheck disable=SC2086
   run $cell "$SIZES" auto verified
 done
@@ -80,12 +81,10 @@ done
 # and the tapered tree's frag 64x1.
 for cell in "bundled16 bynode 16 4 allreduce" "bundled16 bynode 16 4 bcast" \
             "ft256t frag 64 1 allreduce"; do
-  for variant in default warmups verified; do
-    modes=auto
-    [[ $variant == default ]] && modes=mpi,auto
-    # shellcheck disable=SC2086
-    run $cell 8,16777216 "$modes" "${variant/default/}"
-  done
+  # shellcheck disable=SC2086
+  run $cell 8,16777216 mpi,auto warmups
+  # shellcheck disable=SC2086
+  run $cell 8,16777216 auto verified
 done
 
 elapsed=$(awk -v a="$START" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')

@@ -48,9 +48,10 @@ bool ForcedMultilevel(const Library& lib, std::optional<Algorithm> requested) {
 }
 
 // Runs toporr's path (`ours`) or the MPI library's own call (`library`) as the decision's
-// run-time check says (client/verification.h; no check: toporr's). A measured call is timed
-// on every rank and its slowest rank's time reduced over `internal` (the decision's
-// communicator, which only toporr sends on), so that all ranks record the same time.
+// run-time check says (client/verification.h; no check: toporr's). A measured call starts
+// after a barrier, is timed on every rank and its slowest rank's time reduced over `internal`
+// (the decision's communicator, which only toporr sends on), so that all ranks record the
+// same time.
 template <typename Ours, typename Lib>
 int Checked(Library& lib, DecisionCheck* check, MPI_Comm comm, MPI_Comm internal, Ours&& ours,
             Lib&& library) {
@@ -58,6 +59,7 @@ int Checked(Library& lib, DecisionCheck* check, MPI_Comm comm, MPI_Comm internal
   Verification& v = check->verification;
   const bool toporrs = v.Next() == Verification::Path::kToporr;
   if (!v.measuring()) return toporrs ? ours() : library();
+  PMPI_Barrier(internal);
   const double start = MPI_Wtime();
   const int rc = toporrs ? ours() : library();
   double local = MPI_Wtime() - start, slowest = local;
