@@ -74,6 +74,12 @@ constexpr Setting kSettings[] = {
     {"verify_calls",
      [](const std::string& v, ClientOptions* o) { return ParseIn(v, 1, 50, &o->verify_calls); },
      "a count in 1..50"},
+    {"check_arguments",
+     [](const std::string& v, ClientOptions* o) { return ParseBoolWord(v, &o->check_arguments); },
+     "0 or 1"},
+    {"reproducible",
+     [](const std::string& v, ClientOptions* o) { return ParseBoolWord(v, &o->reproducible); },
+     "0 or 1"},
 };
 
 #undef TOPORR_TEXT

@@ -52,6 +52,18 @@
 //                                                library's own call and keep the faster
 //                                                (client/verification.h)
 //   verify_calls      3                          measured calls of each path, 1..50
+//   check_arguments   true                       before toporr runs its own path for a call,
+//                                                check that every rank passed the same
+//                                                arguments (one 16-byte MPI_Allreduce on the
+//                                                caller's communicator); a mismatch goes to
+//                                                the MPI library, which reports it. false
+//                                                trusts the program: an erroneous one (ranks
+//                                                passing different counts) may then hang
+//   reproducible      false                      reductions (allreduce, reduce) always by the
+//                                                MPI library on the caller's communicator:
+//                                                results bitwise as without toporr; toporr
+//                                                still reorders (topology functions, C API)
+//                                                and runs bcast and allgather
 #ifndef TOPORR_CLIENT_CLIENT_OPTIONS_H_
 #define TOPORR_CLIENT_CLIENT_OPTIONS_H_
 
@@ -87,6 +99,8 @@ struct ClientOptions {
   int64_t min_bytes = 65536;
   bool verify = true;
   int verify_calls = 3;
+  bool check_arguments = true;
+  bool reproducible = false;
   // The site configuration file that was applied (empty: none).
   std::string config_path;
 };

@@ -1,5 +1,6 @@
 // The daemon source: RegisterHostList once (rank 0), then one compact GetCostRow per
 // leader, each under the configured deadline.
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 
@@ -128,12 +129,37 @@ class DaemonRowSource final : public RowSource {
     return stub_.get();
   }
 
+  // During the back-off of a daemon that could not be reached (not one that was connected and
+  // did not answer): whether a connection is up again, tried for at most kProbe.
+  bool Reconnected() {
+    if (channel_ == nullptr) return false;
+    const auto limit = std::chrono::system_clock::now() + kProbe;
+    grpc_connectivity_state state = channel_->GetState(true);
+    while (state != GRPC_CHANNEL_READY && std::chrono::system_clock::now() < limit) {
+      grpc::experimental::ChannelResetConnectionBackoff(channel_.get());
+      channel_->WaitForStateChange(state, limit);
+      state = channel_->GetState(true);
+    }
+    return state == GRPC_CHANNEL_READY;
+  }
+
   // Runs rpc under one deadline. A call that failed UNAVAILABLE (a connection the daemon
   // closed, e.g. when it restarted; not a TLS failure, which would repeat) is made once more,
   // on a new connection, while the deadline allows: both requests are reads (a host list registers
   // to the same token), safe to repeat.
+  // The back-off of an unanswered daemon (row_source.h) applies to every call.
   template <typename Rpc>
   absl::Status Call(const char* method, Rpc rpc) {
+    {
+      std::unique_lock<std::mutex> lock(backoff_mu_);
+      if (!unanswered_.ok() && std::chrono::steady_clock::now() < quiet_until_) {
+        const absl::Status quiet = unanswered_;
+        const bool stalled = stalled_;
+        lock.unlock();
+        if (stalled || !Reconnected()) return quiet;
+      }
+    }
+    const auto started = std::chrono::steady_clock::now();
     const auto deadline =
         std::chrono::system_clock::now() + std::chrono::milliseconds(deadline_ms_);
     grpc::Status s;
@@ -147,7 +173,24 @@ class DaemonRowSource final : public RowSource {
         break;
       }
     }
-    return Check(s, method);
+    absl::Status result = Check(s, method);
+    std::lock_guard<std::mutex> lock(backoff_mu_);
+    if (absl::IsUnavailable(result) || absl::IsDeadlineExceeded(result)) {
+      const auto now = std::chrono::steady_clock::now();
+      const auto base = std::max<std::chrono::milliseconds>(
+          kMinBackoff, kBackoffPerCallTime *
+                           std::chrono::duration_cast<std::chrono::milliseconds>(now - started));
+      backoff_ = std::min(unanswered_.ok() ? base : std::max(2 * backoff_, base), kMaxBackoff);
+      quiet_until_ = now + backoff_;
+      unanswered_ = result;
+      // Connected, or a connection accepted and waiting for the daemon's first word: stalled.
+      const grpc_connectivity_state state =
+          channel_ != nullptr ? channel_->GetState(false) : GRPC_CHANNEL_TRANSIENT_FAILURE;
+      stalled_ = state == GRPC_CHANNEL_READY || state == GRPC_CHANNEL_CONNECTING;
+    } else {
+      unanswered_ = absl::OkStatus();
+    }
+    return result;
   }
 
   absl::Status Check(const grpc::Status& s, const char* method) const {
@@ -169,6 +212,14 @@ class DaemonRowSource final : public RowSource {
   absl::Status channel_error_;              // set once, under stub_mu_
   std::shared_ptr<grpc::Channel> channel_;  // set once, under stub_mu_
   std::unique_ptr<v1::Topology::Stub> stub_;
+  static constexpr std::chrono::milliseconds kMinBackoff{1000}, kMaxBackoff{600000};
+  static constexpr int kBackoffPerCallTime = 30;
+  static constexpr std::chrono::milliseconds kProbe{100};
+  std::mutex backoff_mu_;
+  absl::Status unanswered_;  // the last unanswered call's failure; OK once answered
+  std::chrono::steady_clock::time_point quiet_until_;
+  std::chrono::milliseconds backoff_{0};
+  bool stalled_ = false;  // the unanswered call had a connection: the daemon did not answer
 };
 
 }  // namespace

@@ -114,6 +114,7 @@ std::string DecisionJsonLine(const Decision& d) {
   w.Key("stages");
   StagesJson(d.stages, w);
   w.Field("cached", d.cached);
+  w.Field("retry", d.retry);
   w.Field("elapsed_us", d.elapsed_us);
   w.EndObject();
   out << '\n';

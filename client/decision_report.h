@@ -8,7 +8,8 @@
 //   chosen_algorithm       what the mapping engine chose (differs only for "auto")
 //   bytes, root, size      the call's message size, root (old rank) and communicator size
 //   hosts                  distinct hosts of the communicator
-//   source                 "daemon", "file" or "fallback"
+//   source                 "daemon", "file", "local" (one host: no cost source asked) or
+//                          "fallback"
 //   fallback_reason        null, or why the identity order was kept
 //   snapshot_id            the snapshot the costs came from (null on fallback before any)
 //   cost_form              "rows" (n x n, one shared window per host) or "groups" (the
@@ -35,6 +36,9 @@
 //                          max_members, predicted_ns}] (client/plan.h PlanStage); null
 //                          when it was not considered
 //   cached                 true when the decision came from the communicator's cache
+//   retry                  0 for a first decision; n for the n-th new attempt at a decision
+//                          that had fallen back because the cost source did not answer
+//                          (library.h: when fallbacks are retried)
 //   elapsed_us             time spent in toporr for this call on rank 0
 //
 // "verified": one per decision of toporr's collectives whose run-time check (client/
@@ -71,7 +75,7 @@ struct Decision {
   int root = 0;
   int size = 0;
   int hosts = 0;
-  std::string source;           // "daemon", "file", "fallback"
+  std::string source;           // "daemon", "file", "local", "fallback"
   std::string fallback_reason;  // empty: null
   int64_t snapshot_id = 0;      // 0: null
   std::string cost_form;        // "rows" or "groups"; empty: null
@@ -83,6 +87,7 @@ struct Decision {
   std::vector<std::string> levels;  // empty: null
   std::vector<PlanStage> stages;    // with levels; empty: null
   bool cached = false;
+  int retry = 0;
   int64_t elapsed_us = 0;
 };
 

@@ -6,6 +6,16 @@
 //   2. each leader calls Row() for its own host: one request per host, never per rank.
 // Every call is bounded by the source's deadline. Rows carry the snapshot id they come from
 // so that the caller can refuse to mix snapshots.
+// A daemon that did not answer (UNAVAILABLE: no connection; DEADLINE_EXCEEDED) is not asked
+// again for a while (per process): the daemon source answers every call with that failure at
+// once for a back-off of 30 times what the unanswered call took (at least 1 s: a refused
+// connection is retried soon, a stalled daemon that took the 2 s deadline after a minute),
+// at least doubling with each further unanswered call, at most 10 minutes; the first call
+// after the back-off asks again, and an answer ends it. During the back-off of a daemon that
+// could not be reached (no connection, unlike one that was connected and did not answer), a
+// call first looks for at most 100 ms whether the connection is up again, and asks if it is.
+// So a job whose daemon is stalled pays the deadline about once, not once per decision; one
+// whose daemon restarts gets its rows at the first decision (or retry) after it is back.
 // Thread-safety: sources are thread-safe (decisions on several communicators may run in
 // several threads at once, MPI_THREAD_MULTIPLE): the daemon source shares one gRPC channel,
 // created once under a lock; the file source reads the file per call.

@@ -3,6 +3,7 @@
 // collectives.h, the MPI library's own call wherever toporr does not act.
 #include "client/mpi/collective_api.h"
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -47,14 +48,63 @@ bool ForcedMultilevel(const Library& lib, std::optional<Algorithm> requested) {
   return !requested && lib.options().algorithm == "multilevel";
 }
 
+// The shape of `type`: what two ranks' datatypes must share for toporr's algorithms, which
+// split and move a buffer by the caller's (count, datatype), to be correct. Datatypes with the
+// same type signature but another layout (MPI allows them in one call) differ here.
+void HashType(MPI_Datatype type, uint64_t* h) {
+  int size = 0, integers = 0, addresses = 0, types = 0, combiner = 0;
+  MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+  MPI_Type_size(type, &size);
+  MPI_Type_get_extent(type, &lb, &extent);
+  MPI_Type_get_true_extent(type, &true_lb, &true_extent);
+  MPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner);
+  for (int64_t v :
+       {int64_t{size}, int64_t{lb}, int64_t{extent}, int64_t{true_lb}, int64_t{true_extent},
+        int64_t{combiner}, int64_t{integers}, int64_t{addresses}, int64_t{types}}) {
+    *h = (*h ^ static_cast<uint64_t>(v)) * 1099511628211ull;
+  }
+}
+
+// The arguments of one call that every rank must pass alike for toporr to run its own path.
+uint64_t CallHash(const ReorderRequest& r, int64_t count, MPI_Datatype type) {
+  uint64_t h = 1469598103934665603ull;
+  for (int64_t v :
+       {int64_t{static_cast<int>(r.collective)}, r.bytes, count, int64_t{r.root}, int64_t{r.radix},
+        int64_t{r.algorithm ? static_cast<int>(*r.algorithm) : -1}, int64_t{r.force_multilevel}}) {
+    h = (h ^ static_cast<uint64_t>(v)) * 1099511628211ull;
+  }
+  if (type != MPI_DATATYPE_NULL) HashType(type, &h);
+  return h;
+}
+
+// Whether toporr may run its own path for this call (else the caller runs the MPI library's
+// call, unchanged, on every rank). No communication when the communicator's cached decision
+// runs the library's call anyway. Otherwise, with check_arguments, every rank must have
+// passed the same arguments (`call_hash`): one 16-byte MPI_Allreduce on `comm` itself, so
+// that a rank whose call went straight to the MPI library (one below TOPORR_MIN_BYTES, say)
+// meets it inside the library, which reports the mismatch as it would without toporr.
+// *agree_s: this rank's time in that check (0 without it), part of toporr's path's cost.
+bool Admit(Library& lib, MPI_Comm comm, const ReorderRequest& request, uint64_t call_hash,
+           double* agree_s) {
+  *agree_s = 0;
+  if (lib.NextCall(comm, request) == Library::NextRun::kLibrary) return false;
+  if (!lib.options().check_arguments) return true;
+  const double start = MPI_Wtime();
+  uint64_t mine[2] = {call_hash, ~call_hash}, max[2] = {0, 0};
+  const int rc = PMPI_Allreduce(mine, max, 2, MPI_UINT64_T, MPI_MAX, comm);
+  *agree_s = MPI_Wtime() - start;
+  return rc == MPI_SUCCESS && max[0] == ~max[1];
+}
+
 // Runs toporr's path (`ours`) or the MPI library's own call (`library`) as the decision's
 // run-time check says (client/verification.h; no check: toporr's). A measured call starts
 // after a barrier, is timed on every rank and its slowest rank's time reduced over `internal`
 // (the decision's communicator, which only toporr sends on), so that all ranks record the
-// same time.
+// same time. toporr's path's time includes `agree_s` (Admit's check, which it needs and the
+// library's call does not).
 template <typename Ours, typename Lib>
-int Checked(Library& lib, DecisionCheck* check, MPI_Comm comm, MPI_Comm internal, Ours&& ours,
-            Lib&& library) {
+int Checked(Library& lib, DecisionCheck* check, MPI_Comm comm, MPI_Comm internal, double agree_s,
+            Ours&& ours, Lib&& library) {
   if (check == nullptr) return ours();
   Verification& v = check->verification;
   const bool toporrs = v.Next() == Verification::Path::kToporr;
@@ -62,7 +112,7 @@ int Checked(Library& lib, DecisionCheck* check, MPI_Comm comm, MPI_Comm internal
   PMPI_Barrier(internal);
   const double start = MPI_Wtime();
   const int rc = toporrs ? ours() : library();
-  double local = MPI_Wtime() - start, slowest = local;
+  double local = MPI_Wtime() - start + (toporrs ? agree_s : 0), slowest = local;
   PMPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, internal);
   if (v.Record(slowest)) lib.ReportCheck(comm, *check);
   return rc;
@@ -76,9 +126,10 @@ int Allreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_D
   MPI_Op_commutative(op, &commutative);
   MPI_Comm_test_inter(comm, &inter);
   MPI_Type_size(type, &type_size);
-  if (!commutative || inter || count <= 0 || lib.options().disable || inside_toporr ||
-      !HostBuffers(comm, {sendbuf, recvbuf})) {
-    return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
+  auto library = [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm); };
+  if (!commutative || inter || count <= 0 || lib.options().disable || lib.options().reproducible ||
+      inside_toporr || !HostBuffers(comm, {sendbuf, recvbuf})) {
+    return library();
   }
   Inside inside;
   ReorderRequest request;
@@ -87,17 +138,17 @@ int Allreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_D
   request.own_algorithms = true;
   request.force_multilevel = ForcedMultilevel(lib, algorithm);
   request.bytes = static_cast<int64_t>(count) * type_size;
+  double agree_s = 0;
+  if (!Admit(lib, comm, request, CallHash(request, count, type), &agree_s)) return library();
   MPI_Comm run_on = MPI_COMM_NULL;
   std::optional<Algorithm> chosen;
   int root = 0;
   const Multilevel* multilevel = nullptr;
   DecisionCheck* check = nullptr;
   if (lib.CollectiveComm(comm, request, &run_on, &chosen, &root, nullptr, &multilevel, &check) !=
-      MPI_SUCCESS) {
-    return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
-  }
-  if (multilevel == nullptr && !chosen) {
-    return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
+          MPI_SUCCESS ||
+      (multilevel == nullptr && !chosen)) {
+    return library();
   }
   auto ours = [&]() -> int {
     if (multilevel != nullptr) return multilevel->Allreduce(sendbuf, recvbuf, count, type, op);
@@ -119,8 +170,7 @@ int Allreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_D
         return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, run_on);
     }
   };
-  return Checked(lib, check, comm, run_on, ours,
-                 [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm); });
+  return Checked(lib, check, comm, run_on, agree_s, ours, library);
 }
 
 int Allgather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -129,9 +179,12 @@ int Allgather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sen
   int inter = 0, type_size = 0;
   MPI_Comm_test_inter(comm, &inter);
   MPI_Type_size(recvtype, &type_size);
+  auto library = [&] {
+    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  };
   if (inter || recvcount <= 0 || lib.options().disable || inside_toporr ||
       !HostBuffers(comm, {sendbuf, recvbuf})) {
-    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return library();
   }
   Inside inside;
   ReorderRequest request;
@@ -139,6 +192,10 @@ int Allgather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sen
   request.algorithm = Forced(lib, request.collective, algorithm);
   request.own_algorithms = true;
   request.bytes = static_cast<int64_t>(recvcount) * type_size;  // per rank
+  double agree_s = 0;
+  if (!Admit(lib, comm, request, CallHash(request, recvcount, recvtype), &agree_s)) {
+    return library();
+  }
   MPI_Comm run_on = MPI_COMM_NULL;
   std::optional<Algorithm> chosen;
   int root = 0;
@@ -147,13 +204,10 @@ int Allgather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sen
   if (lib.CollectiveComm(comm, request, &run_on, &chosen, &root, &order, nullptr, &check) !=
           MPI_SUCCESS ||
       !chosen) {
-    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return library();
   }
   // Blocks stay in the caller's rank order: new rank k's block goes to block order[k].
   const int* position = order != nullptr && !order->empty() ? order->data() : nullptr;
-  auto library = [&] {
-    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  };
   auto ours = [&]() -> int {
     switch (*chosen) {
       case Algorithm::kRing:
@@ -166,7 +220,7 @@ int Allgather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sen
         return library();
     }
   };
-  return Checked(lib, check, comm, run_on, ours, library);
+  return Checked(lib, check, comm, run_on, agree_s, ours, library);
 }
 
 int Reduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
@@ -176,9 +230,10 @@ int Reduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Data
   MPI_Comm_test_inter(comm, &inter);
   MPI_Type_size(type, &type_size);
   if (!inter) MPI_Comm_size(comm, &size);
-  if (!commutative || inter || count <= 0 || lib.options().disable || root < 0 || root >= size ||
-      inside_toporr || !HostBuffers(comm, {sendbuf, recvbuf})) {
-    return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
+  auto library = [&] { return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm); };
+  if (!commutative || inter || count <= 0 || lib.options().disable || lib.options().reproducible ||
+      root < 0 || root >= size || inside_toporr || !HostBuffers(comm, {sendbuf, recvbuf})) {
+    return library();
   }
   Inside inside;
   ReorderRequest request;
@@ -188,6 +243,8 @@ int Reduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Data
   request.force_multilevel = ForcedMultilevel(lib, std::nullopt);
   request.bytes = static_cast<int64_t>(count) * type_size;
   request.root = root;
+  double agree_s = 0;
+  if (!Admit(lib, comm, request, CallHash(request, count, type), &agree_s)) return library();
   MPI_Comm run_on = MPI_COMM_NULL;
   std::optional<Algorithm> chosen;
   int new_root = root;
@@ -196,7 +253,7 @@ int Reduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Data
   if (lib.CollectiveComm(comm, request, &run_on, &chosen, &new_root, nullptr, &multilevel,
                          &check) != MPI_SUCCESS ||
       (multilevel == nullptr && !chosen)) {
-    return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
+    return library();
   }
   auto ours = [&]() -> int {
     if (multilevel != nullptr) return multilevel->Reduce(sendbuf, recvbuf, count, type, op);
@@ -212,8 +269,7 @@ int Reduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Data
     }
     return PMPI_Reduce(sendbuf, recvbuf, count, type, op, new_root, run_on);
   };
-  return Checked(lib, check, comm, run_on, ours,
-                 [&] { return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm); });
+  return Checked(lib, check, comm, run_on, agree_s, ours, library);
 }
 
 int Bcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
@@ -222,9 +278,10 @@ int Bcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MP
   MPI_Comm_test_inter(comm, &inter);
   MPI_Type_size(type, &type_size);
   if (!inter) MPI_Comm_size(comm, &size);
+  auto library = [&] { return PMPI_Bcast(buffer, count, type, root, comm); };
   if (inter || count <= 0 || lib.options().disable || root < 0 || root >= size || inside_toporr ||
       !HostBuffers(comm, {buffer})) {
-    return PMPI_Bcast(buffer, count, type, root, comm);
+    return library();
   }
   Inside inside;
   ReorderRequest request;
@@ -235,6 +292,8 @@ int Bcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MP
   request.root = root;
   request.radix = radix;
   request.force_multilevel = ForcedMultilevel(lib, algorithm);
+  double agree_s = 0;
+  if (!Admit(lib, comm, request, CallHash(request, count, type), &agree_s)) return library();
   MPI_Comm run_on = MPI_COMM_NULL;
   std::optional<Algorithm> chosen;
   int new_root = root;
@@ -243,7 +302,7 @@ int Bcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MP
   if (lib.CollectiveComm(comm, request, &run_on, &chosen, &new_root, nullptr, &multilevel,
                          &check) != MPI_SUCCESS ||
       (multilevel == nullptr && !chosen)) {
-    return PMPI_Bcast(buffer, count, type, root, comm);
+    return library();
   }
   auto ours = [&]() -> int {
     if (multilevel != nullptr) return multilevel->Bcast(buffer, count, type);
@@ -264,8 +323,7 @@ int Bcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MP
         return PMPI_Bcast(buffer, count, type, new_root, run_on);
     }
   };
-  return Checked(lib, check, comm, run_on, ours,
-                 [&] { return PMPI_Bcast(buffer, count, type, root, comm); });
+  return Checked(lib, check, comm, run_on, agree_s, ours, library);
 }
 
 int Gather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -294,14 +352,19 @@ int Gather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sendty
   request.force_multilevel = ForcedMultilevel(lib, algorithm);
   request.bytes = bytes;
   request.root = root;
+  auto library = [&] {
+    return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  };
+  // Senders' and the root's datatypes may differ: the bytes per rank are what must agree.
+  double agree_s = 0;
+  if (!Admit(lib, comm, request, CallHash(request, 0, MPI_DATATYPE_NULL), &agree_s)) {
+    return library();
+  }
   MPI_Comm run_on = MPI_COMM_NULL;
   std::optional<Algorithm> chosen;
   int new_root = root;
   const Multilevel* multilevel = nullptr;
   DecisionCheck* check = nullptr;
-  auto library = [&] {
-    return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-  };
   if (lib.CollectiveComm(comm, request, &run_on, &chosen, &new_root, nullptr, &multilevel,
                          &check) != MPI_SUCCESS ||
       multilevel == nullptr) {
@@ -309,7 +372,7 @@ int Gather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sendty
     return library();
   }
   return Checked(
-      lib, check, comm, run_on,
+      lib, check, comm, run_on, agree_s,
       [&] {
         return multilevel->Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
       },

@@ -30,15 +30,22 @@ absl::Status Agree(MPI_Comm work, const absl::Status& mine) {
     return absl::InternalError(MpiError("MPI_Allreduce", rc));
   }
   if (agreed == size) return absl::OkStatus();
-  char reason[kReasonBytes] = {0};
-  if (rank == agreed) CopyReason(std::string(mine.message()), reason);
-  if (int rc = MPI_Bcast(reason, kReasonBytes, MPI_CHAR, agreed, work); rc != MPI_SUCCESS) {
+  // The failing rank's code travels in the message's first byte.
+  char msg[kReasonBytes + 1] = {0};
+  if (rank == agreed) {
+    msg[0] = static_cast<char>(mine.code());
+    CopyReason(std::string(mine.message()), msg + 1);
+  }
+  if (int rc = MPI_Bcast(msg, kReasonBytes + 1, MPI_CHAR, agreed, work); rc != MPI_SUCCESS) {
     return absl::InternalError(MpiError("MPI_Bcast", rc));
   }
-  reason[kReasonBytes - 1] = '\0';
-  return absl::UnavailableError(agreed == 0 || std::strstr(reason, "rank ") == reason
-                                    ? std::string(reason)
-                                    : absl::StrCat("rank ", agreed, ": ", reason));
+  const char* reason = msg + 1;
+  msg[kReasonBytes] = '\0';
+  const auto code = static_cast<absl::StatusCode>(static_cast<unsigned char>(msg[0]));
+  return absl::Status(code == absl::StatusCode::kOk ? absl::StatusCode::kUnknown : code,
+                      agreed == 0 || std::strstr(reason, "rank ") == reason
+                          ? std::string(reason)
+                          : absl::StrCat("rank ", agreed, ": ", reason));
 }
 
 }  // namespace toporr::client::mpi

@@ -21,8 +21,8 @@ std::string MpiError(const char* call, int code);
 // Copies `s` into a kReasonBytes buffer, cut and NUL-terminated.
 void CopyReason(const std::string& s, char* out);
 
-// Every rank passes its own status; all get the first failing rank's (lowest rank) status
-// as kUnavailable "rank R: <message>" (rank 0's without the prefix), or OK when none failed.
+// Every rank passes its own status; all get the first failing rank's (lowest rank) status,
+// its code and "rank R: <message>" (rank 0's without the prefix), or OK when none failed.
 // Collective on `work`.
 absl::Status Agree(MPI_Comm work, const absl::Status& mine);
 

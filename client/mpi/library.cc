@@ -80,6 +80,11 @@ struct CachedDecision {
   // The run-time check against the MPI library's call (created on first use when toporr
   // would run something else).
   std::unique_ptr<DecisionCheck> check;
+  // A fallback because the cost source did not answer: retried after `retry_after` calls.
+  bool retryable = false;
+  int calls = 0;
+  int retry_after = 0;
+  bool retry_due = false;
 };
 using CommCache = std::map<CacheKey, CachedDecision>;
 
@@ -112,6 +117,21 @@ int FreeAllInternal(MPI_Comm, int, void*, void*) {
   std::lock_guard<std::mutex> lock(registry_mu);
   for (CommCache* cache : *registry) FreeInternal(cache);
   return MPI_SUCCESS;
+}
+
+// Calls of a retryable fallback before its next attempt: 8, 16, 32, ... at most 1024.
+int RetryAfterCalls(int retry) { return 8 << std::min(retry, 7); }
+
+// Counts one call of `c` and says whether it must be decided anew (a retry is due).
+bool CountRetry(CachedDecision& c) {
+  if (c.retryable && !c.retry_due && ++c.calls >= c.retry_after) c.retry_due = true;
+  return c.retry_due;
+}
+
+bool IsWorldRankZero() {
+  int world_rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  return world_rank == 0;
 }
 
 // The algorithms toporr runs itself (collectives.h), by collective.
@@ -232,6 +252,12 @@ absl::Status GatherRoutes(MPI_Comm work, const CostRow* row, int my_host, int n,
   return Agree(work, status);
 }
 
+// Whether a failure is the cost source's not answering (no connection, no answer within the
+// deadline): a fallback worth retrying later, unlike a refusal or a local error.
+bool Unanswered(const absl::Status& s) {
+  return absl::IsUnavailable(s) || absl::IsDeadlineExceeded(s);
+}
+
 int64_t ElapsedUs(Clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count();
 }
@@ -271,7 +297,7 @@ Library::Library(ClientOptions options, std::vector<std::string> option_warnings
       option_warnings_(std::move(option_warnings)) {}
 
 void Library::Warn(int rank, const std::string& reason) {
-  if (rank != 0) return;
+  if (!IsWorldRankZero() && !(rank == 0 && options_.verbose > 0)) return;
   std::lock_guard<std::mutex> lock(mu_);
   if (!warned_.insert(reason).second) return;
   std::fprintf(stderr, "toporr: warning: keeping the identity rank order: %s\n", reason.c_str());
@@ -289,14 +315,14 @@ void Library::Fallback(int rank, const absl::Status& why, Decision* d) {
 }
 
 void Library::Finish(MPI_Comm comm, const Decision& d) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  if (rank != 0) return;
-  {
+  if (IsWorldRankZero()) {  // the configuration's warnings, once per job
     std::lock_guard<std::mutex> lock(mu_);
     for (const std::string& w : option_warnings_) std::fprintf(stderr, "toporr: %s\n", w.c_str());
     option_warnings_.clear();
   }
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (rank != 0) return;
   WriteReport(DecisionJsonLine(d));
   if (options_.verbose > 0) {
     std::fprintf(stderr,
@@ -309,8 +335,162 @@ void Library::Finish(MPI_Comm comm, const Decision& d) {
   }
 }
 
+absl::Status Library::GatherCosts(MPI_Comm work, const JobLayout& layout, Decision* decision,
+                                  std::unique_ptr<mapping::HostCostMatrix>* costs,
+                                  std::unique_ptr<mapping::RouteSource>* routes, MPI_Win* window,
+                                  bool* unanswered) {
+  int rank = 0;
+  MPI_Comm_rank(work, &rank);
+  const int n = static_cast<int>(layout.hosts.size());
+  const int my_host = layout.rank_host[rank];
+  // 3. Rank 0 registers the host list (the one request of the job that is not per host);
+  // the ticket, or why there is none, goes to every rank in one broadcast. First, so that an
+  // absent or stalled daemon costs no more MPI steps than needed.
+  struct {
+    int ok;
+    int code;  // absl::StatusCode of the failure
+    int64_t snapshot_id;
+    char token[kTokenBytes];
+    char reason[kReasonBytes];
+  } ticket_msg = {};
+  HostListTicket ticket;
+  {
+    if (rank == 0) {
+      absl::StatusOr<HostListTicket> t = source_->Prepare(layout.hosts);
+      if (t.ok() && t->token.size() >= kTokenBytes) {
+        t = absl::DataLossError("host list token too long");
+      }
+      if (t.ok()) {
+        ticket_msg.ok = 1;
+        ticket_msg.snapshot_id = t->snapshot_id;
+        std::memcpy(ticket_msg.token, t->token.data(), t->token.size());
+      } else {
+        ticket_msg.code = static_cast<int>(t.status().code());
+        CopyReason(std::string(t.status().message()), ticket_msg.reason);
+      }
+    }
+    if (int rc = MPI_Bcast(&ticket_msg, sizeof(ticket_msg), MPI_BYTE, 0, work); rc != MPI_SUCCESS) {
+      return absl::InternalError(MpiError("MPI_Bcast", rc));
+    }
+    ticket_msg.token[kTokenBytes - 1] = '\0';
+    ticket_msg.reason[kReasonBytes - 1] = '\0';
+    if (!ticket_msg.ok) {
+      const absl::Status failed(static_cast<absl::StatusCode>(ticket_msg.code), ticket_msg.reason);
+      *unanswered = Unanswered(failed);
+      return failed;
+    }
+    ticket = {ticket_msg.snapshot_id, ticket_msg.token};
+    decision->snapshot_id = ticket.snapshot_id;
+  }
+
+  // 4. Per-host groups and their leaders.
+  struct Comms {
+    MPI_Comm node = MPI_COMM_NULL, host = MPI_COMM_NULL, leaders = MPI_COMM_NULL;
+    ~Comms() {
+      for (MPI_Comm* c : {&node, &host, &leaders}) {
+        if (*c != MPI_COMM_NULL) MPI_Comm_free(c);
+      }
+    }
+  } comms;
+  // Each constructor is collective on its own communicator: agree after each, so that a
+  // rank whose call failed never leaves the others waiting in the next one.
+  auto agree_mpi = [&](const char* call, int rc) {
+    return Agree(work,
+                 rc == MPI_SUCCESS ? absl::OkStatus() : absl::InternalError(MpiError(call, rc)));
+  };
+  int host_rank = 0;
+  RETURN_IF_ERROR(
+      agree_mpi("MPI_Comm_split_type",
+                MPI_Comm_split_type(work, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &comms.node)));
+  RETURN_IF_ERROR(
+      agree_mpi("MPI_Comm_split", MPI_Comm_split(comms.node, my_host, rank, &comms.host)));
+  MPI_Comm_rank(comms.host, &host_rank);
+  RETURN_IF_ERROR(
+      agree_mpi("MPI_Comm_split",
+                MPI_Comm_split(work, host_rank == 0 ? 0 : MPI_UNDEFINED, rank, &comms.leaders)));
+  const bool leader = host_rank == 0;
+
+  // 5. Each leader fetches its own host's row (and its routes, for jobs small enough).
+  const bool with_routes = n > 1 && n <= options_.routes_max_hosts;
+  CostRow row;
+  {
+    absl::Status fetched = absl::OkStatus();
+    if (leader) {
+      absl::StatusOr<CostRow> r = source_->Row(ticket, layout.hosts, my_host, with_routes);
+      if (!r.ok()) {
+        fetched = r.status();
+      } else if (r->snapshot_id != ticket.snapshot_id) {
+        fetched = absl::AbortedError(absl::StrCat(
+            "the row of ", layout.hosts[my_host], " came from snapshot ", r->snapshot_id,
+            ", the host list from snapshot ", ticket.snapshot_id, "; not mixing them"));
+      } else if (r->values.size() != 2 * static_cast<size_t>(n)) {
+        fetched = absl::DataLossError(absl::StrCat("the row of ", layout.hosts[my_host], " has ",
+                                                   r->values.size() / 2, " columns, expected ", n));
+      } else {
+        row = *std::move(r);
+      }
+    }
+    absl::Status agreed = Agree(work, fetched);
+    *unanswered = Unanswered(agreed);
+    RETURN_IF_ERROR(agreed);
+  }
+
+  // 6. The costs reach rank 0: dense rows in one shared window per host, or, for jobs of
+  // more than compress_above_hosts hosts, the leaf-group form (CompressRows).
+  if (n > options_.compress_above_hosts) {
+    RETURN_IF_ERROR(CompressRows(work, comms.leaders, layout, my_host, row, costs));
+    decision->cost_form = "groups";
+  } else {
+    float* rows = nullptr;
+    std::vector<int32_t> leader_host;
+    int num_leaders = 0;
+    int rc = MPI_SUCCESS;
+    if (leader) rc = MPI_Comm_size(comms.leaders, &num_leaders);
+    if (rc == MPI_SUCCESS) rc = MPI_Bcast(&num_leaders, 1, MPI_INT, 0, comms.host);
+    const MPI_Aint row_bytes = static_cast<MPI_Aint>(2) * n * sizeof(float);
+    const MPI_Aint bytes = leader ? row_bytes * num_leaders : 0;
+    if (rc == MPI_SUCCESS) {
+      rc = MPI_Win_allocate_shared(bytes, sizeof(float), MPI_INFO_NULL, comms.host, &rows, window);
+    }
+    if (rc == MPI_SUCCESS && leader) {
+      leader_host.resize(num_leaders);
+      int32_t mine = my_host;
+      rc = MPI_Allgather(&mine, 1, MPI_INT32_T, leader_host.data(), 1, MPI_INT32_T, comms.leaders);
+      if (rc == MPI_SUCCESS) {
+        rc = MPI_Allgather(row.values.data(), 2 * n, MPI_FLOAT, rows, 2 * n, MPI_FLOAT,
+                           comms.leaders);
+      }
+    }
+    absl::Status s =
+        Agree(work, rc == MPI_SUCCESS ? absl::OkStatus()
+                                      : absl::InternalError(MpiError("row allgather", rc)));
+    if (!s.ok()) {
+      if (*window != MPI_WIN_NULL) MPI_Win_free(window);
+      return s;
+    }
+    if (rank == 0) {
+      std::vector<const float*> host_rows(n, nullptr);
+      for (size_t l = leader_host.size(); l-- > 0;) host_rows[leader_host[l]] = rows + 2 * n * l;
+      *costs = std::make_unique<RowCostMatrix>(n, std::move(host_rows));
+    }
+    decision->cost_form = "rows";
+  }
+  // 6b. The routes of the rows reach rank 0 (one Gatherv; nothing when not asked for).
+  if (with_routes) {
+    std::string why;
+    RETURN_IF_ERROR(GatherRoutes(work, leader ? &row : nullptr, my_host, n, routes, &why));
+    if (rank == 0 && *routes == nullptr && options_.verbose >= 1) {
+      std::fprintf(stderr, "toporr: host links only: %s\n", why.c_str());
+    }
+  }
+  if (rank == 0) decision->contention = *routes != nullptr ? "routes" : "host links";
+  return absl::OkStatus();
+}
+
 absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* decision,
-                             std::vector<int32_t>* order, std::vector<int32_t>* multilevel) {
+                             std::vector<int32_t>* order, std::vector<int32_t>* multilevel,
+                             bool* unanswered) {
+  if (unanswered != nullptr) *unanswered = false;
   int rank = 0, size = 1;
   MPI_Comm_rank(work, &rank);
   MPI_Comm_size(work, &size);
@@ -365,146 +545,23 @@ absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* de
   ASSIGN_OR_RETURN(const mapping::IntraHostModel intra, JobIntraHostModel(work, bound, mine));
   const JobLayout layout = LayoutFromRankHosts(rank_hosts);
   const int n = static_cast<int>(layout.hosts.size());
-  const int my_host = layout.rank_host[rank];
   decision->hosts = n;
 
-  // 3. Rank 0 registers the host list (the one request of the job that is not per host);
-  // the ticket, or why there is none, goes to every rank in one broadcast. First, so that an
-  // absent or stalled daemon costs no more MPI steps than needed.
-  struct {
-    int ok;
-    int64_t snapshot_id;
-    char token[kTokenBytes];
-    char reason[kReasonBytes];
-  } ticket_msg = {};
-  HostListTicket ticket;
-  {
-    if (rank == 0) {
-      absl::StatusOr<HostListTicket> t = source_->Prepare(layout.hosts);
-      if (t.ok() && t->token.size() >= kTokenBytes) {
-        t = absl::DataLossError("host list token too long");
-      }
-      if (t.ok()) {
-        ticket_msg.ok = 1;
-        ticket_msg.snapshot_id = t->snapshot_id;
-        std::memcpy(ticket_msg.token, t->token.data(), t->token.size());
-      } else {
-        CopyReason(std::string(t.status().message()), ticket_msg.reason);
-      }
-    }
-    if (int rc = MPI_Bcast(&ticket_msg, sizeof(ticket_msg), MPI_BYTE, 0, work); rc != MPI_SUCCESS) {
-      return absl::InternalError(MpiError("MPI_Bcast", rc));
-    }
-    ticket_msg.token[kTokenBytes - 1] = '\0';
-    ticket_msg.reason[kReasonBytes - 1] = '\0';
-    if (!ticket_msg.ok) return absl::UnavailableError(ticket_msg.reason);
-    ticket = {ticket_msg.snapshot_id, ticket_msg.token};
-    decision->snapshot_id = ticket.snapshot_id;
-  }
-
-  // 4. Per-host groups and their leaders.
-  struct Comms {
-    MPI_Comm node = MPI_COMM_NULL, host = MPI_COMM_NULL, leaders = MPI_COMM_NULL;
-    ~Comms() {
-      for (MPI_Comm* c : {&node, &host, &leaders}) {
-        if (*c != MPI_COMM_NULL) MPI_Comm_free(c);
-      }
-    }
-  } comms;
-  // Each constructor is collective on its own communicator: agree after each, so that a
-  // rank whose call failed never leaves the others waiting in the next one.
-  auto agree_mpi = [&](const char* call, int rc) {
-    return Agree(work,
-                 rc == MPI_SUCCESS ? absl::OkStatus() : absl::InternalError(MpiError(call, rc)));
-  };
-  int host_rank = 0;
-  RETURN_IF_ERROR(
-      agree_mpi("MPI_Comm_split_type",
-                MPI_Comm_split_type(work, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &comms.node)));
-  RETURN_IF_ERROR(
-      agree_mpi("MPI_Comm_split", MPI_Comm_split(comms.node, my_host, rank, &comms.host)));
-  MPI_Comm_rank(comms.host, &host_rank);
-  RETURN_IF_ERROR(
-      agree_mpi("MPI_Comm_split",
-                MPI_Comm_split(work, host_rank == 0 ? 0 : MPI_UNDEFINED, rank, &comms.leaders)));
-  const bool leader = host_rank == 0;
-
-  // 5. Each leader fetches its own host's row (and its routes, for jobs small enough).
-  const bool with_routes = n > 1 && n <= options_.routes_max_hosts;
-  CostRow row;
-  {
-    absl::Status fetched = absl::OkStatus();
-    if (leader) {
-      absl::StatusOr<CostRow> r = source_->Row(ticket, layout.hosts, my_host, with_routes);
-      if (!r.ok()) {
-        fetched = r.status();
-      } else if (r->snapshot_id != ticket.snapshot_id) {
-        fetched = absl::AbortedError(absl::StrCat(
-            "the row of ", layout.hosts[my_host], " came from snapshot ", r->snapshot_id,
-            ", the host list from snapshot ", ticket.snapshot_id, "; not mixing them"));
-      } else if (r->values.size() != 2 * static_cast<size_t>(n)) {
-        fetched = absl::DataLossError(absl::StrCat("the row of ", layout.hosts[my_host], " has ",
-                                                   r->values.size() / 2, " columns, expected ", n));
-      } else {
-        row = *std::move(r);
-      }
-    }
-    RETURN_IF_ERROR(Agree(work, fetched));
-  }
-
-  // 6. The costs reach rank 0: dense rows in one shared window per host, or, for jobs of
-  // more than compress_above_hosts hosts, the leaf-group form (CompressRows).
+  // 3..5b. The costs between the job's hosts, from the cost source; a job on one host needs
+  // none (its intra-host costs come from `intra`).
   MPI_Win window = MPI_WIN_NULL;
   std::unique_ptr<mapping::HostCostMatrix> costs;
-  if (n > options_.compress_above_hosts) {
-    RETURN_IF_ERROR(CompressRows(work, comms.leaders, layout, my_host, row, &costs));
-    decision->cost_form = "groups";
-  } else {
-    float* rows = nullptr;
-    std::vector<int32_t> leader_host;
-    int num_leaders = 0;
-    int rc = MPI_SUCCESS;
-    if (leader) rc = MPI_Comm_size(comms.leaders, &num_leaders);
-    if (rc == MPI_SUCCESS) rc = MPI_Bcast(&num_leaders, 1, MPI_INT, 0, comms.host);
-    const MPI_Aint row_bytes = static_cast<MPI_Aint>(2) * n * sizeof(float);
-    const MPI_Aint bytes = leader ? row_bytes * num_leaders : 0;
-    if (rc == MPI_SUCCESS) {
-      rc = MPI_Win_allocate_shared(bytes, sizeof(float), MPI_INFO_NULL, comms.host, &rows, &window);
-    }
-    if (rc == MPI_SUCCESS && leader) {
-      leader_host.resize(num_leaders);
-      int32_t mine = my_host;
-      rc = MPI_Allgather(&mine, 1, MPI_INT32_T, leader_host.data(), 1, MPI_INT32_T, comms.leaders);
-      if (rc == MPI_SUCCESS) {
-        rc = MPI_Allgather(row.values.data(), 2 * n, MPI_FLOAT, rows, 2 * n, MPI_FLOAT,
-                           comms.leaders);
-      }
-    }
-    absl::Status s =
-        Agree(work, rc == MPI_SUCCESS ? absl::OkStatus()
-                                      : absl::InternalError(MpiError("row allgather", rc)));
-    if (!s.ok()) {
-      if (window != MPI_WIN_NULL) MPI_Win_free(&window);
-      return s;
-    }
-    if (rank == 0) {
-      std::vector<const float*> host_rows(n, nullptr);
-      for (size_t l = leader_host.size(); l-- > 0;) host_rows[leader_host[l]] = rows + 2 * n * l;
-      costs = std::make_unique<RowCostMatrix>(n, std::move(host_rows));
-    }
-    decision->cost_form = "rows";
-  }
-  // 6b. The routes of the rows reach rank 0 (one Gatherv; nothing when not asked for).
   std::unique_ptr<mapping::RouteSource> routes;
-  if (with_routes) {
-    std::string why;
-    RETURN_IF_ERROR(GatherRoutes(work, leader ? &row : nullptr, my_host, n, &routes, &why));
-    if (rank == 0 && routes == nullptr && options_.verbose >= 1) {
-      std::fprintf(stderr, "toporr: host links only: %s\n", why.c_str());
-    }
+  static const float kOneHostRow[2] = {0, 0};
+  if (n > 1) {
+    bool source_unanswered = false;
+    absl::Status gathered =
+        GatherCosts(work, layout, decision, &costs, &routes, &window, &source_unanswered);
+    if (unanswered != nullptr) *unanswered = source_unanswered;
+    RETURN_IF_ERROR(gathered);
+  } else {
+    costs = std::make_unique<RowCostMatrix>(1, std::vector<const float*>{kOneHostRow});
   }
-  if (rank == 0) decision->contention = routes != nullptr ? "routes" : "host links";
-  row = CostRow{};  // the leader's own copy is no longer needed
 
   // 7. Rank 0 plans and broadcasts the order.
   struct {
@@ -551,7 +608,7 @@ absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* de
   decision->chosen_algorithm = result.chosen;
   decision->predicted_before_ns = result.before_ns;
   decision->predicted_after_ns = result.after_ns;
-  decision->source = std::string(source_->kind());
+  decision->source = n > 1 ? std::string(source_->kind()) : "local";
   *order = std::move(planned);
   if (multilevel != nullptr) *multilevel = std::move(multilevel_plan);
   return absl::OkStatus();
@@ -576,13 +633,25 @@ int Library::CollectiveComm(MPI_Comm comm, const ReorderRequest& request, MPI_Co
   int found = 0;
   MPI_Comm_get_attr(comm, cache_keyval_, &cache, &found);
   auto it = found ? cache->find(key) : CommCache::iterator();
-  if (!found || it == cache->end() || it->second.internal == MPI_COMM_NULL) {
+  if (!found || it == cache->end() || it->second.internal == MPI_COMM_NULL ||
+      it->second.retry_due) {
     // A miss: decide (collective, with the agreement check) and keep the communicator.
     MPI_Comm reordered = MPI_COMM_NULL;
     Decision d;
     if (int rc = CommReorder(comm, request, &reordered, &d); rc != MPI_SUCCESS) return rc;
     MPI_Comm_get_attr(comm, cache_keyval_, &cache, &found);
-    it = cache->find(key);
+    it = found ? cache->find(key) : CommCache::iterator();
+    if (!found || it == cache->end()) {
+      // Not cached (the ranks' arguments disagreed): the MPI library's own call, uncached.
+      MPI_Comm_free(&reordered);
+      *run_on = MPI_COMM_NULL;
+      *algorithm = std::nullopt;
+      *root = request.root;
+      if (order != nullptr) *order = nullptr;
+      if (multilevel != nullptr) *multilevel = nullptr;
+      if (check != nullptr) *check = nullptr;
+      return MPI_SUCCESS;
+    }
     if (it->second.internal != MPI_COMM_NULL) MPI_Comm_free(&it->second.internal);
     it->second.internal = reordered;
   }
@@ -627,6 +696,26 @@ int Library::CollectiveComm(MPI_Comm comm, const ReorderRequest& request, MPI_Co
     }
   }
   return MPI_SUCCESS;
+}
+
+Library::NextRun Library::NextCall(MPI_Comm comm, const ReorderRequest& request) {
+  EnsureKeyvals();
+  CommCache* cache = nullptr;
+  int found = 0;
+  MPI_Comm_get_attr(comm, cache_keyval_, &cache, &found);
+  if (!found) return NextRun::kDecide;
+  auto it = cache->find(KeyOf(request));
+  if (it == cache->end() || it->second.internal == MPI_COMM_NULL) return NextRun::kDecide;
+  CachedDecision& c = it->second;
+  if (c.decision.source == "fallback") {
+    return CountRetry(c) ? NextRun::kDecide : NextRun::kLibrary;
+  }
+  if (c.check && c.check->verification.verdict() == Verification::Verdict::kLibrary) {
+    return NextRun::kLibrary;
+  }
+  const bool algorithm = mapping::ParseAlgorithm(c.decision.chosen_algorithm).ok();
+  const bool multilevel = !c.multilevel_plan.empty() && !c.multilevel_failed;
+  return algorithm || multilevel ? NextRun::kToporr : NextRun::kLibrary;
 }
 
 void Library::WriteReport(const std::string& line) {
@@ -701,14 +790,25 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
       MPI_Comm_set_attr(comm, cache_keyval_, cache);
     }
   }
-  bool from_cache = false;
+  bool from_cache = false, unanswered = false;
   if (status.ok()) {
-    if (auto it = cache->find(key); it != cache->end()) {
+    auto it = cache->find(key);
+    if (it != cache->end() && (it->second.retry_due || CountRetry(it->second))) {
+      d.retry = it->second.decision.retry + 1;  // decided anew below
+      it = cache->end();
+    }
+    if (it != cache->end()) {
       order = it->second.order;
       multilevel_plan = it->second.multilevel_plan;
       d = it->second.decision;
       d.cached = true;
       from_cache = true;
+    } else if (size == 1) {
+      // One rank: nothing to order, nothing to ask; toporr's collectives leave it to the MPI
+      // library's call.
+      d.source = "local";
+      d.hosts = 1;
+      if (request.own_algorithms && !request.algorithm) d.chosen_algorithm = "mpi_library";
     } else if (options_.disable) {
       status = absl::CancelledError("disabled by TOPORR_DISABLE");
     } else if (request.root < 0 || request.root >= size) {
@@ -753,7 +853,7 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
             return PlannedOrder{r.mapping, r.algorithm, r.before.time_ns, r.after.time_ns,
                                 r.multilevel};
           },
-          &d, &order, &multilevel_plan);
+          &d, &order, &multilevel_plan, &unanswered);
     }
   }
   if (!status.ok()) {
@@ -784,9 +884,17 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
   if (d.new_order.empty()) d.new_order = IdentityOrder(size);
   if (cache != nullptr && !from_cache) {
     CachedDecision& c = (*cache)[key];
+    if (c.internal != MPI_COMM_NULL) MPI_Comm_free(&c.internal);  // a retried decision's
     c.order = order;
     c.decision = d;
     c.multilevel_plan = order.empty() ? std::vector<int32_t>() : multilevel_plan;
+    c.multilevel.reset();
+    c.multilevel_failed = false;
+    c.check.reset();
+    c.retryable = unanswered && d.source == "fallback";
+    c.calls = 0;
+    c.retry_after = RetryAfterCalls(d.retry);
+    c.retry_due = false;
   }
   MPI_Comm_free(&work);
   d.elapsed_us = ElapsedUs(start);

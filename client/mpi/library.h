@@ -22,6 +22,17 @@
 // requests are bounded by the deadline, so the call returns within the deadline plus the
 // MPI steps. Decisions (fallbacks included) are cached on the parent communicator per
 // (collective, algorithm, root, message size class): a second call makes no request.
+// Communicators of one rank make no request (identity, source "local"); of one host, none to
+// the cost source (source "local": the intra-host costs alone).
+// A fallback because the cost source did not answer (UNAVAILABLE, DEADLINE_EXCEEDED) is
+// retried: its cached entry makes a new decision at the 8th call of toporr's collectives
+// that hits it, then after 16, 32, ... calls (at most 1024), counted per entry so that every
+// rank retries at the same call; the report's `retry` says which attempt a decision was. The
+// daemon source itself does not ask a daemon that did not answer again for a while
+// (row_source.h), so a retry while it is down costs a few MPI steps, not a deadline.
+// Warnings: one stderr line per cause per job, from the process of MPI_COMM_WORLD rank 0
+// when it is in the communicator (with verbose, also from each communicator's rank 0);
+// every fallback is in TOPORR_REPORT.
 #ifndef TOPORR_CLIENT_MPI_LIBRARY_H_
 #define TOPORR_CLIENT_MPI_LIBRARY_H_
 
@@ -39,6 +50,7 @@
 #include "absl/status/statusor.h"
 #include "client/client_options.h"
 #include "client/decision_report.h"
+#include "client/job_layout.h"
 #include "client/row_source.h"
 #include "client/verification.h"
 #include "mapping/cost_matrix.h"
@@ -124,6 +136,17 @@ class Library {
                      const std::vector<int32_t>** order = nullptr,
                      const Multilevel** multilevel = nullptr, DecisionCheck** check = nullptr);
 
+  // What the next call of toporr's collective `request` on `comm` runs, from the
+  // communicator's cache alone (no communication; the same on every rank that passes the
+  // same arguments). Counts the call towards a cached fallback's retry.
+  enum class NextRun {
+    kDecide,   // no usable decision yet, or a fallback's retry is due: CollectiveComm decides
+    kLibrary,  // the MPI library's own call (a fallback, the model's choice, or the verdict
+               // of the run-time check)
+    kToporr,   // toporr's path, or its run-time check
+  };
+  NextRun NextCall(MPI_Comm comm, const ReorderRequest& request);
+
   // Rank 0 of `comm` reports a completed check: one TOPORR_REPORT line (decision_report.h
   // VerificationJsonLine) and, with verbose, one stderr line.
   void ReportCheck(MPI_Comm comm, const DecisionCheck& check);
@@ -138,9 +161,20 @@ class Library {
  private:
   // Steps 2..6 on `work` (a duplicate of the caller's communicator that returns errors).
   // On success *order (and *multilevel, the planner's multi-level plan, when not null) is
-  // set on every rank; otherwise the agreed reason.
+  // set on every rank; otherwise the agreed reason, and *unanswered (when not null) says
+  // whether it is that the cost source did not answer (a fallback worth retrying).
   absl::Status Decide(MPI_Comm work, const Planner& planner, Decision* decision,
-                      std::vector<int32_t>* order, std::vector<int32_t>* multilevel = nullptr);
+                      std::vector<int32_t>* order, std::vector<int32_t>* multilevel = nullptr,
+                      bool* unanswered = nullptr);
+  // Steps 3..5b for a job of more than one host: the ticket, the leaders' rows on rank 0 of
+  // `work` (*costs; its memory may live in *window, freed by the caller after planning) and
+  // their routes (*routes, null when not gathered).
+  absl::Status GatherCosts(MPI_Comm work, const JobLayout& layout, Decision* decision,
+                           std::unique_ptr<mapping::HostCostMatrix>* costs,
+                           std::unique_ptr<mapping::RouteSource>* routes, MPI_Win* window,
+                           bool* unanswered);
+  // One line on stderr per cause, see above; `rank` is the caller's rank in the
+  // communicator the warning is about.
   void Warn(int rank, const std::string& reason);
   // Marks `d` as the identity-order fallback for `why` (no predictions, no candidates) and
   // warns once on rank 0 unless toporr was disabled (kCancelled).

@@ -208,7 +208,8 @@ TOPORR_COSTS={self.costs} TOPORR_HOSTMAP={self.hostmap} TOPORR_SOCKET=/nonexiste
         self.assertIn(f"PKG_CONFIG_PATH={lib}/pkgconfig", p.stdout)
         self.assertIn(f"TOPORR_PMPI_LIBRARY={lib}/libtoporr_pmpi.so", p.stdout)
         version = self.pkg_config("--modversion", "toporr")[0]
-        self.assertIn(f"REORDER rc=0 source=file reordered=0 sum=1 {version}", p.stdout)
+        # One process: nothing to order, no cost source asked.
+        self.assertIn(f"REORDER rc=0 source=local reordered=0 sum=1 {version}", p.stdout)
 
     def parse_with_tclsh(self):
         """The modulefile evaluated by Tcl itself, the module commands stubbed."""

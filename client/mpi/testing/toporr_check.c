@@ -218,7 +218,9 @@ static void Graph(void) {
 }
 
 static void Leak(void) {
-  /* Handles of freed communicators are reused: the 100 results span a few handle values. */
+  /* Handles of freed communicators are reused: the 100 results span a few handle values (the
+   * communicators one decision holds at once); a communicator leaked per call would spread
+   * them over 100. */
   int live_before = toporr_debug_live_caches(), ok = 1;
   long long lo = 0, hi = 0;
   for (int i = 0; i < 100; ++i) {
@@ -233,7 +235,7 @@ static void Leak(void) {
     MPI_Comm_free(&comm);
     MPI_Comm_free(&parent);
   }
-  ok &= toporr_debug_live_caches() == live_before && hi - lo <= 8;
+  ok &= toporr_debug_live_caches() == live_before && hi - lo <= 16;
   if (!ok) {
     fprintf(stderr, "leak: caches %d -> %d, handles %lld .. %lld\n", live_before,
             toporr_debug_live_caches(), lo, hi);
