@@ -367,11 +367,14 @@ grpc::ServerUnaryReactor* TopologyService::GetPath(grpc::CallbackServerContext* 
 grpc::ServerUnaryReactor* TopologyService::RegisterHostList(grpc::CallbackServerContext* context,
                                                             const v1::RegisterHostListRequest* req,
                                                             v1::RegisterHostListResponse* resp) {
+  std::string peer = peers_ != nullptr
+                         ? peers_->Identity(context->peer(), context->auth_context().get())
+                         : context->peer();
   return AnswerQueued(context, __func__, [=](HoldingReactor* reactor) -> absl::Status {
     if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
     RETURN_IF_ERROR(CheckTexts("host name", req->hosts()));
     ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
-    ASSIGN_OR_RETURN(std::string token, host_lists_->Register(req->hosts(), *current));
+    ASSIGN_OR_RETURN(std::string token, host_lists_->Register(req->hosts(), *current, peer));
     resp->set_host_list(token);
     resp->set_snapshot_id(current->info.id);
     resp->set_num_hosts(req->hosts_size());
