@@ -191,11 +191,14 @@ class AdminService final : public toporr::v1::Admin::Service {
 
  private:
   absl::Status IngestChecked(const v1::IngestRequest* req, v1::IngestResponse* resp);
-  // IngestChecked, counted and logged (one line per ingest).
-  absl::Status IngestLogged(const v1::IngestRequest* req, v1::IngestResponse* resp);
-  // The request a stream of chunks makes: the first chunk's header with the content spooled
-  // and read back.
-  absl::StatusOr<v1::IngestRequest> ReceiveChunks(grpc::ServerReader<v1::IngestChunk>* reader);
+  // IngestChecked, counted and logged (one line per ingest). An ingest whose content could
+  // not be `received` (e.g. the spool's disk is full) is logged and counted as refused with
+  // that status, unchecked.
+  absl::Status IngestLogged(const v1::IngestRequest* req, v1::IngestResponse* resp,
+                            absl::Status received = absl::OkStatus());
+  // The request a stream of chunks makes, in `*req`: the first chunk's header (set as soon
+  // as it arrived, also when receiving fails later) with the content spooled and read back.
+  absl::Status ReceiveChunks(grpc::ServerReader<v1::IngestChunk>* reader, v1::IngestRequest* req);
 
   FabricState* state_;
   DiscoverySweeper* sweeper_;
