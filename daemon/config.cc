@@ -16,7 +16,8 @@ constexpr char kKnownKeys[] =
     "metrics_textfile_dir, "
     "metrics_interval_s, admin_group, keep_snapshots, host_map_path, max_ingest_bytes, "
     "max_read_message_bytes, read_memory_quota_bytes, max_read_streams_per_connection, "
-    "max_heavy_requests, heavy_request_hosts, max_host_loss_percent, discovery_interval_s, "
+    "max_heavy_requests, heavy_request_hosts, max_host_lists_per_peer, max_host_loss_percent, "
+    "discovery_interval_s, "
     "discovery_command, discovery_probe_pause_us, discovery_timeout_s";
 
 }  // namespace
@@ -89,6 +90,10 @@ absl::Status ParseConfig(std::string_view text, std::string_view file_name, Daem
       int64_t v;
       RETURN_IF_ERROR(parse_int(1, 1 << 20, &v));
       config->heavy_request_hosts = static_cast<int>(v);
+    } else if (key == "max_host_lists_per_peer") {
+      int64_t v;
+      RETURN_IF_ERROR(parse_int(1, 1 << 20, &v));
+      config->max_host_lists_per_peer = static_cast<int>(v);
     } else if (key == "max_host_loss_percent") {
       int64_t v;
       RETURN_IF_ERROR(parse_int(0, 100, &v));

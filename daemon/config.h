@@ -74,6 +74,12 @@ struct DaemonConfig {
   // is refused at once with RESOURCE_EXHAUSTED (no queue).
   int max_heavy_requests = 2;
   int heavy_request_hosts = 1024;
+  // Host lists (RegisterHostList) one caller may hold: a uid on the Unix socket, a client
+  // certificate's common name or an address over TCP. Past it the caller's least recently
+  // used list goes if it has been idle for a minute, else the registration is refused with
+  // RESOURCE_EXHAUSTED (counted in toporr_host_lists_refused_total{reason="peer_quota"}): a
+  // flood from one user never evicts another's list. The daemon holds 256 lists in all.
+  int max_host_lists_per_peer = 32;
   // A new topology that removes more than this share of the current snapshot's hosts (or
   // all of them) is refused unless the ingest says --allow-shrink (daemon/fabric_state.h).
   int max_host_loss_percent = 10;

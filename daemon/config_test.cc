@@ -15,13 +15,15 @@ TEST(ParseConfig, ReadsKnownKeysCommentsAndQuotes) {
   ASSERT_OK(
       ParseConfig("# toporrd\n\ndb_path = /srv/t.db  # trailing comment\n"
                   "socket_path=\"/tmp/x.sock\"\nkeep_snapshots = 5\n"
-                  "listen_address = 127.0.0.1:7070\nmax_read_message_bytes = 1048576\n",
+                  "listen_address = 127.0.0.1:7070\nmax_read_message_bytes = 1048576\n"
+                  "max_host_lists_per_peer = 8\n",
                   "toporrd.conf", &c));
   EXPECT_EQ(c.db_path, "/srv/t.db");
   EXPECT_EQ(c.socket_path, "/tmp/x.sock");
   EXPECT_EQ(c.keep_snapshots, 5);
   EXPECT_EQ(c.listen_address, "127.0.0.1:7070");
   EXPECT_EQ(c.max_read_message_bytes, 1 << 20);
+  EXPECT_EQ(c.max_host_lists_per_peer, 8);
   EXPECT_EQ(c.admin_group, "toporr-admin");  // default kept
 }
 
@@ -34,6 +36,9 @@ TEST(ParseConfig, ErrorsNameFileAndLine) {
   EXPECT_THAT(ParseConfig("max_read_message_bytes = 100\n", "t.conf", &c),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("t.conf:1: max_read_message_bytes must be an integer in [65536")));
+  EXPECT_THAT(ParseConfig("\n\nmax_host_lists_per_peer = 0\n", "t.conf", &c),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("t.conf:3: max_host_lists_per_peer must be an integer in [1")));
   EXPECT_THAT(ParseConfig("max_read_message_bytes = 8388608\nread_memory_quota_bytes = 8388608\n",
                           "t.conf", &c),
               StatusIs(absl::StatusCode::kInvalidArgument,

@@ -367,11 +367,14 @@ grpc::ServerUnaryReactor* TopologyService::GetPath(grpc::CallbackServerContext* 
 grpc::ServerUnaryReactor* TopologyService::RegisterHostList(grpc::CallbackServerContext* context,
                                                             const v1::RegisterHostListRequest* req,
                                                             v1::RegisterHostListResponse* resp) {
+  std::string peer = peers_ != nullptr
+                         ? peers_->Identity(context->peer(), context->auth_context().get())
+                         : context->peer();
   return AnswerQueued(context, __func__, [=](HoldingReactor* reactor) -> absl::Status {
     if (req->hosts().empty()) return absl::InvalidArgumentError("hosts must not be empty");
     RETURN_IF_ERROR(CheckTexts("host name", req->hosts()));
     ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
-    ASSIGN_OR_RETURN(std::string token, host_lists_->Register(req->hosts(), *current));
+    ASSIGN_OR_RETURN(std::string token, host_lists_->Register(req->hosts(), *current, peer));
     resp->set_host_list(token);
     resp->set_snapshot_id(current->info.id);
     resp->set_num_hosts(req->hosts_size());
@@ -411,7 +414,7 @@ grpc::ServerUnaryReactor* TopologyService::GetTopology(grpc::CallbackServerConte
 
 grpc::Status AdminService::Ingest(grpc::ServerContext* context, const v1::IngestRequest* req,
                                   v1::IngestResponse* resp) {
-  return Serve(stats_, __func__, [&]() -> absl::Status {
+  return Serve(context, stats_, __func__, [&]() -> absl::Status {
     RETURN_IF_ERROR(Authorize(context, "Ingest"));
     return IngestLogged(req, resp);
   });
@@ -420,15 +423,18 @@ grpc::Status AdminService::Ingest(grpc::ServerContext* context, const v1::Ingest
 grpc::Status AdminService::IngestStream(grpc::ServerContext* context,
                                         grpc::ServerReader<v1::IngestChunk>* reader,
                                         v1::IngestResponse* resp) {
-  return Serve(stats_, __func__, [&]() -> absl::Status {
+  return Serve(context, stats_, __func__, [&]() -> absl::Status {
     RETURN_IF_ERROR(Authorize(context, "IngestStream"));
-    ASSIGN_OR_RETURN(v1::IngestRequest req, ReceiveChunks(reader));
-    return IngestLogged(&req, resp);
+    v1::IngestRequest req;
+    absl::Status received = ReceiveChunks(reader, &req);
+    // Before a header arrived, nothing names an ingest to log.
+    if (!received.ok() && req.source_name().empty()) return received;
+    return IngestLogged(&req, resp, std::move(received));
   });
 }
 
-absl::StatusOr<v1::IngestRequest> AdminService::ReceiveChunks(
-    grpc::ServerReader<v1::IngestChunk>* reader) {
+absl::Status AdminService::ReceiveChunks(grpc::ServerReader<v1::IngestChunk>* reader,
+                                         v1::IngestRequest* req) {
   v1::IngestChunk chunk;
   if (!reader->Read(&chunk)) {
     return absl::InvalidArgumentError("IngestStream: the client sent no chunk");
@@ -436,8 +442,8 @@ absl::StatusOr<v1::IngestRequest> AdminService::ReceiveChunks(
   if (!chunk.has_header()) {
     return absl::InvalidArgumentError("IngestStream: the first chunk must carry the header");
   }
-  v1::IngestRequest req = std::move(*chunk.mutable_header());
-  if (!req.content().empty()) {
+  *req = std::move(*chunk.mutable_header());
+  if (!req->content().empty()) {
     return absl::InvalidArgumentError(
         "IngestStream: the header's content must be empty (the content comes as chunk data)");
   }
@@ -448,20 +454,21 @@ absl::StatusOr<v1::IngestRequest> AdminService::ReceiveChunks(
     }
     if (max_ingest_bytes_ > 0 &&
         spool->size() + static_cast<int64_t>(chunk.data().size()) > max_ingest_bytes_) {
-      return absl::InvalidArgumentError(absl::StrCat(Printable(req.source_name(), kMaxQuotedName),
+      return absl::InvalidArgumentError(absl::StrCat(Printable(req->source_name(), kMaxQuotedName),
                                                      ": more than max_ingest_bytes ",
                                                      max_ingest_bytes_, " bytes"));
     }
     RETURN_IF_ERROR(spool->Append(chunk.data()));
     chunk.Clear();
   } while (reader->Read(&chunk));
-  ASSIGN_OR_RETURN(*req.mutable_content(), spool->ReadAll());
-  return req;
+  ASSIGN_OR_RETURN(*req->mutable_content(), spool->ReadAll());
+  return absl::OkStatus();
 }
 
-absl::Status AdminService::IngestLogged(const v1::IngestRequest* req, v1::IngestResponse* resp) {
+absl::Status AdminService::IngestLogged(const v1::IngestRequest* req, v1::IngestResponse* resp,
+                                        absl::Status received) {
   const absl::Time start = absl::Now();
-  absl::Status s = IngestChecked(req, resp);
+  absl::Status s = received.ok() ? IngestChecked(req, resp) : std::move(received);
   const std::string format = absl::AsciiStrToLower(v1::InputFormat_Name(req->format()));
   // One line per ingest, whatever the source name and the refusal hold.
   const std::string source = Printable(req->source_name(), kMaxQuotedName);
@@ -523,10 +530,11 @@ grpc::Status AuthorizeThenServe(AdminService* admin, const char* method,
                                 grpc::ServerUnaryStreamer<Request, v1::IngestResponse>* streamer,
                                 Body&& serve) {
   if (absl::Status denied = admin->Authorize(context, method); !denied.ok()) {
-    return daemon::Serve(admin->stats(), method, [&] { return denied; });
+    return daemon::Serve(context, admin->stats(), method, [&] { return denied; });
   }
   Request req;
   if (!streamer->Read(&req)) {
+    MarkDaemonAnswer(context);
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                         absl::StrCat(method, ": the client sent no request message"));
   }
@@ -584,10 +592,11 @@ absl::Status AdminService::IngestChecked(const v1::IngestRequest* req, v1::Inges
   return absl::OkStatus();
 }
 
-grpc::Status AdminService::ListSnapshots(grpc::ServerContext*, const v1::ListSnapshotsRequest*,
+grpc::Status AdminService::ListSnapshots(grpc::ServerContext* context,
+                                         const v1::ListSnapshotsRequest*,
                                          v1::ListSnapshotsResponse* resp) {
   // Read-only: allowed on every connection.
-  return Serve(stats_, __func__, [&]() -> absl::Status {
+  return Serve(context, stats_, __func__, [&]() -> absl::Status {
     ASSIGN_OR_RETURN(std::vector<db::SnapshotInfo> list, state_->ListSnapshots());
     auto current = state_->Current();
     for (const auto& info : list) {
@@ -597,9 +606,9 @@ grpc::Status AdminService::ListSnapshots(grpc::ServerContext*, const v1::ListSna
   });
 }
 
-grpc::Status AdminService::GetDiff(grpc::ServerContext*, const v1::GetDiffRequest* req,
+grpc::Status AdminService::GetDiff(grpc::ServerContext* context, const v1::GetDiffRequest* req,
                                    v1::GetDiffResponse* resp) {
-  return Serve(stats_, __func__, [&]() -> absl::Status {
+  return Serve(context, stats_, __func__, [&]() -> absl::Status {
     int64_t to = req->to_snapshot();
     if (to == 0) {
       ASSIGN_OR_RETURN(auto current, RequireCurrent(*state_));
@@ -633,7 +642,7 @@ grpc::Status AdminService::GetDiff(grpc::ServerContext*, const v1::GetDiffReques
 
 grpc::Status AdminService::Discover(grpc::ServerContext* context, const v1::DiscoverRequest* req,
                                     v1::IngestResponse* resp) {
-  return Serve(stats_, __func__, [&]() -> absl::Status {
+  return Serve(context, stats_, __func__, [&]() -> absl::Status {
     RETURN_IF_ERROR(Authorize(context, "Discover"));
     if (sweeper_ == nullptr) {
       return absl::FailedPreconditionError("live discovery is not configured on this daemon");

@@ -18,6 +18,7 @@
 #include "daemon/matrix_cache.h"
 #include "daemon/metrics_text.h"
 #include "daemon/network_filter.h"
+#include "daemon/peer_book.h"
 #include "daemon/request_limiter.h"
 #include "daemon/rpc_stats.h"
 #include "daemon/work_queue.h"
@@ -68,6 +69,10 @@ class TopologyService final : public TopologyServiceBase {
   // Every request is first admitted by `filter` (not owned; may be null: all admitted).
   void set_network_filter(NetworkFilter* filter) { network_filter_ = filter; }
 
+  // Who registers a host list, the unit of HostLists' per-peer bound, is told by `peers`
+  // (not owned; null: gRPC's peer string, one per connection).
+  void set_peer_book(const PeerBook* peers) { peers_ = peers; }
+
   grpc::ServerUnaryReactor* GetSnapshot(grpc::CallbackServerContext*, const v1::GetSnapshotRequest*,
                                         v1::GetSnapshotResponse*) override;
   grpc::ServerUnaryReactor* ListHosts(grpc::CallbackServerContext*, const v1::ListHostsRequest*,
@@ -100,6 +105,7 @@ class TopologyService final : public TopologyServiceBase {
   int heavy_hosts_ = 0;
   WorkQueue* work_queue_ = nullptr;
   NetworkFilter* network_filter_ = nullptr;
+  const PeerBook* peers_ = nullptr;
 
   // ServeCallback / ServeQueued (grpc_status.h) of a request the network filter admits.
   template <typename Body>
@@ -185,11 +191,14 @@ class AdminService final : public toporr::v1::Admin::Service {
 
  private:
   absl::Status IngestChecked(const v1::IngestRequest* req, v1::IngestResponse* resp);
-  // IngestChecked, counted and logged (one line per ingest).
-  absl::Status IngestLogged(const v1::IngestRequest* req, v1::IngestResponse* resp);
-  // The request a stream of chunks makes: the first chunk's header with the content spooled
-  // and read back.
-  absl::StatusOr<v1::IngestRequest> ReceiveChunks(grpc::ServerReader<v1::IngestChunk>* reader);
+  // IngestChecked, counted and logged (one line per ingest). An ingest whose content could
+  // not be `received` (e.g. the spool's disk is full) is logged and counted as refused with
+  // that status, unchecked.
+  absl::Status IngestLogged(const v1::IngestRequest* req, v1::IngestResponse* resp,
+                            absl::Status received = absl::OkStatus());
+  // The request a stream of chunks makes, in `*req`: the first chunk's header (set as soon
+  // as it arrived, also when receiving fails later) with the content spooled and read back.
+  absl::Status ReceiveChunks(grpc::ServerReader<v1::IngestChunk>* reader, v1::IngestRequest* req);
 
   FabricState* state_;
   DiscoverySweeper* sweeper_;

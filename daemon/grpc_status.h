@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/clock.h"
+#include "common/daemon_answer.h"
 #include "daemon/rpc_stats.h"
 #include "daemon/work_queue.h"
 #include "grpcpp/server_context.h"
@@ -22,14 +23,23 @@ inline constexpr size_t kMaxStatusMessageBytes = 4096;
 
 grpc::Status ToGrpcStatus(const absl::Status& status);
 
+// Marks the status of `context`'s call as toporrd's own answer (common/daemon_answer.h), so
+// that a client does not take the daemon's refusal for an unreachable daemon.
+inline void MarkDaemonAnswer(grpc::ServerContextBase* context) {
+  context->AddTrailingMetadata(kDaemonAnswerKey, "1");
+}
+
 // How every gRPC method answers: runs `body` (the conversion and validation, returning
 // absl::Status), records the request as `method` with its status and latency in `stats` (may
-// be null; pass __func__, the method's own name) and converts the result with ToGrpcStatus.
+// be null; pass __func__, the method's own name), marks the answer as the daemon's
+// (MarkDaemonAnswer) and converts the result with ToGrpcStatus.
 template <typename Body>
-grpc::Status Serve(RpcStats* stats, const char* method, Body&& body) {
+grpc::Status Serve(grpc::ServerContextBase* context, RpcStats* stats, const char* method,
+                   Body&& body) {
   const absl::Time start = absl::Now();
   const absl::Status status = body();
   if (stats != nullptr) stats->Record(method, status.code(), absl::Now() - start);
+  MarkDaemonAnswer(context);
   return ToGrpcStatus(status);
 }
 
@@ -42,7 +52,7 @@ template <typename Body>
 grpc::ServerUnaryReactor* ServeCallback(grpc::CallbackServerContext* context, RpcStats* stats,
                                         const char* method, Body&& body) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  reactor->Finish(Serve(stats, method, std::forward<Body>(body)));
+  reactor->Finish(Serve(context, stats, method, std::forward<Body>(body)));
   return reactor;
 }
 
@@ -67,7 +77,7 @@ grpc::ServerUnaryReactor* ServeQueued(grpc::CallbackServerContext* context, Work
                                       RpcStats* stats, const char* method, Body body) {
   auto* reactor = new HoldingReactor;  // deletes itself in OnDone
   auto run = [context, reactor, stats, method, body = std::move(body)]() mutable {
-    reactor->Finish(Serve(stats, method, [&] {
+    reactor->Finish(Serve(context, stats, method, [&] {
       if (context->IsCancelled()) {
         return absl::CancelledError("cancelled while waiting for a worker thread");
       }

@@ -2,10 +2,13 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/printable.h"
+#include "common/status_macros.h"
+
 namespace toporr::daemon {
 
 std::string HostLists::Token(const Names& names) {
@@ -64,31 +67,99 @@ std::shared_ptr<const ResolvedHostList> HostLists::Resolve(const std::vector<std
   return out;
 }
 
-absl::StatusOr<std::string> HostLists::Register(const Names& names, const Serving& s) {
+absl::StatusOr<std::string> HostLists::Register(const Names& names, const Serving& s,
+                                                const std::string& peer) {
   if (names.empty()) return absl::InvalidArgumentError("hosts must not be empty");
   auto entry = std::make_shared<Entry>();
   entry->names.assign(names.begin(), names.end());
   std::shared_ptr<const ResolvedHostList> list = Resolve(entry->names, s);
   if (!list->status.ok()) return list->status;
   entry->token = Token(names);
+  const absl::Time now = Now();
   std::lock_guard<std::mutex> l(mu_);
   auto it = by_token_.find(entry->token);
   if (it != by_token_.end()) {
-    lru_.splice(lru_.begin(), lru_, it->second);
-    Store(**it->second, std::move(list), nullptr);
+    Entry& held = **it->second;
+    const bool owner = std::find(held.owners.begin(), held.owners.end(), peer) != held.owners.end();
+    if (!owner) {
+      RETURN_IF_ERROR(MakeRoomFor(peer, now));
+      held.owners.push_back(peer);
+      ++held_by_peer_[peer];
+    }
+    Touch(it->second, now);
+    Store(held, std::move(list), nullptr);
     return entry->token;
   }
+  RETURN_IF_ERROR(MakeRoomFor(peer, now));
   entry->list = std::move(list);
+  entry->owners.push_back(peer);
+  entry->last_used = now;
+  ++held_by_peer_[peer];
   lru_.push_front(entry);
   by_token_.emplace(entry->token, lru_.begin());
-  while (lru_.size() > options_.max_lists) {
-    Entry& cold = *lru_.back();
-    DropRows(cold);
-    cold.held = false;
-    by_token_.erase(cold.token);
-    lru_.pop_back();
-  }
+  EnforceMaxLists(entry.get());
   return entry->token;
+}
+
+void HostLists::Touch(Lru::iterator it, absl::Time now) {
+  lru_.splice(lru_.begin(), lru_, it);
+  (*it)->last_used = now;
+}
+
+absl::Status HostLists::MakeRoomFor(const std::string& peer, absl::Time now) {
+  auto held = held_by_peer_.find(peer);
+  if (held == held_by_peer_.end() || held->second < options_.max_lists_per_peer) {
+    return absl::OkStatus();
+  }
+  const size_t count = held->second;
+  auto coldest = std::find_if(lru_.rbegin(), lru_.rend(), [&](const std::shared_ptr<Entry>& e) {
+    return std::find(e->owners.begin(), e->owners.end(), peer) != e->owners.end();
+  });
+  if (coldest != lru_.rend() && now - (*coldest)->last_used >= options_.min_hold) {
+    Disown(*coldest, peer);
+    return absl::OkStatus();
+  }
+  ++refused_peer_quota_;
+  return absl::ResourceExhaustedError(
+      absl::StrCat(Printable(peer, 64), " already holds ", count,
+                   " host lists (max_host_lists_per_peer = ", options_.max_lists_per_peer,
+                   "), each used within the last ", absl::FormatDuration(options_.min_hold),
+                   "; register again once one of them has been idle that long"));
+}
+
+void HostLists::Disown(std::shared_ptr<Entry> entry, const std::string& peer) {
+  std::vector<std::string>& owners = entry->owners;
+  owners.erase(std::remove(owners.begin(), owners.end(), peer), owners.end());
+  auto held = held_by_peer_.find(peer);
+  if (held != held_by_peer_.end() && --held->second == 0) held_by_peer_.erase(held);
+  if (!owners.empty()) return;
+  DropRows(*entry);
+  entry->held = false;
+  auto it = by_token_.find(entry->token);
+  lru_.erase(it->second);
+  by_token_.erase(it);
+}
+
+void HostLists::EnforceMaxLists(const Entry* keep) {
+  while (by_token_.size() > options_.max_lists) {
+    size_t most = 0;
+    for (const auto& [peer, n] : held_by_peer_) most = std::max(most, n);
+    // The least recently used list that one of the largest holders holds.
+    std::shared_ptr<Entry> victim;
+    std::string owner;
+    for (auto it = lru_.rbegin(); it != lru_.rend() && victim == nullptr; ++it) {
+      if (it->get() == keep) continue;
+      for (const std::string& peer : (*it)->owners) {
+        if (held_by_peer_.at(peer) == most) {
+          victim = *it;
+          owner = peer;
+          break;
+        }
+      }
+    }
+    if (victim == nullptr) return;
+    Disown(std::move(victim), owner);
+  }
 }
 
 absl::StatusOr<HostLists::View> HostLists::Find(const std::string& token, const Serving& s,
@@ -114,7 +185,7 @@ absl::StatusOr<HostLists::View> HostLists::Find(const std::string& token, const 
       return absl::FailedPreconditionError(absl::StrCat("unknown host list ", Printable(token, 64),
                                                         " (toporrd restarted? register it again)"));
     }
-    lru_.splice(lru_.begin(), lru_, it->second);
+    Touch(it->second, Now());
     entry = *it->second;
     v = {entry->list, entry->rows};
     if (fresh(v)) return answer(std::move(v));
@@ -169,6 +240,17 @@ void HostLists::DropRows(Entry& entry) {
 size_t HostLists::size() const {
   std::lock_guard<std::mutex> l(mu_);
   return by_token_.size();
+}
+
+size_t HostLists::held_by(const std::string& peer) const {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = held_by_peer_.find(peer);
+  return it == held_by_peer_.end() ? 0 : it->second;
+}
+
+int64_t HostLists::refused_peer_quota() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return refused_peer_quota_;
 }
 
 }  // namespace toporr::daemon

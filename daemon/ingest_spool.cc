@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 
@@ -31,9 +32,15 @@ absl::Status IngestSpool::Append(std::string_view data) {
     const ssize_t n = write(fd_, data.data(), data.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      return absl::UnavailableError(absl::StrCat("cannot write the ingest spool file in ", dir_,
-                                                 " after ", size_,
-                                                 " bytes: ", std::strerror(errno)));
+      const int err = errno;
+      const std::string what = absl::StrCat("cannot write the ingest spool file in ", dir_,
+                                            " after ", size_, " bytes: ", std::strerror(err));
+      // Out of space: retrying the same upload fails the same way until an admin frees some.
+      if (err == ENOSPC || err == EDQUOT || err == EFBIG) {
+        return absl::ResourceExhaustedError(absl::StrCat(
+            what, " (the ingest needs as much free space beside the database as the file)"));
+      }
+      return absl::UnavailableError(what);
     }
     data.remove_prefix(n);
     size_ += n;

@@ -23,6 +23,8 @@ class IngestSpool {
   IngestSpool(const IngestSpool&) = delete;
   IngestSpool& operator=(const IngestSpool&) = delete;
 
+  // kResourceExhausted naming the directory when its file system is full (or the file
+  // exceeds a quota or size limit); kUnavailable for other write errors.
   absl::Status Append(std::string_view data);
   int64_t size() const { return size_; }
 

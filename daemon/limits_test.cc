@@ -20,6 +20,8 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "common/test_data.h"
 #include "daemon/testing/subprocess.h"
 #include "gmock/gmock.h"
@@ -526,6 +528,78 @@ TEST_F(LimitsTest, FloodFromOneClientLeavesAnotherReaderItsLatency) {
   if (kResourceBounds) {
     EXPECT_LT(peak_rss, 768 * kMiB);
   }
+}
+
+// One caller floods RegisterHostList with lists of its own (as uid 65534 over the Unix
+// socket, then over loopback TCP): each gets max_host_lists_per_peer (4) lists and
+// RESOURCE_EXHAUSTED naming the bound for the rest, counted in the metrics, and the list
+// root registered before still resolves (before the per-caller bound, 300 registrations
+// pushed it out of the daemon's 256).
+TEST_F(LimitsTest, HostListFloodIsRefusedPerCallerAndLeavesOtherCallersLists) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to run a client as an unprivileged uid";
+  std::unique_ptr<DaemonProcess> d = StartDaemon("max_host_lists_per_peer = 4\n");
+  ASSERT_TRUE(d->running());
+  auto root = v1::Topology::NewStub(UnlimitedChannel("unix:" + sock_));
+  // A context for one call (it lives to the end of the call's full expression).
+  const auto ctx = [] {
+    auto c = std::make_unique<grpc::ClientContext>();
+    c->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+    return c;
+  };
+  v1::RegisterHostListRequest job;
+  for (const char* h : {"node16", "node01", "node09"}) job.add_hosts(h);
+  v1::RegisterHostListResponse registered;
+  ASSERT_TRUE(root->RegisterHostList(ctx().get(), job, &registered).ok());
+
+  std::vector<std::string> names;
+  for (int i = 1; i <= 16; ++i) names.push_back(absl::StrFormat("node%02d", i));
+  const std::vector<std::string> flood = {RunfilePath("daemon/testing/flood_client"),
+                                          "--kind",
+                                          "register",
+                                          "--names",
+                                          absl::StrJoin(names, ","),
+                                          "--connections",
+                                          "2",
+                                          "--in_flight",
+                                          "4",
+                                          "--max_requests",
+                                          "300",
+                                          "--seconds",
+                                          "60"};
+  std::vector<std::string> as_nobody = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+                                        "--clear-groups"};
+  as_nobody.insert(as_nobody.end(), flood.begin(), flood.end());
+  as_nobody.insert(as_nobody.end(), {"--target", "unix:" + sock_});
+  std::vector<std::string> over_tcp = flood;
+  over_tcp.insert(over_tcp.end(), {"--target", tcp_});
+  for (const auto& argv : {as_nobody, over_tcp}) {
+    RunResult r = RunProcess(argv);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(Outcome(r.out, "ok"), 4) << r.out;
+    EXPECT_EQ(Outcome(r.out, "resource_exhausted"), 296) << r.out;
+    EXPECT_THAT(r.err, HasSubstr("already holds 4 host lists (max_host_lists_per_peer = 4)"));
+  }
+
+  v1::GetCostRowRequest row;
+  row.set_host("node09");
+  row.set_host_list(registered.host_list());
+  row.set_compact(true);
+  v1::GetCostRowResponse row_resp;
+  grpc::Status s = root->GetCostRow(ctx().get(), row, &row_resp);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(row_resp.host_column(), 2);
+  // Root's own bound is untouched by the others' floods.
+  v1::RegisterHostListRequest next;
+  next.add_hosts("node02");
+  EXPECT_TRUE(root->RegisterHostList(ctx().get(), next, &registered).ok());
+  v1::GetStatsResponse stats;
+  ASSERT_TRUE(root->GetStats(ctx().get(), v1::GetStatsRequest(), &stats).ok());
+  // Root's 2 and each flood's 4, which the two floods may share (the same lists: whichever
+  // of their concurrent requests came first).
+  EXPECT_GE(stats.host_lists(), 6);
+  EXPECT_LE(stats.host_lists(), 10);
+  EXPECT_THAT(stats.metrics_text(),
+              HasSubstr("toporr_host_lists_refused_total{reason=\"peer_quota\"} 592\n"));
 }
 
 }  // namespace

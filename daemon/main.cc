@@ -35,6 +35,7 @@
 #include "daemon/grpc_services.h"
 #include "daemon/metrics_http.h"
 #include "daemon/metrics_text.h"
+#include "daemon/peer_book.h"
 #include "daemon/peer_listener.h"
 #include "daemon/service_notifier.h"
 #include "daemon/work_queue.h"
@@ -232,33 +233,6 @@ std::string AdminDenial(const std::string& admin_group) {
          "tls_admin_clients";
 }
 
-// The credentials of the Unix-socket connections handed to gRPC, by file descriptor (gRPC
-// names such a peer "fd:N"), so that a refusal's log names the caller's uid, gid and pid. An
-// entry is replaced when its descriptor number is reused by a new connection, before gRPC
-// reads from it.
-class PeerBook {
- public:
-  void Remember(int fd, const PeerCredentials& peer) {
-    std::lock_guard<std::mutex> lock(mu_);
-    peers_[fd] = peer;
-  }
-  std::string Describe(const std::string& grpc_peer) const {
-    int fd = -1;
-    if (grpc_peer.rfind("fd:", 0) != 0 || !absl::SimpleAtoi(grpc_peer.substr(3), &fd)) {
-      return grpc_peer;
-    }
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = peers_.find(fd);
-    if (it == peers_.end()) return grpc_peer;
-    return absl::StrCat("uid ", it->second.uid, " gid ", it->second.gid, " pid ", it->second.pid,
-                        " (unix socket, ", grpc_peer, ")");
-  }
-
- private:
-  mutable std::mutex mu_;
-  std::map<int, PeerCredentials> peers_;
-};
-
 void Reload(const DaemonConfig& running, FabricState* state, Reloadable* live) {
   DaemonConfig next;
   if (absl::Status s = Configure(&next); !s.ok()) {
@@ -288,6 +262,9 @@ void Reload(const DaemonConfig& running, FabricState* state, Reloadable* live) {
     restart.push_back("tls_*");
   }
   if (next.metrics_listen != running.metrics_listen) restart.push_back("metrics_listen");
+  if (next.max_host_lists_per_peer != running.max_host_lists_per_peer) {
+    restart.push_back("max_host_lists_per_peer");
+  }
   if (next.discovery_interval_s != running.discovery_interval_s ||
       next.discovery_command != running.discovery_command) {
     restart.push_back("discovery_*");
@@ -389,11 +366,16 @@ int Run() {
   grpc::EnableDefaultHealthCheckService(true);
   // Identical compact matrix requests (every leader of a job launch) share one computation.
   MatrixCache matrix_cache(8);
-  // Jobs' host lists (RegisterHostList).
-  HostLists host_lists;
+  // Jobs' host lists (RegisterHostList), bounded per caller: who calls is told by the
+  // Unix-socket listener's credentials (uid) or the TCP peer.
+  HostListsOptions host_list_options;
+  host_list_options.max_lists_per_peer = config.max_host_lists_per_peer;
+  HostLists host_lists(host_list_options);
+  PeerBook peers;
   MetricsSources metrics{state->get(), &host_lists, &matrix_cache, &stats, started_unix_ms};
   TopologyService topology(state->get(), &matrix_cache, &host_lists, &stats);
   topology.set_metrics(&metrics);
+  topology.set_peer_book(&peers);
   const std::string heavy =
       absl::StrCat("large reads (cost matrices or topologies of ", config.heavy_request_hosts,
                    " hosts or more; ", "max_heavy_requests = ", config.max_heavy_requests, ")");
@@ -418,7 +400,6 @@ int Run() {
   live.applied = [&read_admin](const DaemonConfig& next) {
     read_admin.set_denial_reason(AdminDenial(next.admin_group));
   };
-  PeerBook peers;
   read_admin.set_peer_describer([&peers](const std::string& p) { return peers.Describe(p); });
   read_admin.set_tls_admin_clients(
       absl::StrSplit(config.tls_admin_clients, ',', absl::SkipWhitespace()));
@@ -437,6 +418,7 @@ int Run() {
   read_admin.set_spool_dir(spool_dir);
   TopologyService admin_topology(state->get(), &matrix_cache, &host_lists, &stats);
   admin_topology.set_metrics(&metrics);
+  admin_topology.set_peer_book(&peers);
   admin_topology.set_heavy_limit(&admin_heavy, config.heavy_request_hosts);
   admin_topology.set_work_queue(&admin_work);
   ServerLimits read_limits;

@@ -100,6 +100,11 @@ std::string RenderPrometheusText(const RpcStats::Values& v, const ServingGauges&
          "Topologies refused because they would remove all hosts or more than "
          "max_host_loss_percent of them (also counted as refused ingests).");
   Sample(&out, "toporr_ingest_shrink_refusals_total", "", g.shrink_refusals);
+  Family(&out, "toporr_host_lists_refused_total", "counter",
+         "Host list registrations refused, by reason (peer_quota: the caller held "
+         "max_host_lists_per_peer lists, all in use).");
+  Sample(&out, "toporr_host_lists_refused_total", "reason=\"peer_quota\"",
+         g.host_lists_refused_peer_quota);
   Family(&out, "toporr_reply_cache_hits_total", "counter",
          "Compact cost-matrix requests answered from the reply cache.");
   Sample(&out, "toporr_reply_cache_hits_total", "", g.cache_hits);
@@ -150,8 +155,10 @@ std::string RenderDaemonMetrics(const MetricsSources& sources) {
     }
     g.shrink_refusals = sources.state->shrink_refusals();
   }
-  if (sources.host_lists != nullptr)
+  if (sources.host_lists != nullptr) {
     g.host_lists = static_cast<int64_t>(sources.host_lists->size());
+    g.host_lists_refused_peer_quota = sources.host_lists->refused_peer_quota();
+  }
   if (sources.cache != nullptr) {
     g.cache_hits = sources.cache->hits();
     g.cache_misses = sources.cache->misses();

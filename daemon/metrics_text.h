@@ -11,6 +11,7 @@
 //   toporr_ingest_duration_seconds{format,result}     histogram
 //   toporr_discovery_sweeps_total{result}             counter
 //   toporr_peers_refused_total{reason}                counter
+//   toporr_host_lists_refused_total{reason}           counter (reason: peer_quota)
 //   toporr_reply_cache_hits_total, _misses_total      counter (compact cost matrices)
 //   toporr_snapshot_id, toporr_snapshot_age_seconds, toporr_snapshot_hosts,
 //   toporr_snapshot_switches, toporr_snapshot_links, toporr_snapshot_forwarding_tables,
@@ -36,6 +37,7 @@ struct ServingGauges {
   int64_t snapshot_created_unix_ms = 0;
   int64_t hosts = 0, switches = 0, links = 0, forwarding_tables = 0;
   int64_t host_lists = 0;
+  int64_t host_lists_refused_peer_quota = 0;  // registrations past max_host_lists_per_peer
   int64_t cache_hits = 0, cache_misses = 0;
   int64_t shrink_refusals = 0;  // topologies refused for losing too many hosts
   int64_t started_unix_ms = 0;

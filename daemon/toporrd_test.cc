@@ -1,11 +1,16 @@
 // End-to-end: a real toporrd on a temporary SQLite file and socket, driven by the real
 // toporrctl binary, over real gRPC.
+#include <fcntl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -908,6 +913,103 @@ TEST_F(ToporrdTest, ShrinkingFabricsNeedAllowShrink) {
   }
   r = d.Ctl({"diff", "99999999999999999999"});
   EXPECT_EQ(r.exit_code, 2);
+}
+
+// A tmpfs of `bytes` mounted at `dir` (created) while the object lives: a disk the test can
+// fill. Unmounted (detached, should a process still hold it) and removed after. Needs root.
+class TinyDisk {
+ public:
+  TinyDisk(std::string dir, int64_t bytes) : dir_(std::move(dir)) {
+    mkdir(dir_.c_str(), 0755);
+    const std::string options = "size=" + std::to_string(bytes) + ",mode=0755";
+    if (mount("tmpfs", dir_.c_str(), "tmpfs", 0, options.c_str()) != 0) {
+      error_ = std::strerror(errno);
+    }
+  }
+  ~TinyDisk() {
+    if (error_.empty()) umount2(dir_.c_str(), MNT_DETACH);
+    rmdir(dir_.c_str());
+  }
+  const std::string& error() const { return error_; }  // empty: mounted
+  const std::string& dir() const { return dir_; }
+
+  // Grows a filler file until `leave` bytes are free (0: until the disk is full).
+  bool FillLeaving(int64_t leave) {
+    const int fd = open((dir_ + "/filler").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+    if (fd < 0) return false;
+    const std::string block(4096, '\0');
+    bool ok = true;
+    while (Free() > leave) {
+      const size_t n = std::min<int64_t>(block.size(), Free() - leave);
+      if (write(fd, block.data(), n) < 0) {
+        ok = leave == 0 && errno == ENOSPC;
+        break;
+      }
+    }
+    close(fd);
+    return ok && Free() <= leave;
+  }
+  int64_t Free() const {
+    struct statvfs st;
+    if (statvfs(dir_.c_str(), &st) != 0) return -1;
+    return static_cast<int64_t>(st.f_bavail) * static_cast<int64_t>(st.f_bsize);
+  }
+
+ private:
+  std::string dir_;
+  std::string error_;
+};
+
+// A full disk under the database: toporrctl shows the daemon's reason and exits 1 without
+// uploading again, whether SQLite cannot commit (the daemon answers UNAVAILABLE) or the
+// upload does not fit beside the database (RESOURCE_EXHAUSTED). Before, it took both for
+// an unreachable daemon ("cannot reach toporrd ... is the daemon running?") whose connection
+// broke, and uploaded the file a second time to ask whether it was committed.
+TEST_F(ToporrdTest, IngestRefusedForAFullDiskIsShownOnceAndNotSentAgain) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to mount a tmpfs";
+  TinyDisk disk(dir_ + "/disk", 1 << 20);
+  if (!disk.error().empty()) GTEST_SKIP() << "cannot mount a tmpfs: " << disk.error();
+  DaemonProcess d(disk.dir() + "/toporr.db", sock_);
+  ASSERT_TRUE(d.Start()) << d.log();
+  ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
+  const std::string next = FattreeWith("next.topo", "node01", "nodeAA");
+  struct stat st;
+  ASSERT_EQ(stat(next.c_str(), &st), 0);
+  const int64_t upload_pages = (st.st_size + 4095) / 4096;
+
+  // Room for the upload and one page: the new snapshot cannot be committed.
+  ASSERT_TRUE(disk.FillLeaving((upload_pages + 1) * 4096));
+  RunResult r = d.Ctl({"ingest", "--format", "ibnetdiscover", next});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("toporr.db: database or disk is full"));
+  EXPECT_THAT(r.err, Not(HasSubstr("cannot reach")));
+  EXPECT_THAT(r.err, Not(HasSubstr("broke")));
+  // No room for the upload itself.
+  ASSERT_TRUE(disk.FillLeaving(0));
+  r = d.Ctl({"ingest", "--format", "ibnetdiscover", next});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, AllOf(HasSubstr("cannot write the ingest spool file"),
+                           HasSubstr("No space left on device")));
+  EXPECT_THAT(r.err, Not(HasSubstr("cannot reach")));
+
+  // One upload per ingest, each logged once as refused; nothing asked again (verify_only).
+  r = d.Ctl({"stats", "--prometheus"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string uploads = "toporr_rpc_requests_total{method=\"IngestStream\",code=\"";
+  EXPECT_THAT(r.out, HasSubstr(uploads + "OK\"} 1\n"));
+  EXPECT_THAT(r.out, HasSubstr(uploads + "UNAVAILABLE\"} 1\n"));
+  EXPECT_THAT(r.out, HasSubstr(uploads + "RESOURCE_EXHAUSTED\"} 1\n"));
+  const auto matches = [](const std::string& text, const std::string& pattern) {
+    const std::regex re(pattern);
+    return std::distance(std::sregex_iterator(text.begin(), text.end(), re),
+                         std::sregex_iterator());
+  };
+  EXPECT_EQ(matches(r.out, "toporr_rpc_requests_total\\{method=\"IngestStream\""), 3) << r.out;
+  EXPECT_THAT(r.out,
+              HasSubstr("toporr_ingests_total{format=\"ibnetdiscover\",result=\"refused\"} 2\n"));
+  const std::string log = d.log();
+  EXPECT_EQ(matches(log, "ingest ibnetdiscover next\\.topo refused: "), 2) << log;
+  EXPECT_THAT(log, Not(HasSubstr("verified")));
 }
 
 }  // namespace

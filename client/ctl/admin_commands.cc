@@ -191,7 +191,10 @@ absl::StatusOr<Reply> Ingest(Invocation& inv, const CommandArgs& args) {
   absl::StatusOr<v1::IngestResponse> resp =
       inv.daemon.IngestFile(req, files[0], kIngestChunkBytes, IngestDeadline(files[0]));
   std::vector<std::string> warnings;
-  if (!resp.ok() && !verify && resp.status().code() == absl::StatusCode::kUnavailable) {
+  // Only a connection that broke leaves the outcome unknown; a refusal the daemon answered
+  // (a full disk, a locked database) is shown as it is and not sent again.
+  if (!resp.ok() && !verify && resp.status().code() == absl::StatusCode::kUnavailable &&
+      DaemonDidNotAnswer(resp.status())) {
     resp = IngestOutcomeAfterLoss(inv.daemon, req, files[0], resp.status(), &warnings);
     answer.verified = resp.ok();
   } else if (resp.status().code() == absl::StatusCode::kDeadlineExceeded) {
@@ -271,7 +274,8 @@ std::vector<Command> AdminCommands() {
        "                       --verify: change nothing, say which snapshot holds FILE (exit 1:\n"
        "                       none). When the connection breaks during an ingest (toporrd\n"
        "                       restarted), toporrctl waits for it and says whether the ingest\n"
-       "                       was committed.\n"
+       "                       was committed; one the daemon refused (full disk) is not sent\n"
+       "                       again.\n"
        "                       Topologies: ibnetdiscover, opareport-xml, opareport-links;\n"
        "                       forwarding tables over the current topology: lft (ibroute,\n"
        "                       dump_fts, dump_lfts.sh), opensm-lfts (opensm-lfts.dump);\n"

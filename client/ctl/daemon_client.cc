@@ -6,9 +6,21 @@
 #include <sstream>
 #include <utility>
 
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
+#include "common/daemon_answer.h"
 
 namespace toporr::client::ctl {
+namespace {
+
+// The payload RpcError puts on the errors of calls toporrd did not answer.
+constexpr char kNotAnsweredPayload[] = "type.toporr/toporrctl.DaemonDidNotAnswer";
+
+}  // namespace
+
+bool DaemonDidNotAnswer(const absl::Status& status) {
+  return status.GetPayload(kNotAnsweredPayload).has_value();
+}
 
 DaemonClient::DaemonClient(Options options) : options_(std::move(options)) {
   grpc::ChannelArguments args;
@@ -36,26 +48,36 @@ void DaemonClient::SetDeadline(grpc::ClientContext* context, double default_dead
                         std::chrono::milliseconds(static_cast<int64_t>(s * 1000)));
 }
 
-absl::Status DaemonClient::RpcError(const grpc::Status& status) const {
-  const std::string where = options_.endpoint.Describe();
+absl::Status DaemonClient::RpcError(const grpc::Status& status,
+                                    const grpc::ClientContext& context) const {
   // grpc::StatusCode and absl::StatusCode share their numbering.
   const auto code = static_cast<absl::StatusCode>(status.error_code());
+  if (context.GetServerTrailingMetadata().count(kDaemonAnswerKey) > 0) {
+    return absl::Status(code, status.error_message());  // the daemon's own reason
+  }
+  const std::string where = options_.endpoint.Describe();
+  absl::Status error;
   switch (status.error_code()) {
     case grpc::StatusCode::UNAVAILABLE:
       if (std::string why = ExplainRpcFailure(options_.endpoint, status);
           why != status.error_message()) {
-        return absl::Status(code, absl::StrCat("cannot reach toporrd at ", where, ": ", why));
+        error = absl::Status(code, absl::StrCat("cannot reach toporrd at ", where, ": ", why));
+      } else {
+        error = absl::Status(
+            code, absl::StrCat("cannot reach toporrd at ", where, ": ", status.error_message(),
+                               "\n(is the daemon running? see `systemctl "
+                               "status toporrd`)"));
       }
-      return absl::Status(
-          code, absl::StrCat("cannot reach toporrd at ", where, ": ", status.error_message(),
-                             "\n(is the daemon running? see `systemctl "
-                             "status toporrd`)"));
+      break;
     case grpc::StatusCode::DEADLINE_EXCEEDED:
-      return absl::Status(
+      error = absl::Status(
           code, absl::StrCat("toporrd at ", where, " did not answer in time (raise --timeout)"));
+      break;
     default:
-      return absl::Status(code, status.error_message());
+      error = absl::Status(code, status.error_message());
   }
+  error.SetPayload(kNotAnsweredPayload, absl::Cord());
+  return error;
 }
 
 absl::StatusOr<v1::IngestResponse> DaemonClient::IngestFile(const v1::IngestRequest& header,
@@ -98,7 +120,7 @@ absl::StatusOr<v1::IngestResponse> DaemonClient::IngestFile(const v1::IngestRequ
     whole.set_content(ss.str());
     return Call(&v1::Admin::Stub::Ingest, whole, default_deadline_s);
   }
-  if (!status.ok()) return RpcError(status);
+  if (!status.ok()) return RpcError(status, context);
   return response;
 }
 

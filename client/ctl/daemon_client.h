@@ -1,7 +1,8 @@
 // The one way toporrctl talks to toporrd: a channel to the daemon's Unix socket or TCP
 // listener, and Call(), which runs one unary RPC under this invocation's deadline and turns a
-// failed RPC into an absl::Status whose message an operator can act on ("cannot reach
-// toporrd at /run/toporr/toporrd.sock: ... (is the daemon running? ...)").
+// failed RPC into an absl::Status whose message an operator can act on: the daemon's own
+// reason when it answered (common/daemon_answer.h), else what kept it from answering
+// ("cannot reach toporrd at /run/toporr/toporrd.sock: ... (is the daemon running? ...)").
 //
 // Not thread-safe; one per toporrctl invocation. The channel connects lazily, so creating a
 // DaemonClient never fails and costs nothing when a command ends in a usage error.
@@ -37,8 +38,9 @@ class DaemonClient {
   explicit DaemonClient(Options options);
 
   // Runs `method` (e.g. &v1::Topology::Stub::ListHosts) on the matching stub with a deadline
-  // of --timeout, else `default_deadline_s`. Errors keep the RPC's code; the message names
-  // the daemon and, for UNAVAILABLE and DEADLINE_EXCEEDED, what to do about it.
+  // of --timeout, else `default_deadline_s`. Errors keep the RPC's code. A status the daemon
+  // answered keeps its message; one it did not (DaemonDidNotAnswer) names the daemon and,
+  // for UNAVAILABLE and DEADLINE_EXCEEDED, what to do about it.
   template <typename Stub, typename Request, typename Response>
   absl::StatusOr<Response> Call(grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&,
                                                              Response*),
@@ -48,7 +50,7 @@ class DaemonClient {
     SetDeadline(&context, default_deadline_s);
     Response response;
     grpc::Status status = (StubFor<Stub>()->*method)(&context, request, &response);
-    if (!status.ok()) return RpcError(status);
+    if (!status.ok()) return RpcError(status, context);
     return response;
   }
 
@@ -74,7 +76,7 @@ class DaemonClient {
     }
   }
   void SetDeadline(grpc::ClientContext* context, double default_deadline_s) const;
-  absl::Status RpcError(const grpc::Status& status) const;
+  absl::Status RpcError(const grpc::Status& status, const grpc::ClientContext& context) const;
 
   Options options_;
   absl::Status init_error_;  // a channel that cannot be made (plaintext refused, TLS files)
@@ -83,6 +85,12 @@ class DaemonClient {
   std::unique_ptr<v1::Admin::Stub> admin_;
   std::unique_ptr<grpc::health::v1::Health::Stub> health_;
 };
+
+// True for an error of DaemonClient's that toporrd did not answer: the connection could not
+// be made or broke, or the deadline passed first (or the daemon predates the answer mark of
+// common/daemon_answer.h). False for the daemon's own refusals, whatever their code, and for
+// errors that are not an RPC's. Only such an error leaves an ingest's outcome unknown.
+bool DaemonDidNotAnswer(const absl::Status& status);
 
 // The daemon's cost matrix over `hosts`, asked for in the compact form and decoded, with the
 // response it came in (snapshot id, host order, route kind). The one GetCostMatrix call of

@@ -9,6 +9,8 @@
 //   near_limit  one 64 KiB under --limit_bytes (read and parsed: unknown hosts, NOT_FOUND)
 //   heavy       an uncompressed GetCostMatrix over the first --hosts hosts "node0001"..
 //   light       GetSnapshot
+//   register    RegisterHostList, request k (from 0) of the names of --names picked by the
+//               bits of k + 1: every request a list of its own
 //   mixed       connection c sends oversized, near_limit, heavy for c % 3 = 0, 1, 2
 #include <chrono>
 #include <cstdio>
@@ -18,19 +20,21 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/flags/marshalling.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
 #include "grpcpp/grpcpp.h"
 #include "toporr/v1/toporr.grpc.pb.h"
 
 ABSL_FLAG(std::string, target, "", "gRPC target (127.0.0.1:PORT or unix:PATH)");
-ABSL_FLAG(std::string, kind, "mixed", "oversized, near_limit, heavy, light or mixed");
+ABSL_FLAG(std::string, kind, "mixed", "oversized, near_limit, heavy, light, register or mixed");
 ABSL_FLAG(int, connections, 6, "Connections to open");
 ABSL_FLAG(int, in_flight, 8, "Requests kept in flight per connection");
 ABSL_FLAG(double, seconds, 5, "Stop sending after this many seconds");
 ABSL_FLAG(int, max_requests, 100000, "Stop sending after this many requests");
 ABSL_FLAG(int, limit_bytes, 4 << 20, "The daemon's max_read_message_bytes");
 ABSL_FLAG(int, hosts, 2048, "Hosts of a heavy request");
+ABSL_FLAG(std::vector<std::string>, names, {}, "Host names of register requests (comma-separated)");
 
 namespace {
 
@@ -38,6 +42,8 @@ using toporr::v1::GetCostMatrixRequest;
 using toporr::v1::GetCostMatrixResponse;
 using toporr::v1::GetSnapshotRequest;
 using toporr::v1::GetSnapshotResponse;
+using toporr::v1::RegisterHostListRequest;
+using toporr::v1::RegisterHostListResponse;
 using toporr::v1::Topology;
 
 // One request in flight; its address is the completion queue's tag.
@@ -45,9 +51,11 @@ struct Call {
   grpc::ClientContext context;
   GetCostMatrixResponse matrix;
   GetSnapshotResponse snapshot;
+  RegisterHostListResponse registered;
   grpc::Status status;
   std::unique_ptr<grpc::ClientAsyncResponseReader<GetCostMatrixResponse>> matrix_reader;
   std::unique_ptr<grpc::ClientAsyncResponseReader<GetSnapshotResponse>> snapshot_reader;
+  std::unique_ptr<grpc::ClientAsyncResponseReader<RegisterHostListResponse>> register_reader;
   int connection = 0;
 };
 
@@ -67,6 +75,15 @@ GetCostMatrixRequest HeavyRequest(int hosts) {
     char name[16];
     snprintf(name, sizeof(name), "node%04d", h + 1);
     req.add_hosts(name);
+  }
+  return req;
+}
+
+// Request `k` of kind register: the names of `names` picked by the bits of k + 1.
+RegisterHostListRequest RegisterRequest(const std::vector<std::string>& names, int k) {
+  RegisterHostListRequest req;
+  for (size_t i = 0; i < names.size() && i < 31; ++i) {
+    if ((k + 1) >> i & 1) req.add_hosts(names[i]);
   }
   return req;
 }
@@ -93,7 +110,7 @@ int Run() {
       {"heavy", HeavyRequest(absl::GetFlag(FLAGS_hosts))},
   };
   const std::vector<std::string> mixed = {"oversized", "near_limit", "heavy"};
-  if (kind != "mixed" && kind != "light" && requests.count(kind) == 0) {
+  if (kind != "mixed" && kind != "light" && kind != "register" && requests.count(kind) == 0) {
     fprintf(stderr, "flood_client: unknown --kind %s\n", kind.c_str());
     return 2;
   }
@@ -119,6 +136,10 @@ int Run() {
       call->snapshot_reader =
           stubs[connection]->AsyncGetSnapshot(&call->context, GetSnapshotRequest(), &cq);
       call->snapshot_reader->Finish(&call->snapshot, &call->status, call);
+    } else if (k == "register") {
+      call->register_reader = stubs[connection]->AsyncRegisterHostList(
+          &call->context, RegisterRequest(absl::GetFlag(FLAGS_names), sent), &cq);
+      call->register_reader->Finish(&call->registered, &call->status, call);
     } else {
       call->matrix_reader = stubs[connection]->AsyncGetCostMatrix(&call->context, requests[k], &cq);
       call->matrix_reader->Finish(&call->matrix, &call->status, call);
