@@ -15,6 +15,7 @@
 #                                     same cells without it -> bench/results/
 #                                     collectives_smpi_verified.md (collectives_verified_report.py)
 #     --max-ranks N                   only the cells of at most N ranks
+#     --large-sizes LIST              the cells of more than 64 ranks at these sizes only
 #     --cached-only                   simulate nothing: the cells whose runs are cached (what
 #                                     a stopped --verify finished)
 #
@@ -81,9 +82,10 @@ QUICK=0
 WRITE_BASELINE=0
 VERIFY=0
 MAX_RANKS=
+LARGE_SIZES=
 CACHED=0
 usage() {
-  echo "usage: $0 [--quick [--write-baseline]] | [--verify [--max-ranks N] [--cached-only]]" >&2
+  echo "usage: $0 [--quick [--write-baseline]] | [--verify [--max-ranks N] [--large-sizes LIST] [--cached-only]]" >&2
   exit 2
 }
 while (($#)); do
@@ -92,6 +94,7 @@ while (($#)); do
     --write-baseline) WRITE_BASELINE=1 ;;
     --verify) VERIFY=1 ;;
     --max-ranks) [[ ${2:-} =~ ^[0-9]+$ ]] || usage; MAX_RANKS=$2; shift ;;
+    --large-sizes) [[ ${2:-} =~ ^[0-9]+(,[0-9]+)*$ ]] || usage; LARGE_SIZES=$2; shift ;;
     --cached-only) CACHED=1 ;;
     *) usage ;;
   esac
@@ -99,7 +102,7 @@ while (($#)); do
 done
 ((WRITE_BASELINE && !QUICK)) && { echo "usage: --write-baseline goes with --quick" >&2; exit 2; }
 ((VERIFY && QUICK)) && usage
-[[ -n $MAX_RANKS ]] && ((!VERIFY)) && usage
+[[ -n $MAX_RANKS || -n $LARGE_SIZES ]] && ((!VERIFY)) && usage
 ((CACHED && !VERIFY)) && usage
 # shellcheck source=bench/smpi/collectives_eval_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/collectives_eval_lib.sh"
@@ -151,16 +154,20 @@ else
   HIER_CELLS=" ft256t bynode 64 4 | ft256t frag 64 4 | ft1024x3 frag 64 4 | ft256t frag 32 8 "
   if ((VERIFY)); then
     # Per cell the MPI default and the model's choice unverified (mpi and auto) and verified,
-    # all after the same warm-up calls; --max-ranks N leaves out the cells of more ranks, --cached-only the runs not
-    # simulated yet (subsets, said in the table).
+    # all after the same warm-up calls; --max-ranks N leaves out the cells of more ranks,
+    # --large-sizes LIST simulates the cells of more than 64 ranks at those sizes only (their
+    # 64 MiB runs take SMPI the longest), --cached-only the runs not simulated yet (subsets,
+    # said in the table).
     for cell in "${CELLS_64[@]}" "${CELLS_256[@]}"; do
       read -r _ _ h k <<<"$cell"
       [[ -n $MAX_RANKS ]] && ((h * k > MAX_RANKS)) && continue
+      sizes=$SIZES
+      [[ -n $LARGE_SIZES ]] && ((h * k > 64)) && sizes=$LARGE_SIZES
       for coll in allreduce bcast; do
         # shellcheck disable=SC2086
-        run $cell "$coll" "$SIZES" mpi,auto warmups
+        run $cell "$coll" "$sizes" mpi,auto warmups
         # shellcheck disable=SC2086
-        run $cell "$coll" "$SIZES" auto verified
+        run $cell "$coll" "$sizes" auto verified
       done
     done
   else
@@ -193,12 +200,13 @@ elapsed=$(awk -v a="$START" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a 
 if ((VERIFY)); then
   subset=
   [[ -n $MAX_RANKS ]] && subset="A subset: the full table's cells of at most $MAX_RANKS ranks."
+  [[ -n $LARGE_SIZES ]] && subset+=" A subset: the cells of more than 64 ranks at sizes $LARGE_SIZES (bytes) only."
   if ((${#LEFT_OUT[@]})); then
     subset+=" A subset: ${#LEFT_OUT[@]} runs had not been simulated (--cached-only) and their"
     subset+=" cells are left out: ${LEFT_OUT[*]}."
   fi
   python3 "$REPO/bench/smpi/collectives_verified_report.py" --runs "$RUNS" \
-    --command "bench/smpi/run_collectives_eval.sh --verify${MAX_RANKS:+ --max-ranks $MAX_RANKS}$( ((CACHED)) && echo " --cached-only")" \
+    --command "bench/smpi/run_collectives_eval.sh --verify${MAX_RANKS:+ --max-ranks $MAX_RANKS}${LARGE_SIZES:+ --large-sizes $LARGE_SIZES}$( ((CACHED)) && echo " --cached-only")" \
     --intro "$subset" --verify-calls "$VERIFY_CALLS" --elapsed "$elapsed" --commit "$(commit_id)" \
     --output "$REPO/bench/results/collectives_smpi_verified.md" >/dev/null || status=1
   exit "${status:-0}"
