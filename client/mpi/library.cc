@@ -14,6 +14,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "client/graph_plan.h"
 #include "client/job_layout.h"
@@ -298,8 +299,16 @@ Library::Library(ClientOptions options, std::vector<std::string> option_warnings
 
 void Library::Warn(int rank, const std::string& reason) {
   if (!IsWorldRankZero() && !(rank == 0 && options_.verbose > 0)) return;
+  // One cause, whichever rank of whichever communicator met it ("rank 5: <cause>").
+  std::string_view cause = reason;
+  if (absl::StartsWith(cause, "rank ")) {
+    const size_t colon = cause.find(": ");
+    if (colon != std::string_view::npos && cause.find_first_not_of("0123456789", 5) == colon) {
+      cause.remove_prefix(colon + 2);
+    }
+  }
   std::lock_guard<std::mutex> lock(mu_);
-  if (!warned_.insert(reason).second) return;
+  if (!warned_.insert(std::string(cause)).second) return;
   std::fprintf(stderr, "toporr: warning: keeping the identity rank order: %s\n", reason.c_str());
   std::fflush(stderr);
 }
