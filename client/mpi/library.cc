@@ -14,7 +14,6 @@
 #include <sstream>
 #include <tuple>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "client/graph_plan.h"
 #include "client/job_layout.h"
@@ -301,7 +300,7 @@ void Library::Warn(int rank, const std::string& reason) {
   if (!IsWorldRankZero() && !(rank == 0 && options_.verbose > 0)) return;
   // One cause, whichever rank of whichever communicator met it ("rank 5: <cause>").
   std::string_view cause = reason;
-  if (absl::StartsWith(cause, "rank ")) {
+  if (cause.substr(0, 5) == "rank ") {
     const size_t colon = cause.find(": ");
     if (colon != std::string_view::npos && cause.find_first_not_of("0123456789", 5) == colon) {
       cause.remove_prefix(colon + 2);
