@@ -367,10 +367,20 @@ int toporr_pmpi_cart_create(MPI_Comm comm_old, int ndims, const int dims[], cons
                                          reorder, comm_cart);
 }
 
+int toporr_pmpi_cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[],
+                         int* newrank) {
+  return toporr::client::mpi::CartMap(Library::Default(), comm, ndims, dims, periods, newrank);
+}
+
 int toporr_pmpi_graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
                              int reorder, MPI_Comm* comm_graph) {
   return toporr::client::mpi::GraphCreate(Library::Default(), comm_old, nnodes, index, edges,
                                           reorder, comm_graph);
+}
+
+int toporr_pmpi_graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[],
+                          int* newrank) {
+  return toporr::client::mpi::GraphMap(Library::Default(), comm, nnodes, index, edges, newrank);
 }
 
 int toporr_pmpi_dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],

@@ -1,6 +1,7 @@
 // libtoporr_pmpi.so: under LD_PRELOAD, an unchanged MPI program's topology constructors with
-// reorder = 1 return communicators reordered by toporr (topology.h); reorder = 0 and
-// TOPORR_DISABLE=1 leave the MPI library's own call untouched. MPI_Allreduce, MPI_Bcast,
+// reorder = 1 return communicators reordered by toporr (topology.h), and MPI_Cart_map /
+// MPI_Graph_map return the ranks those constructors give; reorder = 0 and TOPORR_DISABLE=1
+// leave the MPI library's own call untouched. MPI_Allreduce, MPI_Bcast,
 // MPI_Reduce and MPI_Allgather (per-rank block) of at least TOPORR_MIN_BYTES (default 64 KiB) run
 // toporr's collectives (collective_api.h); smaller calls cost one datatype-size lookup and a
 // comparison before the MPI library's.
@@ -20,8 +21,9 @@
 // Both MPI libraries' Fortran bindings call PMPI_* (Open MPI) or their own C entry points
 // from inside the library, so intercepting the C symbols misses Fortran callers: the
 // Fortran symbols (every name mangling gfortran and the `mpi` module use) are wrapped too.
-// MPI_ALLREDUCE, MPI_BCAST, MPI_REDUCE and MPI_ALLGATHER from Fortran are intercepted like the C
-// calls (MPI_IN_PLACE and MPI_BOTTOM recognised by each library's private address). The Fortran
+// MPI_CART_CREATE, MPI_GRAPH_CREATE, MPI_CART_MAP and MPI_GRAPH_MAP, and MPI_ALLREDUCE,
+// MPI_BCAST, MPI_REDUCE and MPI_ALLGATHER from Fortran are intercepted like the C calls
+// (MPI_IN_PLACE and MPI_BOTTOM recognised by each library's private address). The Fortran
 // dist-graph constructors are left to the MPI library (their MPI_UNWEIGHTED is private too).
 #include <dlfcn.h>
 #include <mpi.h>
@@ -29,6 +31,20 @@
 #include <vector>
 
 #include "client/mpi/pmpi_abi.h"
+
+// Set while this thread runs a topology function through toporr: the MPI collectives of its
+// decision (the reorder protocol, library.h) go straight to the MPI library, as those of
+// toporr's collectives do (collective_api.cc), instead of each making a decision of its own.
+static thread_local bool in_topology = false;
+
+template <typename Run>
+static int InTopology(Run run) {
+  const bool outer = in_topology;
+  in_topology = true;
+  const int rc = run();
+  in_topology = outer;
+  return rc;
+}
 
 extern "C" {
 
@@ -40,7 +56,7 @@ static long long MinBytes() {
 static bool Large(int count, MPI_Datatype datatype) {
   const long long min = MinBytes();
   int size = 0;
-  return min >= 0 && count > 0 && MPI_Type_size(datatype, &size) == MPI_SUCCESS &&
+  return min >= 0 && !in_topology && count > 0 && MPI_Type_size(datatype, &size) == MPI_SUCCESS &&
          static_cast<long long>(count) * size >= min;
 }
 
@@ -75,28 +91,43 @@ int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 
 int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
                     int reorder, MPI_Comm* comm_cart) {
-  return toporr_pmpi_cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
+  return InTopology(
+      [&] { return toporr_pmpi_cart_create(comm_old, ndims, dims, periods, reorder, comm_cart); });
+}
+
+int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank) {
+  return InTopology([&] { return toporr_pmpi_cart_map(comm, ndims, dims, periods, newrank); });
+}
+
+int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank) {
+  return InTopology([&] { return toporr_pmpi_graph_map(comm, nnodes, index, edges, newrank); });
 }
 
 int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
                      int reorder, MPI_Comm* comm_graph) {
-  return toporr_pmpi_graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
+  return InTopology([&] {
+    return toporr_pmpi_graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
+  });
 }
 
 int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
                                    const int sourceweights[], int outdegree,
                                    const int destinations[], const int destweights[], MPI_Info info,
                                    int reorder, MPI_Comm* comm_dist_graph) {
-  return toporr_pmpi_dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights,
-                                                outdegree, destinations, destweights, info, reorder,
-                                                comm_dist_graph);
+  return InTopology([&] {
+    return toporr_pmpi_dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights,
+                                                  outdegree, destinations, destweights, info,
+                                                  reorder, comm_dist_graph);
+  });
 }
 
 int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
                           const int destinations[], const int weights[], MPI_Info info, int reorder,
                           MPI_Comm* comm_dist_graph) {
-  return toporr_pmpi_dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info,
-                                       reorder, comm_dist_graph);
+  return InTopology([&] {
+    return toporr_pmpi_dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info,
+                                         reorder, comm_dist_graph);
+  });
 }
 
 }  // extern "C"
@@ -106,6 +137,8 @@ namespace {
 using CartF = void (*)(MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
 using GraphF = void (*)(MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
                         MPI_Fint*);
+// MPI_CART_MAP and MPI_GRAPH_MAP: (comm, ndims|nnodes, dims|index, periods|edges, newrank, ierr).
+using MapF = void (*)(MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
 // The MPI library's own Fortran entry point `name` (the next definition after ours).
 template <typename F>
 F Next(const char* name) {
@@ -204,6 +237,13 @@ void AllgatherF77(const char* name, void* sendbuf, MPI_Fint* sendcount, MPI_Fint
                                 MPI_Comm_f2c(*comm));
 }
 
+// Fortran LOGICAL periods as C ints: nonzero is true.
+std::vector<int> CPeriods(const MPI_Fint* periods, int ndims) {
+  std::vector<int> p(ndims);
+  for (int i = 0; i < ndims; ++i) p[i] = periods[i] != 0;
+  return p;
+}
+
 void CartF77(const char* name, MPI_Fint* comm_old, MPI_Fint* ndims, MPI_Fint* dims,
              MPI_Fint* periods, MPI_Fint* reorder, MPI_Fint* comm_cart, MPI_Fint* ierr) {
   if (*reorder == 0 || toporr_pmpi_disabled() || *ndims <= 0) {
@@ -212,13 +252,46 @@ void CartF77(const char* name, MPI_Fint* comm_old, MPI_Fint* ndims, MPI_Fint* di
       return;
     }
   }
-  std::vector<int> d(dims, dims + *ndims), p(*ndims);
-  for (int i = 0; i < *ndims; ++i) p[i] = periods[i] != 0;  // Fortran LOGICAL: nonzero is true
+  std::vector<int> d(dims, dims + *ndims), p = CPeriods(periods, *ndims);
   MPI_Comm out = MPI_COMM_NULL;
-  *ierr = toporr_pmpi_cart_create(MPI_Comm_f2c(*comm_old), *ndims, d.data(), p.data(),
-                                  *reorder != 0, &out);
+  *ierr = InTopology([&] {
+    return toporr_pmpi_cart_create(MPI_Comm_f2c(*comm_old), *ndims, d.data(), p.data(),
+                                   *reorder != 0, &out);
+  });
   *comm_cart = MPI_Comm_c2f(out);
 }
+
+// MPI_CART_MAP and MPI_GRAPH_MAP: the MPI library's own call where toporr does not act, else
+// `map(comm, &newrank)` with the arguments made C's. MPI_UNDEFINED has the same value in C and
+// Fortran in both MPI libraries.
+template <typename Map>
+void MapF77(const char* name, MPI_Fint* comm, MPI_Fint* n, MPI_Fint* a, MPI_Fint* b,
+            MPI_Fint* newrank, MPI_Fint* ierr, Map map) {
+  if (toporr_pmpi_disabled() || *n <= 0) {
+    if (MapF next = Next<MapF>(name)) {
+      next(comm, n, a, b, newrank, ierr);
+      return;
+    }
+  }
+  int rank = MPI_UNDEFINED;
+  *ierr = InTopology([&] { return map(MPI_Comm_f2c(*comm), &rank); });
+  *newrank = rank;
+}
+
+void CartMapF77(const char* name, MPI_Fint* comm, MPI_Fint* ndims, MPI_Fint* dims,
+                MPI_Fint* periods, MPI_Fint* newrank, MPI_Fint* ierr) {
+  MapF77(name, comm, ndims, dims, periods, newrank, ierr, [&](MPI_Comm c, int* rank) {
+    std::vector<int> d(dims, dims + *ndims), p = CPeriods(periods, *ndims);
+    return toporr_pmpi_cart_map(c, *ndims, d.data(), p.data(), rank);
+  });
+}
+
+// A Fortran process graph (nnodes > 0) as C ints.
+struct CGraph {
+  CGraph(int nnodes, const MPI_Fint* idx, const MPI_Fint* e)
+      : index(idx, idx + nnodes), edges(e, e + index.back()) {}
+  std::vector<int> index, edges;
+};
 
 void GraphF77(const char* name, MPI_Fint* comm_old, MPI_Fint* nnodes, MPI_Fint* index,
               MPI_Fint* edges, MPI_Fint* reorder, MPI_Fint* comm_graph, MPI_Fint* ierr) {
@@ -228,12 +301,21 @@ void GraphF77(const char* name, MPI_Fint* comm_old, MPI_Fint* nnodes, MPI_Fint* 
       return;
     }
   }
-  std::vector<int> idx(index, index + *nnodes);
-  std::vector<int> e(edges, edges + (*nnodes > 0 ? idx.back() : 0));
+  const CGraph g(*nnodes, index, edges);
   MPI_Comm out = MPI_COMM_NULL;
-  *ierr = toporr_pmpi_graph_create(MPI_Comm_f2c(*comm_old), *nnodes, idx.data(), e.data(),
-                                   *reorder != 0, &out);
+  *ierr = InTopology([&] {
+    return toporr_pmpi_graph_create(MPI_Comm_f2c(*comm_old), *nnodes, g.index.data(),
+                                    g.edges.data(), *reorder != 0, &out);
+  });
   *comm_graph = MPI_Comm_c2f(out);
+}
+
+void GraphMapF77(const char* name, MPI_Fint* comm, MPI_Fint* nnodes, MPI_Fint* index,
+                 MPI_Fint* edges, MPI_Fint* newrank, MPI_Fint* ierr) {
+  MapF77(name, comm, nnodes, index, edges, newrank, ierr, [&](MPI_Comm c, int* rank) {
+    const CGraph g(*nnodes, index, edges);
+    return toporr_pmpi_graph_map(c, *nnodes, g.index.data(), g.edges.data(), rank);
+  });
 }
 
 }  // namespace
@@ -257,6 +339,21 @@ TOPORR_FORTRAN_GRAPH(mpi_graph_create_)
 TOPORR_FORTRAN_GRAPH(mpi_graph_create__)
 TOPORR_FORTRAN_GRAPH(mpi_graph_create)
 TOPORR_FORTRAN_GRAPH(MPI_GRAPH_CREATE)
+
+#define TOPORR_FORTRAN_MAP(sym, body)                                                        \
+  extern "C" void sym(MPI_Fint* c, MPI_Fint* n, MPI_Fint* a, MPI_Fint* b, MPI_Fint* newrank, \
+                      MPI_Fint* ierr) {                                                      \
+    body(#sym, c, n, a, b, newrank, ierr);                                                   \
+  }
+
+TOPORR_FORTRAN_MAP(mpi_cart_map_, CartMapF77)
+TOPORR_FORTRAN_MAP(mpi_cart_map__, CartMapF77)
+TOPORR_FORTRAN_MAP(mpi_cart_map, CartMapF77)
+TOPORR_FORTRAN_MAP(MPI_CART_MAP, CartMapF77)
+TOPORR_FORTRAN_MAP(mpi_graph_map_, GraphMapF77)
+TOPORR_FORTRAN_MAP(mpi_graph_map__, GraphMapF77)
+TOPORR_FORTRAN_MAP(mpi_graph_map, GraphMapF77)
+TOPORR_FORTRAN_MAP(MPI_GRAPH_MAP, GraphMapF77)
 
 #define TOPORR_FORTRAN_ALLREDUCE(sym)                                                       \
   extern "C" void sym(void* s, void* r, MPI_Fint* n, MPI_Fint* t, MPI_Fint* o, MPI_Fint* c, \

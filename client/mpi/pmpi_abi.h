@@ -40,8 +40,12 @@ int toporr_debug_live_caches(void);
 int toporr_pmpi_disabled(void);
 int toporr_pmpi_cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
                             int reorder, MPI_Comm* comm_cart);
+int toporr_pmpi_cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[],
+                         int* newrank);
 int toporr_pmpi_graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
                              int reorder, MPI_Comm* comm_graph);
+int toporr_pmpi_graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[],
+                          int* newrank);
 int toporr_pmpi_dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
                                            const int sourceweights[], int outdegree,
                                            const int destinations[], const int destweights[],

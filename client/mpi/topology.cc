@@ -1,5 +1,7 @@
 #include "client/mpi/topology.h"
 
+#include <algorithm>
+#include <map>
 #include <vector>
 
 #include "client/graph_plan.h"
@@ -54,15 +56,149 @@ bool IsIdentity(const std::vector<int32_t>& order) {
   return true;
 }
 
-// Runs `create(comm)` on `comm_old` reordered by `order` (or on comm_old for identity).
+// Orders decided for MPI_Cart_create / MPI_Cart_map and MPI_Graph_create / MPI_Graph_map,
+// cached on the communicator they were decided on (freed with it; a duplicate starts empty)
+// and keyed by the call's arguments, so that a constructor and the map function given the
+// same arguments on the same communicator answer alike, whichever runs first.
+using TopologyKey = std::vector<int>;
+using TopologyCache = std::map<TopologyKey, std::vector<int32_t>>;
+enum TopologyKind { kCart = 1, kGraph = 2 };
+
+int DeleteTopologyCache(MPI_Comm, int, void* value, void*) {
+  delete static_cast<TopologyCache*>(value);
+  return MPI_SUCCESS;
+}
+
+int TopologyKeyval() {
+  static const int keyval = [] {
+    int k = MPI_KEYVAL_INVALID;
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, DeleteTopologyCache, &k, nullptr);
+    return k;
+  }();
+  return keyval;
+}
+
+TopologyCache* CacheOf(MPI_Comm comm) {
+  TopologyCache* cache = nullptr;
+  int found = 0;
+  MPI_Comm_get_attr(comm, TopologyKeyval(), &cache, &found);
+  if (found) return cache;
+  cache = new TopologyCache;
+  MPI_Comm_set_attr(comm, TopologyKeyval(), cache);
+  return cache;
+}
+
+// The order for `key` on `comm`: cached, or decided now by the graph embedding of the graph
+// `build` fills on rank 0 (collective over `comm`; every rank holds the same cache, since
+// the constructors and map functions are collective with the same arguments everywhere).
+template <typename Build>
+std::vector<int32_t> DecidedOrder(Library& library, MPI_Comm comm, const TopologyKey& key,
+                                  const char* label, Build build) {
+  TopologyCache* cache = CacheOf(comm);
+  if (auto it = cache->find(key); it != cache->end()) return it->second;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  mapping::CommGraph graph;
+  if (rank == 0) build(&graph);
+  std::vector<int32_t> order = OrderFor(library, comm, label, &graph);
+  if (IsIdentity(order)) order.clear();
+  (*cache)[key] = order;
+  return order;
+}
+
+// The new rank of this process under `order` (empty: identity) in a topology of `nodes`
+// processes, MPI_UNDEFINED for a process outside it.
+int NewRank(MPI_Comm comm, const std::vector<int32_t>& order, int nodes) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  int position = rank;
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (order[i] == rank) position = static_cast<int>(i);
+  }
+  return position < nodes ? position : MPI_UNDEFINED;
+}
+
+// Runs `create(comm)` on `comm_old` reordered by `order` (or on comm_old for identity). When
+// the reordered communicator cannot be built, the MPI library's constructor runs on comm_old
+// and `key`'s cached order becomes identity, so that the map functions keep answering as the
+// constructor did.
 template <typename Create>
-int OnReordered(MPI_Comm comm_old, const std::vector<int32_t>& order, Create create) {
+int OnReordered(MPI_Comm comm_old, const TopologyKey& key, const std::vector<int32_t>& order,
+                Create create) {
   if (order.empty() || IsIdentity(order)) return create(comm_old);
   MPI_Comm reordered = MPI_COMM_NULL;
-  if (SplitInOrder(comm_old, order, &reordered) != MPI_SUCCESS) return create(comm_old);
+  if (SplitInOrder(comm_old, order, &reordered) != MPI_SUCCESS) {
+    if (!key.empty()) (*CacheOf(comm_old))[key].clear();
+    return create(comm_old);
+  }
   int rc = create(reordered);
   MPI_Comm_free(&reordered);
   return rc;
+}
+
+// True when toporr decides the order of a topology of `nodes` processes on `comm` (an
+// intra-communicator of at least that many processes, toporr enabled); otherwise the MPI
+// library's own call runs, and reports any error in the arguments.
+bool Reorderable(Library& library, MPI_Comm comm, int64_t nodes) {
+  if (library.options().disable || comm == MPI_COMM_NULL || nodes <= 0) return false;
+  int inter = 0, size = 0;
+  if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return false;
+  MPI_Comm_size(comm, &size);
+  return nodes <= size;
+}
+
+// The grid's process count, or 0 when the arguments describe none (ndims <= 0, a dimension
+// below 1): the MPI library then answers.
+int64_t CartNodes(int ndims, const int dims[]) {
+  int64_t nodes = ndims > 0 ? 1 : 0;
+  for (int i = 0; i < ndims && nodes > 0; ++i) {
+    nodes = dims[i] > 0 ? nodes * dims[i] : 0;
+  }
+  return nodes;
+}
+
+TopologyKey CartKey(int ndims, const int dims[], const int periods[]) {
+  TopologyKey key = {kCart, ndims};
+  key.insert(key.end(), dims, dims + ndims);
+  for (int i = 0; i < ndims; ++i) key.push_back(periods[i] != 0);
+  return key;
+}
+
+// The Cartesian grid's order on `comm` (Reorderable checked). Collective on a miss.
+std::vector<int32_t> CartOrder(Library& library, MPI_Comm comm, int ndims, const int dims[],
+                               const int periods[], const TopologyKey& key) {
+  return DecidedOrder(library, comm, key, "cart_create", [&](mapping::CommGraph* graph) {
+    int size = 0;
+    MPI_Comm_size(comm, &size);
+    std::vector<int> dv(dims, dims + ndims);
+    std::vector<bool> pv;
+    for (int i = 0; i < ndims; ++i) pv.push_back(periods[i] != 0);
+    absl::StatusOr<mapping::CommGraph> g = CartGraph(dv, pv, size);
+    if (g.ok()) *graph = *std::move(g);
+    graph->num_ranks = size;
+  });
+}
+
+TopologyKey GraphKey(int nnodes, const int index[], const int edges[]) {
+  TopologyKey key = {kGraph, nnodes};
+  key.insert(key.end(), index, index + nnodes);
+  key.insert(key.end(), edges, edges + std::max(0, index[nnodes - 1]));
+  return key;
+}
+
+// The process graph's order on `comm` (Reorderable checked). Collective on a miss.
+std::vector<int32_t> GraphOrderOf(Library& library, MPI_Comm comm, int nnodes, const int index[],
+                                  const int edges[], const TopologyKey& key) {
+  return DecidedOrder(library, comm, key, "graph_create", [&](mapping::CommGraph* graph) {
+    MPI_Comm_size(comm, &graph->num_ranks);
+    for (int v = 0; v < nnodes; ++v) {
+      for (int k = v == 0 ? 0 : index[v - 1]; k < index[v]; ++k) {
+        if (edges[k] >= 0 && edges[k] < nnodes) {
+          graph->edges.push_back({v, edges[k], kBytesPerEdgeUnit});
+        }
+      }
+    }
+  });
 }
 
 }  // namespace
@@ -72,26 +208,24 @@ int CartCreate(Library& library, MPI_Comm comm_old, int ndims, const int dims[],
   auto own = [&](MPI_Comm c, int r) {
     return PMPI_Cart_create(c, ndims, dims, periods, r, comm_cart);
   };
-  if (!reorder || library.options().disable || ndims <= 0) return own(comm_old, reorder);
-  int size = 0, rank = 0;
-  MPI_Comm_size(comm_old, &size);
-  MPI_Comm_rank(comm_old, &rank);
-  int64_t nodes = 1;
-  std::vector<int> dv(dims, dims + ndims);
-  std::vector<bool> pv;
-  for (int i = 0; i < ndims; ++i) {
-    nodes *= dims[i];
-    pv.push_back(periods[i] != 0);
+  if (!reorder || !Reorderable(library, comm_old, CartNodes(ndims, dims))) {
+    return own(comm_old, reorder);
   }
-  if (nodes > size || nodes <= 0) return own(comm_old, reorder);  // the MPI library's error
-  mapping::CommGraph graph;
-  if (rank == 0) {
-    absl::StatusOr<mapping::CommGraph> g = CartGraph(dv, pv, size);
-    if (g.ok()) graph = *std::move(g);
-    graph.num_ranks = size;
+  const TopologyKey key = CartKey(ndims, dims, periods);
+  std::vector<int32_t> order = CartOrder(library, comm_old, ndims, dims, periods, key);
+  return OnReordered(comm_old, key, order, [&](MPI_Comm c) { return own(c, 0); });
+}
+
+int CartMap(Library& library, MPI_Comm comm, int ndims, const int dims[], const int periods[],
+            int* newrank) {
+  const int64_t nodes = CartNodes(ndims, dims);
+  if (newrank == nullptr || !Reorderable(library, comm, nodes)) {
+    return PMPI_Cart_map(comm, ndims, dims, periods, newrank);
   }
-  std::vector<int32_t> order = OrderFor(library, comm_old, "cart_create", &graph);
-  return OnReordered(comm_old, order, [&](MPI_Comm c) { return own(c, 0); });
+  const TopologyKey key = CartKey(ndims, dims, periods);
+  *newrank =
+      NewRank(comm, CartOrder(library, comm, ndims, dims, periods, key), static_cast<int>(nodes));
+  return MPI_SUCCESS;
 }
 
 int GraphCreate(Library& library, MPI_Comm comm_old, int nnodes, const int index[],
@@ -99,23 +233,20 @@ int GraphCreate(Library& library, MPI_Comm comm_old, int nnodes, const int index
   auto own = [&](MPI_Comm c, int r) {
     return PMPI_Graph_create(c, nnodes, index, edges, r, comm_graph);
   };
-  if (!reorder || library.options().disable || nnodes <= 0) return own(comm_old, reorder);
-  int size = 0, rank = 0;
-  MPI_Comm_size(comm_old, &size);
-  MPI_Comm_rank(comm_old, &rank);
-  if (nnodes > size) return own(comm_old, reorder);
-  mapping::CommGraph graph;
-  graph.num_ranks = size;
-  if (rank == 0) {
-    for (int v = 0; v < nnodes; ++v) {
-      for (int k = v == 0 ? 0 : index[v - 1]; k < index[v]; ++k) {
-        if (edges[k] >= 0 && edges[k] < nnodes)
-          graph.edges.push_back({v, edges[k], kBytesPerEdgeUnit});
-      }
-    }
+  if (!reorder || !Reorderable(library, comm_old, nnodes)) return own(comm_old, reorder);
+  const TopologyKey key = GraphKey(nnodes, index, edges);
+  std::vector<int32_t> order = GraphOrderOf(library, comm_old, nnodes, index, edges, key);
+  return OnReordered(comm_old, key, order, [&](MPI_Comm c) { return own(c, 0); });
+}
+
+int GraphMap(Library& library, MPI_Comm comm, int nnodes, const int index[], const int edges[],
+             int* newrank) {
+  if (newrank == nullptr || !Reorderable(library, comm, nnodes)) {
+    return PMPI_Graph_map(comm, nnodes, index, edges, newrank);
   }
-  std::vector<int32_t> order = OrderFor(library, comm_old, "graph_create", &graph);
-  return OnReordered(comm_old, order, [&](MPI_Comm c) { return own(c, 0); });
+  const TopologyKey key = GraphKey(nnodes, index, edges);
+  *newrank = NewRank(comm, GraphOrderOf(library, comm, nnodes, index, edges, key), nnodes);
+  return MPI_SUCCESS;
 }
 
 int DistGraphCreate(Library& library, MPI_Comm comm_old, int n, const int sources[],
@@ -142,7 +273,7 @@ int DistGraphCreate(Library& library, MPI_Comm comm_old, int n, const int source
   std::vector<int32_t> order = OrderFor(library, comm_old, "dist_graph_create", &graph);
   // Edges name vertices, not the process giving them: the same arguments describe the same
   // graph on the reordered communicator, whose rank i is vertex i.
-  return OnReordered(comm_old, order, [&](MPI_Comm c) { return own(c, 0); });
+  return OnReordered(comm_old, {}, order, [&](MPI_Comm c) { return own(c, 0); });
 }
 
 int DistGraphCreateAdjacent(Library& library, MPI_Comm comm_old, int indegree, const int sources[],
@@ -205,7 +336,7 @@ int DistGraphCreateAdjacent(Library& library, MPI_Comm comm_old, int indegree, c
   const int* r_dest = p;
   p += out;
   const int* r_dw = rdw ? (out > 0 ? p : MPI_WEIGHTS_EMPTY) : MPI_UNWEIGHTED;
-  return OnReordered(comm_old, order, [&](MPI_Comm c) {
+  return OnReordered(comm_old, {}, order, [&](MPI_Comm c) {
     return PMPI_Dist_graph_create_adjacent(c, in, r_sources, r_sw, out, r_dest, r_dw, info, 0,
                                            comm_dist_graph);
   });

@@ -8,6 +8,16 @@
 // Edge weights scale bytes: unweighted edges (and weight 1) count kBytesPerEdgeUnit
 // (client/graph_plan.h); MPI_Cart_create's graph is CartGraph's, so `toporrctl plan --cart`
 // gives the same order.
+//
+// MPI describes MPI_Cart_create and MPI_Graph_create in terms of MPI_Cart_map and
+// MPI_Graph_map, and so does toporr: CartMap / GraphMap return the new rank this process has in
+// the communicator CartCreate / GraphCreate (reorder = 1) build from the same arguments on the
+// same communicator, MPI_UNDEFINED for a process outside a topology smaller than the
+// communicator. Both come from one decision per (communicator, arguments), cached on the
+// communicator and freed with it: whichever call comes first decides (collective, as the map
+// functions are), the other answers from the cache without communicating. Where the
+// constructor would be the MPI library's own call (toporr disabled, a topology larger than the
+// communicator or of no process, an inter-communicator) so is the map function.
 #ifndef TOPORR_CLIENT_MPI_TOPOLOGY_H_
 #define TOPORR_CLIENT_MPI_TOPOLOGY_H_
 
@@ -20,8 +30,12 @@ namespace toporr::client::mpi {
 
 int CartCreate(Library& library, MPI_Comm comm_old, int ndims, const int dims[],
                const int periods[], int reorder, MPI_Comm* comm_cart);
+int CartMap(Library& library, MPI_Comm comm, int ndims, const int dims[], const int periods[],
+            int* newrank);
 int GraphCreate(Library& library, MPI_Comm comm_old, int nnodes, const int index[],
                 const int edges[], int reorder, MPI_Comm* comm_graph);
+int GraphMap(Library& library, MPI_Comm comm, int nnodes, const int index[], const int edges[],
+             int* newrank);
 int DistGraphCreateAdjacent(Library& library, MPI_Comm comm_old, int indegree, const int sources[],
                             const int sourceweights[], int outdegree, const int destinations[],
                             const int destweights[], MPI_Info info, int reorder,

@@ -13,7 +13,11 @@ through TOPORR_HOSTMAP. Checked:
     MPI_Cart_create / MPI_Graph_create / MPI_Dist_graph_create(_adjacent) communicators whose
     neighbours, MPI_Neighbor_allgather, MPI_Cart_shift and coordinates are right; the
     MPI_Cart_create order equals `toporrctl plan --cart` for the same hosts and ranks;
-    reorder=0 and TOPORR_DISABLE=1 leave the MPI library's answer;
+    reorder=0 and TOPORR_DISABLE=1 leave the MPI library's answer; MPI_Cart_map and
+    MPI_Graph_map (C and Fortran) give each process the rank the constructors give it; with
+    toporr's collectives forced at every size, Cartesian communicators, their sub-grids and
+    duplicates behave as without toporr, and a topology decision makes no collective
+    decisions of its own;
   - every fallback cause (no daemon, stopped daemon, daemon killed mid-request, a server
     answering garbage / truncated rows / rows of two snapshots / unreachable hosts, a host
     missing from the fabric, ranks disagreeing): identity order, a correct result, exactly
@@ -146,6 +150,9 @@ class MpiTest(unittest.TestCase):
         cls.coll = os.path.join(cls.tmp, "coll_check")
         subprocess.run([MPICC, "-O1", "-I", ROOT, "-o", cls.coll, "client/mpi/testing/coll_check.c"]
                        + link + ["-lm"], check=True)
+        cls.topo_map = os.path.join(cls.tmp, "topo_map_check")
+        subprocess.run([MPICC, "-O1", "-o", cls.topo_map, "client/mpi/testing/topo_map_check.c"],
+                       check=True)
         cls.stencil = os.path.join(cls.tmp, "stencil")
         subprocess.run([MPICC, "-O1", "-o", cls.stencil, "client/mpi/testing/stencil.c"],
                        check=True)
@@ -731,6 +738,53 @@ class MpiTest(unittest.TestCase):
         self.assertEqual(f_job.orders["fortran-cart"][0]["order"], c_job.orders["cart"][0]["order"])
         plain = self.run_job(16, [], hosts, program=self.fcart)
         self.assertEqual(plain.orders["fortran-cart"][0]["order"], list(range(16)))
+
+    def test_pmpi_map_functions_answer_as_the_constructors(self):
+        """mpi4py's testCartMap / testGraphMap: MPI_Cart_map and MPI_Graph_map give each process
+        the rank MPI_Cart_create / MPI_Graph_create (reorder=1) give it for the same arguments
+        on the same communicator, whichever is called first, MPI_UNDEFINED outside a grid
+        smaller than the communicator; from Fortran too."""
+        for np in (8, 12):
+            with self.subTest(np=np):
+                job = self.run_job(np, ["map", "graphmap"], round_robin(np, 8),
+                                   program=self.topo_map, preload=True, timeout=600)
+                self.assertEqual(job.warnings(), [], job.stderr)
+                self.assertEqual(job.checks["map"], ["ok"], job.stderr)
+                self.assertEqual(job.checks["graphmap"], ["ok"], job.stderr)
+                self.assertNotEqual(job.orders["cart-map"][0]["order"], list(range(np)))
+        f_job = self.run_job(8, [], round_robin(8, 8), program=self.fcart, preload=True)
+        self.assertEqual(f_job.checks["fortran-cart"], ["ok"], f_job.stderr)
+        self.assertEqual(f_job.checks["fortran-graph-map"], ["ok"], f_job.stderr)
+        self.assertNotEqual(f_job.orders["fortran-cart"][0]["order"], list(range(8)))
+
+    def test_cartesian_communicators_with_toporrs_collectives_forced(self):
+        """mpi4py's topology tests in one job with toporr's collectives forced at every size
+        (TOPORR_ALGORITHM=ring, TOPORR_MIN_BYTES=1): the map functions agree with the
+        constructors, and Cartesian communicators built with and without reorder, their
+        MPI_Cart_sub sub-grids and MPI_Comm_dup duplicates (attributes copied) shift and compute
+        collectives as without toporr. The topology decisions' own MPI calls are not
+        intercepted: every collective decision is one of the program's calls."""
+        np = 8
+        hosts = round_robin(np, 8)
+        plain = self.run_job(np, ["cartwork"], hosts, program=self.topo_map)
+        self.assertEqual(plain.checks["cartwork"], ["ok"], plain.stderr)
+        job = self.run_job(np, ["map", "graphmap", "cartwork"], hosts, program=self.topo_map,
+                           preload=True, env={"TOPORR_ALGORITHM": "ring", "TOPORR_MIN_BYTES": "1"},
+                           timeout=600)
+        self.assertEqual(job.warnings(), [], job.stderr)
+        for name in ["map", "graphmap", "cartwork"]:
+            self.assertEqual(job.checks[name], ["ok"], job.stderr)
+        decided = {}
+        for r in job.report:
+            decided.setdefault(r["collective"], set()).add(r["bytes"])
+        # topo_map_check's own calls: allgather of one int, bcast and reduce of 3,000 doubles,
+        # allreduce of one int (its checks) and of one and 3,000 doubles.
+        self.assertEqual(decided["allgather"], {4}, job.report)
+        self.assertEqual(decided["bcast"], {24000}, job.report)
+        self.assertEqual(decided["reduce"], {24000}, job.report)
+        self.assertEqual(decided["allreduce"], {4, 8, 24000}, job.report)
+        self.assertTrue(all(r["chosen_algorithm"] == "ring" for r in job.report
+                            if r["collective"] == "allreduce" and r["source"] == "daemon"))
 
     # ---- never fail a job ----
 
