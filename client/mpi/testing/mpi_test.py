@@ -1013,11 +1013,13 @@ class MpiTest(unittest.TestCase):
         elapsed = float(job.stdout.split("ELAPSED ")[1].split()[0])
         print(f"\nten steps against a stalled daemon: {elapsed:.2f} s (deadline "
               f"{deadline_ms / 1000:.1f} s)", file=sys.stderr)
-        self.assertLess(elapsed, 3 * deadline_ms / 1000.0,
-                        [(r["elapsed_us"], r["fallback_reason"]) for r in job.report])
         self.assertEqual(len(job.warnings()), 1, job.stderr)
         fallbacks = [r for r in job.report if r["source"] == "fallback"]
         self.assertEqual(len(fallbacks), 10, job.report)
+        # One decision waited for the deadline; the others answered at once (their time is
+        # the decision's MPI steps, however loaded the machine).
+        waited = [r["elapsed_us"] for r in fallbacks if r["elapsed_us"] >= 900 * deadline_ms]
+        self.assertEqual(len(waited), 1, [r["elapsed_us"] for r in fallbacks])
 
     def test_a_fallback_is_retried_once_the_daemon_answers(self):
         """The daemon down at the job's first decision (fallback), up again during the job:
