@@ -13,8 +13,9 @@
  * TOPORR_*), so a parameter set through Open MPI (--mca, OMPI_MCA_*, mca-params.conf) wins
  * over TOPORR_* and the site file, and an unset one changes nothing. coll_toporr_disable=1 (or
  * TOPORR_DISABLE=1) makes the component decline every communicator. */
-/* clang-format off: Open MPI's configuration header first, as its headers require, and the
- * version check before the framework headers it guards. */
+/* Open MPI's configuration header first, as its headers require, and the version check before
+ * the framework headers it guards. */
+/* clang-format off */
 #include "ompi_config.h"
 #include "ompi/version.h"
 #if OMPI_MAJOR_VERSION != 4 || OMPI_MINOR_VERSION != 1
@@ -22,10 +23,11 @@
 #endif
 /* clang-format on */
 
+#include "client/mpi/openmpi_component/coll_toporr.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "client/mpi/openmpi_component/coll_toporr.h"
 #include "mpi.h"
 #include "ompi/communicator/communicator.h"
 #include "ompi/constants.h"
