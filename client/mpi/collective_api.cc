@@ -25,6 +25,12 @@ using mapping::Algorithm;
 // the PMPI layer intercepts too) then go straight to the MPI library.
 thread_local bool inside_toporr = false;
 
+}  // namespace
+
+bool InsideToporr() { return inside_toporr; }
+
+namespace {
+
 class Inside {
  public:
   Inside() { inside_toporr = true; }
@@ -122,16 +128,22 @@ int Checked(Library& lib, DecisionCheck* check, MPI_Comm comm, MPI_Comm internal
 
 int Allreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
               MPI_Op op, MPI_Comm comm, std::optional<Algorithm> algorithm) {
+  return Allreduce(lib, sendbuf, recvbuf, count, type, op, comm, algorithm,
+                   [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm); });
+}
+
+int Allreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+              MPI_Op op, MPI_Comm comm, std::optional<Algorithm> algorithm, LibraryCall library) {
   int commutative = 0, inter = 0, type_size = 0;
   MPI_Op_commutative(op, &commutative);
   MPI_Comm_test_inter(comm, &inter);
   MPI_Type_size(type, &type_size);
-  auto library = [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm); };
   if (!commutative || inter || count <= 0 || lib.options().disable || lib.options().reproducible ||
-      inside_toporr || !HostBuffers(comm, {sendbuf, recvbuf})) {
+      inside_toporr) {
     return library();
   }
   Inside inside;
+  if (!HostBuffers(comm, {sendbuf, recvbuf})) return library();
   ReorderRequest request;
   request.collective = mapping::Collective::kAllreduce;
   request.algorithm = Forced(lib, request.collective, algorithm);
@@ -176,17 +188,21 @@ int Allreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_D
 int Allgather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
               void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
               std::optional<Algorithm> algorithm) {
+  return Allgather(
+      lib, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, algorithm, [&] {
+        return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+      });
+}
+
+int Allgather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+              void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+              std::optional<Algorithm> algorithm, LibraryCall library) {
   int inter = 0, type_size = 0;
   MPI_Comm_test_inter(comm, &inter);
   MPI_Type_size(recvtype, &type_size);
-  auto library = [&] {
-    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  };
-  if (inter || recvcount <= 0 || lib.options().disable || inside_toporr ||
-      !HostBuffers(comm, {sendbuf, recvbuf})) {
-    return library();
-  }
+  if (inter || recvcount <= 0 || lib.options().disable || inside_toporr) return library();
   Inside inside;
+  if (!HostBuffers(comm, {sendbuf, recvbuf})) return library();
   ReorderRequest request;
   request.collective = mapping::Collective::kAllgather;
   request.algorithm = Forced(lib, request.collective, algorithm);
@@ -225,17 +241,23 @@ int Allgather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sen
 
 int Reduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
            MPI_Op op, int root, MPI_Comm comm) {
+  return Reduce(lib, sendbuf, recvbuf, count, type, op, root, comm,
+                [&] { return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm); });
+}
+
+int Reduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+           MPI_Op op, int root, MPI_Comm comm, LibraryCall library) {
   int commutative = 0, inter = 0, type_size = 0, size = 1;
   MPI_Op_commutative(op, &commutative);
   MPI_Comm_test_inter(comm, &inter);
   MPI_Type_size(type, &type_size);
   if (!inter) MPI_Comm_size(comm, &size);
-  auto library = [&] { return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm); };
   if (!commutative || inter || count <= 0 || lib.options().disable || lib.options().reproducible ||
-      root < 0 || root >= size || inside_toporr || !HostBuffers(comm, {sendbuf, recvbuf})) {
+      root < 0 || root >= size || inside_toporr) {
     return library();
   }
   Inside inside;
+  if (!HostBuffers(comm, {sendbuf, recvbuf})) return library();
   ReorderRequest request;
   request.collective = mapping::Collective::kReduce;
   request.algorithm = Forced(lib, request.collective, std::nullopt);
@@ -274,16 +296,21 @@ int Reduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Data
 
 int Bcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
           std::optional<Algorithm> algorithm, int radix) {
+  return Bcast(lib, buffer, count, type, root, comm, algorithm, radix,
+               [&] { return PMPI_Bcast(buffer, count, type, root, comm); });
+}
+
+int Bcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+          std::optional<Algorithm> algorithm, int radix, LibraryCall library) {
   int inter = 0, type_size = 0, size = 1;
   MPI_Comm_test_inter(comm, &inter);
   MPI_Type_size(type, &type_size);
   if (!inter) MPI_Comm_size(comm, &size);
-  auto library = [&] { return PMPI_Bcast(buffer, count, type, root, comm); };
-  if (inter || count <= 0 || lib.options().disable || root < 0 || root >= size || inside_toporr ||
-      !HostBuffers(comm, {buffer})) {
+  if (inter || count <= 0 || lib.options().disable || root < 0 || root >= size || inside_toporr) {
     return library();
   }
   Inside inside;
+  if (!HostBuffers(comm, {buffer})) return library();
   ReorderRequest request;
   request.collective = mapping::Collective::kBcast;
   request.algorithm = Forced(lib, request.collective, algorithm);

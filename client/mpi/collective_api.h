@@ -6,6 +6,15 @@
 // Each collective first checks, with every rank of `comm`, that the buffers are host memory
 // (buffers.h): a call on GPU or managed memory on any rank is the MPI library's own call on
 // `comm`, with no decision and no TOPORR_REPORT line.
+//
+// "The MPI library's own call" on the caller's communicator (toporr's fallback, and the other
+// path of the run-time check) is PMPI_<collective> with the caller's arguments, or the
+// `library` callable of the overloads that take one: a caller whose PMPI_* would come back to
+// toporr (an Open MPI coll component, under which PMPI_Allreduce(comm) runs the component's
+// module) passes the call of what would have run without it. toporr's own steps (its
+// argument check, the decision's communication, its algorithms' messages and the library's
+// algorithm on a reordered communicator) still call PMPI_* and MPI_*, with InsideToporr()
+// true on the calling thread, so that such a caller sends them on untouched.
 #ifndef TOPORR_CLIENT_MPI_COLLECTIVE_API_H_
 #define TOPORR_CLIENT_MPI_COLLECTIVE_API_H_
 
@@ -13,24 +22,43 @@
 
 #include <optional>
 
+#include "absl/functional/function_ref.h"
 #include "client/mpi/library.h"
 #include "mapping/pattern.h"
 
 namespace toporr::client::mpi {
 
+// The MPI library's own call with the caller's arguments; returns its MPI error code. Called
+// at most once per call of the functions below, on every rank alike, from the calling thread.
+using LibraryCall = absl::FunctionRef<int()>;
+
+// True while one of the functions below runs toporr's own path on this thread (from its
+// buffer check to its end): MPI calls made then are toporr's own steps.
+bool InsideToporr();
+
 int Allreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
               MPI_Op op, MPI_Comm comm, std::optional<mapping::Algorithm> algorithm);
+int Allreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+              MPI_Op op, MPI_Comm comm, std::optional<mapping::Algorithm> algorithm,
+              LibraryCall library);
 // MPI_Allgather: ring or recursive doubling on the reordered communicator, blocks kept in
 // the caller's rank order.
 int Allgather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
               void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
               std::optional<mapping::Algorithm> algorithm);
+int Allgather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+              void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+              std::optional<mapping::Algorithm> algorithm, LibraryCall library);
 // MPI_Reduce: the MPI library's reduce run on a communicator reordered for the binomial
 // tree, the root translated (commutative ops only; the rest as Allreduce).
 int Reduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
            MPI_Op op, int root, MPI_Comm comm);
+int Reduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+           MPI_Op op, int root, MPI_Comm comm, LibraryCall library);
 int Bcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
           std::optional<mapping::Algorithm> algorithm, int radix);
+int Bcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+          std::optional<mapping::Algorithm> algorithm, int radix, LibraryCall library);
 // MPI_Gather: the multi-level version (multilevel.h) when selected (or forced with
 // TOPORR_ALGORITHM=multilevel), blocks in the caller's rank order; otherwise the MPI
 // library's own gather on the caller's communicator.

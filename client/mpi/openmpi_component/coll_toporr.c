@@ -1,0 +1,253 @@
+/* mca_coll_toporr: toporr inside Open MPI 4.1's `coll` framework. On every intra-communicator
+ * its module provides MPI_Allreduce, MPI_Bcast, MPI_Reduce and MPI_Allgather through toporr
+ * (coll_toporr.h); every other collective stays with the modules Open MPI would have chosen
+ * without it, and so does every call toporr declines or passes on: at module_enable the
+ * module keeps the communicator's current function and module for its four collectives
+ * (retaining those modules until it is disabled) and calls them. No LD_PRELOAD: PMPI tools
+ * still see the application's calls, which reach this module through the library.
+ *
+ * MCA parameters (ompi_info --param coll toporr --level 9): coll_toporr_priority (40, above
+ * tuned's 30 and han's 0, so that it is the module of its four collectives), and one per
+ * toporr setting of client/client_options.h (coll_toporr_min_bytes, _disable, _verify,
+ * _report, ...). Their defaults are the process's configuration (defaults, site file,
+ * TOPORR_*), so a parameter set through Open MPI (--mca, OMPI_MCA_*, mca-params.conf) wins
+ * over TOPORR_* and the site file, and an unset one changes nothing. coll_toporr_disable=1 (or
+ * TOPORR_DISABLE=1) makes the component decline every communicator. */
+/* Open MPI's configuration header first, as its headers require, and the version check before
+ * the framework headers it guards. */
+/* clang-format off */
+#include "ompi_config.h"
+#include "ompi/version.h"
+#if OMPI_MAJOR_VERSION != 4 || OMPI_MINOR_VERSION != 1
+#error "mca_coll_toporr is written for Open MPI 4.1's coll framework (component 2.0.0, module 2.3.0); these Open MPI headers are another series: build against Open MPI 4.1"
+#endif
+/* clang-format on */
+
+#include "client/mpi/openmpi_component/coll_toporr.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "mpi.h"
+#include "ompi/communicator/communicator.h"
+#include "ompi/constants.h"
+#include "ompi/mca/coll/base/base.h"
+#include "ompi/mca/coll/coll.h"
+#include "opal/mca/base/mca_base_var.h"
+
+typedef struct {
+  mca_coll_base_module_t super;
+  struct toporr_mca_previous previous;
+} mca_coll_toporr_module_t;
+
+static void toporr_module_construct(mca_coll_toporr_module_t* module);
+static void toporr_module_destruct(mca_coll_toporr_module_t* module);
+static OBJ_CLASS_INSTANCE(mca_coll_toporr_module_t, mca_coll_base_module_t, toporr_module_construct,
+                          toporr_module_destruct);
+
+static int priority = 40;
+static struct toporr_mca_params params;
+
+/* ---- the module ---- */
+
+static int toporr_allreduce(const void* sbuf, void* rbuf, int count, struct ompi_datatype_t* dtype,
+                            struct ompi_op_t* op, struct ompi_communicator_t* comm,
+                            mca_coll_base_module_t* module) {
+  return toporr_mca_allreduce(sbuf, rbuf, count, dtype, op, comm,
+                              &((mca_coll_toporr_module_t*)module)->previous);
+}
+
+static int toporr_bcast(void* buf, int count, struct ompi_datatype_t* dtype, int root,
+                        struct ompi_communicator_t* comm, mca_coll_base_module_t* module) {
+  return toporr_mca_bcast(buf, count, dtype, root, comm,
+                          &((mca_coll_toporr_module_t*)module)->previous);
+}
+
+static int toporr_reduce(const void* sbuf, void* rbuf, int count, struct ompi_datatype_t* dtype,
+                         struct ompi_op_t* op, int root, struct ompi_communicator_t* comm,
+                         mca_coll_base_module_t* module) {
+  return toporr_mca_reduce(sbuf, rbuf, count, dtype, op, root, comm,
+                           &((mca_coll_toporr_module_t*)module)->previous);
+}
+
+static int toporr_allgather(const void* sbuf, int scount, struct ompi_datatype_t* sdtype,
+                            void* rbuf, int rcount, struct ompi_datatype_t* rdtype,
+                            struct ompi_communicator_t* comm, mca_coll_base_module_t* module) {
+  return toporr_mca_allgather(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
+                              &((mca_coll_toporr_module_t*)module)->previous);
+}
+
+/* Releases the kept modules (each retained once at enable). */
+static void toporr_forget_previous(struct toporr_mca_previous* p) {
+  mca_coll_base_module_t* kept[] = {p->allreduce_module, p->bcast_module, p->reduce_module,
+                                    p->allgather_module};
+  for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); ++i) {
+    if (kept[i] != NULL) OBJ_RELEASE(kept[i]);
+  }
+  p->allreduce = NULL;
+  p->allreduce_module = NULL;
+  p->bcast = NULL;
+  p->bcast_module = NULL;
+  p->reduce = NULL;
+  p->reduce_module = NULL;
+  p->allgather = NULL;
+  p->allgather_module = NULL;
+}
+
+/* Keeps comm's current function and module for `fn`, retaining the module. */
+#define TOPORR_KEEP(module, comm, fn)                                    \
+  do {                                                                   \
+    (module)->previous.fn = (comm)->c_coll->coll_##fn;                   \
+    (module)->previous.fn##_module = (comm)->c_coll->coll_##fn##_module; \
+    OBJ_RETAIN((module)->previous.fn##_module);                          \
+  } while (0)
+
+/* Called with the communicator's table as the lower-priority modules left it: what toporr
+ * replaces is what it falls back to. Declines a communicator lacking one of the four. */
+static int toporr_module_enable(mca_coll_base_module_t* base, struct ompi_communicator_t* comm) {
+  mca_coll_toporr_module_t* module = (mca_coll_toporr_module_t*)base;
+  const mca_coll_base_comm_coll_t* c = comm->c_coll;
+  if (c->coll_allreduce == NULL || c->coll_allreduce_module == NULL || c->coll_bcast == NULL ||
+      c->coll_bcast_module == NULL || c->coll_reduce == NULL || c->coll_reduce_module == NULL ||
+      c->coll_allgather == NULL || c->coll_allgather_module == NULL) {
+    opal_output_verbose(1, ompi_coll_base_framework.framework_output,
+                        "coll:toporr: communicator %s has no module for one of allreduce, "
+                        "bcast, reduce, allgather: declining",
+                        comm->c_name);
+    return OMPI_ERROR;
+  }
+  TOPORR_KEEP(module, comm, allreduce);
+  TOPORR_KEEP(module, comm, bcast);
+  TOPORR_KEEP(module, comm, reduce);
+  TOPORR_KEEP(module, comm, allgather);
+  return OMPI_SUCCESS;
+}
+
+static int toporr_module_disable(mca_coll_base_module_t* base, struct ompi_communicator_t* comm) {
+  toporr_forget_previous(&((mca_coll_toporr_module_t*)base)->previous);
+  return OMPI_SUCCESS;
+}
+
+static void toporr_module_construct(mca_coll_toporr_module_t* module) {
+  module->previous.allreduce_module = NULL;
+  module->previous.bcast_module = NULL;
+  module->previous.reduce_module = NULL;
+  module->previous.allgather_module = NULL;
+  toporr_forget_previous(&module->previous);
+}
+
+static void toporr_module_destruct(mca_coll_toporr_module_t* module) {
+  toporr_forget_previous(&module->previous);
+}
+
+/* ---- the component ---- */
+
+static int toporr_register(void);
+static int toporr_init_query(bool enable_progress_threads, bool enable_mpi_threads);
+static mca_coll_base_module_t* toporr_comm_query(struct ompi_communicator_t* comm,
+                                                 int* module_priority);
+
+mca_coll_base_component_2_0_0_t mca_coll_toporr_component = {
+    .collm_version =
+        {
+            MCA_COLL_BASE_VERSION_2_0_0,
+            .mca_component_name = "toporr",
+            MCA_BASE_MAKE_VERSION(component, OMPI_MAJOR_VERSION, OMPI_MINOR_VERSION,
+                                  OMPI_RELEASE_VERSION),
+            .mca_register_component_params = toporr_register,
+        },
+    .collm_data = {MCA_BASE_METADATA_PARAM_NONE},
+    .collm_init_query = toporr_init_query,
+    .collm_comm_query = toporr_comm_query,
+};
+
+static void toporr_register_var(const char* name, const char* help, mca_base_var_type_t type,
+                                mca_base_var_info_lvl_t level, void* storage) {
+  (void)mca_base_component_var_register(&mca_coll_toporr_component.collm_version, name, help, type,
+                                        NULL, 0, 0, level, MCA_BASE_VAR_SCOPE_READONLY, storage);
+}
+
+static int toporr_register(void) {
+  toporr_mca_defaults(&params);
+  toporr_register_var("priority",
+                      "Priority of the toporr coll component (above tuned's 30 and han's: "
+                      "toporr's module provides allreduce, bcast, reduce and allgather)",
+                      MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_6, &priority);
+  toporr_register_var("min_bytes",
+                      "toporr takes over allreduce, bcast, reduce of at least this many bytes "
+                      "(allgather: per-rank block); smaller calls go to the module Open MPI "
+                      "would have used (TOPORR_MIN_BYTES)",
+                      MCA_BASE_VAR_TYPE_INT64_T, OPAL_INFO_LVL_5, &params.min_bytes);
+  toporr_register_var("disable",
+                      "Never take over a call: the component declines every "
+                      "communicator (TOPORR_DISABLE)",
+                      MCA_BASE_VAR_TYPE_BOOL, OPAL_INFO_LVL_4, &params.disable);
+  toporr_register_var("verify",
+                      "Time the first calls of each decision of toporr's "
+                      "collectives against the library's own call and keep the faster "
+                      "(TOPORR_VERIFY)",
+                      MCA_BASE_VAR_TYPE_BOOL, OPAL_INFO_LVL_5, &params.verify);
+  toporr_register_var("verify_calls", "Measured calls of each path, 1..50 (TOPORR_VERIFY_CALLS)",
+                      MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_6, &params.verify_calls);
+  toporr_register_var("check_arguments",
+                      "Check that every rank passed the same arguments "
+                      "before toporr runs its own path (TOPORR_CHECK_ARGUMENTS)",
+                      MCA_BASE_VAR_TYPE_BOOL, OPAL_INFO_LVL_6, &params.check_arguments);
+  toporr_register_var("reproducible",
+                      "Reductions always by the library's own call, bitwise "
+                      "as without toporr (TOPORR_REPRODUCIBLE)",
+                      MCA_BASE_VAR_TYPE_BOOL, OPAL_INFO_LVL_5, &params.reproducible);
+  toporr_register_var("deadline_ms",
+                      "Deadline of each daemon request in ms, 1..600000 "
+                      "(TOPORR_DEADLINE_MS)",
+                      MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_5, &params.deadline_ms);
+  toporr_register_var("verbose",
+                      "0 quiet (one warning per cause), 1 a line per decision on "
+                      "rank 0, 2 also step timings (TOPORR_VERBOSE)",
+                      MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_5, &params.verbose);
+  struct {
+    const char* name;
+    const char* help;
+    char** storage;
+  } strings[] = {
+      {"report", "File to which rank 0 appends one JSON line per decision (TOPORR_REPORT)",
+       &params.report},
+      {"address", "HOST:PORT of the daemon's TCP listener; wins over socket (TOPORR_ADDRESS)",
+       &params.address},
+      {"socket", "The daemon's Unix socket (TOPORR_SOCKET)", &params.socket},
+      {"tls_ca", "PEM CA file: TLS to address (TOPORR_TLS_CA)", &params.tls_ca},
+      {"costs", "A TOPORRC1/C2 cost file; wins over the daemon (TOPORR_COSTS)", &params.costs},
+      {"hostmap", "File whose line i names the host of MPI_COMM_WORLD rank i (TOPORR_HOSTMAP)",
+       &params.hostmap},
+      {"algorithm",
+       "Force toporr's collectives to one algorithm, or multilevel "
+       "(TOPORR_ALGORITHM)",
+       &params.algorithm},
+  };
+  for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); ++i) {
+    toporr_register_var(strings[i].name, strings[i].help, MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_5,
+                        strings[i].storage);
+  }
+  return OMPI_SUCCESS;
+}
+
+/* Builds toporr's configuration once per process (MPI_Init); a disabled toporr makes the
+ * component unavailable. */
+static int toporr_init_query(bool enable_progress_threads, bool enable_mpi_threads) {
+  return toporr_mca_configure(&params) ? OMPI_SUCCESS : OMPI_ERR_NOT_AVAILABLE;
+}
+
+static mca_coll_base_module_t* toporr_comm_query(struct ompi_communicator_t* comm,
+                                                 int* module_priority) {
+  if (OMPI_COMM_IS_INTER(comm) || priority < 0) return NULL;
+  mca_coll_toporr_module_t* module = OBJ_NEW(mca_coll_toporr_module_t);
+  if (module == NULL) return NULL;
+  *module_priority = priority;
+  module->super.coll_module_enable = toporr_module_enable;
+  module->super.coll_module_disable = toporr_module_disable;
+  module->super.coll_allreduce = toporr_allreduce;
+  module->super.coll_bcast = toporr_bcast;
+  module->super.coll_reduce = toporr_reduce;
+  module->super.coll_allgather = toporr_allgather;
+  return &module->super;
+}

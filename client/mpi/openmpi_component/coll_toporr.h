@@ -1,0 +1,93 @@
+/* The boundary between mca_coll_toporr's two halves: coll_toporr.c, the Open MPI component
+ * and module (written against Open MPI's internal headers, which are C only), and
+ * coll_toporr_bridge.cc, toporr's decision engine and collectives (collective_api.h).
+ * Only <mpi.h> types cross it; in Open MPI, MPI_Comm, MPI_Datatype and MPI_Op are the
+ * pointers coll.h's function types take, so the function types below are coll.h's own. */
+#ifndef TOPORR_CLIENT_MPI_OPENMPI_COMPONENT_COLL_TOPORR_H_
+#define TOPORR_CLIENT_MPI_OPENMPI_COMPONENT_COLL_TOPORR_H_
+
+#include <mpi.h>
+#include <stdint.h>
+#ifndef __cplusplus
+#include <stdbool.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct mca_coll_base_module_2_3_0_t;
+
+typedef int (*toporr_mca_allreduce_fn)(const void* sendbuf, void* recvbuf, int count,
+                                       MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                                       struct mca_coll_base_module_2_3_0_t* module);
+typedef int (*toporr_mca_bcast_fn)(void* buffer, int count, MPI_Datatype type, int root,
+                                   MPI_Comm comm, struct mca_coll_base_module_2_3_0_t* module);
+typedef int (*toporr_mca_reduce_fn)(const void* sendbuf, void* recvbuf, int count,
+                                    MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
+                                    struct mca_coll_base_module_2_3_0_t* module);
+typedef int (*toporr_mca_allgather_fn)(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                       void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                                       MPI_Comm comm, struct mca_coll_base_module_2_3_0_t* module);
+
+/* What would have run on one communicator without toporr: each collective's function and
+ * module as the communicator held them when toporr's module was enabled (both non-null). */
+struct toporr_mca_previous {
+  toporr_mca_allreduce_fn allreduce;
+  struct mca_coll_base_module_2_3_0_t* allreduce_module;
+  toporr_mca_bcast_fn bcast;
+  struct mca_coll_base_module_2_3_0_t* bcast_module;
+  toporr_mca_reduce_fn reduce;
+  struct mca_coll_base_module_2_3_0_t* reduce_module;
+  toporr_mca_allgather_fn allgather;
+  struct mca_coll_base_module_2_3_0_t* allgather_module;
+};
+
+/* The component's MCA parameters that configure toporr (client/client_options.h keys of the
+ * same names), in the types Open MPI's MCA variables store; a null string is unset. */
+struct toporr_mca_params {
+  int64_t min_bytes;
+  bool disable;
+  bool verify;
+  int verify_calls;
+  bool check_arguments;
+  bool reproducible;
+  int deadline_ms;
+  int verbose;
+  char* report;
+  char* address;
+  char* socket;
+  char* tls_ca;
+  char* costs;
+  char* hostmap;
+  char* algorithm;
+};
+
+/* Fills *params with the process's configuration: defaults, the site file, TOPORR_*
+ * (ProcessClientOptions). Strings point to storage that lives as long as the process. */
+void toporr_mca_defaults(struct toporr_mca_params* params);
+
+/* Builds the component's toporr from *params (which start from toporr_mca_defaults, so a
+ * parameter the user did not set keeps the environment's or site file's value). The first
+ * call wins; later calls change nothing. Returns 1 when toporr is enabled, 0 when disabled. */
+int toporr_mca_configure(const struct toporr_mca_params* params);
+
+/* The collectives of toporr's module, for an intra-communicator: toporr's path (decision,
+ * argument check, run-time check) for a call of at least min_bytes (per-rank block for
+ * allgather), else, and wherever toporr declines, and for toporr's own steps (a call made
+ * while toporr runs on this thread), the previous module's. MPI error codes. */
+int toporr_mca_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                         MPI_Op op, MPI_Comm comm, const struct toporr_mca_previous* previous);
+int toporr_mca_bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                     const struct toporr_mca_previous* previous);
+int toporr_mca_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                      int root, MPI_Comm comm, const struct toporr_mca_previous* previous);
+int toporr_mca_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                         const struct toporr_mca_previous* previous);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TOPORR_CLIENT_MPI_OPENMPI_COMPONENT_COLL_TOPORR_H_ */
