@@ -8,8 +8,9 @@
 #   the headers as /usr/include/toporr/client/toporr.h(.hpp) (`#include "client/toporr.h"`
 #   as in the sources; `pkg-config --cflags toporr` gives -I/usr/include/toporr);
 #   the systemd unit /lib/systemd/system/toporrd.service, /etc/toporr/toporrd.conf
-#   (conffile), man pages toporrd(8), toporrctl(1), toporr-discover(8), bash completion,
-#   copyright and changelog.
+#   (conffile), man pages toporrd(8), toporr-discover(8), toporrctl(1), toporr-probe(1),
+#   toporr(7) and libtoporr(3) (with a link per C API function), bash completion, copyright
+#   and changelog.
 # Usage: deploy/build-deb.sh [OUTDIR]   (default: the repository root; version from
 # TOPORR_VERSION, default 0.1.0). With TOPORR_DEB_BIN=DIR the built files are taken from
 # DIR (Bazel's layout, e.g. a test's runfiles) instead of running bazel build.
@@ -77,13 +78,15 @@ inst 0644 "$SRC/deploy/toporrd.service" /lib/systemd/system/toporrd.service
 inst 0644 "$SRC/deploy/toporrd.conf.example" /etc/toporr/toporrd.conf
 inst 0644 "$SRC/deploy/client.conf.example" /etc/toporr/client.conf
 inst 0644 "$SRC/deploy/completion/toporrctl" /usr/share/bash-completion/completions/toporrctl
-for page in toporrd.8 toporrctl.1; do
+for page in toporrd.8 toporr-discover.8 toporrctl.1 toporr-probe.1 toporr.7 libtoporr.3; do
   sec="${page##*.}"
   install -d -m 0755 "$ROOT/usr/share/man/man$sec"
   gzip -9n < "$SRC/deploy/man/$page" > "$ROOT/usr/share/man/man$sec/$page.gz"
 done
-# toporr-discover is run by toporrd; its page points there.
-printf '.so man8/toporrd.8\n' | gzip -9n > "$ROOT/usr/share/man/man8/toporr-discover.8.gz"
+# `man toporr_comm_reorder` & co.: every name of libtoporr(3)'s NAME line is a link to it.
+for fn in $(sed -n '/^\.SH NAME/,/^\\-/p' "$SRC/deploy/man/libtoporr.3" | grep -o 'toporr_[a-z_]*'); do
+  ln -s libtoporr.3.gz "$ROOT/usr/share/man/man3/$fn.3.gz"
+done
 
 DOC="$ROOT/usr/share/doc/toporr"
 install -d -m 0755 "$DOC"

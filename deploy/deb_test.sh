@@ -4,6 +4,8 @@
 #   - lintian: no errors (and no warnings);
 #   - dpkg --root into a scratch root (--force-script-chrootless: the maintainer scripts see
 #     DPKG_ROOT and leave this machine alone; --force-depends: the scratch root has no libc);
+#   - the man pages: each page of deploy/man installed gzipped in its section, titled with its
+#     name and section, and `man` finds a page for every function toporr.h declares;
 #   - systemd-analyze verify of the installed unit with --man=yes: its Documentation= pages
 #     must be found among the installed man pages (MANPATH of the scratch root);
 #   - pkg-config + mpicc/mpicxx against the installed header and library (Open MPI, MPICH).
@@ -32,7 +34,9 @@ for want in ./usr/sbin/toporrd ./usr/sbin/toporr-discover ./usr/bin/toporrctl \
     ./usr/lib/x86_64-linux-gnu/pkgconfig/toporr.pc ./usr/lib/x86_64-linux-gnu/pkgconfig/toporr-mpich.pc \
     ./usr/include/toporr/client/toporr.h ./usr/include/toporr/client/toporr.hpp \
     ./lib/systemd/system/toporrd.service ./etc/toporr/toporrd.conf ./etc/toporr/client.conf \
-    ./usr/share/man/man8/toporrd.8.gz ./usr/share/man/man1/toporrctl.1.gz \
+    ./usr/share/man/man8/toporrd.8.gz ./usr/share/man/man8/toporr-discover.8.gz \
+    ./usr/share/man/man1/toporrctl.1.gz ./usr/share/man/man1/toporr-probe.1.gz \
+    ./usr/share/man/man7/toporr.7.gz ./usr/share/man/man3/libtoporr.3.gz \
     ./usr/share/bash-completion/completions/toporrctl \
     ./usr/share/doc/toporr/copyright ./usr/share/doc/toporr/changelog.gz; do
   grep -q " $want\$" <<<"$contents" || fail "package lacks $want"
@@ -56,6 +60,29 @@ grep -q "Status: install ok installed" <<<"$(dpkg --root="$ROOT" -s toporr)" || 
 grep -q /usr/sbin/toporrd <<<"$(dpkg --root="$ROOT" -L toporr)" || fail "dpkg -L"
 grep -q "slurm-topology" <<<"$("$ROOT/usr/bin/toporrctl" help 2>&1)" || fail "installed toporrctl"
 echo "ok   dpkg --root install"
+
+# Man pages: every page of deploy/man, as written (gzip -9n), under its section; its .TH
+# names it; `man -w` finds a page for every function of the installed toporr.h.
+MAN="$ROOT/usr/share/man"
+npages=0
+for src in "$RUNFILES"/deploy/man/*.[1-8]; do
+  page=$(basename "$src")
+  name="${page%.*}" sec="${page##*.}"
+  inst="$MAN/man$sec/$page.gz"
+  [[ -f $inst && ! -L $inst ]] || fail "man page $page not installed as man$sec/$page.gz"
+  cmp -s <(gzip -dc "$inst") "$src" || fail "installed $page differs from deploy/man/$page"
+  read -r th < "$src"
+  [[ ${th,,} == ".th ${name,,} ${sec} "* ]] || fail "$page: .TH does not name ${name} ${sec}"
+  npages=$((npages + 1))
+done
+((npages >= 6)) || fail "only $npages man pages in deploy/man"
+mapfile -t functions < <(grep -oE '^[a-z_ ]+[ *]+toporr_[a-z_]+\(' "$ROOT/usr/include/toporr/client/toporr.h" |
+  grep -oE 'toporr_[a-z_]+' | sort -u)
+((${#functions[@]} >= 10)) || fail "found only ${#functions[@]} functions in toporr.h"
+for fn in "${functions[@]}"; do
+  man -M "$MAN" -w 3 "$fn" >/dev/null 2>&1 || fail "man 3 $fn: no page"
+done
+echo "ok   $npages man pages installed; man 3 finds each of the ${#functions[@]} functions of toporr.h"
 
 # systemd-analyze verify: the host's units for sysinit.target & co, /bin/kill for ExecReload.
 cp -a /lib/systemd/system/. "$ROOT/lib/systemd/system/"
