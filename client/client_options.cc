@@ -50,7 +50,7 @@ constexpr Setting kSettings[] = {
      "0 or 1"},
     {"verbose",
      [](const std::string& v, ClientOptions* o) { return ParseIn(v, 0, 9, &o->verbose); },
-     "0, 1 or 2"},
+     "a level in 0..9"},
     {"report", TOPORR_TEXT(report_path), "a file"},
     {"hostmap", TOPORR_TEXT(hostmap_path), "a file"},
     {"algorithm", TOPORR_TEXT(algorithm), "an algorithm name"},

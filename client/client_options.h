@@ -30,8 +30,9 @@
 //                                                --format costs`); wins over the daemon
 //   deadline_ms       2000                       deadline of each daemon request, 1..600000
 //   disable           false                      never reorder, never take over a call
-//   verbose           0                          0 quiet (one warning per cause), 1 a line
-//                                                per decision on rank 0, 2 also step timings
+//   verbose           0                          0 quiet (one warning per cause per job);
+//                                                1 or more: a line per decision and per
+//                                                run-time check on rank 0
 //   report            (none)                     rank 0 appends one JSON line per decision
 //                                                (decision_report.h)
 //   hostmap           (none)                     line i names the host of MPI_COMM_WORLD

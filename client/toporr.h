@@ -8,9 +8,10 @@
  * input, or what the MPI library itself returns), and rank 0 prints one warning naming the
  * cause. Only bad arguments (a NULL output pointer, an unknown collective) are errors.
  *
- * Configuration: a toporr_options struct (toporr_options_init: defaults, then the TOPORR_*
- * environment variables, see client/client_options.h and the README), or NULL for the
- * process default taken from the environment on first use.
+ * Configuration: a toporr_options struct (toporr_options_init: defaults, then the site file
+ * /etc/toporr/client.conf or $TOPORR_CONFIG, then the TOPORR_* environment variables, see
+ * client/client_options.h and toporr(7)), or NULL for the process default taken from them
+ * on first use.
  *
  *   toporr_context ctx = NULL;                 // or toporr_context_create(&opts, &ctx)
  *   MPI_Comm ring;
@@ -122,7 +123,7 @@ typedef struct toporr_decision {
   long long snapshot_id;      /* 0 when unknown */
   double predicted_before_ns; /* < 0 when not predicted */
   double predicted_after_ns;
-  char source[16];    /* "daemon", "file" or "fallback" */
+  char source[16];    /* "daemon", "file", "local" (one host) or "fallback" */
   char algorithm[32]; /* the algorithm (or embedder) the order was computed for */
   char fallback_reason[256];
 } toporr_decision;
