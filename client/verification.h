@@ -11,8 +11,9 @@
 // median stays for the rest of the decision's life; a tie keeps the library's call.
 //
 // Cost, bounded: `calls` calls of each path (the library's are what the job would have run
-// without toporr), and one barrier before and one 8-byte reduction after each of the
-// 2 x `calls` measured calls.
+// without toporr), one barrier before and one 8-byte reduction after each of the 2 x `calls`
+// measured calls, and in toporr's measured calls a second 16-byte argument check (the one
+// every call of toporr's path makes is timed with it; collective_api.cc).
 // Then nothing. The clock and the reduction are the caller's (collective_api.cc); this class
 // only decides, so that it is tested without MPI.
 #ifndef TOPORR_CLIENT_VERIFICATION_H_

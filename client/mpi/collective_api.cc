@@ -83,42 +83,53 @@ uint64_t CallHash(const ReorderRequest& r, int64_t count, MPI_Datatype type) {
   return h;
 }
 
+// The argument check of one call (Admit): whether it was made, and what every rank passed.
+struct ArgumentCheck {
+  bool made = false;
+  uint64_t call_hash = 0;
+};
+
+// One 16-byte MPI_Allreduce on `comm`: true when every rank passed `call_hash`.
+bool SameOnEveryRank(MPI_Comm comm, uint64_t call_hash) {
+  uint64_t mine[2] = {call_hash, ~call_hash}, max[2] = {0, 0};
+  const int rc = PMPI_Allreduce(mine, max, 2, MPI_UINT64_T, MPI_MAX, comm);
+  return rc == MPI_SUCCESS && max[0] == ~max[1];
+}
+
 // Whether toporr may run its own path for this call (else the caller runs the MPI library's
 // call, unchanged, on every rank). No communication when the communicator's cached decision
 // runs the library's call anyway. Otherwise, with check_arguments, every rank must have
 // passed the same arguments (`call_hash`): one 16-byte MPI_Allreduce on `comm` itself, so
 // that a rank whose call went straight to the MPI library (one below TOPORR_MIN_BYTES, say)
 // meets it inside the library, which reports the mismatch as it would without toporr.
-// *agree_s: this rank's time in that check (0 without it), part of toporr's path's cost.
 bool Admit(Library& lib, MPI_Comm comm, const ReorderRequest& request, uint64_t call_hash,
-           double* agree_s) {
-  *agree_s = 0;
+           ArgumentCheck* args) {
+  *args = ArgumentCheck{};
   if (lib.NextCall(comm, request) == Library::NextRun::kLibrary) return false;
   if (!lib.options().check_arguments) return true;
-  const double start = MPI_Wtime();
-  uint64_t mine[2] = {call_hash, ~call_hash}, max[2] = {0, 0};
-  const int rc = PMPI_Allreduce(mine, max, 2, MPI_UINT64_T, MPI_MAX, comm);
-  *agree_s = MPI_Wtime() - start;
-  return rc == MPI_SUCCESS && max[0] == ~max[1];
+  *args = ArgumentCheck{true, call_hash};
+  return SameOnEveryRank(comm, call_hash);
 }
 
 // Runs toporr's path (`ours`) or the MPI library's own call (`library`) as the decision's
 // run-time check says (client/verification.h; no check: toporr's). A measured call starts
 // after a barrier, is timed on every rank and its slowest rank's time reduced over `internal`
 // (the decision's communicator, which only toporr sends on), so that all ranks record the
-// same time. toporr's path's time includes `agree_s` (Admit's check, which it needs and the
-// library's call does not).
+// same time. A measured call of toporr's path repeats the argument check inside its timed
+// region (`args`; its answer is known): the check is part of that path's cost in every call,
+// and not of the library's.
 template <typename Ours, typename Lib>
-int Checked(Library& lib, DecisionCheck* check, MPI_Comm comm, MPI_Comm internal, double agree_s,
-            Ours&& ours, Lib&& library) {
+int Checked(Library& lib, DecisionCheck* check, MPI_Comm comm, MPI_Comm internal,
+            const ArgumentCheck& args, Ours&& ours, Lib&& library) {
   if (check == nullptr) return ours();
   Verification& v = check->verification;
   const bool toporrs = v.Next() == Verification::Path::kToporr;
   if (!v.measuring()) return toporrs ? ours() : library();
   PMPI_Barrier(internal);
   const double start = MPI_Wtime();
+  if (toporrs && args.made) SameOnEveryRank(comm, args.call_hash);
   const int rc = toporrs ? ours() : library();
-  double local = MPI_Wtime() - start + (toporrs ? agree_s : 0), slowest = local;
+  double local = MPI_Wtime() - start, slowest = local;
   PMPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, internal);
   if (v.Record(slowest)) lib.ReportCheck(comm, *check);
   return rc;
@@ -150,8 +161,8 @@ int Allreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_D
   request.own_algorithms = true;
   request.force_multilevel = ForcedMultilevel(lib, algorithm);
   request.bytes = static_cast<int64_t>(count) * type_size;
-  double agree_s = 0;
-  if (!Admit(lib, comm, request, CallHash(request, count, type), &agree_s)) return library();
+  ArgumentCheck args;
+  if (!Admit(lib, comm, request, CallHash(request, count, type), &args)) return library();
   MPI_Comm run_on = MPI_COMM_NULL;
   std::optional<Algorithm> chosen;
   int root = 0;
@@ -182,7 +193,7 @@ int Allreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_D
         return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, run_on);
     }
   };
-  return Checked(lib, check, comm, run_on, agree_s, ours, library);
+  return Checked(lib, check, comm, run_on, args, ours, library);
 }
 
 int Allgather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -208,8 +219,8 @@ int Allgather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sen
   request.algorithm = Forced(lib, request.collective, algorithm);
   request.own_algorithms = true;
   request.bytes = static_cast<int64_t>(recvcount) * type_size;  // per rank
-  double agree_s = 0;
-  if (!Admit(lib, comm, request, CallHash(request, recvcount, recvtype), &agree_s)) {
+  ArgumentCheck args;
+  if (!Admit(lib, comm, request, CallHash(request, recvcount, recvtype), &args)) {
     return library();
   }
   MPI_Comm run_on = MPI_COMM_NULL;
@@ -236,7 +247,7 @@ int Allgather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sen
         return library();
     }
   };
-  return Checked(lib, check, comm, run_on, agree_s, ours, library);
+  return Checked(lib, check, comm, run_on, args, ours, library);
 }
 
 int Reduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
@@ -265,8 +276,8 @@ int Reduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Data
   request.force_multilevel = ForcedMultilevel(lib, std::nullopt);
   request.bytes = static_cast<int64_t>(count) * type_size;
   request.root = root;
-  double agree_s = 0;
-  if (!Admit(lib, comm, request, CallHash(request, count, type), &agree_s)) return library();
+  ArgumentCheck args;
+  if (!Admit(lib, comm, request, CallHash(request, count, type), &args)) return library();
   MPI_Comm run_on = MPI_COMM_NULL;
   std::optional<Algorithm> chosen;
   int new_root = root;
@@ -291,7 +302,7 @@ int Reduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Data
     }
     return PMPI_Reduce(sendbuf, recvbuf, count, type, op, new_root, run_on);
   };
-  return Checked(lib, check, comm, run_on, agree_s, ours, library);
+  return Checked(lib, check, comm, run_on, args, ours, library);
 }
 
 int Bcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
@@ -319,8 +330,8 @@ int Bcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MP
   request.root = root;
   request.radix = radix;
   request.force_multilevel = ForcedMultilevel(lib, algorithm);
-  double agree_s = 0;
-  if (!Admit(lib, comm, request, CallHash(request, count, type), &agree_s)) return library();
+  ArgumentCheck args;
+  if (!Admit(lib, comm, request, CallHash(request, count, type), &args)) return library();
   MPI_Comm run_on = MPI_COMM_NULL;
   std::optional<Algorithm> chosen;
   int new_root = root;
@@ -350,7 +361,7 @@ int Bcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MP
         return PMPI_Bcast(buffer, count, type, new_root, run_on);
     }
   };
-  return Checked(lib, check, comm, run_on, agree_s, ours, library);
+  return Checked(lib, check, comm, run_on, args, ours, library);
 }
 
 int Gather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -383,8 +394,8 @@ int Gather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sendty
     return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   };
   // Senders' and the root's datatypes may differ: the bytes per rank are what must agree.
-  double agree_s = 0;
-  if (!Admit(lib, comm, request, CallHash(request, 0, MPI_DATATYPE_NULL), &agree_s)) {
+  ArgumentCheck args;
+  if (!Admit(lib, comm, request, CallHash(request, 0, MPI_DATATYPE_NULL), &args)) {
     return library();
   }
   MPI_Comm run_on = MPI_COMM_NULL;
@@ -399,7 +410,7 @@ int Gather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sendty
     return library();
   }
   return Checked(
-      lib, check, comm, run_on, agree_s,
+      lib, check, comm, run_on, args,
       [&] {
         return multilevel->Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
       },
