@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "client/mpi/buffers.h"
+#include "client/mpi/collective_status.h"
 #include "client/mpi/collective_steps.h"
 #include "client/mpi/collectives.h"
 #include "client/mpi/collectives_recent.h"
@@ -89,13 +90,6 @@ struct ArgumentCheck {
   uint64_t call_hash = 0;
 };
 
-// One 16-byte MPI_Allreduce on `comm`: true when every rank passed `call_hash`.
-bool SameOnEveryRank(MPI_Comm comm, uint64_t call_hash) {
-  uint64_t mine[2] = {call_hash, ~call_hash}, max[2] = {0, 0};
-  const int rc = PMPI_Allreduce(mine, max, 2, MPI_UINT64_T, MPI_MAX, comm);
-  return rc == MPI_SUCCESS && max[0] == ~max[1];
-}
-
 // Whether toporr may run its own path for this call (else the caller runs the MPI library's
 // call, unchanged, on every rank). No communication when the communicator's cached decision
 // runs the library's call anyway. Otherwise, with check_arguments, every rank must have
@@ -108,7 +102,9 @@ bool Admit(Library& lib, MPI_Comm comm, const ReorderRequest& request, uint64_t 
   if (lib.NextCall(comm, request) == Library::NextRun::kLibrary) return false;
   if (!lib.options().check_arguments) return true;
   *args = ArgumentCheck{true, call_hash};
-  return SameOnEveryRank(comm, call_hash);
+  bool same = false;
+  SameOnEveryRank(comm, call_hash, &same);
+  return same;
 }
 
 // Runs toporr's path (`ours`) or the MPI library's own call (`library`) as the decision's
@@ -127,7 +123,8 @@ int Checked(Library& lib, DecisionCheck* check, MPI_Comm comm, MPI_Comm internal
   if (!v.measuring()) return toporrs ? ours() : library();
   PMPI_Barrier(internal);
   const double start = MPI_Wtime();
-  if (toporrs && args.made) SameOnEveryRank(comm, args.call_hash);
+  bool same = false;
+  if (toporrs && args.made) SameOnEveryRank(comm, args.call_hash, &same);
   const int rc = toporrs ? ours() : library();
   double local = MPI_Wtime() - start, slowest = local;
   PMPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, internal);

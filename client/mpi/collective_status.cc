@@ -20,6 +20,13 @@ void CopyReason(const std::string& s, char* out) {
   out[n] = '\0';
 }
 
+int SameOnEveryRank(MPI_Comm comm, uint64_t value, bool* same) {
+  uint64_t mine[2] = {value, ~value}, max[2] = {0, 0};
+  const int rc = PMPI_Allreduce(mine, max, 2, MPI_UINT64_T, MPI_MAX, comm);
+  *same = rc == MPI_SUCCESS && max[0] == ~max[1];
+  return rc;
+}
+
 absl::Status Agree(MPI_Comm work, const absl::Status& mine) {
   int rank = 0, size = 1;
   MPI_Comm_rank(work, &rank);

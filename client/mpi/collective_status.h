@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <string>
 
 #include "absl/status/status.h"
@@ -20,6 +21,11 @@ std::string MpiError(const char* call, int code);
 
 // Copies `s` into a kReasonBytes buffer, cut and NUL-terminated.
 void CopyReason(const std::string& s, char* out);
+
+// Collective on `comm`: *same = every rank passed the same `value` (one 16-byte allreduce of
+// the MPI library's own, PMPI_Allreduce: the value and its complement under MPI_MAX). Returns
+// MPI_SUCCESS or the allreduce's error (then *same is false).
+int SameOnEveryRank(MPI_Comm comm, uint64_t value, bool* same);
 
 // Every rank passes its own status; all get the first failing rank's (lowest rank) status,
 // its code and "rank R: <message>" (rank 0's without the prefix), or OK when none failed.

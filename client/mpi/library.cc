@@ -193,11 +193,11 @@ uint64_t KeyHash(const CacheKey& k) {
 
 // True when every rank of `work` passed the same key.
 absl::Status SameArguments(MPI_Comm work, uint64_t h) {
-  uint64_t mine[2] = {h, ~h}, max[2] = {0, 0};
-  if (int rc = MPI_Allreduce(mine, max, 2, MPI_UINT64_T, MPI_MAX, work); rc != MPI_SUCCESS) {
+  bool same = false;
+  if (int rc = SameOnEveryRank(work, h, &same); rc != MPI_SUCCESS) {
     return absl::InternalError(MpiError("MPI_Allreduce", rc));
   }
-  if (max[0] != ~max[1]) {
+  if (!same) {
     return absl::InvalidArgumentError(
         "ranks called toporr with different arguments (collective, algorithm, root or size)");
   }

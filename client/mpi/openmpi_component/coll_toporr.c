@@ -202,8 +202,8 @@ static int toporr_register(void) {
                       "(TOPORR_DEADLINE_MS)",
                       MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_5, &params.deadline_ms);
   toporr_register_var("verbose",
-                      "0 quiet (one warning per cause), 1 a line per decision on "
-                      "rank 0, 2 also step timings (TOPORR_VERBOSE)",
+                      "0 quiet (one warning per cause per job), 1 or more a line per "
+                      "decision and per run-time check on rank 0 (TOPORR_VERBOSE)",
                       MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_5, &params.verbose);
   struct {
     const char* name;
