@@ -970,6 +970,15 @@ class MpiTest(unittest.TestCase):
                         self.assertRegex(job.stderr, "MPI_ERR_TRUNCATE|ORTE_ERROR_LOG")
                 else:
                     self.assertIn("Fatal error in", plain.stderr)
+                    # MPICH's launcher may tear the job down before the aborting rank's
+                    # message is forwarded: each run must fail fast, one of three must show it.
+                    for _ in range(2):
+                        if "Fatal error in" in job.stderr:
+                            break
+                        job = self.run_job(4, [mode], hosts, program=self.misuse, preload=True,
+                                           timeout=120, expect_success=False)
+                        self.assertNotEqual(job.returncode, 0, job.stdout)
+                        self.assertLess(job.elapsed, 60)
                     self.assertIn("Fatal error in", job.stderr)
 
     def test_bcast_with_one_signature_and_two_datatypes_is_correct(self):
