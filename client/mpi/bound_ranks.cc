@@ -59,7 +59,7 @@ absl::StatusOr<mapping::IntraHostModel> JobIntraHostModel(
       values[l] = model.latency_ns[l];
       values[mapping::kNumLocalityLevels + l] = model.gbps[l];
     }
-    if (int rc = MPI_Bcast(values, 2 * mapping::kNumLocalityLevels, MPI_DOUBLE, r, comm);
+    if (int rc = PMPI_Bcast(values, 2 * mapping::kNumLocalityLevels, MPI_DOUBLE, r, comm);
         rc != MPI_SUCCESS) {
       return absl::InternalError(MpiError("MPI_Bcast", rc));
     }

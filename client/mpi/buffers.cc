@@ -13,7 +13,7 @@ enum CommGpu : intptr_t { kNoRuntime = 1, kSomeRuntime = 2 };
 int Keyval() {
   static const int keyval = [] {
     int k = MPI_KEYVAL_INVALID;
-    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &k, nullptr);
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &k, nullptr);
     return k;
   }();
   return keyval;
@@ -33,12 +33,12 @@ bool HostBuffers(MPI_Comm comm, std::initializer_list<const void*> buffers) {
   void* value = nullptr;
   int found = 0;
   const int keyval = Keyval();
-  MPI_Comm_get_attr(comm, keyval, &value, &found);
+  PMPI_Comm_get_attr(comm, keyval, &value, &found);
   bool some_runtime = found && reinterpret_cast<intptr_t>(value) == kSomeRuntime;
   if (!found) {
     some_runtime = AgreeInt(comm, loaded ? 1 : 0, MPI_MAX) != 0;
-    MPI_Comm_set_attr(comm, keyval,
-                      reinterpret_cast<void*>(some_runtime ? kSomeRuntime : kNoRuntime));
+    PMPI_Comm_set_attr(comm, keyval,
+                       reinterpret_cast<void*>(some_runtime ? kSomeRuntime : kNoRuntime));
   }
   if (!loaded && !some_runtime) return true;
   int host = 1;

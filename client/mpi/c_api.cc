@@ -182,7 +182,7 @@ int toporr_comm_reorder(toporr_context context, MPI_Comm comm, toporr_collective
   try {
     int rc = LibraryOf(context).CommReorder(comm, request, newcomm, &d);
     int size = 0;
-    MPI_Comm_size(comm, &size);
+    PMPI_Comm_size(comm, &size);
     Fill(d, size, decision);
     return FromMpi(rc);
   } catch (const std::bad_alloc&) {

@@ -61,10 +61,10 @@ bool ForcedMultilevel(const Library& lib, std::optional<Algorithm> requested) {
 void HashType(MPI_Datatype type, uint64_t* h) {
   int size = 0, integers = 0, addresses = 0, types = 0, combiner = 0;
   MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
-  MPI_Type_size(type, &size);
-  MPI_Type_get_extent(type, &lb, &extent);
-  MPI_Type_get_true_extent(type, &true_lb, &true_extent);
-  MPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner);
+  PMPI_Type_size(type, &size);
+  PMPI_Type_get_extent(type, &lb, &extent);
+  PMPI_Type_get_true_extent(type, &true_lb, &true_extent);
+  PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner);
   for (int64_t v :
        {int64_t{size}, int64_t{lb}, int64_t{extent}, int64_t{true_lb}, int64_t{true_extent},
         int64_t{combiner}, int64_t{integers}, int64_t{addresses}, int64_t{types}}) {
@@ -122,11 +122,11 @@ int Checked(Library& lib, DecisionCheck* check, MPI_Comm comm, MPI_Comm internal
   const bool toporrs = v.Next() == Verification::Path::kToporr;
   if (!v.measuring()) return toporrs ? ours() : library();
   PMPI_Barrier(internal);
-  const double start = MPI_Wtime();
+  const double start = PMPI_Wtime();
   bool same = false;
   if (toporrs && args.made) SameOnEveryRank(comm, args.call_hash, &same);
   const int rc = toporrs ? ours() : library();
-  double local = MPI_Wtime() - start, slowest = local;
+  double local = PMPI_Wtime() - start, slowest = local;
   PMPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, internal);
   if (v.Record(slowest)) lib.ReportCheck(comm, *check);
   return rc;
@@ -143,9 +143,9 @@ int Allreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_D
 int Allreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
               MPI_Op op, MPI_Comm comm, std::optional<Algorithm> algorithm, LibraryCall library) {
   int commutative = 0, inter = 0, type_size = 0;
-  MPI_Op_commutative(op, &commutative);
-  MPI_Comm_test_inter(comm, &inter);
-  MPI_Type_size(type, &type_size);
+  PMPI_Op_commutative(op, &commutative);
+  PMPI_Comm_test_inter(comm, &inter);
+  PMPI_Type_size(type, &type_size);
   if (!commutative || inter || count <= 0 || lib.options().disable || lib.options().reproducible ||
       inside_toporr) {
     return library();
@@ -206,8 +206,8 @@ int Allgather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sen
               void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
               std::optional<Algorithm> algorithm, LibraryCall library) {
   int inter = 0, type_size = 0;
-  MPI_Comm_test_inter(comm, &inter);
-  MPI_Type_size(recvtype, &type_size);
+  PMPI_Comm_test_inter(comm, &inter);
+  PMPI_Type_size(recvtype, &type_size);
   if (inter || recvcount <= 0 || lib.options().disable || inside_toporr) return library();
   Inside inside;
   if (!HostBuffers(comm, {sendbuf, recvbuf})) return library();
@@ -256,10 +256,10 @@ int Reduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Data
 int Reduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
            MPI_Op op, int root, MPI_Comm comm, LibraryCall library) {
   int commutative = 0, inter = 0, type_size = 0, size = 1;
-  MPI_Op_commutative(op, &commutative);
-  MPI_Comm_test_inter(comm, &inter);
-  MPI_Type_size(type, &type_size);
-  if (!inter) MPI_Comm_size(comm, &size);
+  PMPI_Op_commutative(op, &commutative);
+  PMPI_Comm_test_inter(comm, &inter);
+  PMPI_Type_size(type, &type_size);
+  if (!inter) PMPI_Comm_size(comm, &size);
   if (!commutative || inter || count <= 0 || lib.options().disable || lib.options().reproducible ||
       root < 0 || root >= size || inside_toporr) {
     return library();
@@ -311,9 +311,9 @@ int Bcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MP
 int Bcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
           std::optional<Algorithm> algorithm, int radix, LibraryCall library) {
   int inter = 0, type_size = 0, size = 1;
-  MPI_Comm_test_inter(comm, &inter);
-  MPI_Type_size(type, &type_size);
-  if (!inter) MPI_Comm_size(comm, &size);
+  PMPI_Comm_test_inter(comm, &inter);
+  PMPI_Type_size(type, &type_size);
+  if (!inter) PMPI_Comm_size(comm, &size);
   if (inter || count <= 0 || lib.options().disable || root < 0 || root >= size || inside_toporr) {
     return library();
   }
@@ -365,15 +365,15 @@ int Gather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sendty
            int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
            std::optional<Algorithm> algorithm) {
   int inter = 0, rank = 0, size = 1;
-  MPI_Comm_test_inter(comm, &inter);
+  PMPI_Comm_test_inter(comm, &inter);
   if (!inter) {
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &size);
   }
   // Bytes per rank: the root's receive signature equals every sender's (MPI), so all agree.
   int type_size = 0;
   const bool root_side = !inter && rank == root;
-  MPI_Type_size(root_side ? recvtype : sendtype, &type_size);
+  PMPI_Type_size(root_side ? recvtype : sendtype, &type_size);
   const int64_t bytes = static_cast<int64_t>(root_side ? recvcount : sendcount) * type_size;
   if (inter || bytes <= 0 || lib.options().disable || root < 0 || root >= size || inside_toporr ||
       !HostBuffers(comm, {sendbuf, recvbuf})) {

@@ -10,7 +10,7 @@ namespace toporr::client::mpi {
 std::string MpiError(const char* call, int code) {
   char text[MPI_MAX_ERROR_STRING];
   int len = 0;
-  if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) len = 0;
+  if (PMPI_Error_string(code, text, &len) != MPI_SUCCESS) len = 0;
   return absl::StrCat(call, " failed: ", std::string(text, len));
 }
 
@@ -29,11 +29,11 @@ int SameOnEveryRank(MPI_Comm comm, uint64_t value, bool* same) {
 
 absl::Status Agree(MPI_Comm work, const absl::Status& mine) {
   int rank = 0, size = 1;
-  MPI_Comm_rank(work, &rank);
-  MPI_Comm_size(work, &size);
+  PMPI_Comm_rank(work, &rank);
+  PMPI_Comm_size(work, &size);
   int first = mine.ok() ? size : rank;
   int agreed = size;
-  if (int rc = MPI_Allreduce(&first, &agreed, 1, MPI_INT, MPI_MIN, work); rc != MPI_SUCCESS) {
+  if (int rc = PMPI_Allreduce(&first, &agreed, 1, MPI_INT, MPI_MIN, work); rc != MPI_SUCCESS) {
     return absl::InternalError(MpiError("MPI_Allreduce", rc));
   }
   if (agreed == size) return absl::OkStatus();
@@ -43,7 +43,7 @@ absl::Status Agree(MPI_Comm work, const absl::Status& mine) {
     msg[0] = static_cast<char>(mine.code());
     CopyReason(std::string(mine.message()), msg + 1);
   }
-  if (int rc = MPI_Bcast(msg, kReasonBytes + 1, MPI_CHAR, agreed, work); rc != MPI_SUCCESS) {
+  if (int rc = PMPI_Bcast(msg, kReasonBytes + 1, MPI_CHAR, agreed, work); rc != MPI_SUCCESS) {
     return absl::InternalError(MpiError("MPI_Bcast", rc));
   }
   const char* reason = msg + 1;

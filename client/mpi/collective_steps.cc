@@ -6,8 +6,8 @@ namespace toporr::client::mpi::coll {
 
 Elements::Elements(MPI_Datatype type) {
   MPI_Aint lb = 0;
-  MPI_Type_get_extent(type, &lb, &extent);
-  MPI_Type_get_true_extent(type, &true_lb, &true_extent);
+  PMPI_Type_get_extent(type, &lb, &extent);
+  PMPI_Type_get_true_extent(type, &true_lb, &true_extent);
 }
 
 Scratch::Scratch(const Elements& e, int count)
@@ -17,18 +17,18 @@ Scratch::Scratch(const Elements& e, int count)
 
 int Copy(const void* src, void* dst, int count, MPI_Datatype type) {
   if (count == 0 || src == dst) return MPI_SUCCESS;
-  return MPI_Sendrecv(src, count, type, 0, kTag, dst, count, type, 0, kTag, MPI_COMM_SELF,
-                      MPI_STATUS_IGNORE);
+  return PMPI_Sendrecv(src, count, type, 0, kTag, dst, count, type, 0, kTag, MPI_COMM_SELF,
+                       MPI_STATUS_IGNORE);
 }
 
 int Exchange(const void* send, int send_count, void* recv, int recv_count, MPI_Datatype type,
              int peer, MPI_Comm comm) {
-  return MPI_Sendrecv(send, send_count, type, peer, kTag, recv, recv_count, type, peer, kTag, comm,
-                      MPI_STATUS_IGNORE);
+  return PMPI_Sendrecv(send, send_count, type, peer, kTag, recv, recv_count, type, peer, kTag, comm,
+                       MPI_STATUS_IGNORE);
 }
 
 int Reduce(const void* in, void* inout, int count, MPI_Datatype type, MPI_Op op) {
-  return count == 0 ? MPI_SUCCESS : MPI_Reduce_local(in, inout, count, type, op);
+  return count == 0 ? MPI_SUCCESS : PMPI_Reduce_local(in, inout, count, type, op);
 }
 
 }  // namespace toporr::client::mpi::coll

@@ -21,8 +21,8 @@ int LargestPowerOfTwoAtMost(int p) {
 int AllreduceRecursiveDoubling(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
                                MPI_Op op, MPI_Comm comm) {
   int p = 1, r = 0;
-  MPI_Comm_size(comm, &p);
-  MPI_Comm_rank(comm, &r);
+  PMPI_Comm_size(comm, &p);
+  PMPI_Comm_rank(comm, &r);
   if (sendbuf != MPI_IN_PLACE) RETURN_IF_MPI_ERROR(Copy(sendbuf, recvbuf, count, type));
   if (p == 1 || count == 0) return MPI_SUCCESS;
   const Elements e(type);
@@ -32,10 +32,10 @@ int AllreduceRecursiveDoubling(const void* sendbuf, void* recvbuf, int count, MP
   int newrank = r - extra;
   if (r < 2 * extra) {  // fold the extra ranks in: even ones give their data and wait
     if (r % 2 == 0) {
-      RETURN_IF_MPI_ERROR(MPI_Send(recvbuf, count, type, r + 1, kTag, comm));
+      RETURN_IF_MPI_ERROR(PMPI_Send(recvbuf, count, type, r + 1, kTag, comm));
       newrank = -1;
     } else {
-      RETURN_IF_MPI_ERROR(MPI_Recv(tmp.get(), count, type, r - 1, kTag, comm, MPI_STATUS_IGNORE));
+      RETURN_IF_MPI_ERROR(PMPI_Recv(tmp.get(), count, type, r - 1, kTag, comm, MPI_STATUS_IGNORE));
       RETURN_IF_MPI_ERROR(Reduce(tmp.get(), recvbuf, count, type, op));
       newrank = r / 2;
     }
@@ -49,8 +49,8 @@ int AllreduceRecursiveDoubling(const void* sendbuf, void* recvbuf, int count, MP
     }
   }
   if (r < 2 * extra) {
-    if (r % 2 == 1) return MPI_Send(recvbuf, count, type, r - 1, kTag, comm);
-    return MPI_Recv(recvbuf, count, type, r + 1, kTag, comm, MPI_STATUS_IGNORE);
+    if (r % 2 == 1) return PMPI_Send(recvbuf, count, type, r - 1, kTag, comm);
+    return PMPI_Recv(recvbuf, count, type, r + 1, kTag, comm, MPI_STATUS_IGNORE);
   }
   return MPI_SUCCESS;
 }
@@ -79,8 +79,8 @@ int RingPass(bool reduce, void* recvbuf, const Elements& e, MPI_Datatype type, M
     const int sb = reduce ? mod(r - t) : mod(r + 1 - t);
     const int rb = reduce ? mod(r - t - 1) : mod(r - t);
     char* into = reduce ? tmp : e.At(recvbuf, offset(rb));
-    RETURN_IF_MPI_ERROR(MPI_Sendrecv(e.At(recvbuf, offset(sb)), len(sb), type, right, kTag, into,
-                                     len(rb), type, left, kTag, comm, MPI_STATUS_IGNORE));
+    RETURN_IF_MPI_ERROR(PMPI_Sendrecv(e.At(recvbuf, offset(sb)), len(sb), type, right, kTag, into,
+                                      len(rb), type, left, kTag, comm, MPI_STATUS_IGNORE));
     if (reduce) RETURN_IF_MPI_ERROR(Reduce(tmp, e.At(recvbuf, offset(rb)), len(rb), type, op));
   }
   return MPI_SUCCESS;
@@ -96,9 +96,9 @@ int AllreduceRing(const void* sendbuf, void* recvbuf, int count, MPI_Datatype ty
 int AllreduceSegmentedRing(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
                            MPI_Op op, MPI_Comm comm, int64_t segment_bytes) {
   int p = 1, r = 0, type_size = 0;
-  MPI_Comm_size(comm, &p);
-  MPI_Comm_rank(comm, &r);
-  MPI_Type_size(type, &type_size);
+  PMPI_Comm_size(comm, &p);
+  PMPI_Comm_rank(comm, &r);
+  PMPI_Type_size(type, &type_size);
   if (count < p) return AllreduceRecursiveDoubling(sendbuf, recvbuf, count, type, op, comm);
   if (sendbuf != MPI_IN_PLACE) RETURN_IF_MPI_ERROR(Copy(sendbuf, recvbuf, count, type));
   if (p == 1) return MPI_SUCCESS;
@@ -133,8 +133,8 @@ int AllreduceSegmentedRing(const void* sendbuf, void* recvbuf, int count, MPI_Da
 int AllreduceRabenseifner(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
                           MPI_Op op, MPI_Comm comm) {
   int p = 1, r = 0;
-  MPI_Comm_size(comm, &p);
-  MPI_Comm_rank(comm, &r);
+  PMPI_Comm_size(comm, &p);
+  PMPI_Comm_rank(comm, &r);
   const int pof2 = LargestPowerOfTwoAtMost(p);
   if (count < pof2 || p == 1) {
     return AllreduceRecursiveDoubling(sendbuf, recvbuf, count, type, op, comm);
@@ -147,17 +147,17 @@ int AllreduceRabenseifner(const void* sendbuf, void* recvbuf, int count, MPI_Dat
   int vrank = r - rem;
   if (r < 2 * rem) {  // pairs trade halves; the odd rank of each pair drops out
     if (r % 2 == 1) {
-      RETURN_IF_MPI_ERROR(MPI_Sendrecv(recvbuf, lhalf, type, r - 1, kTag, e.At(tmp.get(), lhalf),
-                                       rhalf, type, r - 1, kTag, comm, MPI_STATUS_IGNORE));
+      RETURN_IF_MPI_ERROR(PMPI_Sendrecv(recvbuf, lhalf, type, r - 1, kTag, e.At(tmp.get(), lhalf),
+                                        rhalf, type, r - 1, kTag, comm, MPI_STATUS_IGNORE));
       RETURN_IF_MPI_ERROR(Reduce(e.At(tmp.get(), lhalf), e.At(recvbuf, lhalf), rhalf, type, op));
-      RETURN_IF_MPI_ERROR(MPI_Send(e.At(recvbuf, lhalf), rhalf, type, r - 1, kTag, comm));
+      RETURN_IF_MPI_ERROR(PMPI_Send(e.At(recvbuf, lhalf), rhalf, type, r - 1, kTag, comm));
       vrank = -1;
     } else {
-      RETURN_IF_MPI_ERROR(MPI_Sendrecv(e.At(recvbuf, lhalf), rhalf, type, r + 1, kTag, tmp.get(),
-                                       lhalf, type, r + 1, kTag, comm, MPI_STATUS_IGNORE));
+      RETURN_IF_MPI_ERROR(PMPI_Sendrecv(e.At(recvbuf, lhalf), rhalf, type, r + 1, kTag, tmp.get(),
+                                        lhalf, type, r + 1, kTag, comm, MPI_STATUS_IGNORE));
       RETURN_IF_MPI_ERROR(Reduce(tmp.get(), recvbuf, lhalf, type, op));
       RETURN_IF_MPI_ERROR(
-          MPI_Recv(e.At(recvbuf, lhalf), rhalf, type, r + 1, kTag, comm, MPI_STATUS_IGNORE));
+          PMPI_Recv(e.At(recvbuf, lhalf), rhalf, type, r + 1, kTag, comm, MPI_STATUS_IGNORE));
       vrank = r / 2;
     }
   }
@@ -194,8 +194,8 @@ int AllreduceRabenseifner(const void* sendbuf, void* recvbuf, int count, MPI_Dat
     }
   }
   if (r < 2 * rem) {
-    if (r % 2 == 0) return MPI_Send(recvbuf, count, type, r + 1, kTag, comm);
-    return MPI_Recv(recvbuf, count, type, r - 1, kTag, comm, MPI_STATUS_IGNORE);
+    if (r % 2 == 0) return PMPI_Send(recvbuf, count, type, r + 1, kTag, comm);
+    return PMPI_Recv(recvbuf, count, type, r - 1, kTag, comm, MPI_STATUS_IGNORE);
   }
   return MPI_SUCCESS;
 }
@@ -212,8 +212,8 @@ int OwnBlock(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* re
   const Elements e(recvtype);
   void* mine = e.At(recvbuf, static_cast<int64_t>((*pos)[rank]) * recvcount);
   if (sendcount == 0 && recvcount == 0) return MPI_SUCCESS;
-  return MPI_Sendrecv(sendbuf, sendcount, sendtype, 0, kTag, mine, recvcount, recvtype, 0, kTag,
-                      MPI_COMM_SELF, MPI_STATUS_IGNORE);
+  return PMPI_Sendrecv(sendbuf, sendcount, sendtype, 0, kTag, mine, recvcount, recvtype, 0, kTag,
+                       MPI_COMM_SELF, MPI_STATUS_IGNORE);
 }
 
 }  // namespace
@@ -221,8 +221,8 @@ int OwnBlock(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* re
 int AllgatherRing(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, const int* position) {
   int p = 1, r = 0;
-  MPI_Comm_size(comm, &p);
-  MPI_Comm_rank(comm, &r);
+  PMPI_Comm_size(comm, &p);
+  PMPI_Comm_rank(comm, &r);
   std::vector<int> pos;
   RETURN_IF_MPI_ERROR(
       OwnBlock(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, r, p, position, &pos));
@@ -232,8 +232,8 @@ int AllgatherRing(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   const int right = (r + 1) % p, left = (r - 1 + p) % p;
   for (int t = 0; t < p - 1; ++t) {
     const int sb = ((r - t) % p + p) % p, rb = ((r - t - 1) % p + p) % p;
-    RETURN_IF_MPI_ERROR(MPI_Sendrecv(block(sb), recvcount, recvtype, right, kTag, block(rb),
-                                     recvcount, recvtype, left, kTag, comm, MPI_STATUS_IGNORE));
+    RETURN_IF_MPI_ERROR(PMPI_Sendrecv(block(sb), recvcount, recvtype, right, kTag, block(rb),
+                                      recvcount, recvtype, left, kTag, comm, MPI_STATUS_IGNORE));
   }
   return MPI_SUCCESS;
 }
@@ -242,8 +242,8 @@ int AllgatherRecursiveDoubling(const void* sendbuf, int sendcount, MPI_Datatype 
                                void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                                const int* position) {
   int p = 1, r = 0;
-  MPI_Comm_size(comm, &p);
-  MPI_Comm_rank(comm, &r);
+  PMPI_Comm_size(comm, &p);
+  PMPI_Comm_rank(comm, &r);
   if ((p & (p - 1)) != 0) {
     return AllgatherRing(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                          position);
@@ -254,11 +254,11 @@ int AllgatherRecursiveDoubling(const void* sendbuf, int sendcount, MPI_Datatype 
   if (p == 1 || recvcount == 0) return MPI_SUCCESS;
   // One block as a unit, so that a group of blocks is an indexed type over their positions.
   MPI_Datatype block = MPI_DATATYPE_NULL;
-  RETURN_IF_MPI_ERROR(MPI_Type_contiguous(recvcount, recvtype, &block));
+  RETURN_IF_MPI_ERROR(PMPI_Type_contiguous(recvcount, recvtype, &block));
   auto group_type = [&](int first, int n, MPI_Datatype* out) {
     MPI_Datatype indexed = MPI_DATATYPE_NULL;
-    int rc = MPI_Type_create_indexed_block(n, 1, pos.data() + first, block, &indexed);
-    if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&indexed);
+    int rc = PMPI_Type_create_indexed_block(n, 1, pos.data() + first, block, &indexed);
+    if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(&indexed);
     *out = indexed;
     return rc;
   };
@@ -270,13 +270,13 @@ int AllgatherRecursiveDoubling(const void* sendbuf, int sendcount, MPI_Datatype 
     rc = group_type(mine, mask, &send_type);
     if (rc == MPI_SUCCESS) rc = group_type(theirs, mask, &recv_type);
     if (rc == MPI_SUCCESS) {
-      rc = MPI_Sendrecv(recvbuf, 1, send_type, partner, kTag, recvbuf, 1, recv_type, partner, kTag,
-                        comm, MPI_STATUS_IGNORE);
+      rc = PMPI_Sendrecv(recvbuf, 1, send_type, partner, kTag, recvbuf, 1, recv_type, partner, kTag,
+                         comm, MPI_STATUS_IGNORE);
     }
-    if (send_type != MPI_DATATYPE_NULL) MPI_Type_free(&send_type);
-    if (recv_type != MPI_DATATYPE_NULL) MPI_Type_free(&recv_type);
+    if (send_type != MPI_DATATYPE_NULL) PMPI_Type_free(&send_type);
+    if (recv_type != MPI_DATATYPE_NULL) PMPI_Type_free(&recv_type);
   }
-  MPI_Type_free(&block);
+  PMPI_Type_free(&block);
   return rc;
 }
 
@@ -286,14 +286,14 @@ namespace {
 int TreeBcast(void* buffer, int count, MPI_Datatype type, int parent,
               const std::vector<int>& children, MPI_Comm comm) {
   if (parent >= 0) {
-    RETURN_IF_MPI_ERROR(MPI_Recv(buffer, count, type, parent, kTag, comm, MPI_STATUS_IGNORE));
+    RETURN_IF_MPI_ERROR(PMPI_Recv(buffer, count, type, parent, kTag, comm, MPI_STATUS_IGNORE));
   }
   if (children.empty()) return MPI_SUCCESS;
   std::vector<MPI_Request> requests(children.size());
   for (size_t i = 0; i < children.size(); ++i) {
-    RETURN_IF_MPI_ERROR(MPI_Isend(buffer, count, type, children[i], kTag, comm, &requests[i]));
+    RETURN_IF_MPI_ERROR(PMPI_Isend(buffer, count, type, children[i], kTag, comm, &requests[i]));
   }
-  return MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  return PMPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
 }
 
 // Shifted rank v (root = 0) <-> rank.
@@ -342,8 +342,8 @@ std::vector<int> KnomialChildren(int v, int p, int radix, int* parent) {
 
 int BcastBinomial(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
   int p = 1, r = 0;
-  MPI_Comm_size(comm, &p);
-  MPI_Comm_rank(comm, &r);
+  PMPI_Comm_size(comm, &p);
+  PMPI_Comm_rank(comm, &r);
   if (p == 1 || count == 0) return MPI_SUCCESS;
   const Shift s{p, root};
   const int v = (r - root + p) % p;
@@ -357,8 +357,8 @@ int BcastBinomial(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm
 
 int BcastBinaryTree(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
   int p = 1, r = 0;
-  MPI_Comm_size(comm, &p);
-  MPI_Comm_rank(comm, &r);
+  PMPI_Comm_size(comm, &p);
+  PMPI_Comm_rank(comm, &r);
   if (p == 1 || count == 0) return MPI_SUCCESS;
   const Shift s{p, root};
   const int v = (r - root + p) % p;
@@ -375,8 +375,8 @@ int BcastBinaryTree(void* buffer, int count, MPI_Datatype type, int root, MPI_Co
 
 int BcastKnomial(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm, int radix) {
   int p = 1, r = 0;
-  MPI_Comm_size(comm, &p);
-  MPI_Comm_rank(comm, &r);
+  PMPI_Comm_size(comm, &p);
+  PMPI_Comm_rank(comm, &r);
   if (p == 1 || count == 0) return MPI_SUCCESS;
   if (radix < 2) radix = 2;
   const Shift s{p, root};
@@ -394,8 +394,8 @@ namespace {
 int ScatterAllgather(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
                      bool ring) {
   int p = 1, r = 0;
-  MPI_Comm_size(comm, &p);
-  MPI_Comm_rank(comm, &r);
+  PMPI_Comm_size(comm, &p);
+  PMPI_Comm_rank(comm, &r);
   if (p == 1 || count == 0) return MPI_SUCCESS;
   if (count < p) return BcastBinomial(buffer, count, type, root, comm);
   const Elements e(type);
@@ -412,13 +412,13 @@ int ScatterAllgather(void* buffer, int count, MPI_Datatype type, int root, MPI_C
     while (low < p) low *= 2;
   } else {
     low = v & -v;
-    RETURN_IF_MPI_ERROR(MPI_Recv(e.At(buffer, first(v)), elems(v, low), type, s.Real(v - low), kTag,
-                                 comm, MPI_STATUS_IGNORE));
+    RETURN_IF_MPI_ERROR(PMPI_Recv(e.At(buffer, first(v)), elems(v, low), type, s.Real(v - low),
+                                  kTag, comm, MPI_STATUS_IGNORE));
   }
   for (int m = low / 2; m >= 1; m /= 2) {
     if (v + m < p) {
       RETURN_IF_MPI_ERROR(
-          MPI_Send(e.At(buffer, first(v + m)), elems(v + m, m), type, s.Real(v + m), kTag, comm));
+          PMPI_Send(e.At(buffer, first(v + m)), elems(v + m, m), type, s.Real(v + m), kTag, comm));
     }
   }
   const bool pof2 = (p & (p - 1)) == 0;
@@ -435,9 +435,9 @@ int ScatterAllgather(void* buffer, int count, MPI_Datatype type, int root, MPI_C
   const int right = s.Real((v + 1) % p), left = s.Real((v - 1 + p) % p);
   for (int t = 0; t < p - 1; ++t) {
     const int sb = ((v - t) % p + p) % p, rb = ((v - t - 1) % p + p) % p;
-    RETURN_IF_MPI_ERROR(MPI_Sendrecv(e.At(buffer, first(sb)), elems(sb, 1), type, right, kTag,
-                                     e.At(buffer, first(rb)), elems(rb, 1), type, left, kTag, comm,
-                                     MPI_STATUS_IGNORE));
+    RETURN_IF_MPI_ERROR(PMPI_Sendrecv(e.At(buffer, first(sb)), elems(sb, 1), type, right, kTag,
+                                      e.At(buffer, first(rb)), elems(rb, 1), type, left, kTag, comm,
+                                      MPI_STATUS_IGNORE));
   }
   return MPI_SUCCESS;
 }
@@ -455,8 +455,8 @@ int BcastScatterAllgatherRing(void* buffer, int count, MPI_Datatype type, int ro
 int ReduceBinomial(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                    int root, MPI_Comm comm) {
   int p = 1, r = 0;
-  MPI_Comm_size(comm, &p);
-  MPI_Comm_rank(comm, &r);
+  PMPI_Comm_size(comm, &p);
+  PMPI_Comm_rank(comm, &r);
   const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
   if (r == root) RETURN_IF_MPI_ERROR(Copy(in, recvbuf, count, type));
   if (p == 1 || count == 0) return MPI_SUCCESS;
@@ -472,11 +472,11 @@ int ReduceBinomial(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t
   Scratch tmp(e, has_children ? count : 0);
   for (int m = 1; m < p; m *= 2) {
     if (v & m) {
-      return MPI_Send(has_children ? acc : in, count, type, s.Real(v - m), kTag, comm);
+      return PMPI_Send(has_children ? acc : in, count, type, s.Real(v - m), kTag, comm);
     }
     if (v + m < p) {
       RETURN_IF_MPI_ERROR(
-          MPI_Recv(tmp.get(), count, type, s.Real(v + m), kTag, comm, MPI_STATUS_IGNORE));
+          PMPI_Recv(tmp.get(), count, type, s.Real(v + m), kTag, comm, MPI_STATUS_IGNORE));
       RETURN_IF_MPI_ERROR(Reduce(tmp.get(), acc, count, type, op));
     }
   }

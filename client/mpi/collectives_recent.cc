@@ -20,8 +20,8 @@ using mapping::UnfoldedRank;
 int AllreduceSwing(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                    MPI_Comm comm) {
   int p = 1, r = 0;
-  MPI_Comm_size(comm, &p);
-  MPI_Comm_rank(comm, &r);
+  PMPI_Comm_size(comm, &p);
+  PMPI_Comm_rank(comm, &r);
   if (sendbuf != MPI_IN_PLACE) RETURN_IF_MPI_ERROR(Copy(sendbuf, recvbuf, count, type));
   if (p == 1 || count == 0) return MPI_SUCCESS;
   const Elements e(type);
@@ -30,9 +30,9 @@ int AllreduceSwing(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t
   const int64_t v = FoldedRank(r, p, /*keep_odd=*/true);
   const bool paired = r < 2 * extra;
   if (paired && v < 0) {
-    RETURN_IF_MPI_ERROR(MPI_Send(recvbuf, count, type, r + 1, kTag, comm));
+    RETURN_IF_MPI_ERROR(PMPI_Send(recvbuf, count, type, r + 1, kTag, comm));
   } else if (paired) {
-    RETURN_IF_MPI_ERROR(MPI_Recv(tmp.get(), count, type, r - 1, kTag, comm, MPI_STATUS_IGNORE));
+    RETURN_IF_MPI_ERROR(PMPI_Recv(tmp.get(), count, type, r - 1, kTag, comm, MPI_STATUS_IGNORE));
     RETURN_IF_MPI_ERROR(Reduce(tmp.get(), recvbuf, count, type, op));
   }
   if (v >= 0) {
@@ -43,15 +43,15 @@ int AllreduceSwing(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t
     }
   }
   if (!paired) return MPI_SUCCESS;
-  if (v >= 0) return MPI_Send(recvbuf, count, type, r - 1, kTag, comm);
-  return MPI_Recv(recvbuf, count, type, r + 1, kTag, comm, MPI_STATUS_IGNORE);
+  if (v >= 0) return PMPI_Send(recvbuf, count, type, r - 1, kTag, comm);
+  return PMPI_Recv(recvbuf, count, type, r + 1, kTag, comm, MPI_STATUS_IGNORE);
 }
 
 int AllreduceSwingBandwidth(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
                             MPI_Op op, MPI_Comm comm) {
   int p = 1, r = 0;
-  MPI_Comm_size(comm, &p);
-  MPI_Comm_rank(comm, &r);
+  PMPI_Comm_size(comm, &p);
+  PMPI_Comm_rank(comm, &r);
   const int64_t pof2 = FloorPowerOfTwo(p), extra = p - pof2;
   if (p == 1 || count < pof2) return AllreduceSwing(sendbuf, recvbuf, count, type, op, comm);
   if (sendbuf != MPI_IN_PLACE) RETURN_IF_MPI_ERROR(Copy(sendbuf, recvbuf, count, type));
@@ -61,16 +61,16 @@ int AllreduceSwingBandwidth(const void* sendbuf, void* recvbuf, int count, MPI_D
   const bool paired = r < 2 * extra;
   const int lhalf = count / 2, rhalf = count - lhalf;
   if (paired && v < 0) {  // odd: reduce the right half for the even neighbour, then drop out
-    RETURN_IF_MPI_ERROR(MPI_Sendrecv(recvbuf, lhalf, type, r - 1, kTag, e.At(tmp.get(), lhalf),
-                                     rhalf, type, r - 1, kTag, comm, MPI_STATUS_IGNORE));
+    RETURN_IF_MPI_ERROR(PMPI_Sendrecv(recvbuf, lhalf, type, r - 1, kTag, e.At(tmp.get(), lhalf),
+                                      rhalf, type, r - 1, kTag, comm, MPI_STATUS_IGNORE));
     RETURN_IF_MPI_ERROR(Reduce(e.At(tmp.get(), lhalf), e.At(recvbuf, lhalf), rhalf, type, op));
-    RETURN_IF_MPI_ERROR(MPI_Send(e.At(recvbuf, lhalf), rhalf, type, r - 1, kTag, comm));
+    RETURN_IF_MPI_ERROR(PMPI_Send(e.At(recvbuf, lhalf), rhalf, type, r - 1, kTag, comm));
   } else if (paired) {
-    RETURN_IF_MPI_ERROR(MPI_Sendrecv(e.At(recvbuf, lhalf), rhalf, type, r + 1, kTag, tmp.get(),
-                                     lhalf, type, r + 1, kTag, comm, MPI_STATUS_IGNORE));
+    RETURN_IF_MPI_ERROR(PMPI_Sendrecv(e.At(recvbuf, lhalf), rhalf, type, r + 1, kTag, tmp.get(),
+                                      lhalf, type, r + 1, kTag, comm, MPI_STATUS_IGNORE));
     RETURN_IF_MPI_ERROR(Reduce(tmp.get(), recvbuf, lhalf, type, op));
     RETURN_IF_MPI_ERROR(
-        MPI_Recv(e.At(recvbuf, lhalf), rhalf, type, r + 1, kTag, comm, MPI_STATUS_IGNORE));
+        PMPI_Recv(e.At(recvbuf, lhalf), rhalf, type, r + 1, kTag, comm, MPI_STATUS_IGNORE));
   }
   if (v >= 0) {
     // window[s] = [lo, hi) this rank holds before step s; bit s of the key picks the half
@@ -107,21 +107,21 @@ int AllreduceSwingBandwidth(const void* sendbuf, void* recvbuf, int count, MPI_D
     }
   }
   if (!paired) return MPI_SUCCESS;
-  if (v >= 0) return MPI_Send(recvbuf, count, type, r + 1, kTag, comm);
-  return MPI_Recv(recvbuf, count, type, r - 1, kTag, comm, MPI_STATUS_IGNORE);
+  if (v >= 0) return PMPI_Send(recvbuf, count, type, r + 1, kTag, comm);
+  return PMPI_Recv(recvbuf, count, type, r - 1, kTag, comm, MPI_STATUS_IGNORE);
 }
 
 int BcastBine(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
   int p = 1, r = 0;
-  MPI_Comm_size(comm, &p);
-  MPI_Comm_rank(comm, &r);
+  PMPI_Comm_size(comm, &p);
+  PMPI_Comm_rank(comm, &r);
   if (p == 1 || count == 0) return MPI_SUCCESS;
   const mapping::BineTree tree = mapping::BineBcastTree(p);
   auto real = [&](int64_t u) { return static_cast<int>((u + root) % p); };
   const int v = (r - root + p) % p;
   if (v != 0) {
     RETURN_IF_MPI_ERROR(
-        MPI_Recv(buffer, count, type, real(tree.parent[v]), kTag, comm, MPI_STATUS_IGNORE));
+        PMPI_Recv(buffer, count, type, real(tree.parent[v]), kTag, comm, MPI_STATUS_IGNORE));
   }
   // The children one after the other in stage order: the child of stage t has the data
   // after stage t and forwards it while this rank serves the next one.
@@ -131,7 +131,7 @@ int BcastBine(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm com
   }
   std::sort(children.begin(), children.end());
   for (const auto& [stage, u] : children) {
-    RETURN_IF_MPI_ERROR(MPI_Send(buffer, count, type, real(u), kTag, comm));
+    RETURN_IF_MPI_ERROR(PMPI_Send(buffer, count, type, real(u), kTag, comm));
   }
   return MPI_SUCCESS;
 }

@@ -26,7 +26,7 @@ uint64_t Bits(float f) {
 absl::Status CompressRows(MPI_Comm work, MPI_Comm leaders, const JobLayout& layout, int my_host,
                           const CostRow& row, std::unique_ptr<mapping::HostCostMatrix>* out) {
   int rank = 0;
-  MPI_Comm_rank(work, &rank);
+  PMPI_Comm_rank(work, &rank);
   const bool leader = leaders != MPI_COMM_NULL;
   const int n = static_cast<int>(layout.hosts.size());
   int num_leaders = 0;
@@ -44,10 +44,10 @@ absl::Status CompressRows(MPI_Comm work, MPI_Comm leaders, const JobLayout& layo
       const bool masked = j == my_host || lat[j] == nearest;
       key = Mix(Mix(key, masked ? ~0ull : Bits(lat[j])), masked ? ~0ull : Bits(gbps[j]));
     }
-    MPI_Comm_size(leaders, &num_leaders);
+    PMPI_Comm_size(leaders, &num_leaders);
     uint64_t mine[2] = {key, static_cast<uint64_t>(my_host)};
     keyed.resize(2 * static_cast<size_t>(num_leaders));
-    rc = MPI_Allgather(mine, 2, MPI_UINT64_T, keyed.data(), 2, MPI_UINT64_T, leaders);
+    rc = PMPI_Allgather(mine, 2, MPI_UINT64_T, keyed.data(), 2, MPI_UINT64_T, leaders);
   }
   RETURN_IF_ERROR(Agree(work, rc == MPI_SUCCESS
                                   ? absl::OkStatus()
@@ -100,7 +100,7 @@ absl::Status CompressRows(MPI_Comm work, MPI_Comm leaders, const JobLayout& layo
   std::vector<uint64_t> hashes(num_leaders);
   {
     uint64_t mine[1] = {row_hash};  // every leader takes part, failed or not
-    rc = MPI_Allgather(mine, 1, MPI_UINT64_T, hashes.data(), 1, MPI_UINT64_T, leaders);
+    rc = PMPI_Allgather(mine, 1, MPI_UINT64_T, hashes.data(), 1, MPI_UINT64_T, leaders);
     if (rc != MPI_SUCCESS && local.ok())
       local = absl::InternalError(MpiError("hash allgather", rc));
   }
@@ -124,7 +124,7 @@ absl::Status CompressRows(MPI_Comm work, MPI_Comm leaders, const JobLayout& layo
 
   // Representatives send their group rows to rank 0 (leader 0).
   int my_leader = 0;
-  MPI_Comm_rank(leaders, &my_leader);
+  PMPI_Comm_rank(leaders, &my_leader);
   const bool rep = rep_of_group[own] == my_leader;
   const int row_len = 2 * g + 2;
   std::vector<int> counts(num_leaders, 0), displs(num_leaders, 0);
@@ -134,8 +134,8 @@ absl::Status CompressRows(MPI_Comm work, MPI_Comm leaders, const JobLayout& layo
     off += counts[l];
   }
   std::vector<float> all(my_leader == 0 ? static_cast<size_t>(row_len) * g : 0);
-  rc = MPI_Gatherv(grow.data(), rep ? row_len : 0, MPI_FLOAT, all.data(), counts.data(),
-                   displs.data(), MPI_FLOAT, 0, leaders);
+  rc = PMPI_Gatherv(grow.data(), rep ? row_len : 0, MPI_FLOAT, all.data(), counts.data(),
+                    displs.data(), MPI_FLOAT, 0, leaders);
   absl::Status built =
       rc == MPI_SUCCESS ? absl::OkStatus() : absl::InternalError(MpiError("group row gather", rc));
   if (built.ok() && rank == 0) {

@@ -53,8 +53,8 @@ absl::StatusOr<std::string> HostOfThisRank(const ClientOptions& o) {
   ASSIGN_OR_RETURN(std::vector<std::string> hosts,
                    ParseRankHosts(text.str(), "TOPORR_HOSTMAP " + o.hostmap_path));
   int world_rank = 0, world_size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
   if (static_cast<int>(hosts.size()) < world_size) {
     return absl::InvalidArgumentError(absl::StrCat("TOPORR_HOSTMAP ", o.hostmap_path, " names ",
                                                    hosts.size(), " ranks, the job has ",
@@ -95,7 +95,7 @@ std::set<CommCache*>* registry = new std::set<CommCache*>;  // caches alive, for
 void FreeInternal(CommCache* cache) {
   for (auto& [key, entry] : *cache) {
     entry.multilevel.reset();
-    if (entry.internal != MPI_COMM_NULL) MPI_Comm_free(&entry.internal);
+    if (entry.internal != MPI_COMM_NULL) PMPI_Comm_free(&entry.internal);
   }
 }
 
@@ -130,7 +130,7 @@ bool CountRetry(CachedDecision& c) {
 
 bool IsWorldRankZero() {
   int world_rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   return world_rank == 0;
 }
 
@@ -215,13 +215,13 @@ std::vector<int32_t> IdentityOrder(int size) {
 absl::Status GatherRoutes(MPI_Comm work, const CostRow* row, int my_host, int n,
                           std::unique_ptr<mapping::RouteSource>* routes, std::string* why) {
   int rank = 0, size = 0;
-  MPI_Comm_rank(work, &rank);
-  MPI_Comm_size(work, &size);
+  PMPI_Comm_rank(work, &rank);
+  PMPI_Comm_size(work, &size);
   std::vector<uint32_t> mine;
   if (row != nullptr) PackRouteRow(my_host, row->routes, &mine);
   int count = static_cast<int>(mine.size());
   std::vector<int> counts(rank == 0 ? size : 0), displs(counts.size());
-  int rc = MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, work);
+  int rc = PMPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, work);
   std::vector<uint32_t> all;
   if (rank == 0 && rc == MPI_SUCCESS) {
     int64_t total = 0;
@@ -236,8 +236,8 @@ absl::Status GatherRoutes(MPI_Comm work, const CostRow* row, int my_host, int n,
       all.resize(total);
     }
   }
-  int gathered = MPI_Gatherv(mine.data(), count, MPI_UINT32_T, all.data(), counts.data(),
-                             displs.data(), MPI_UINT32_T, 0, work);
+  int gathered = PMPI_Gatherv(mine.data(), count, MPI_UINT32_T, all.data(), counts.data(),
+                              displs.data(), MPI_UINT32_T, 0, work);
   if (rc == MPI_SUCCESS) rc = gathered;
   absl::Status status =
       rc == MPI_SUCCESS ? absl::OkStatus() : absl::InternalError(MpiError("route gather", rc));
@@ -268,18 +268,18 @@ int LiveCaches() { return live_caches.load(); }
 
 int SplitInOrder(MPI_Comm comm, const std::vector<int32_t>& order, MPI_Comm* newcomm) {
   int rank = 0;
-  MPI_Comm_rank(comm, &rank);
+  PMPI_Comm_rank(comm, &rank);
   int key = 0;
   for (size_t i = 0; i < order.size(); ++i) {
     if (order[i] == rank) key = static_cast<int>(i);
   }
   MPI_Errhandler handler;
-  MPI_Comm_get_errhandler(comm, &handler);
-  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-  int rc = MPI_Comm_split(comm, 0, key, newcomm);
-  MPI_Comm_set_errhandler(comm, handler);
-  if (rc == MPI_SUCCESS) MPI_Comm_set_errhandler(*newcomm, handler);
-  MPI_Errhandler_free(&handler);
+  PMPI_Comm_get_errhandler(comm, &handler);
+  PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  int rc = PMPI_Comm_split(comm, 0, key, newcomm);
+  PMPI_Comm_set_errhandler(comm, handler);
+  if (rc == MPI_SUCCESS) PMPI_Comm_set_errhandler(*newcomm, handler);
+  PMPI_Errhandler_free(&handler);
   return rc;
 }
 
@@ -329,7 +329,7 @@ void Library::Finish(MPI_Comm comm, const Decision& d) {
     option_warnings_.clear();
   }
   int rank = 0;
-  MPI_Comm_rank(comm, &rank);
+  PMPI_Comm_rank(comm, &rank);
   if (rank != 0) return;
   WriteReport(DecisionJsonLine(d));
   if (options_.verbose > 0) {
@@ -348,7 +348,7 @@ absl::Status Library::GatherCosts(MPI_Comm work, const JobLayout& layout, Decisi
                                   std::unique_ptr<mapping::RouteSource>* routes, MPI_Win* window,
                                   bool* unanswered) {
   int rank = 0;
-  MPI_Comm_rank(work, &rank);
+  PMPI_Comm_rank(work, &rank);
   const int n = static_cast<int>(layout.hosts.size());
   const int my_host = layout.rank_host[rank];
   // 3. Rank 0 registers the host list (the one request of the job that is not per host);
@@ -377,7 +377,8 @@ absl::Status Library::GatherCosts(MPI_Comm work, const JobLayout& layout, Decisi
         CopyReason(std::string(t.status().message()), ticket_msg.reason);
       }
     }
-    if (int rc = MPI_Bcast(&ticket_msg, sizeof(ticket_msg), MPI_BYTE, 0, work); rc != MPI_SUCCESS) {
+    if (int rc = PMPI_Bcast(&ticket_msg, sizeof(ticket_msg), MPI_BYTE, 0, work);
+        rc != MPI_SUCCESS) {
       return absl::InternalError(MpiError("MPI_Bcast", rc));
     }
     ticket_msg.token[kTokenBytes - 1] = '\0';
@@ -396,7 +397,7 @@ absl::Status Library::GatherCosts(MPI_Comm work, const JobLayout& layout, Decisi
     MPI_Comm node = MPI_COMM_NULL, host = MPI_COMM_NULL, leaders = MPI_COMM_NULL;
     ~Comms() {
       for (MPI_Comm* c : {&node, &host, &leaders}) {
-        if (*c != MPI_COMM_NULL) MPI_Comm_free(c);
+        if (*c != MPI_COMM_NULL) PMPI_Comm_free(c);
       }
     }
   } comms;
@@ -407,15 +408,15 @@ absl::Status Library::GatherCosts(MPI_Comm work, const JobLayout& layout, Decisi
                  rc == MPI_SUCCESS ? absl::OkStatus() : absl::InternalError(MpiError(call, rc)));
   };
   int host_rank = 0;
+  RETURN_IF_ERROR(agree_mpi(
+      "MPI_Comm_split_type",
+      PMPI_Comm_split_type(work, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &comms.node)));
   RETURN_IF_ERROR(
-      agree_mpi("MPI_Comm_split_type",
-                MPI_Comm_split_type(work, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &comms.node)));
-  RETURN_IF_ERROR(
-      agree_mpi("MPI_Comm_split", MPI_Comm_split(comms.node, my_host, rank, &comms.host)));
-  MPI_Comm_rank(comms.host, &host_rank);
+      agree_mpi("MPI_Comm_split", PMPI_Comm_split(comms.node, my_host, rank, &comms.host)));
+  PMPI_Comm_rank(comms.host, &host_rank);
   RETURN_IF_ERROR(
       agree_mpi("MPI_Comm_split",
-                MPI_Comm_split(work, host_rank == 0 ? 0 : MPI_UNDEFINED, rank, &comms.leaders)));
+                PMPI_Comm_split(work, host_rank == 0 ? 0 : MPI_UNDEFINED, rank, &comms.leaders)));
   const bool leader = host_rank == 0;
 
   // 5. Each leader fetches its own host's row (and its routes, for jobs small enough).
@@ -453,27 +454,27 @@ absl::Status Library::GatherCosts(MPI_Comm work, const JobLayout& layout, Decisi
     std::vector<int32_t> leader_host;
     int num_leaders = 0;
     int rc = MPI_SUCCESS;
-    if (leader) rc = MPI_Comm_size(comms.leaders, &num_leaders);
-    if (rc == MPI_SUCCESS) rc = MPI_Bcast(&num_leaders, 1, MPI_INT, 0, comms.host);
+    if (leader) rc = PMPI_Comm_size(comms.leaders, &num_leaders);
+    if (rc == MPI_SUCCESS) rc = PMPI_Bcast(&num_leaders, 1, MPI_INT, 0, comms.host);
     const MPI_Aint row_bytes = static_cast<MPI_Aint>(2) * n * sizeof(float);
     const MPI_Aint bytes = leader ? row_bytes * num_leaders : 0;
     if (rc == MPI_SUCCESS) {
-      rc = MPI_Win_allocate_shared(bytes, sizeof(float), MPI_INFO_NULL, comms.host, &rows, window);
+      rc = PMPI_Win_allocate_shared(bytes, sizeof(float), MPI_INFO_NULL, comms.host, &rows, window);
     }
     if (rc == MPI_SUCCESS && leader) {
       leader_host.resize(num_leaders);
       int32_t mine = my_host;
-      rc = MPI_Allgather(&mine, 1, MPI_INT32_T, leader_host.data(), 1, MPI_INT32_T, comms.leaders);
+      rc = PMPI_Allgather(&mine, 1, MPI_INT32_T, leader_host.data(), 1, MPI_INT32_T, comms.leaders);
       if (rc == MPI_SUCCESS) {
-        rc = MPI_Allgather(row.values.data(), 2 * n, MPI_FLOAT, rows, 2 * n, MPI_FLOAT,
-                           comms.leaders);
+        rc = PMPI_Allgather(row.values.data(), 2 * n, MPI_FLOAT, rows, 2 * n, MPI_FLOAT,
+                            comms.leaders);
       }
     }
     absl::Status s =
         Agree(work, rc == MPI_SUCCESS ? absl::OkStatus()
                                       : absl::InternalError(MpiError("row allgather", rc)));
     if (!s.ok()) {
-      if (*window != MPI_WIN_NULL) MPI_Win_free(window);
+      if (*window != MPI_WIN_NULL) PMPI_Win_free(window);
       return s;
     }
     if (rank == 0) {
@@ -500,8 +501,8 @@ absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* de
                              bool* unanswered) {
   if (unanswered != nullptr) *unanswered = false;
   int rank = 0, size = 1;
-  MPI_Comm_rank(work, &rank);
-  MPI_Comm_size(work, &size);
+  PMPI_Comm_rank(work, &rank);
+  PMPI_Comm_size(work, &size);
 
   // 2. Host name and binding of every rank.
   std::string host;
@@ -530,9 +531,9 @@ absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* de
     const mapping::RankLocation& where = mine.location;
     int32_t loc[4] = {where.package, where.numa, where.l3, where.core};
     std::vector<int32_t> locs(4 * static_cast<size_t>(size));
-    int rc = MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, work);
+    int rc = PMPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, work);
     if (rc == MPI_SUCCESS)
-      rc = MPI_Allgather(loc, 4, MPI_INT32_T, locs.data(), 4, MPI_INT32_T, work);
+      rc = PMPI_Allgather(loc, 4, MPI_INT32_T, locs.data(), 4, MPI_INT32_T, work);
     int total = 0;
     for (int r = 0; r < size; ++r) {
       displs[r] = total;
@@ -540,8 +541,8 @@ absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* de
     }
     std::string all(static_cast<size_t>(total), '\0');
     if (rc == MPI_SUCCESS) {
-      rc = MPI_Allgatherv(host.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(),
-                          MPI_CHAR, work);
+      rc = PMPI_Allgatherv(host.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(),
+                           MPI_CHAR, work);
     }
     if (rc != MPI_SUCCESS) return absl::InternalError(MpiError("MPI_Allgather", rc));
     for (int r = 0; r < size; ++r) {
@@ -600,13 +601,13 @@ absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* de
   }
   costs.reset();
   routes.reset();
-  int rc = MPI_Bcast(&result, sizeof(result), MPI_BYTE, 0, work);
-  if (rc == MPI_SUCCESS && result.ok) rc = MPI_Bcast(planned.data(), size, MPI_INT32_T, 0, work);
+  int rc = PMPI_Bcast(&result, sizeof(result), MPI_BYTE, 0, work);
+  if (rc == MPI_SUCCESS && result.ok) rc = PMPI_Bcast(planned.data(), size, MPI_INT32_T, 0, work);
   if (rc == MPI_SUCCESS && result.ok && result.multilevel_values > 0) {
     multilevel_plan.resize(result.multilevel_values);
-    rc = MPI_Bcast(multilevel_plan.data(), result.multilevel_values, MPI_INT32_T, 0, work);
+    rc = PMPI_Bcast(multilevel_plan.data(), result.multilevel_values, MPI_INT32_T, 0, work);
   }
-  if (window != MPI_WIN_NULL) MPI_Win_free(&window);
+  if (window != MPI_WIN_NULL) PMPI_Win_free(&window);
   if (rc != MPI_SUCCESS) return absl::InternalError(MpiError("MPI_Bcast", rc));
   if (!result.ok) {
     result.reason[kReasonBytes - 1] = '\0';
@@ -625,10 +626,10 @@ absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* de
 void Library::EnsureKeyvals() {
   std::lock_guard<std::mutex> lock(mu_);
   if (cache_keyval_ != MPI_KEYVAL_INVALID) return;
-  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, DeleteCache, &cache_keyval_, nullptr);
+  PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, DeleteCache, &cache_keyval_, nullptr);
   int finalize_keyval = MPI_KEYVAL_INVALID;
-  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, FreeAllInternal, &finalize_keyval, nullptr);
-  MPI_Comm_set_attr(MPI_COMM_SELF, finalize_keyval, nullptr);
+  PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, FreeAllInternal, &finalize_keyval, nullptr);
+  PMPI_Comm_set_attr(MPI_COMM_SELF, finalize_keyval, nullptr);
 }
 
 int Library::CollectiveComm(MPI_Comm comm, const ReorderRequest& request, MPI_Comm* run_on,
@@ -639,7 +640,7 @@ int Library::CollectiveComm(MPI_Comm comm, const ReorderRequest& request, MPI_Co
   const CacheKey key = KeyOf(request);
   CommCache* cache = nullptr;
   int found = 0;
-  MPI_Comm_get_attr(comm, cache_keyval_, &cache, &found);
+  PMPI_Comm_get_attr(comm, cache_keyval_, &cache, &found);
   auto it = found ? cache->find(key) : CommCache::iterator();
   if (!found || it == cache->end() || it->second.internal == MPI_COMM_NULL ||
       it->second.retry_due) {
@@ -647,11 +648,11 @@ int Library::CollectiveComm(MPI_Comm comm, const ReorderRequest& request, MPI_Co
     MPI_Comm reordered = MPI_COMM_NULL;
     Decision d;
     if (int rc = CommReorder(comm, request, &reordered, &d); rc != MPI_SUCCESS) return rc;
-    MPI_Comm_get_attr(comm, cache_keyval_, &cache, &found);
+    PMPI_Comm_get_attr(comm, cache_keyval_, &cache, &found);
     it = found ? cache->find(key) : CommCache::iterator();
     if (!found || it == cache->end()) {
       // Not cached (the ranks' arguments disagreed): the MPI library's own call, uncached.
-      MPI_Comm_free(&reordered);
+      PMPI_Comm_free(&reordered);
       *run_on = MPI_COMM_NULL;
       *algorithm = std::nullopt;
       *root = request.root;
@@ -660,7 +661,7 @@ int Library::CollectiveComm(MPI_Comm comm, const ReorderRequest& request, MPI_Co
       if (check != nullptr) *check = nullptr;
       return MPI_SUCCESS;
     }
-    if (it->second.internal != MPI_COMM_NULL) MPI_Comm_free(&it->second.internal);
+    if (it->second.internal != MPI_COMM_NULL) PMPI_Comm_free(&it->second.internal);
     it->second.internal = reordered;
   }
   CachedDecision& c = it->second;
@@ -671,12 +672,12 @@ int Library::CollectiveComm(MPI_Comm comm, const ReorderRequest& request, MPI_Co
       // Every rank holds the same plan (Decide's broadcast) and arrives here in the same call.
       absl::StatusOr<mapping::MultilevelPlan> plan = mapping::DecodeMultilevel(c.multilevel_plan);
       int ok = plan.ok(), all = 0;
-      MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c.internal);
+      PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c.internal);
       if (!all || Multilevel::Create(c.internal, *std::move(plan), request.radix, &c.multilevel) !=
                       MPI_SUCCESS) {
         c.multilevel_failed = true;
         int rank = 0;
-        MPI_Comm_rank(comm, &rank);
+        PMPI_Comm_rank(comm, &rank);
         Warn(rank, "the multi-level communicators could not be built; the MPI library's call runs");
       }
     }
@@ -710,7 +711,7 @@ Library::NextRun Library::NextCall(MPI_Comm comm, const ReorderRequest& request)
   EnsureKeyvals();
   CommCache* cache = nullptr;
   int found = 0;
-  MPI_Comm_get_attr(comm, cache_keyval_, &cache, &found);
+  PMPI_Comm_get_attr(comm, cache_keyval_, &cache, &found);
   if (!found) return NextRun::kDecide;
   auto it = cache->find(KeyOf(request));
   if (it == cache->end() || it->second.internal == MPI_COMM_NULL) return NextRun::kDecide;
@@ -744,7 +745,7 @@ void Library::WriteReport(const std::string& line) {
 
 void Library::ReportCheck(MPI_Comm comm, const DecisionCheck& check) {
   int rank = 0;
-  MPI_Comm_rank(comm, &rank);
+  PMPI_Comm_rank(comm, &rank);
   if (rank != 0) return;
   const Verification& v = check.verification;
   const Decision& d = check.decision;
@@ -763,8 +764,8 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
                          Decision* decision_out) {
   const Clock::time_point start = Clock::now();
   int rank = 0, size = 1;
-  if (int rc = MPI_Comm_rank(comm, &rank); rc != MPI_SUCCESS) return rc;
-  MPI_Comm_size(comm, &size);
+  if (int rc = PMPI_Comm_rank(comm, &rank); rc != MPI_SUCCESS) return rc;
+  PMPI_Comm_size(comm, &size);
   Decision d;
   d.collective = std::string(mapping::CollectiveName(request.collective));
   d.algorithm =
@@ -779,15 +780,15 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
   const CacheKey key = KeyOf(request);
 
   MPI_Comm work = MPI_COMM_NULL;
-  if (int rc = MPI_Comm_dup(comm, &work); rc != MPI_SUCCESS) return rc;
-  MPI_Comm_set_errhandler(work, MPI_ERRORS_RETURN);
+  if (int rc = PMPI_Comm_dup(comm, &work); rc != MPI_SUCCESS) return rc;
+  PMPI_Comm_set_errhandler(work, MPI_ERRORS_RETURN);
 
   std::vector<int32_t> order, multilevel_plan;
   absl::Status status = SameArguments(work, KeyHash(key));
   CommCache* cache = nullptr;
   if (status.ok()) {
     int found = 0;
-    MPI_Comm_get_attr(comm, cache_keyval_, &cache, &found);
+    PMPI_Comm_get_attr(comm, cache_keyval_, &cache, &found);
     if (!found) {
       cache = new CommCache;
       ++live_caches;
@@ -795,7 +796,7 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
         std::lock_guard<std::mutex> lock(registry_mu);
         registry->insert(cache);
       }
-      MPI_Comm_set_attr(comm, cache_keyval_, cache);
+      PMPI_Comm_set_attr(comm, cache_keyval_, cache);
     }
   }
   bool from_cache = false, unanswered = false;
@@ -873,9 +874,9 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
   if (!order.empty()) {
     rc = SplitInOrder(comm, order, newcomm);
     int ok = rc == MPI_SUCCESS, all = 0;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, work);
+    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, work);
     if (!all) {
-      if (rc == MPI_SUCCESS) MPI_Comm_free(newcomm);
+      if (rc == MPI_SUCCESS) PMPI_Comm_free(newcomm);
       order.clear();
       Fallback(
           rank,
@@ -885,14 +886,14 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
   }
   if (order.empty()) {
     d.new_order.clear();
-    rc = MPI_Comm_dup(comm, newcomm);
+    rc = PMPI_Comm_dup(comm, newcomm);
   } else if (!from_cache) {
     d.new_order = order;
   }
   if (d.new_order.empty()) d.new_order = IdentityOrder(size);
   if (cache != nullptr && !from_cache) {
     CachedDecision& c = (*cache)[key];
-    if (c.internal != MPI_COMM_NULL) MPI_Comm_free(&c.internal);  // a retried decision's
+    if (c.internal != MPI_COMM_NULL) PMPI_Comm_free(&c.internal);  // a retried decision's
     c.order = order;
     c.decision = d;
     c.multilevel_plan = order.empty() ? std::vector<int32_t>() : multilevel_plan;
@@ -904,7 +905,7 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
     c.retry_after = RetryAfterCalls(d.retry);
     c.retry_due = false;
   }
-  MPI_Comm_free(&work);
+  PMPI_Comm_free(&work);
   d.elapsed_us = ElapsedUs(start);
   Finish(comm, d);
   if (decision_out != nullptr) *decision_out = d;
@@ -915,8 +916,8 @@ void Library::GraphOrder(MPI_Comm comm, const char* label, const mapping::CommGr
                          std::vector<int32_t>* order, Decision* decision_out) {
   const Clock::time_point start = Clock::now();
   int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
+  PMPI_Comm_rank(comm, &rank);
+  PMPI_Comm_size(comm, &size);
   Decision d;
   d.collective = label;
   d.algorithm = "graph";
@@ -929,10 +930,10 @@ void Library::GraphOrder(MPI_Comm comm, const char* label, const mapping::CommGr
     status = absl::CancelledError("disabled by TOPORR_DISABLE");
   } else {
     MPI_Comm work = MPI_COMM_NULL;
-    if (MPI_Comm_dup(comm, &work) != MPI_SUCCESS) {
+    if (PMPI_Comm_dup(comm, &work) != MPI_SUCCESS) {
       status = absl::InternalError("MPI_Comm_dup failed");
     } else {
-      MPI_Comm_set_errhandler(work, MPI_ERRORS_RETURN);
+      PMPI_Comm_set_errhandler(work, MPI_ERRORS_RETURN);
       status = Decide(
           work,
           [&](const mapping::Placement& placement, const mapping::HostCostMatrix& costs,
@@ -944,7 +945,7 @@ void Library::GraphOrder(MPI_Comm comm, const char* label, const mapping::CommGr
                                 e.identity_cost_ns, e.cost_ns};
           },
           &d, order);
-      MPI_Comm_free(&work);
+      PMPI_Comm_free(&work);
     }
   }
   if (!status.ok()) {

@@ -24,8 +24,8 @@ class TypedBuffer {
  public:
   TypedBuffer(MPI_Datatype type, int64_t n) {
     MPI_Aint lb = 0, true_lb = 0, true_extent = 0;
-    MPI_Type_get_extent(type, &lb, &extent_);
-    MPI_Type_get_true_extent(type, &true_lb, &true_extent);
+    PMPI_Type_get_extent(type, &lb, &extent_);
+    PMPI_Type_get_true_extent(type, &true_lb, &true_extent);
     storage_.resize(n > 0 ? static_cast<size_t>(true_extent + (n - 1) * extent_) : 1);
     base_ = storage_.data() - true_lb;
   }
@@ -40,8 +40,8 @@ class TypedBuffer {
 int LocalCopy(const void* src, int src_count, MPI_Datatype src_type, void* dst, int dst_count,
               MPI_Datatype dst_type) {
   if (src == dst || (src_count == 0 && dst_count == 0)) return MPI_SUCCESS;
-  return MPI_Sendrecv(src, src_count, src_type, 0, kTag, dst, dst_count, dst_type, 0, kTag,
-                      MPI_COMM_SELF, MPI_STATUS_IGNORE);
+  return PMPI_Sendrecv(src, src_count, src_type, 0, kTag, dst, dst_count, dst_type, 0, kTag,
+                       MPI_COMM_SELF, MPI_STATUS_IGNORE);
 }
 
 }  // namespace
@@ -51,8 +51,8 @@ int Multilevel::Create(MPI_Comm comm, mapping::MultilevelPlan plan, int radix,
   std::unique_ptr<Multilevel> m(new Multilevel(std::move(plan), radix));
   const mapping::MultilevelPlan& p = m->plan_;
   int size = 0;
-  MPI_Comm_rank(comm, &m->rank_);
-  MPI_Comm_size(comm, &size);
+  PMPI_Comm_rank(comm, &m->rank_);
+  PMPI_Comm_size(comm, &size);
   const int me = m->rank_;
   const int num_levels = p.ranks.num_levels();
   std::vector<int> color(num_levels, MPI_UNDEFINED), key(num_levels, 0);
@@ -97,10 +97,10 @@ int Multilevel::Create(MPI_Comm comm, mapping::MultilevelPlan plan, int radix,
   m->level_comms_.assign(num_levels, MPI_COMM_NULL);
   for (int k = 0; k < num_levels; ++k) {
     if (!used[k]) continue;
-    if (MPI_Comm_split(comm, color[k], key[k], &m->level_comms_[k]) != MPI_SUCCESS) ok = 0;
+    if (PMPI_Comm_split(comm, color[k], key[k], &m->level_comms_[k]) != MPI_SUCCESS) ok = 0;
   }
   int all = 0;
-  if (int rc = MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm); rc != MPI_SUCCESS) return rc;
+  if (int rc = PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm); rc != MPI_SUCCESS) return rc;
   if (!all) return MPI_ERR_OTHER;  // the destructor frees what was made
   for (size_t i = 0; i < p.stages.size(); ++i) {
     if (m->stages_[i].index >= 0) m->stages_[i].comm = m->level_comms_[p.stages[i].level];
@@ -111,10 +111,10 @@ int Multilevel::Create(MPI_Comm comm, mapping::MultilevelPlan plan, int radix,
 
 Multilevel::~Multilevel() {
   int finalized = 0;
-  MPI_Finalized(&finalized);
+  PMPI_Finalized(&finalized);
   if (finalized) return;
   for (MPI_Comm& c : level_comms_) {
-    if (c != MPI_COMM_NULL) MPI_Comm_free(&c);
+    if (c != MPI_COMM_NULL) PMPI_Comm_free(&c);
   }
 }
 
@@ -200,13 +200,13 @@ int Multilevel::Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype
   TypedBuffer held(sendtype, root ? 0 : max_blocks_ * sendcount);
   if (root) {
     MPI_Aint lb = 0, extent = 0;
-    MPI_Type_get_extent(recvtype, &lb, &extent);
+    PMPI_Type_get_extent(recvtype, &lb, &extent);
     if (sendbuf != MPI_IN_PLACE) {
       RETURN_IF_MPI_ERROR(LocalCopy(sendbuf, sendcount, sendtype,
                                     static_cast<char*>(recvbuf) + rank_ * recvcount * extent,
                                     recvcount, recvtype));
     }
-    RETURN_IF_MPI_ERROR(MPI_Type_contiguous(recvcount, recvtype, &block));
+    RETURN_IF_MPI_ERROR(PMPI_Type_contiguous(recvcount, recvtype, &block));
   } else if (max_blocks_ > 1) {
     RETURN_IF_MPI_ERROR(LocalCopy(sendbuf, sendcount, sendtype, held.At(0), sendcount, sendtype));
   }
@@ -216,7 +216,7 @@ int Multilevel::Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype
     if (s.comm == MPI_COMM_NULL || rc != MPI_SUCCESS) continue;
     if (s.index != 0) {  // send what this rank holds to the leader; done
       const void* data = max_blocks_ > 1 ? held.At(0) : sendbuf;
-      rc = MPI_Send(data, static_cast<int>(s.my_blocks * sendcount), sendtype, 0, kTag, s.comm);
+      rc = PMPI_Send(data, static_cast<int>(s.my_blocks * sendcount), sendtype, 0, kTag, s.comm);
       break;
     }
     std::vector<MPI_Request> requests;
@@ -225,26 +225,26 @@ int Multilevel::Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype
       MPI_Request req = MPI_REQUEST_NULL;
       if (root) {  // straight into the ranks' places
         MPI_Datatype placed = MPI_DATATYPE_NULL;
-        rc = MPI_Type_create_indexed_block(static_cast<int>(ranks.size()), 1, ranks.data(), block,
-                                           &placed);
-        if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&placed);
+        rc = PMPI_Type_create_indexed_block(static_cast<int>(ranks.size()), 1, ranks.data(), block,
+                                            &placed);
+        if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(&placed);
         if (rc == MPI_SUCCESS) {
-          rc = MPI_Irecv(recvbuf, 1, placed, static_cast<int>(i), kTag, s.comm, &req);
+          rc = PMPI_Irecv(recvbuf, 1, placed, static_cast<int>(i), kTag, s.comm, &req);
         }
-        if (placed != MPI_DATATYPE_NULL) MPI_Type_free(&placed);  // freed when req completes
-      } else {                                                    // appended to the held blocks
-        rc = MPI_Irecv(held.At(have * sendcount), static_cast<int>(ranks.size() * sendcount),
-                       sendtype, static_cast<int>(i), kTag, s.comm, &req);
+        if (placed != MPI_DATATYPE_NULL) PMPI_Type_free(&placed);  // freed when req completes
+      } else {                                                     // appended to the held blocks
+        rc = PMPI_Irecv(held.At(have * sendcount), static_cast<int>(ranks.size() * sendcount),
+                        sendtype, static_cast<int>(i), kTag, s.comm, &req);
         have += static_cast<int64_t>(ranks.size());
       }
       if (rc == MPI_SUCCESS) requests.push_back(req);
     }
     const int wait_rc = requests.empty() ? MPI_SUCCESS
-                                         : MPI_Waitall(static_cast<int>(requests.size()),
-                                                       requests.data(), MPI_STATUSES_IGNORE);
+                                         : PMPI_Waitall(static_cast<int>(requests.size()),
+                                                        requests.data(), MPI_STATUSES_IGNORE);
     if (rc == MPI_SUCCESS) rc = wait_rc;
   }
-  if (block != MPI_DATATYPE_NULL) MPI_Type_free(&block);
+  if (block != MPI_DATATYPE_NULL) PMPI_Type_free(&block);
   return rc;
 }
 

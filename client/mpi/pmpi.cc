@@ -56,7 +56,7 @@ static long long MinBytes() {
 static bool Large(int count, MPI_Datatype datatype) {
   const long long min = MinBytes();
   int size = 0;
-  return min >= 0 && !in_topology && count > 0 && MPI_Type_size(datatype, &size) == MPI_SUCCESS &&
+  return min >= 0 && !in_topology && count > 0 && PMPI_Type_size(datatype, &size) == MPI_SUCCESS &&
          static_cast<long long>(count) * size >= min;
 }
 

@@ -18,11 +18,11 @@ int64_t EdgeBytes(const int weights[], int k) {
 // Gathers (from, to, bytes) triples of every rank on rank 0 (whose graph gets them).
 int GatherEdges(MPI_Comm comm, const std::vector<int64_t>& mine, mapping::CommGraph* graph) {
   int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
+  PMPI_Comm_rank(comm, &rank);
+  PMPI_Comm_size(comm, &size);
   int count = static_cast<int>(mine.size());
   std::vector<int> counts(size), displs(size);
-  int rc = MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
+  int rc = PMPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
   if (rc != MPI_SUCCESS) return rc;
   int total = 0;
   for (int r = 0; r < size; ++r) {
@@ -30,8 +30,8 @@ int GatherEdges(MPI_Comm comm, const std::vector<int64_t>& mine, mapping::CommGr
     total += counts[r];
   }
   std::vector<int64_t> all(rank == 0 ? total : 0);
-  rc = MPI_Gatherv(mine.data(), count, MPI_INT64_T, all.data(), counts.data(), displs.data(),
-                   MPI_INT64_T, 0, comm);
+  rc = PMPI_Gatherv(mine.data(), count, MPI_INT64_T, all.data(), counts.data(), displs.data(),
+                    MPI_INT64_T, 0, comm);
   if (rc != MPI_SUCCESS || rank != 0) return rc;
   graph->num_ranks = size;
   for (size_t k = 0; k + 2 < all.size(); k += 3) {
@@ -72,7 +72,7 @@ int DeleteTopologyCache(MPI_Comm, int, void* value, void*) {
 int TopologyKeyval() {
   static const int keyval = [] {
     int k = MPI_KEYVAL_INVALID;
-    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, DeleteTopologyCache, &k, nullptr);
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, DeleteTopologyCache, &k, nullptr);
     return k;
   }();
   return keyval;
@@ -81,10 +81,10 @@ int TopologyKeyval() {
 TopologyCache* CacheOf(MPI_Comm comm) {
   TopologyCache* cache = nullptr;
   int found = 0;
-  MPI_Comm_get_attr(comm, TopologyKeyval(), &cache, &found);
+  PMPI_Comm_get_attr(comm, TopologyKeyval(), &cache, &found);
   if (found) return cache;
   cache = new TopologyCache;
-  MPI_Comm_set_attr(comm, TopologyKeyval(), cache);
+  PMPI_Comm_set_attr(comm, TopologyKeyval(), cache);
   return cache;
 }
 
@@ -97,7 +97,7 @@ std::vector<int32_t> DecidedOrder(Library& library, MPI_Comm comm, const Topolog
   TopologyCache* cache = CacheOf(comm);
   if (auto it = cache->find(key); it != cache->end()) return it->second;
   int rank = 0;
-  MPI_Comm_rank(comm, &rank);
+  PMPI_Comm_rank(comm, &rank);
   mapping::CommGraph graph;
   if (rank == 0) build(&graph);
   std::vector<int32_t> order = OrderFor(library, comm, label, &graph);
@@ -110,7 +110,7 @@ std::vector<int32_t> DecidedOrder(Library& library, MPI_Comm comm, const Topolog
 // processes, MPI_UNDEFINED for a process outside it.
 int NewRank(MPI_Comm comm, const std::vector<int32_t>& order, int nodes) {
   int rank = 0;
-  MPI_Comm_rank(comm, &rank);
+  PMPI_Comm_rank(comm, &rank);
   int position = rank;
   for (size_t i = 0; i < order.size(); ++i) {
     if (order[i] == rank) position = static_cast<int>(i);
@@ -132,7 +132,7 @@ int OnReordered(MPI_Comm comm_old, const TopologyKey& key, const std::vector<int
     return create(comm_old);
   }
   int rc = create(reordered);
-  MPI_Comm_free(&reordered);
+  PMPI_Comm_free(&reordered);
   return rc;
 }
 
@@ -142,8 +142,8 @@ int OnReordered(MPI_Comm comm_old, const TopologyKey& key, const std::vector<int
 bool Reorderable(Library& library, MPI_Comm comm, int64_t nodes) {
   if (library.options().disable || comm == MPI_COMM_NULL || nodes <= 0) return false;
   int inter = 0, size = 0;
-  if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return false;
-  MPI_Comm_size(comm, &size);
+  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return false;
+  PMPI_Comm_size(comm, &size);
   return nodes <= size;
 }
 
@@ -169,7 +169,7 @@ std::vector<int32_t> CartOrder(Library& library, MPI_Comm comm, int ndims, const
                                const int periods[], const TopologyKey& key) {
   return DecidedOrder(library, comm, key, "cart_create", [&](mapping::CommGraph* graph) {
     int size = 0;
-    MPI_Comm_size(comm, &size);
+    PMPI_Comm_size(comm, &size);
     std::vector<int> dv(dims, dims + ndims);
     std::vector<bool> pv;
     for (int i = 0; i < ndims; ++i) pv.push_back(periods[i] != 0);
@@ -190,7 +190,7 @@ TopologyKey GraphKey(int nnodes, const int index[], const int edges[]) {
 std::vector<int32_t> GraphOrderOf(Library& library, MPI_Comm comm, int nnodes, const int index[],
                                   const int edges[], const TopologyKey& key) {
   return DecidedOrder(library, comm, key, "graph_create", [&](mapping::CommGraph* graph) {
-    MPI_Comm_size(comm, &graph->num_ranks);
+    PMPI_Comm_size(comm, &graph->num_ranks);
     for (int v = 0; v < nnodes; ++v) {
       for (int k = v == 0 ? 0 : index[v - 1]; k < index[v]; ++k) {
         if (edges[k] >= 0 && edges[k] < nnodes) {
@@ -204,10 +204,7 @@ std::vector<int32_t> GraphOrderOf(Library& library, MPI_Comm comm, int nnodes, c
 }  // namespace
 
 int CartCreate(Library& library, MPI_Comm comm_old, int ndims, const int dims[],
-               const int periods[], int reorder, MPI_Comm* comm_cart) {
-  auto own = [&](MPI_Comm c, int r) {
-    return PMPI_Cart_create(c, ndims, dims, periods, r, comm_cart);
-  };
+               const int periods[], int reorder, const TopologyConstructor& own) {
   if (!reorder || !Reorderable(library, comm_old, CartNodes(ndims, dims))) {
     return own(comm_old, reorder);
   }
@@ -217,11 +214,9 @@ int CartCreate(Library& library, MPI_Comm comm_old, int ndims, const int dims[],
 }
 
 int CartMap(Library& library, MPI_Comm comm, int ndims, const int dims[], const int periods[],
-            int* newrank) {
+            int* newrank, const MapFunction& own) {
   const int64_t nodes = CartNodes(ndims, dims);
-  if (newrank == nullptr || !Reorderable(library, comm, nodes)) {
-    return PMPI_Cart_map(comm, ndims, dims, periods, newrank);
-  }
+  if (newrank == nullptr || !Reorderable(library, comm, nodes)) return own(newrank);
   const TopologyKey key = CartKey(ndims, dims, periods);
   *newrank =
       NewRank(comm, CartOrder(library, comm, ndims, dims, periods, key), static_cast<int>(nodes));
@@ -229,10 +224,7 @@ int CartMap(Library& library, MPI_Comm comm, int ndims, const int dims[], const 
 }
 
 int GraphCreate(Library& library, MPI_Comm comm_old, int nnodes, const int index[],
-                const int edges[], int reorder, MPI_Comm* comm_graph) {
-  auto own = [&](MPI_Comm c, int r) {
-    return PMPI_Graph_create(c, nnodes, index, edges, r, comm_graph);
-  };
+                const int edges[], int reorder, const TopologyConstructor& own) {
   if (!reorder || !Reorderable(library, comm_old, nnodes)) return own(comm_old, reorder);
   const TopologyKey key = GraphKey(nnodes, index, edges);
   std::vector<int32_t> order = GraphOrderOf(library, comm_old, nnodes, index, edges, key);
@@ -240,25 +232,19 @@ int GraphCreate(Library& library, MPI_Comm comm_old, int nnodes, const int index
 }
 
 int GraphMap(Library& library, MPI_Comm comm, int nnodes, const int index[], const int edges[],
-             int* newrank) {
-  if (newrank == nullptr || !Reorderable(library, comm, nnodes)) {
-    return PMPI_Graph_map(comm, nnodes, index, edges, newrank);
-  }
+             int* newrank, const MapFunction& own) {
+  if (newrank == nullptr || !Reorderable(library, comm, nnodes)) return own(newrank);
   const TopologyKey key = GraphKey(nnodes, index, edges);
   *newrank = NewRank(comm, GraphOrderOf(library, comm, nnodes, index, edges, key), nnodes);
   return MPI_SUCCESS;
 }
 
 int DistGraphCreate(Library& library, MPI_Comm comm_old, int n, const int sources[],
-                    const int degrees[], const int destinations[], const int weights[],
-                    MPI_Info info, int reorder, MPI_Comm* comm_dist_graph) {
-  auto own = [&](MPI_Comm c, int r) {
-    return PMPI_Dist_graph_create(c, n, sources, degrees, destinations, weights, info, r,
-                                  comm_dist_graph);
-  };
+                    const int degrees[], const int destinations[], const int weights[], int reorder,
+                    const TopologyConstructor& own) {
   if (!reorder || library.options().disable) return own(comm_old, reorder);
   int size = 0;
-  MPI_Comm_size(comm_old, &size);
+  PMPI_Comm_size(comm_old, &size);
   std::vector<int64_t> mine;
   for (int i = 0, k = 0; i < n; ++i) {
     for (int d = 0; d < degrees[i]; ++d, ++k) {
@@ -276,22 +262,16 @@ int DistGraphCreate(Library& library, MPI_Comm comm_old, int n, const int source
   return OnReordered(comm_old, {}, order, [&](MPI_Comm c) { return own(c, 0); });
 }
 
-int DistGraphCreateAdjacent(Library& library, MPI_Comm comm_old, int indegree, const int sources[],
-                            const int sourceweights[], int outdegree, const int destinations[],
-                            const int destweights[], MPI_Info info, int reorder,
-                            MPI_Comm* comm_dist_graph) {
-  if (!reorder || library.options().disable) {
-    return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree,
-                                           destinations, destweights, info, reorder,
-                                           comm_dist_graph);
-  }
+int DistGraphCreateAdjacent(Library& library, MPI_Comm comm_old, const AdjacentLists& lists,
+                            int reorder, const AdjacentConstructor& own) {
+  if (!reorder || library.options().disable) return own(comm_old, lists, reorder);
   int size = 0, rank = 0;
-  MPI_Comm_size(comm_old, &size);
-  MPI_Comm_rank(comm_old, &rank);
+  PMPI_Comm_size(comm_old, &size);
+  PMPI_Comm_rank(comm_old, &rank);
   std::vector<int64_t> mine;
-  for (int k = 0; k < outdegree; ++k) {
-    if (destinations[k] >= 0 && destinations[k] < size) {
-      mine.insert(mine.end(), {rank, destinations[k], EdgeBytes(destweights, k)});
+  for (int k = 0; k < lists.outdegree; ++k) {
+    if (lists.destinations[k] >= 0 && lists.destinations[k] < size) {
+      mine.insert(mine.end(), {rank, lists.destinations[k], EdgeBytes(lists.destweights, k)});
     }
   }
   mapping::CommGraph graph;
@@ -299,10 +279,7 @@ int DistGraphCreateAdjacent(Library& library, MPI_Comm comm_old, int indegree, c
   if (GatherEdges(comm_old, mine, &graph) == MPI_SUCCESS) {
     order = OrderFor(library, comm_old, "dist_graph_create_adjacent", &graph);
   }
-  if (order.empty() || IsIdentity(order)) {
-    return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree,
-                                           destinations, destweights, info, 0, comm_dist_graph);
-  }
+  if (order.empty() || IsIdentity(order)) return own(comm_old, lists, 0);
   // Vertex v's lists were given by old rank v; the process that becomes new rank v (old rank
   // order[v]) needs them. So old rank `rank` sends its lists to old rank order[rank] and
   // receives those of vertex new_rank from old rank new_rank.
@@ -310,36 +287,91 @@ int DistGraphCreateAdjacent(Library& library, MPI_Comm comm_old, int indegree, c
   for (int i = 0; i < size; ++i) {
     if (order[i] == rank) new_rank = i;
   }
-  const bool src_w = sourceweights != MPI_UNWEIGHTED;
-  const bool dst_w = destweights != MPI_UNWEIGHTED;
-  std::vector<int> send = {indegree, outdegree, src_w, dst_w};
-  send.insert(send.end(), sources, sources + indegree);
-  if (src_w && indegree > 0) send.insert(send.end(), sourceweights, sourceweights + indegree);
-  send.insert(send.end(), destinations, destinations + outdegree);
-  if (dst_w && outdegree > 0) send.insert(send.end(), destweights, destweights + outdegree);
+  const bool src_w = lists.sourceweights != MPI_UNWEIGHTED;
+  const bool dst_w = lists.destweights != MPI_UNWEIGHTED;
+  std::vector<int> send = {lists.indegree, lists.outdegree, src_w, dst_w};
+  send.insert(send.end(), lists.sources, lists.sources + lists.indegree);
+  if (src_w && lists.indegree > 0) {
+    send.insert(send.end(), lists.sourceweights, lists.sourceweights + lists.indegree);
+  }
+  send.insert(send.end(), lists.destinations, lists.destinations + lists.outdegree);
+  if (dst_w && lists.outdegree > 0) {
+    send.insert(send.end(), lists.destweights, lists.destweights + lists.outdegree);
+  }
   MPI_Comm work = MPI_COMM_NULL;
-  MPI_Comm_dup(comm_old, &work);
+  PMPI_Comm_dup(comm_old, &work);
   int send_count = static_cast<int>(send.size()), recv_count = 0;
-  MPI_Sendrecv(&send_count, 1, MPI_INT, order[rank], 0, &recv_count, 1, MPI_INT, new_rank, 0, work,
-               MPI_STATUS_IGNORE);
+  PMPI_Sendrecv(&send_count, 1, MPI_INT, order[rank], 0, &recv_count, 1, MPI_INT, new_rank, 0, work,
+                MPI_STATUS_IGNORE);
   std::vector<int> recv(recv_count);
-  MPI_Sendrecv(send.data(), send_count, MPI_INT, order[rank], 1, recv.data(), recv_count, MPI_INT,
-               new_rank, 1, work, MPI_STATUS_IGNORE);
-  MPI_Comm_free(&work);
-  const int in = recv[0], out = recv[1];
+  PMPI_Sendrecv(send.data(), send_count, MPI_INT, order[rank], 1, recv.data(), recv_count, MPI_INT,
+                new_rank, 1, work, MPI_STATUS_IGNORE);
+  PMPI_Comm_free(&work);
+  AdjacentLists moved;
+  moved.indegree = recv[0];
+  moved.outdegree = recv[1];
   const bool rsw = recv[2] != 0, rdw = recv[3] != 0;
   const int* p = recv.data() + 4;
-  const int* r_sources = p;
-  p += in;
-  const int* r_sw = rsw ? (in > 0 ? p : MPI_WEIGHTS_EMPTY) : MPI_UNWEIGHTED;
-  if (rsw) p += in;
-  const int* r_dest = p;
-  p += out;
-  const int* r_dw = rdw ? (out > 0 ? p : MPI_WEIGHTS_EMPTY) : MPI_UNWEIGHTED;
-  return OnReordered(comm_old, {}, order, [&](MPI_Comm c) {
-    return PMPI_Dist_graph_create_adjacent(c, in, r_sources, r_sw, out, r_dest, r_dw, info, 0,
-                                           comm_dist_graph);
+  moved.sources = p;
+  p += moved.indegree;
+  moved.sourceweights = rsw ? (moved.indegree > 0 ? p : MPI_WEIGHTS_EMPTY) : MPI_UNWEIGHTED;
+  if (rsw) p += moved.indegree;
+  moved.destinations = p;
+  p += moved.outdegree;
+  moved.destweights = rdw ? (moved.outdegree > 0 ? p : MPI_WEIGHTS_EMPTY) : MPI_UNWEIGHTED;
+  return OnReordered(comm_old, {}, order, [&](MPI_Comm c) { return own(c, moved, 0); });
+}
+
+// ---- with the MPI library's PMPI_* functions ----
+
+int CartCreate(Library& library, MPI_Comm comm_old, int ndims, const int dims[],
+               const int periods[], int reorder, MPI_Comm* comm_cart) {
+  return CartCreate(library, comm_old, ndims, dims, periods, reorder, [&](MPI_Comm c, int r) {
+    return PMPI_Cart_create(c, ndims, dims, periods, r, comm_cart);
   });
+}
+
+int CartMap(Library& library, MPI_Comm comm, int ndims, const int dims[], const int periods[],
+            int* newrank) {
+  return CartMap(library, comm, ndims, dims, periods, newrank,
+                 [&](int* out) { return PMPI_Cart_map(comm, ndims, dims, periods, out); });
+}
+
+int GraphCreate(Library& library, MPI_Comm comm_old, int nnodes, const int index[],
+                const int edges[], int reorder, MPI_Comm* comm_graph) {
+  return GraphCreate(library, comm_old, nnodes, index, edges, reorder, [&](MPI_Comm c, int r) {
+    return PMPI_Graph_create(c, nnodes, index, edges, r, comm_graph);
+  });
+}
+
+int GraphMap(Library& library, MPI_Comm comm, int nnodes, const int index[], const int edges[],
+             int* newrank) {
+  return GraphMap(library, comm, nnodes, index, edges, newrank,
+                  [&](int* out) { return PMPI_Graph_map(comm, nnodes, index, edges, out); });
+}
+
+int DistGraphCreate(Library& library, MPI_Comm comm_old, int n, const int sources[],
+                    const int degrees[], const int destinations[], const int weights[],
+                    MPI_Info info, int reorder, MPI_Comm* comm_dist_graph) {
+  return DistGraphCreate(library, comm_old, n, sources, degrees, destinations, weights, reorder,
+                         [&](MPI_Comm c, int r) {
+                           return PMPI_Dist_graph_create(c, n, sources, degrees, destinations,
+                                                         weights, info, r, comm_dist_graph);
+                         });
+}
+
+int DistGraphCreateAdjacent(Library& library, MPI_Comm comm_old, int indegree, const int sources[],
+                            const int sourceweights[], int outdegree, const int destinations[],
+                            const int destweights[], MPI_Info info, int reorder,
+                            MPI_Comm* comm_dist_graph) {
+  const AdjacentLists lists = {indegree,  sources,      sourceweights,
+                               outdegree, destinations, destweights};
+  return DistGraphCreateAdjacent(
+      library, comm_old, lists, reorder, [&](MPI_Comm c, const AdjacentLists& l, int r) {
+        return PMPI_Dist_graph_create_adjacent(c, l.indegree, l.sources, l.sourceweights,
+                                               l.outdegree, l.destinations, l.destweights, info, r,
+                                               comm_dist_graph);
+      });
 }
 
 }  // namespace toporr::client::mpi

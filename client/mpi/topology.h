@@ -23,11 +23,49 @@
 
 #include <mpi.h>
 
+#include <functional>
+
 #include "client/graph_plan.h"
 #include "client/mpi/library.h"
 
 namespace toporr::client::mpi {
 
+// The MPI library's own constructor of the topology a call describes, run on `comm` (comm_old
+// or its reordered copy) with `reorder`, writing the caller's output communicator: PMPI_* in
+// the PMPI layer, the topo framework's base constructor in Open MPI's topo component. toporr
+// runs it exactly once per constructor call.
+using TopologyConstructor = std::function<int(MPI_Comm comm, int reorder)>;
+// The same for MPI_Dist_graph_create_adjacent, whose neighbour lists move with the process
+// that receives them when toporr reorders (weights MPI_UNWEIGHTED or MPI_WEIGHTS_EMPTY as
+// given).
+struct AdjacentLists {
+  int indegree = 0;
+  const int* sources = nullptr;
+  const int* sourceweights = nullptr;
+  int outdegree = 0;
+  const int* destinations = nullptr;
+  const int* destweights = nullptr;
+};
+using AdjacentConstructor =
+    std::function<int(MPI_Comm comm, const AdjacentLists& lists, int reorder)>;
+// The MPI library's own map function (MPI_Cart_map / MPI_Graph_map) on the call's arguments.
+using MapFunction = std::function<int(int* newrank)>;
+
+int CartCreate(Library& library, MPI_Comm comm_old, int ndims, const int dims[],
+               const int periods[], int reorder, const TopologyConstructor& own);
+int CartMap(Library& library, MPI_Comm comm, int ndims, const int dims[], const int periods[],
+            int* newrank, const MapFunction& own);
+int GraphCreate(Library& library, MPI_Comm comm_old, int nnodes, const int index[],
+                const int edges[], int reorder, const TopologyConstructor& own);
+int GraphMap(Library& library, MPI_Comm comm, int nnodes, const int index[], const int edges[],
+             int* newrank, const MapFunction& own);
+int DistGraphCreateAdjacent(Library& library, MPI_Comm comm_old, const AdjacentLists& lists,
+                            int reorder, const AdjacentConstructor& own);
+int DistGraphCreate(Library& library, MPI_Comm comm_old, int n, const int sources[],
+                    const int degrees[], const int destinations[], const int weights[], int reorder,
+                    const TopologyConstructor& own);
+
+// The same with the MPI library's PMPI_* constructors and map functions.
 int CartCreate(Library& library, MPI_Comm comm_old, int ndims, const int dims[],
                const int periods[], int reorder, MPI_Comm* comm_cart);
 int CartMap(Library& library, MPI_Comm comm, int ndims, const int dims[], const int periods[],
