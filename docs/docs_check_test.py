@@ -6,7 +6,8 @@ that documents it:
 
   settings   every key of libtoporr's settings table (kSettings in client/client_options.cc)
              has its variable TOPORR_<KEY> in the SETTINGS section of toporr(7)
-             (deploy/man/toporr.7) and in a table row of README.md;
+             (deploy/man/toporr.7) and in a table row of the user guide (USER_GUIDE,
+             docs/user-guide.md);
   commands   every toporrctl command (the Command tables of the groups listed in
              kCommandGroups, client/ctl/dispatch.cc) is in the COMMANDS section of
              toporrctl(1);
@@ -178,6 +179,10 @@ def missing_in_page(tree, check, names, page_file, section, title):
             for name, where in names if not has_word(page, name)]
 
 
+# The page whose tables list every libtoporr setting (the users' reference besides toporr(7)).
+USER_GUIDE = "docs/user-guide.md"
+
+
 def check_settings(tree):
     keys = settings_keys(tree)
     if not keys:
@@ -185,8 +190,10 @@ def check_settings(tree):
     names = [("TOPORR_" + k.upper(), "key %s of client/client_options.cc" % k) for k in keys]
     problems = missing_in_page(tree, "settings", names, "deploy/man/toporr.7", "SETTINGS",
                                "toporr(7)")
-    rows = [l for l in tree.read("README.md").split("\n") if l.lstrip().startswith("|")]
-    problems += ["settings: %s (%s) has no row in a table of README.md" % (var, where)
+    if not tree.exists(USER_GUIDE):
+        return problems + ["settings: %s does not exist" % USER_GUIDE]
+    rows = [l for l in tree.read(USER_GUIDE).split("\n") if l.lstrip().startswith("|")]
+    problems += ["settings: %s (%s) has no row in a table of %s" % (var, where, USER_GUIDE)
                  for var, where in names if not any(has_word(r, var) for r in rows)]
     return problems
 
@@ -319,8 +326,8 @@ def mutations(tree):
     yield ("settings", ("TOPORR_VERIFY_CALLS", "toporr(7)"),
            Tree(tree.root, {"deploy/man/toporr.7": without_line(r("deploy/man/toporr.7"),
                                                                 "TOPORR_VERIFY_CALLS")}))
-    yield ("settings", ("TOPORR_CHECK_ARGUMENTS", "no row in a table of README.md"),
-           Tree(tree.root, {"README.md": without_line(r("README.md"), "| `TOPORR_CHECK_ARGUMENTS`")}))
+    yield ("settings", ("TOPORR_CHECK_ARGUMENTS", "no row in a table of " + USER_GUIDE),
+           Tree(tree.root, {USER_GUIDE: without_line(r(USER_GUIDE), "| `TOPORR_CHECK_ARGUMENTS` |")}))
     yield ("settings", "TOPORR_NEW_KNOB",
            Tree(tree.root, {"client/client_options.cc": settings.replace(
                '{"socket",', '{"new_knob", TOPORR_TEXT(socket), "a path"},\n    {"socket",', 1)}))
