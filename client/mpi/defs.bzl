@@ -78,7 +78,8 @@ TOPORR_MPI_NEUTRAL_DEPS = [
     "@system//:absl",
 ]
 
-def toporr_mpi_variant(mpi):
+def toporr_mpi_variant(mpi, library_deps = []):
+    """library_deps: more code for libtoporr.so (e.g. Open MPI's components' C++ halves)."""
     cc_library(
         name = "core",
         srcs = TOPORR_MPI_SRCS,
@@ -100,13 +101,17 @@ def toporr_mpi_variant(mpi):
     cc_binary(
         name = "libtoporr.so",
         linkshared = 1,
+        # -z nodelete: once loaded, never unloaded (Open MPI closes a component it does not
+        # select and may open another later; protobuf refuses to register the daemon
+        # protocol's descriptors a second time, as a reloaded library would).
         linkopts = [
             "-Wl,-soname,libtoporr.so",
+            "-Wl,-z,nodelete",
             "-Wl,--version-script=$(location //client/mpi:exports.map)",
         ],
         visibility = ["//visibility:public"],
         additional_linker_inputs = ["//client/mpi:exports.map"],
-        deps = [":core"],
+        deps = [":core"] + library_deps,
     )
     # The interceptors only, over libtoporr.so (pmpi_abi.h): one toporr per process even
     # when the program also links libtoporr.so.

@@ -30,6 +30,15 @@
 namespace toporr::client::mpi {
 namespace {
 
+// Whether this process prints `warning` now: once per process, across every Library in it (a
+// job may hold more than one, e.g. Open MPI's coll and topo components each have theirs).
+bool FirstInProcess(const std::string& warning) {
+  static std::mutex mu;
+  static std::set<std::string>* printed = new std::set<std::string>;
+  std::lock_guard<std::mutex> lock(mu);
+  return printed->insert(warning).second;
+}
+
 using Clock = std::chrono::steady_clock;
 
 constexpr int kTokenBytes = 128;
@@ -306,8 +315,7 @@ void Library::Warn(int rank, const std::string& reason) {
       cause.remove_prefix(colon + 2);
     }
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!warned_.insert(std::string(cause)).second) return;
+  if (!FirstInProcess("fallback: " + std::string(cause))) return;
   std::fprintf(stderr, "toporr: warning: keeping the identity rank order: %s\n", reason.c_str());
   std::fflush(stderr);
 }
@@ -325,7 +333,9 @@ void Library::Fallback(int rank, const absl::Status& why, Decision* d) {
 void Library::Finish(MPI_Comm comm, const Decision& d) {
   if (IsWorldRankZero()) {  // the configuration's warnings, once per job
     std::lock_guard<std::mutex> lock(mu_);
-    for (const std::string& w : option_warnings_) std::fprintf(stderr, "toporr: %s\n", w.c_str());
+    for (const std::string& w : option_warnings_) {
+      if (FirstInProcess("option: " + w)) std::fprintf(stderr, "toporr: %s\n", w.c_str());
+    }
     option_warnings_.clear();
   }
   int rank = 0;

@@ -43,7 +43,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -189,7 +188,6 @@ class Library {
   std::unique_ptr<RowSource> source_;
   std::vector<std::string> option_warnings_;
   std::mutex mu_;
-  std::set<std::string> warned_;
   bool report_failed_ = false;  // under mu_
   int cache_keyval_ = MPI_KEYVAL_INVALID;
 };

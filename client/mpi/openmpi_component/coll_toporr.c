@@ -13,27 +13,18 @@
  * TOPORR_*), so a parameter set through Open MPI (--mca, OMPI_MCA_*, mca-params.conf) wins
  * over TOPORR_* and the site file, and an unset one changes nothing. coll_toporr_disable=1 (or
  * TOPORR_DISABLE=1) makes the component decline every communicator. */
-/* Open MPI's configuration header first, as its headers require, and the version check before
- * the framework headers it guards. */
-/* clang-format off */
-#include "ompi_config.h"
-#include "ompi/version.h"
-#if OMPI_MAJOR_VERSION != 4 || OMPI_MINOR_VERSION != 1
-#error "mca_coll_toporr is written for Open MPI 4.1's coll framework (component 2.0.0, module 2.3.0); these Open MPI headers are another series: build against Open MPI 4.1"
-#endif
-/* clang-format on */
-
 #include "client/mpi/openmpi_component/coll_toporr.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "client/mpi/openmpi_component/component_params.h"
+#include "client/mpi/openmpi_component/ompi_series.h"
 #include "mpi.h"
 #include "ompi/communicator/communicator.h"
 #include "ompi/constants.h"
 #include "ompi/mca/coll/base/base.h"
 #include "ompi/mca/coll/coll.h"
-#include "opal/mca/base/mca_base_var.h"
 
 typedef struct {
   mca_coll_base_module_t super;
@@ -161,80 +152,20 @@ mca_coll_base_component_2_0_0_t mca_coll_toporr_component = {
     .collm_comm_query = toporr_comm_query,
 };
 
-static void toporr_register_var(const char* name, const char* help, mca_base_var_type_t type,
-                                mca_base_var_info_lvl_t level, void* storage) {
-  (void)mca_base_component_var_register(&mca_coll_toporr_component.collm_version, name, help, type,
-                                        NULL, 0, 0, level, MCA_BASE_VAR_SCOPE_READONLY, storage);
-}
-
 static int toporr_register(void) {
-  toporr_mca_defaults(&params);
-  toporr_register_var("priority",
-                      "Priority of the toporr coll component (above tuned's 30 and han's: "
-                      "toporr's module provides allreduce, bcast, reduce and allgather)",
-                      MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_6, &priority);
-  toporr_register_var("min_bytes",
-                      "toporr takes over allreduce, bcast, reduce of at least this many bytes "
-                      "(allgather: per-rank block); smaller calls go to the module Open MPI "
-                      "would have used (TOPORR_MIN_BYTES)",
-                      MCA_BASE_VAR_TYPE_INT64_T, OPAL_INFO_LVL_5, &params.min_bytes);
-  toporr_register_var("disable",
-                      "Never take over a call: the component declines every "
-                      "communicator (TOPORR_DISABLE)",
-                      MCA_BASE_VAR_TYPE_BOOL, OPAL_INFO_LVL_4, &params.disable);
-  toporr_register_var("verify",
-                      "Time the first calls of each decision of toporr's "
-                      "collectives against the library's own call and keep the faster "
-                      "(TOPORR_VERIFY)",
-                      MCA_BASE_VAR_TYPE_BOOL, OPAL_INFO_LVL_5, &params.verify);
-  toporr_register_var("verify_calls", "Measured calls of each path, 1..50 (TOPORR_VERIFY_CALLS)",
-                      MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_6, &params.verify_calls);
-  toporr_register_var("check_arguments",
-                      "Check that every rank passed the same arguments "
-                      "before toporr runs its own path (TOPORR_CHECK_ARGUMENTS)",
-                      MCA_BASE_VAR_TYPE_BOOL, OPAL_INFO_LVL_6, &params.check_arguments);
-  toporr_register_var("reproducible",
-                      "Reductions always by the library's own call, bitwise "
-                      "as without toporr (TOPORR_REPRODUCIBLE)",
-                      MCA_BASE_VAR_TYPE_BOOL, OPAL_INFO_LVL_5, &params.reproducible);
-  toporr_register_var("deadline_ms",
-                      "Deadline of each daemon request in ms, 1..600000 "
-                      "(TOPORR_DEADLINE_MS)",
-                      MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_5, &params.deadline_ms);
-  toporr_register_var("verbose",
-                      "0 quiet (one warning per cause per job), 1 or more a line per "
-                      "decision and per run-time check on rank 0 (TOPORR_VERBOSE)",
-                      MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_5, &params.verbose);
-  struct {
-    const char* name;
-    const char* help;
-    char** storage;
-  } strings[] = {
-      {"report", "File to which rank 0 appends one JSON line per decision (TOPORR_REPORT)",
-       &params.report},
-      {"address", "HOST:PORT of the daemon's TCP listener; wins over socket (TOPORR_ADDRESS)",
-       &params.address},
-      {"socket", "The daemon's Unix socket (TOPORR_SOCKET)", &params.socket},
-      {"tls_ca", "PEM CA file: TLS to address (TOPORR_TLS_CA)", &params.tls_ca},
-      {"costs", "A TOPORRC1/C2 cost file; wins over the daemon (TOPORR_COSTS)", &params.costs},
-      {"hostmap", "File whose line i names the host of MPI_COMM_WORLD rank i (TOPORR_HOSTMAP)",
-       &params.hostmap},
-      {"algorithm",
-       "Force toporr's collectives to one algorithm, or multilevel "
-       "(TOPORR_ALGORITHM)",
-       &params.algorithm},
-  };
-  for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); ++i) {
-    toporr_register_var(strings[i].name, strings[i].help, MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_5,
-                        strings[i].storage);
-  }
+  toporr_mca_register_int(&mca_coll_toporr_component.collm_version, "priority",
+                          "Priority of the toporr coll component (above tuned's 30 and han's: "
+                          "toporr's module provides allreduce, bcast, reduce and allgather)",
+                          OPAL_INFO_LVL_6, &priority);
+  toporr_mca_register_settings(&mca_coll_toporr_component.collm_version, &params,
+                               TOPORR_MCA_COLLECTIVE_SETTINGS | TOPORR_MCA_DECISION_SETTINGS);
   return OMPI_SUCCESS;
 }
 
 /* Builds toporr's configuration once per process (MPI_Init); a disabled toporr makes the
  * component unavailable. */
 static int toporr_init_query(bool enable_progress_threads, bool enable_mpi_threads) {
-  return toporr_mca_configure(&params) ? OMPI_SUCCESS : OMPI_ERR_NOT_AVAILABLE;
+  return toporr_mca_configure(TOPORR_MCA_COLL, &params) ? OMPI_SUCCESS : OMPI_ERR_NOT_AVAILABLE;
 }
 
 static mca_coll_base_module_t* toporr_comm_query(struct ompi_communicator_t* comm,

@@ -8,9 +8,8 @@
 
 #include <mpi.h>
 #include <stdint.h>
-#ifndef __cplusplus
-#include <stdbool.h>
-#endif
+
+#include "client/mpi/openmpi_component/component.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,35 +41,6 @@ struct toporr_mca_previous {
   toporr_mca_allgather_fn allgather;
   struct mca_coll_base_module_2_3_0_t* allgather_module;
 };
-
-/* The component's MCA parameters that configure toporr (client/client_options.h keys of the
- * same names), in the types Open MPI's MCA variables store; a null string is unset. */
-struct toporr_mca_params {
-  int64_t min_bytes;
-  bool disable;
-  bool verify;
-  int verify_calls;
-  bool check_arguments;
-  bool reproducible;
-  int deadline_ms;
-  int verbose;
-  char* report;
-  char* address;
-  char* socket;
-  char* tls_ca;
-  char* costs;
-  char* hostmap;
-  char* algorithm;
-};
-
-/* Fills *params with the process's configuration: defaults, the site file, TOPORR_*
- * (ProcessClientOptions). Strings point to storage that lives as long as the process. */
-void toporr_mca_defaults(struct toporr_mca_params* params);
-
-/* Builds the component's toporr from *params (which start from toporr_mca_defaults, so a
- * parameter the user did not set keeps the environment's or site file's value). The first
- * call wins; later calls change nothing. Returns 1 when toporr is enabled, 0 when disabled. */
-int toporr_mca_configure(const struct toporr_mca_params* params);
 
 /* The collectives of toporr's module, for an intra-communicator: toporr's path (decision,
  * argument check, run-time check) for a call of at least min_bytes (per-rank block for

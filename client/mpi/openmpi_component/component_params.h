@@ -1,0 +1,29 @@
+/* Registration of toporr's settings as a component's MCA parameters (C: Open MPI's MCA
+ * headers are C only). Include after ompi_series.h. */
+#ifndef TOPORR_CLIENT_MPI_OPENMPI_COMPONENT_COMPONENT_PARAMS_H_
+#define TOPORR_CLIENT_MPI_OPENMPI_COMPONENT_COMPONENT_PARAMS_H_
+
+#include "client/mpi/openmpi_component/component.h"
+#include "opal/mca/base/base.h"
+
+/* Which of toporr's settings a component registers. */
+enum toporr_mca_settings {
+  /* disable, deadline_ms, verbose, report, address, socket, tls_ca, costs, hostmap: what
+   * every decision reads */
+  TOPORR_MCA_DECISION_SETTINGS = 1,
+  /* min_bytes, verify, verify_calls, check_arguments, reproducible, algorithm: what toporr's
+   * collectives read */
+  TOPORR_MCA_COLLECTIVE_SETTINGS = 2,
+};
+
+/* Fills *params with toporr_mca_defaults and registers the settings `which` (a mask of
+ * toporr_mca_settings) as `component`'s parameters <framework>_<component>_<key>, each
+ * storing into *params, with the help text naming its TOPORR_* variable. */
+void toporr_mca_register_settings(const mca_base_component_t* component,
+                                  struct toporr_mca_params* params, int which);
+
+/* Registers one more int parameter (e.g. the component's priority). */
+void toporr_mca_register_int(const mca_base_component_t* component, const char* name,
+                             const char* help, int level, int* storage);
+
+#endif /* TOPORR_CLIENT_MPI_OPENMPI_COMPONENT_COMPONENT_PARAMS_H_ */

@@ -1,0 +1,277 @@
+#!/usr/bin/env python3
+"""toporr inside Open MPI: the components mca_coll_toporr.so and mca_topo_toporr.so
+(client/mpi/openmpi_component), found through OMPI_MCA_mca_base_component_path (a directory
+holding them and a link to libtoporr.so, as a site's own component directory would), in real
+MPI jobs (mpirun, no LD_PRELOAD) against a real toporrd, ranks placed on fabric hosts with
+TOPORR_HOSTMAP.
+
+Usage: openmpi_components_test.py openmpi [unittest args]; run by Bazel from the runfiles
+tree. Shares mpi_test.py's job and daemon plumbing (only the tests below run). Checked:
+  - ompi_info lists both components and their parameters (coll: priority 40, min_bytes and
+    toporr's settings; topo: priority 50 and the settings decisions read); a TOPORR_* variable
+    is a parameter's default, an OMPI_MCA_* one wins over it;
+  - the topo component reorders MPI_Cart_create, MPI_Graph_create, MPI_Dist_graph_create and
+    MPI_Dist_graph_create_adjacent (reorder = 1) as the PMPI layer does (same orders, same
+    decisions), with correct coordinates, shifts and neighbour lists (toporr_check's checks,
+    topo_map_check's cartwork, the Fortran grid); `topo ^toporr` and topo_toporr_disable
+    leave the library's order;
+  - unchanged programs (stencil.c, fortran_coll.f90) print the same with the component as
+    without, and toporr decides their large allreduce / bcast / reduce / allgather from the
+    daemon's costs: one TOPORR_REPORT line each, the same decisions as the PMPI layer's
+    (LD_PRELOAD=libtoporr_pmpi.so) for the same job;
+  - fallbacks (no daemon; a cost file that is not one; a host the fabric does not have): the
+    identity order, the same output, one warning per job for both components;
+  - a PMPI profiling tool linked into the program (pmpi_count.c) counts exactly the
+    application's MPI_Allreduce calls while toporr decides (toporr's own steps call PMPI_*);
+  - `coll ^toporr` (OMPI_MCA_coll) and coll_toporr_disable / coll_toporr_min_bytes leave no
+    report line; coll_toporr_report moves the report.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mpi_test  # noqa: E402  (takes the MPI argument off sys.argv)
+from mpi_test import MPI, MPICC, MPIF90, round_robin  # noqa: E402
+
+COMPONENTS = [os.path.join(mpi_test.ROOT, "client/mpi/openmpi_component", name)
+              for name in ("mca_coll_toporr.so", "mca_topo_toporr.so")]
+SYSTEM_COMPONENTS = "/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3"
+# What a decision is, as two ways of running toporr for the same job must agree on it.
+DECISION = ["collective", "bytes", "root", "algorithm", "chosen_algorithm", "new_order",
+            "source", "size", "hosts"]
+
+
+def collectives(report):
+    """The coll component's decisions of a report (the topo component's are *_create)."""
+    return [r for r in report if not r["collective"].endswith("_create")]
+
+
+class OpenMpiComponentsTest(mpi_test.MpiTest):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix=f"toporr-components-{MPI}-")
+        # Open MPI loads every mca_*.so of the path's directories: one holding only ours, and
+        # the libtoporr.so they depend on (their RUNPATH has $ORIGIN).
+        cls.components = os.path.join(cls.tmp, "components")
+        os.mkdir(cls.components)
+        for path in COMPONENTS + [os.path.join(mpi_test.LIBDIR, "libtoporr.so")]:
+            os.symlink(os.path.realpath(path),
+                       os.path.join(cls.components, os.path.basename(path)))
+        cls.component_env = {
+            "OMPI_MCA_mca_base_component_path": f"{cls.components}:{SYSTEM_COMPONENTS}"}
+        cls.stencil = os.path.join(cls.tmp, "stencil")
+        subprocess.run([MPICC, "-O1", "-o", cls.stencil, "client/mpi/testing/stencil.c"],
+                       check=True)
+        cls.counted = os.path.join(cls.tmp, "stencil_counted")
+        subprocess.run([MPICC, "-O1", "-o", cls.counted, "client/mpi/testing/stencil.c",
+                        "client/mpi/testing/pmpi_count.c"], check=True)
+        cls.fcoll = os.path.join(cls.tmp, "fortran_coll")
+        subprocess.run([MPIF90, "-w", "-o", cls.fcoll, "client/mpi/testing/fortran_coll.f90"],
+                       check=True)
+        cls.check = os.path.join(cls.tmp, "toporr_check")
+        subprocess.run([MPICC, "-O1", "-Wno-stringop-overread", "-I", mpi_test.ROOT, "-o",
+                        cls.check, "client/mpi/testing/toporr_check.c", "-L", mpi_test.LIBDIR,
+                        "-ltoporr", f"-Wl,-rpath,{mpi_test.LIBDIR}"], check=True)
+        cls.fcart = os.path.join(cls.tmp, "toporr_cart")
+        subprocess.run([MPIF90, "-o", cls.fcart, "client/mpi/testing/toporr_cart.f90"],
+                       check=True)
+        cls.topo_map = os.path.join(cls.tmp, "topo_map_check")
+        subprocess.run([MPICC, "-O1", "-o", cls.topo_map, "client/mpi/testing/topo_map_check.c"],
+                       check=True)
+        cls.serve_demo_fabric()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.stop_daemon()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def component_job(self, np, hosts, program, env=None, specs=(), **kwargs):
+        return self.run_job(np, list(specs), hosts, program=program,
+                            env={**self.component_env, **(env or {})}, **kwargs)
+
+    def ompi_info(self, env, framework="coll"):
+        p = subprocess.run(["ompi_info", "--param", framework, "toporr", "--level", "9",
+                            "--parsable"], env={**os.environ, **self.component_env, **env},
+                           capture_output=True, text=True, timeout=60, check=True)
+        return p.stdout
+
+    def decisions(self, job):
+        return [{k: r.get(k) for k in DECISION} for r in job.report]
+
+    def test_ompi_info_lists_the_component_and_its_parameters(self):
+        out = self.ompi_info({})
+        self.assertIn("mca:coll:toporr:version:", out)
+        for name, value in [("priority", "40"), ("min_bytes", "65536"), ("disable", "false"),
+                            ("verify", "true"), ("report", ""), ("deadline_ms", "2000"),
+                            ("address", ""), ("socket", "/run/toporr/toporrd.sock"),
+                            ("costs", ""), ("hostmap", ""), ("algorithm", "")]:
+            with self.subTest(name=name):
+                self.assertIn(f"mca:coll:toporr:param:coll_toporr_{name}:value:{value}\n", out)
+        # TOPORR_* is a parameter's default; an Open MPI parameter wins over it.
+        out = self.ompi_info({"TOPORR_DEADLINE_MS": "700", "TOPORR_MIN_BYTES": "4096"})
+        self.assertIn("coll_toporr_deadline_ms:value:700\n", out)
+        self.assertIn("coll_toporr_min_bytes:value:4096\n", out)
+        out = self.ompi_info({"TOPORR_DEADLINE_MS": "700", "OMPI_MCA_coll_toporr_deadline_ms": "900"})
+        self.assertIn("coll_toporr_deadline_ms:value:900\n", out)
+        self.assertIn("coll_toporr_deadline_ms:source:environment", out)
+        out = self.ompi_info({"TOPORR_DEADLINE_MS": "700"}, framework="topo")
+        self.assertIn("mca:topo:toporr:version:", out)
+        for name, value in [("priority", "50"), ("disable", "false"), ("report", ""),
+                            ("deadline_ms", "700"), ("socket", "/run/toporr/toporrd.sock"),
+                            ("costs", ""), ("hostmap", "")]:
+            with self.subTest(name=name):
+                self.assertIn(f"mca:topo:toporr:param:topo_toporr_{name}:value:{value}\n", out)
+        self.assertNotIn("topo_toporr_min_bytes", out)  # a collective setting
+        # Without the components' directory on the path, Open MPI has no such components.
+        for framework in ["coll", "topo"]:
+            plain = subprocess.run(["ompi_info", "--param", framework, "all", "--level", "9",
+                                    "--parsable"], capture_output=True, text=True, timeout=60)
+            self.assertNotIn(f"{framework}_toporr_priority", plain.stdout)
+
+    def test_unchanged_programs_give_the_same_results_and_decisions(self):
+        np = 16
+        hosts = round_robin(np, 4)
+        plain = self.run_job(np, [], hosts, program=self.stencil)
+        job = self.component_job(np, hosts, self.stencil)
+        self.assertEqual(job.stdout, plain.stdout)
+        self.assertEqual(job.warnings(), [], job.stderr)
+        # The stencil's grid (MPI_Cart_create, reorder = 1) through the topo component, its
+        # large collectives through the coll component.
+        self.assertEqual({r["collective"] for r in job.report},
+                         {"cart_create", "allreduce", "bcast", "reduce"})
+        colls = [r for r in job.report if r["collective"] != "cart_create"]
+        self.assertTrue(all(r["source"] == "daemon" and r["bytes"] >= 65536
+                            for r in colls), job.report)
+        self.check_library_candidate(colls, np)
+        pmpi = self.run_job(np, [], hosts, program=self.stencil, preload=True)
+        self.assertEqual(self.decisions(job), self.decisions(pmpi))
+        # Fortran: the library's bindings reach the component as C calls do.
+        np = 8
+        hosts = round_robin(np, 4)
+        plain = self.run_job(np, [], hosts, program=self.fcoll)
+        job = self.component_job(np, hosts, self.fcoll)
+        self.assertEqual(sorted(job.stdout.splitlines()), sorted(plain.stdout.splitlines()))
+        self.assertEqual({r["collective"] for r in job.report},
+                         {"allreduce", "bcast", "reduce", "allgather"})
+        # The PMPI layer's decisions for the same job are the component's.
+        pmpi = self.run_job(np, [], hosts, program=self.fcoll, preload=True)
+        self.assertEqual(self.decisions(job), self.decisions(pmpi))
+        self.assertTrue(any(r["new_order"] != list(range(np)) for r in job.report), job.report)
+
+    def test_fallbacks_identity_and_one_warning(self):
+        np = 8
+        hosts = round_robin(np, 4)
+        plain = self.run_job(np, [], hosts, program=self.stencil)
+        not_costs = os.path.join(self.tmp, "not_costs")
+        with open(not_costs, "w") as f:
+            f.write("this is not a cost file\n")
+        unknown = ["node%02d" % (i % 4 + 1) for i in range(np - 1)] + ["no-such-host"]
+        for cause, job_hosts, env, kwargs in [
+                ("no daemon", hosts, {}, {"socket": os.path.join(self.tmp, "absent.sock")}),
+                ("cost file", hosts, {"TOPORR_COSTS": not_costs}, {}),
+                ("unknown host", unknown, {}, {})]:
+            with self.subTest(cause=cause):
+                job = self.component_job(np, job_hosts, self.stencil, env=env, **kwargs)
+                self.assertEqual(job.stdout, plain.stdout)
+                self.assertEqual(len(job.warnings()), 1, job.stderr)
+                self.assertIn("cart_create", {r["collective"] for r in job.report})
+                for r in job.report:
+                    self.assertEqual(r["source"], "fallback", r)
+                    self.assertEqual(r["new_order"], list(range(np)), r)
+
+    # ---- the topo component ----
+
+    def test_topo_component_reorders_constructors_as_the_pmpi_layer(self):
+        np = 16
+        hosts = round_robin(np, 8)
+        specs = ["cart", "graph", "dist", "distgen"]
+        job = self.component_job(np, hosts, self.check, specs=specs)
+        pmpi = self.run_job(np, specs, hosts, preload=True)
+        self.assertEqual(job.warnings(), [], job.stderr)
+        for name in specs:
+            with self.subTest(name=name):
+                self.assertTrue(job.checks[name] and all(c == "ok" for c in job.checks[name]),
+                                job.checks[name])
+                self.assertNotEqual(job.orders[name][0]["order"], list(range(np)))
+                self.assertEqual(job.orders[name][0]["order"], pmpi.orders[name][0]["order"])
+        self.assertEqual({r["collective"] for r in job.report},
+                         {"cart_create", "graph_create", "dist_graph_create",
+                          "dist_graph_create_adjacent"})
+        self.assertTrue(all(r["source"] == "daemon" for r in job.report), job.report)
+        self.assertEqual(self.decisions(job), self.decisions(pmpi))
+        # mpi4py's Cartesian checks on grids built with reorder = 1 and 0, and the Fortran
+        # grid: the same order as C's. (Its check also compares MPI_CART_MAP on
+        # MPI_COMM_WORLD, which Open MPI answers without a topo module: not asserted here.)
+        work = self.component_job(np, hosts, self.topo_map, specs=["cartwork"])
+        self.assertEqual(work.checks["cartwork"], ["ok"], work.stderr)
+        self.assertIn("cart_create", {r["collective"] for r in work.report})
+        fortran = self.component_job(np, hosts, self.fcart)
+        self.assertEqual(fortran.orders["fortran-cart"][0]["order"], job.orders["cart"][0]["order"])
+
+    def test_topo_component_excluded_or_disabled_leaves_the_librarys_order(self):
+        np = 16
+        hosts = round_robin(np, 8)
+        for env in [{"OMPI_MCA_topo": "^toporr"}, {"OMPI_MCA_topo_toporr_disable": "1"}]:
+            with self.subTest(env=env):
+                job = self.component_job(np, hosts, self.check, specs=["cart", "dist"], env=env)
+                for name in ["cart", "dist"]:
+                    self.assertEqual(job.checks[name], ["ok"] * len(job.checks[name]))
+                    self.assertEqual(job.orders[name][0]["order"], list(range(np)))
+                self.assertEqual(job.report, [])
+                self.assertEqual(job.warnings(), [], job.stderr)
+
+    def test_a_pmpi_tool_still_sees_the_applications_calls(self):
+        # The tool counts every MPI_Allreduce of the application with the component as
+        # without, and only those: libtoporr's own steps call PMPI_*, which a tool's
+        # definitions do not interpose.
+        np = 8
+        hosts = round_robin(np, 4)
+
+        def count(job):
+            lines = [l for l in job.stdout.splitlines() if l.startswith("PMPI_COUNT")]
+            self.assertEqual(len(lines), 1, job.stdout)
+            return int(lines[0].split()[2])
+
+        plain = self.run_job(np, [], hosts, program=self.counted)
+        job = self.component_job(np, hosts, self.counted)
+        self.assertGreater(count(plain), 0)
+        self.assertEqual(count(job), count(plain))
+        self.assertIn("allreduce", {r["collective"] for r in job.report})
+        strip = lambda j: [l for l in j.stdout.splitlines() if not l.startswith("PMPI_COUNT")]
+        self.assertEqual(strip(job), strip(plain))
+        excluded = self.component_job(np, hosts, self.counted, env={"OMPI_MCA_coll": "^toporr"})
+        self.assertEqual(excluded.stdout, plain.stdout)
+
+    def test_excluded_disabled_or_above_every_call_no_report(self):
+        np = 4
+        hosts = round_robin(np, 4)
+        plain = self.run_job(np, [], hosts, program=self.stencil)
+        for env in [{"OMPI_MCA_coll": "^toporr"}, {"OMPI_MCA_coll_toporr_disable": "1"},
+                    {"OMPI_MCA_coll_toporr_min_bytes": str(1 << 40)}]:
+            with self.subTest(env=env):
+                job = self.component_job(np, hosts, self.stencil, env=env)
+                self.assertEqual(job.stdout, plain.stdout)
+                self.assertEqual(collectives(job.report), [])
+                self.assertEqual(job.warnings(), [], job.stderr)
+        # coll_toporr_report wins over TOPORR_REPORT.
+        moved = os.path.join(self.tmp, "moved.jsonl")
+        job = self.component_job(np, hosts, self.stencil,
+                                 env={"OMPI_MCA_coll_toporr_report": moved})
+        self.assertEqual(collectives(job.report), [])
+        with open(moved) as f:
+            self.assertIn('"event":"decision"', f.read().replace(" ", ""))
+        os.unlink(moved)
+
+
+def load_tests(loader, tests, pattern):
+    """This file's tests only (not mpi_test.MpiTest's, whose plumbing it shares)."""
+    names = sorted(n for n in OpenMpiComponentsTest.__dict__ if n.startswith("test_"))
+    return unittest.TestSuite(OpenMpiComponentsTest(n) for n in names)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
