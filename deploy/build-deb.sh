@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Builds toporr_<version>_amd64.deb with dpkg-deb:
 #   /usr/sbin/toporrd, /usr/sbin/toporr-discover (the live collector toporrd runs from its
-#   own directory), /usr/bin/toporrctl;
+#   own directory), /usr/bin/toporrctl, /usr/bin/toporr-probe (Open MPI) and
+#   /usr/bin/toporr-probe-mpich;
 #   libtoporr for Open MPI in /usr/lib/x86_64-linux-gnu/toporr/openmpi/ and for MPICH in
 #   /usr/lib/x86_64-linux-gnu/toporr/mpich/ (libtoporr.so and libtoporr_pmpi.so each), with
 #   pkg-config files toporr.pc (Open MPI) and toporr-mpich.pc;
+#   Open MPI's components mca_coll_toporr.so and mca_topo_toporr.so in Debian's Open MPI
+#   component directory /usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/, where every Open MPI
+#   job finds them (each finds libtoporr.so through its RUNPATH, $ORIGIN/../../../toporr/openmpi);
 #   the headers as /usr/include/toporr/client/toporr.h(.hpp) (`#include "client/toporr.h"`
 #   as in the sources; `pkg-config --cflags toporr` gives -I/usr/include/toporr);
 #   the systemd unit /lib/systemd/system/toporrd.service, /etc/toporr/toporrd.conf
@@ -27,7 +31,10 @@ else
   source "$SRC/deploy/common.sh"
   toporr_build //daemon:toporrd //client/ctl:toporrctl //collectors:toporr-discover \
     //client/mpi/openmpi:libtoporr.so //client/mpi/openmpi:libtoporr_pmpi.so \
-    //client/mpi/mpich:libtoporr.so //client/mpi/mpich:libtoporr_pmpi.so
+    //client/mpi/mpich:libtoporr.so //client/mpi/mpich:libtoporr_pmpi.so \
+    //client/mpi/openmpi_component:mca_coll_toporr.so \
+    //client/mpi/openmpi_component:mca_topo_toporr.so \
+    //probe:toporr-probe //probe:toporr-probe-mpich
   BIN="$(toporr_bazel_bin)"
 fi
 
@@ -46,13 +53,21 @@ strip_elf() {
 inst 0755 "$BIN/daemon/toporrd" /usr/sbin/toporrd
 inst 0755 "$BIN/collectors/toporr-discover" /usr/sbin/toporr-discover
 inst 0755 "$BIN/client/ctl/toporrctl" /usr/bin/toporrctl
+inst 0755 "$BIN/probe/toporr-probe" /usr/bin/toporr-probe
+inst 0755 "$BIN/probe/toporr-probe-mpich" /usr/bin/toporr-probe-mpich
 LIBDIR=/usr/lib/$MULTIARCH/toporr
 for mpi in openmpi mpich; do
   for lib in libtoporr.so libtoporr_pmpi.so; do
     inst 0644 "$BIN/client/mpi/$mpi/$lib" "$LIBDIR/$mpi/$lib"
   done
 done
-for f in "$ROOT/usr/sbin/"* "$ROOT/usr/bin/"* "$ROOT$LIBDIR"/*/*.so; do strip_elf "$f"; done
+OMPI_COMPONENTS=/usr/lib/$MULTIARCH/openmpi/lib/openmpi3
+for component in mca_coll_toporr.so mca_topo_toporr.so; do
+  inst 0644 "$BIN/client/mpi/openmpi_component/$component" "$OMPI_COMPONENTS/$component"
+done
+for f in "$ROOT/usr/sbin/"* "$ROOT/usr/bin/"* "$ROOT$LIBDIR"/*/*.so "$ROOT$OMPI_COMPONENTS"/*.so; do
+  strip_elf "$f"
+done
 
 inst 0644 "$SRC/client/toporr.h" /usr/include/toporr/client/toporr.h
 inst 0644 "$SRC/client/toporr.hpp" /usr/include/toporr/client/toporr.hpp
@@ -112,7 +127,8 @@ cat > "$STAGE/changelog" <<CHANGELOG
 toporr ($VERSION) unstable; urgency=medium
 
   * Package built by deploy/build-deb.sh: toporrd, toporr-discover, toporrctl,
-    libtoporr for Open MPI and MPICH, headers, pkg-config files, systemd unit.
+    toporr-probe, libtoporr for Open MPI and MPICH, Open MPI's coll and topo
+    components, headers, pkg-config files, systemd unit.
 
  -- toporr developers <toporr@lists.toporr.org>  $DATE
 CHANGELOG
@@ -130,7 +146,8 @@ Architecture: amd64
 CONTROL
 (cd "$STAGE/src" && dpkg-shlibdeps -O -S"$ROOT" \
   -e"$ROOT/usr/sbin/toporrd" -e"$ROOT/usr/sbin/toporr-discover" -e"$ROOT/usr/bin/toporrctl" \
-  -dRecommends $(for f in "$ROOT$LIBDIR"/*/libtoporr.so; do echo "-e$f"; done) \
+  -dRecommends $(for f in "$ROOT$LIBDIR"/*/libtoporr.so "$ROOT$OMPI_COMPONENTS"/*.so \
+    "$ROOT/usr/bin/toporr-probe"*; do echo "-e$f"; done) \
   2>"$STAGE/shlibdeps.err") > "$STAGE/substvars" || { cat "$STAGE/shlibdeps.err" >&2; exit 1; }
 DEPENDS="$(sed -n 's/^shlibs:Depends=//p' "$STAGE/substvars")"
 RECOMMENDS="$(sed -n 's/^shlibs:Recommends=//p' "$STAGE/substvars")"

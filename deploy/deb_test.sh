@@ -31,6 +31,9 @@ for want in ./usr/sbin/toporrd ./usr/sbin/toporr-discover ./usr/bin/toporrctl \
     ./usr/lib/x86_64-linux-gnu/toporr/openmpi/libtoporr_pmpi.so \
     ./usr/lib/x86_64-linux-gnu/toporr/mpich/libtoporr.so \
     ./usr/lib/x86_64-linux-gnu/toporr/mpich/libtoporr_pmpi.so \
+    ./usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/mca_coll_toporr.so \
+    ./usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/mca_topo_toporr.so \
+    ./usr/bin/toporr-probe ./usr/bin/toporr-probe-mpich \
     ./usr/lib/x86_64-linux-gnu/pkgconfig/toporr.pc ./usr/lib/x86_64-linux-gnu/pkgconfig/toporr-mpich.pc \
     ./usr/include/toporr/client/toporr.h ./usr/include/toporr/client/toporr.hpp \
     ./lib/systemd/system/toporrd.service ./etc/toporr/toporrd.conf ./etc/toporr/client.conf \
@@ -121,4 +124,19 @@ ldd "$WORK/use-mpich" >"$WORK/ldd-mpich"
 grep -q "$ROOT/usr/lib/x86_64-linux-gnu/toporr/mpich/libtoporr.so" "$WORK/ldd-mpich" ||
   fail "MPICH program does not use the installed libtoporr"
 echo "ok   pkg-config toporr / toporr-mpich: mpicc and mpicxx build against the package"
+
+# Open MPI's components, where the package puts them: Open MPI (ompi_info) opens both from the
+# installed component directory, each loading the installed libtoporr.so through its RUNPATH.
+COMPONENTS="$ROOT/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3"
+for framework in coll topo; do
+  so="$COMPONENTS/mca_${framework}_toporr.so"
+  ldd "$so" >"$WORK/ldd-$framework"
+  grep -q "libtoporr.so => $ROOT/usr/lib/x86_64-linux-gnu/toporr/openmpi/libtoporr.so" \
+    "$WORK/ldd-$framework" || { cat "$WORK/ldd-$framework"; fail "$so does not find the installed libtoporr"; }
+  OMPI_MCA_mca_base_component_path="$COMPONENTS:/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3" \
+    ompi_info --param "$framework" toporr --level 9 --parsable >"$WORK/ompi_info-$framework" 2>&1
+  grep -q "^mca:$framework:toporr:param:${framework}_toporr_priority:value:" \
+    "$WORK/ompi_info-$framework" || { cat "$WORK/ompi_info-$framework"; fail "ompi_info lacks $framework/toporr"; }
+done
+echo "ok   ompi_info opens the installed coll and topo components"
 echo PASS

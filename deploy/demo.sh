@@ -3,7 +3,9 @@
 # daemon on a fresh SQLite file in a scratch directory, ingests the bundled 16-host fat tree
 # (ibnetdiscover output of deploy/demo/fattree-2l-16h.net under ibsim + opensm), prints the
 # hosts, the cost and the path between two hosts, plans a topology-aware rank order for a
-# 16-rank allreduce, and stops the daemon.
+# 16-rank allreduce, runs a 16-rank Open MPI job with toporr's components (its communicators
+# reordered from the daemon's costs; then with the daemon stopped: identity, one warning), and
+# stops the daemon.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -62,9 +64,18 @@ ctl plan --hostfile "$SCRATCH/job.hosts" --map-by node --collective allreduce --
 # libtoporr in a real MPI job. All 16 ranks run on this machine; TOPORR_HOSTMAP says which
 # fabric host each one stands for: round-robin over 8 hosts, one per leaf switch first
 # (node01 node05 node09 node13 node02 ...), the poor order a scheduler's round-robin gives.
-echo; echo "== building libtoporr for Open MPI and the demo program (mpicc)"
-toporr_build //client/mpi/openmpi:libtoporr.so //client/mpi/openmpi:libtoporr_pmpi.so
+# toporr runs inside Open MPI as its coll and topo components, found on
+# mca_base_component_path (a directory of their own here; the .deb installs them in Open MPI's
+# component directory): no LD_PRELOAD.
+echo; echo "== building libtoporr and toporr's Open MPI components, and the demo program (mpicc)"
+toporr_build //client/mpi/openmpi:libtoporr.so \
+  //client/mpi/openmpi_component:mca_coll_toporr.so //client/mpi/openmpi_component:mca_topo_toporr.so
 LIB="$(dirname "$(readlink -f "$BIN/client/mpi/openmpi/libtoporr.so")")"
+mkdir "$SCRATCH/components"
+for so in "$LIB/libtoporr.so" "$BIN/client/mpi/openmpi_component/mca_coll_toporr.so" \
+  "$BIN/client/mpi/openmpi_component/mca_topo_toporr.so"; do
+  ln -s "$(readlink -f "$so")" "$SCRATCH/components/$(basename "$so")"
+done
 mpicc.openmpi -O2 -I "$TOPORR_ROOT" -o "$SCRATCH/reorder_demo" \
   "$TOPORR_ROOT/deploy/demo/reorder_demo.c" -L "$LIB" -ltoporr -Wl,-rpath,"$LIB"
 for i in $(seq 0 15); do
@@ -73,15 +84,16 @@ done >"$SCRATCH/hostmap"
 mpi_job() {
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
     mpirun.openmpi --oversubscribe --bind-to none -np 16 \
-    -x LD_PRELOAD="$LIB/libtoporr_pmpi.so" -x TOPORR_SOCKET="$SOCK" \
+    -x OMPI_MCA_mca_base_component_path="$SCRATCH/components:/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3" \
+    -x TOPORR_SOCKET="$SOCK" \
     -x TOPORR_HOSTMAP="$SCRATCH/hostmap" -x TOPORR_REPORT="$SCRATCH/report.jsonl" \
     -x TOPORR_DEADLINE_MS="${TOPORR_DEADLINE_MS:-2000}" "$SCRATCH/reorder_demo"
 }
-echo; echo "== mpirun -np 16, LD_PRELOAD=libtoporr_pmpi.so, TOPORR_HOSTMAP: $(paste -sd' ' "$SCRATCH/hostmap")"
+echo; echo "== mpirun -np 16 with toporr's coll and topo components, TOPORR_HOSTMAP: $(paste -sd' ' "$SCRATCH/hostmap")"
 mpi_job
 echo; echo "== the same job with toporrd stopped (SIGSTOP), TOPORR_DEADLINE_MS=500: identity, one warning"
 kill -STOP "$DAEMON"
 TOPORR_DEADLINE_MS=500 mpi_job
 kill -CONT "$DAEMON"
-echo; echo "== TOPORR_REPORT ($SCRATCH/report.jsonl), first decision:"
-head -1 "$SCRATCH/report.jsonl"
+echo; echo "== TOPORR_REPORT ($SCRATCH/report.jsonl): the first job's decisions"
+head -3 "$SCRATCH/report.jsonl"

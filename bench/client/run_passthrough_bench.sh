@@ -1,38 +1,62 @@
 #!/usr/bin/env bash
-# The PMPI layer's cost for calls it passes through (8-byte MPI_Allreduce / MPI_Bcast, below
-# TOPORR_MIN_BYTES), against the same program without LD_PRELOAD, alternating the two
-# ROUNDS times in one session (the machine is shared and noisy: read the medians).
+# What toporr costs calls it passes through (8-byte MPI_Allreduce / MPI_Bcast, below
+# TOPORR_MIN_BYTES): the same program plain, under the PMPI layer (LD_PRELOAD) and, for Open
+# MPI, with toporr's coll and topo components (mca_base_component_path, no preload),
+# alternating the variants ROUNDS times in one session (the machine is shared and noisy: read
+# the medians and the spread).
 #   bench/client/run_passthrough_bench.sh [openmpi|mpich] [ROUNDS] [CALLS]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../deploy/common.sh"
 MPI=${1:-openmpi}
 ROUNDS=${2:-5}
 CALLS=${3:-100000}
-toporr_build "//client/mpi/$MPI:libtoporr_pmpi.so"
-LIB="$(dirname "$(readlink -f "$(toporr_bazel_bin)/client/mpi/$MPI/libtoporr.so")")"
+TARGETS=("//client/mpi/$MPI:libtoporr_pmpi.so")
+[[ $MPI == openmpi ]] && TARGETS+=(//client/mpi/openmpi_component:mca_coll_toporr.so
+  //client/mpi/openmpi_component:mca_topo_toporr.so)
+toporr_build "${TARGETS[@]}"
+BIN="$(toporr_bazel_bin)"
+LIB="$(dirname "$(readlink -f "$BIN/client/mpi/$MPI/libtoporr.so")")"
 SCRATCH="$(mktemp -d /tmp/toporr-passthrough.XXXXXX)"
+trap 'rm -rf "$SCRATCH"' EXIT
+VARIANTS=(plain preload)
+if [[ $MPI == openmpi ]]; then
+  mkdir "$SCRATCH/mca"
+  for so in "$LIB/libtoporr.so" "$BIN"/client/mpi/openmpi_component/mca_{coll,topo}_toporr.so; do
+    ln -s "$(readlink -f "$so")" "$SCRATCH/mca/"
+  done
+  VARIANTS+=(component)
+fi
 "mpicc.$MPI" -O2 -o "$SCRATCH/bench" "$TOPORR_ROOT/bench/client/passthrough_bench.c"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-run() {  # run [preload]
+run() {  # run plain|preload|component
+  local preload="" components=""
+  [[ $1 == preload ]] && preload="$LIB/libtoporr_pmpi.so"
+  [[ $1 == component ]] && components="$SCRATCH/mca:/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3"
   if [[ $MPI == openmpi ]]; then
-    mpirun.openmpi --oversubscribe -np 2 ${1:+-x LD_PRELOAD="$1"} -x TOPORR_SOCKET=/nonexistent \
-      "$SCRATCH/bench" "$CALLS"
+    mpirun.openmpi --oversubscribe -np 2 ${preload:+-x LD_PRELOAD="$preload"} \
+      ${components:+-x OMPI_MCA_mca_base_component_path="$components"} \
+      -x TOPORR_SOCKET=/nonexistent "$SCRATCH/bench" "$CALLS"
   else
-    mpirun.mpich -np 2 ${1:+-genv LD_PRELOAD "$1"} -genv TOPORR_SOCKET /nonexistent \
+    mpirun.mpich -np 2 ${preload:+-genv LD_PRELOAD "$preload"} -genv TOPORR_SOCKET /nonexistent \
       "$SCRATCH/bench" "$CALLS"
   fi
 }
 for _ in $(seq "$ROUNDS"); do
-  echo "plain   $(run)"
-  echo "preload $(run "$LIB/libtoporr_pmpi.so")"
+  for v in "${VARIANTS[@]}"; do echo "$v $(run "$v")"; done
 done | python3 -c '
 import json, statistics, sys
-rows = {"plain": [], "preload": []}
+rows = {}
 for line in sys.stdin:
     kind, data = line.split(None, 1)
-    rows[kind].append(json.loads(data))
+    rows.setdefault(kind, []).append(json.loads(data))
+rounds = len(rows["plain"])
+print(f"{rounds} rounds per variant; per call: median [min-max], ratio of medians to plain")
 for key in ("allreduce_ns", "bcast_ns"):
     p = statistics.median(r[key] for r in rows["plain"])
-    q = statistics.median(r[key] for r in rows["preload"])
-    print(f"{key[:-3]:10s} plain {p:8.1f} ns  preloaded {q:8.1f} ns  ratio {q / p:.3f}")
+    cells = []
+    for kind, runs in rows.items():
+        values = [r[key] for r in runs]
+        m = statistics.median(values)
+        cells.append(f"{kind} {m:7.1f} ns [{min(values):.0f}-{max(values):.0f}] x{m / p:.3f}")
+    print(f"{key[:-3]:10s} " + "  ".join(cells))
 '

@@ -1,6 +1,7 @@
 /* The README demo's MPI program: an allreduce on a communicator toporr reordered for it
- * (C API), and a 2-D MPI_Cart_create with reorder=1 that toporr's PMPI layer
- * (LD_PRELOAD=libtoporr_pmpi.so) reorders without any toporr call in the program.
+ * (C API), which toporr's coll component (or the PMPI layer) then runs, and a 2-D
+ * MPI_Cart_create with reorder=1 that toporr's topo component (or the PMPI layer,
+ * LD_PRELOAD=libtoporr_pmpi.so) reorders without any toporr call in the program.
  * Rank 0 prints each decision and checks the allreduce result. */
 #include <mpi.h>
 #include <stdio.h>

@@ -153,6 +153,7 @@ mca_coll_base_component_2_0_0_t mca_coll_toporr_component = {
 };
 
 static int toporr_register(void) {
+  if (!toporr_mca_series_matches("mca_coll_toporr")) return OMPI_ERR_NOT_AVAILABLE;
   toporr_mca_register_int(&mca_coll_toporr_component.collm_version, "priority",
                           "Priority of the toporr coll component (above tuned's 30 and han's: "
                           "toporr's module provides allreduce, bcast, reduce and allgather)",

@@ -1,8 +1,12 @@
 #include "client/mpi/openmpi_component/component_params.h"
 
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "client/mpi/openmpi_component/ompi_series.h"
+#include "mpi.h"
 #include "opal/mca/base/mca_base_var.h"
 
 static void toporr_register_var(const mca_base_component_t* component, const char* name,
@@ -10,6 +14,26 @@ static void toporr_register_var(const mca_base_component_t* component, const cha
                                 mca_base_var_info_lvl_t level, void* storage) {
   (void)mca_base_component_var_register(component, name, help, type, NULL, 0, 0, level,
                                         MCA_BASE_VAR_SCOPE_READONLY, storage);
+}
+
+int toporr_mca_series_matches(const char* component) {
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+  int length = 0, major = -1, minor = -1;
+  if (PMPI_Get_library_version(version, &length) != MPI_SUCCESS) return 1; /* Open MPI checks */
+  if (sscanf(version, "Open MPI v%d.%d", &major, &minor) == 2 && major == OMPI_MAJOR_VERSION &&
+      minor == OMPI_MINOR_VERSION) {
+    return 1;
+  }
+  const char* rank = getenv("OMPI_COMM_WORLD_RANK");
+  if (rank == NULL || strcmp(rank, "0") == 0) {
+    const size_t line = strcspn(version, ",\n");
+    fprintf(stderr,
+            "toporr: error: %s is built for Open MPI %d.%d, this process runs %.*s: the "
+            "component is not used\n",
+            component, OMPI_MAJOR_VERSION, OMPI_MINOR_VERSION, (int)line, version);
+    fflush(stderr);
+  }
+  return 0;
 }
 
 void toporr_mca_register_int(const mca_base_component_t* component, const char* name,

@@ -22,6 +22,14 @@ enum toporr_mca_settings {
 void toporr_mca_register_settings(const mca_base_component_t* component,
                                   struct toporr_mca_params* params, int which);
 
+/* Whether the Open MPI running this process (MPI_Get_library_version) is the series these
+ * components were built for (ompi_series.h). If not, prints one line naming `component` and
+ * both versions (from MPI_COMM_WORLD rank 0 under mpirun, or from a process outside a job, such
+ * as ompi_info) and returns 0: the component's register function then fails, and Open MPI
+ * leaves the component out, silently (OMPI_ERR_NOT_AVAILABLE), before any of its structures
+ * is used. */
+int toporr_mca_series_matches(const char* component);
+
 /* Registers one more int parameter (e.g. the component's priority). */
 void toporr_mca_register_int(const mca_base_component_t* component, const char* name,
                              const char* help, int level, int* storage);

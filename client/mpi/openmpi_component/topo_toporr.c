@@ -180,6 +180,7 @@ mca_topo_base_component_2_2_0_t mca_topo_toporr_component = {
 };
 
 static int toporr_register(void) {
+  if (!toporr_mca_series_matches("mca_topo_toporr")) return OMPI_ERR_NOT_AVAILABLE;
   toporr_mca_register_int(&mca_topo_toporr_component.topoc_version, "priority",
                           "Priority of the toporr topo component (above treematch's 42 and "
                           "basic's 0): toporr's module builds Cartesian, graph and dist-graph "

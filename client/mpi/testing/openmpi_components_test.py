@@ -15,10 +15,13 @@ tree. Shares mpi_test.py's job and daemon plumbing (only the tests below run). C
     decisions), with correct coordinates, shifts and neighbour lists (toporr_check's checks,
     topo_map_check's cartwork, the Fortran grid); `topo ^toporr` and topo_toporr_disable
     leave the library's order;
+  - coll_check's collectives table with the coll component taking every call;
   - unchanged programs (stencil.c, fortran_coll.f90) print the same with the component as
     without, and toporr decides their large allreduce / bcast / reduce / allgather from the
     daemon's costs: one TOPORR_REPORT line each, the same decisions as the PMPI layer's
     (LD_PRELOAD=libtoporr_pmpi.so) for the same job;
+  - an Open MPI of another series (a stand-in: MPI_Get_library_version preloaded) leaves
+    both components out with one line each, the job unchanged;
   - fallbacks (no daemon; a cost file that is not one; a host the fabric does not have): the
     identity order, the same output, one warning per job for both components;
   - a PMPI profiling tool linked into the program (pmpi_count.c) counts exactly the
@@ -82,6 +85,13 @@ class OpenMpiComponentsTest(mpi_test.MpiTest):
         cls.topo_map = os.path.join(cls.tmp, "topo_map_check")
         subprocess.run([MPICC, "-O1", "-o", cls.topo_map, "client/mpi/testing/topo_map_check.c"],
                        check=True)
+        cls.coll = os.path.join(cls.tmp, "coll_check")
+        subprocess.run([MPICC, "-O1", "-I", mpi_test.ROOT, "-o", cls.coll,
+                        "client/mpi/testing/coll_check.c", "-L", mpi_test.LIBDIR, "-ltoporr",
+                        f"-Wl,-rpath,{mpi_test.LIBDIR}", "-lm"], check=True)
+        cls.other_series = os.path.join(cls.tmp, "ompi_version_shim.so")
+        subprocess.run([MPICC, "-shared", "-fPIC", "-o", cls.other_series,
+                        "client/mpi/testing/ompi_version_shim.c"], check=True)
         cls.serve_demo_fabric()
 
     @classmethod
@@ -162,6 +172,24 @@ class OpenMpiComponentsTest(mpi_test.MpiTest):
         self.assertEqual(self.decisions(job), self.decisions(pmpi))
         self.assertTrue(any(r["new_order"] != list(range(np)) for r in job.report), job.report)
 
+    def test_collectives_table_with_the_component_taking_every_call(self):
+        """coll_check's generated table (quick: 6 counts x datatypes x ops x in place / roots)
+        compares each of toporr's algorithms with MPI_Allreduce / MPI_Bcast / MPI_Allgather,
+        which here are the component's for every call (coll_toporr_min_bytes = 1): its
+        decisions, reordered communicators and argument checks on every shape of call."""
+        for np in (5, 8):
+            with self.subTest(np=np):
+                job = self.component_job(np, round_robin(np, 4), self.coll, specs=["quick"],
+                                         env={"OMPI_MCA_coll_toporr_min_bytes": "1"})
+                lines = [l for l in job.stdout.splitlines() if l.startswith("COLL ")]
+                self.assertEqual(len(lines), 1, job.stdout)
+                cases, failures = map(int, lines[0].split()[1:])
+                self.assertGreater(cases, 600)
+                self.assertEqual(failures, 0, job.stdout)
+                self.assertEqual(job.warnings(), [], job.stderr)
+                decided = {r["collective"] for r in job.report if r["algorithm"] == "auto"}
+                self.assertTrue({"allreduce", "bcast", "allgather"} <= decided, decided)
+
     def test_fallbacks_identity_and_one_warning(self):
         np = 8
         hosts = round_robin(np, 4)
@@ -182,6 +210,30 @@ class OpenMpiComponentsTest(mpi_test.MpiTest):
                 for r in job.report:
                     self.assertEqual(r["source"], "fallback", r)
                     self.assertEqual(r["new_order"], list(range(np)), r)
+
+    def test_another_open_mpi_series_refuses_the_components(self):
+        """Both components, opened by an Open MPI whose MPI_Get_library_version names another
+        series (a preloaded stand-in: one Open MPI here), say so in one line each and are left
+        out: the job runs as without them, no decision, no crash; ompi_info lists neither."""
+        np = 8
+        hosts = round_robin(np, 4)
+        plain = self.run_job(np, [], hosts, program=self.stencil)
+        job = self.component_job(np, hosts, self.stencil,
+                                 env={"TOPORR_TEST_OMPI_VERSION": "Open MPI v5.0.3, package: x"},
+                                 rank_env={"LD_PRELOAD": self.other_series})
+        self.assertEqual(job.stdout, plain.stdout)
+        self.assertEqual(job.report, [])
+        errors = [l for l in job.stderr.splitlines() if l.startswith("toporr: error:")]
+        self.assertEqual(sorted(errors), [
+            f"toporr: error: mca_{fw}_toporr is built for Open MPI 4.1, this process runs "
+            "Open MPI v5.0.3: the component is not used" for fw in ("coll", "topo")],
+            job.stderr)
+        info = subprocess.run(["ompi_info", "--param", "coll", "toporr", "--level", "9",
+                               "--parsable"], capture_output=True, text=True, timeout=60,
+                              env={**os.environ, **self.component_env,
+                                   "LD_PRELOAD": self.other_series})
+        self.assertNotIn("coll_toporr_priority", info.stdout)
+        self.assertIn("mca_coll_toporr is built for Open MPI 4.1", info.stderr)
 
     # ---- the topo component ----
 
