@@ -47,7 +47,8 @@ socks = [socket.socket() for _ in range(2)]
 for s in socks: s.bind(("127.0.0.1", 0))
 print(*[s.getsockname()[1] for s in socks])')
 mkdir -p "$WORK/state" "$WORK/spool"
-plugstack() { echo "optional $PLUGIN $*" > "$WORK/plugstack.conf"; }
+# The plugin by name, found in PluginDir as where the package installs it.
+plugstack() { echo "optional spank_toporr.so $*" > "$WORK/plugstack.conf"; }
 plugstack
 cat > "$WORK/slurm.conf" <<CONF
 ClusterName=toporrspank
@@ -74,6 +75,7 @@ SelectType=select/linear
 MpiDefault=none
 ReturnToService=2
 PlugStackConfig=$WORK/plugstack.conf
+PluginDir=/usr/lib/x86_64-linux-gnu/slurm-wlm:$(dirname "$PLUGIN")
 NodeName=$HOST NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
 PartitionName=all Nodes=ALL Default=YES MaxTime=5
 CONF
@@ -169,7 +171,7 @@ plugstack default=sometimes
 expect_env "" true  # optional: srun says why and runs the job without the plugin
 grep -q "toporr: plugin argument default=sometimes: 'sometimes': expected auto, off or report=FILE" \
   "$WORK/srun.err" || { cat "$WORK/srun.err"; fail "bad default: no message"; }
-echo "required $PLUGIN coll_priority=high" > "$WORK/plugstack.conf"
+echo "required spank_toporr.so coll_priority=high" > "$WORK/plugstack.conf"
 out=$(srun -n 1 true 2>&1) && fail "a required plugin with a bad argument ran the job"
 [[ $out == *"toporr: plugin argument coll_priority=high: expected coll_priority=N with N in 0..100"* ]] ||
   fail "bad coll_priority: $out"
