@@ -6,7 +6,8 @@
 # slurmstepd read it at each job). Checked:
 #   - `srun --help` lists --toporr;
 #   - --toporr=report=FILE, --toporr=off and --toporr alone set TOPORR_* and Open MPI's
-#     OMPI_MCA_coll_toporr_* on every task (two tasks);
+#     OMPI_MCA_coll_toporr_* on every task (two tasks), and sbatch --toporr in the batch
+#     script;
 #   - the plugstack.conf default applies without --toporr and never replaces the user's own
 #     variables; coll_priority=N sets OMPI_MCA_coll_toporr_priority;
 #   - a bad --toporr value and a bad plugstack.conf argument fail srun with toporr's message;
@@ -145,7 +146,11 @@ OMPI_MCA_coll_toporr_disable=0" --toporr
 TOPORR_DISABLE=1 expect_env "TOPORR_DISABLE=0
 OMPI_MCA_coll_toporr_disable=0" --toporr=auto
 expect_env "" true  # no option, no default: the job is left alone
-echo "ok   --toporr=report=FILE, off and auto set TOPORR_* and OMPI_MCA_coll_toporr_* on every task"
+# sbatch takes the option too: the batch script's environment has it.
+sbatch -W -Q --toporr=off -o "$WORK/batch.out" --wrap env >/dev/null || fail "sbatch --toporr=off"
+grep -qx "TOPORR_DISABLE=1" "$WORK/batch.out" && grep -qx "OMPI_MCA_coll_toporr_disable=1" "$WORK/batch.out" ||
+  { grep -E "TOPORR|toporr" "$WORK/batch.out"; fail "sbatch --toporr=off: the batch script lacks the variables"; }
+echo "ok   --toporr=report=FILE, off and auto set TOPORR_* and OMPI_MCA_coll_toporr_* on every task (srun, sbatch)"
 
 # --- the site default of plugstack.conf ---------------------------------------------------
 plugstack default=off coll_priority=45
