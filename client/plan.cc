@@ -397,6 +397,13 @@ std::string ReorderedHostfile(const std::vector<int32_t>& order,
   return out;
 }
 
+std::string SlurmHostfile(const std::vector<int32_t>& order, std::string_view what,
+                          const mapping::Placement& placement, const JobHosts& hosts) {
+  return absl::StrCat("# toporr plan: ", std::string(what), ", host of each new rank (srun -n ",
+                      order.size(), " --distribution=arbitrary, SLURM_HOSTFILE)\n",
+                      ReorderedHostfile(order, placement, hosts));
+}
+
 absl::StatusOr<int64_t> ParseBytes(std::string_view text) {
   int64_t mult = 1;
   std::string_view digits = text;

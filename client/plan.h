@@ -183,6 +183,11 @@ std::string ReorderedHostfile(const PlanResult& plan, const mapping::Placement& 
                               const JobHosts& hosts);
 std::string ReorderedHostfile(const std::vector<int32_t>& order,
                               const mapping::Placement& placement, const JobHosts& hosts);
+// Slurm's SLURM_HOSTFILE for `srun --distribution=arbitrary`: ReorderedHostfile's lines
+// (task i runs on line i's host) after one comment line naming `what` (Slurm's hostfile
+// reader drops text after '#').
+std::string SlurmHostfile(const std::vector<int32_t>& order, std::string_view what,
+                          const mapping::Placement& placement, const JobHosts& hosts);
 
 // "1M", "64K", "4096", "2G" (binary units) -> bytes.
 absl::StatusOr<int64_t> ParseBytes(std::string_view text);

@@ -5,6 +5,14 @@
 #     directory, in the foreground) reads it; `scontrol show topology` lists the same
 #     switches with the same hosts and child switches. Switch names stay the same in a
 #     second snapshot (node16's second cable removed);
+#   - slurm-topology-yaml and slurm-block: Debian's Slurm (22.05) reads neither topology.yaml
+#     (25.05+) nor topology/block (23.11+), so they are checked against the published
+#     format (topology.yaml(5), topology.conf(5)): the YAML parsed by Python with the fields
+#     and rules the man pages name, the node and switch lists expanded by Slurm's own
+#     hostlist parser (scontrol show hostnames), the tree equal to what slurmctld showed for
+#     topology.conf, the blocks equal to the leaves it showed;
+#   - k8s-labels: the kubectl script run with each `kubectl label node` applied by the real
+#     kubectl to a local Node object (--local, no cluster), when kubectl is installed;
 #   - mpich-coordinates: the format MPICH's parse_coord_file reads (header line, then
 #     exactly three integers per rank);
 #   - dot: rendered to SVG and PNG by Graphviz `dot`;
@@ -116,6 +124,131 @@ WANT
 out=$(ctl export --format slurm-topology --hosts nodeXX 2>&1) && fail "unknown host exported"
 [[ $out == *"host 'nodeXX' is not in snapshot 1"* ]] || fail "unknown host: $out"
 echo "ok   --hosts selects a job's switches"
+
+# --- slurm-block and slurm-topology-yaml, against the published format ----------------------
+# The leaves slurmctld showed, as "leaf host,host,..." lines (hostlists expanded).
+normalize_shown | sed -n 's/^\([^ ]*\) \([^|][^|]*\)|$/\1 \2/p' > "$WORK/leaves"
+[[ $(wc -l < "$WORK/leaves") -eq 4 ]] || fail "slurmctld showed $(wc -l < "$WORK/leaves") leaves"
+ctl export --format slurm-block --output "$WORK/block.conf" >/dev/null
+cat "$WORK/block.conf"
+grep -v '^#' "$WORK/block.conf" | grep -v '^BlockName=[^ ]* Nodes=[^ ]*$' | grep -v '^BlockSizes=[0-9,]*$' &&
+  fail "slurm-block: a line that is neither BlockName=X Nodes=Y nor BlockSizes=N,..."
+diff "$WORK/leaves" <(sed -n 's/^BlockName=\([^ ]*\) Nodes=\(.*\)/\1 \2/p' "$WORK/block.conf" |
+  while read -r b nodes; do echo "$b $(expand "$nodes")"; done | sort) ||
+  fail "slurm-block: the blocks are not the leaves slurmctld shows"
+# Two-level fat tree, one pod: every power of two of the 4-host blocks up to all four.
+grep -qx 'BlockSizes=4,8,16' "$WORK/block.conf" || fail "slurm-block: BlockSizes"
+ctl export --format slurm-topology-yaml --output "$WORK/topology.yaml" >/dev/null
+cat "$WORK/topology.yaml"
+python3 - "$WORK/topology.yaml" "$WORK/slurm/slurm.conf" > "$WORK/yaml.lists" <<'PY'
+import re, sys, yaml
+doc = yaml.safe_load(open(sys.argv[1]))
+text = open(sys.argv[1]).read()
+nodes = set(re.findall(r"^NodeName=(\S+)", open(sys.argv[2]).read(), re.M))
+# topology.yaml(5): a list of topologies; "topology" (unique name) first, optional
+# "cluster_default" (bool), exactly one of block, flat, tree (ring, torus3d).
+assert isinstance(doc, list) and len(doc) == 2, doc
+names = [t["topology"] for t in doc]
+assert len(set(names)) == len(names), names
+for t in doc:
+    assert list(t)[0] == "topology", "topology must be the first attribute"
+    assert isinstance(t.get("cluster_default", False), bool)
+    kinds = [k for k in ("block", "flat", "tree", "ring", "torus3d") if k in t]
+    assert len(kinds) == 1, t
+    assert set(t) <= {"topology", "cluster_default", kinds[0]}, t
+assert sum(bool(t.get("cluster_default")) for t in doc) == 1
+tree = next(t["tree"] for t in doc if "tree" in t)
+block = next(t["block"] for t in doc if "block" in t)
+# Tree: switches, each "switch" (unique, at most 64 characters) with "nodes" (a leaf) or
+# "children" (switches defined in the file).
+assert set(tree) == {"switches"}
+switches = [s["switch"] for s in tree["switches"]]
+assert len(set(switches)) == len(switches) and all(len(s) <= 64 for s in switches)
+for s in tree["switches"]:
+    assert set(s) in ({"switch", "nodes"}, {"switch", "children"}), s
+    assert all(isinstance(v, str) for v in s.values()), s
+    if "children" in s:
+        assert set(s["children"].split(",")) <= set(switches), s
+    else:
+        assert set(s["nodes"].split(",")) <= nodes, s
+    print("tree", s["switch"], s.get("nodes", ""), s.get("children", ""), sep="|")
+# Block: block_sizes (ints; each later one a power-of-two multiple of the first, larger
+# than the one before) and blocks, each "block" (unique) with "nodes"; every block at
+# least the base size.
+assert set(block) == {"block_sizes", "blocks"}
+sizes = block["block_sizes"]
+assert sizes and all(isinstance(v, int) and v > 0 for v in sizes), sizes
+for a, b in zip(sizes, sizes[1:]):
+    assert b > a and b % sizes[0] == 0 and (b // sizes[0]) & (b // sizes[0] - 1) == 0, sizes
+blocks = [b["block"] for b in block["blocks"]]
+assert len(set(blocks)) == len(blocks)
+for b in block["blocks"]:
+    assert set(b) == {"block", "nodes"} and isinstance(b["nodes"], str), b
+    assert set(b["nodes"].split(",")) <= nodes and len(b["nodes"].split(",")) >= sizes[0], b
+    print("block", b["block"], b["nodes"], sep="|")
+print("sizes", ",".join(map(str, sizes)), sep="|")
+PY
+# Each list through Slurm's hostlist parser; the tree as slurmctld showed topology.conf.
+diff <(normalize_shown) <(awk -F'|' '$1 == "tree"' "$WORK/yaml.lists" |
+  while IFS='|' read -r _ name nodes children; do
+    echo "$name $(expand "$nodes")|$(expand "$children")"
+  done | sort) || fail "topology.yaml's tree differs from what slurmctld shows"
+diff "$WORK/leaves" <(awk -F'|' '$1 == "block"' "$WORK/yaml.lists" |
+  while IFS='|' read -r _ name nodes; do echo "$name $(expand "$nodes")"; done | sort) ||
+  fail "topology.yaml's blocks are not the leaves"
+grep -qx 'sizes|4,8,16' "$WORK/yaml.lists" || fail "topology.yaml block_sizes"
+echo "ok   slurm-block and slurm-topology-yaml follow topology.conf(5)/topology.yaml(5)"
+
+# --- k8s-labels: topograph's node labels, applied by kubectl to local Node objects ------------
+ctl export --format k8s-labels --output "$WORK/labels.sh" >/dev/null
+head -12 "$WORK/labels.sh"
+mkdir -p "$WORK/k8s"
+cat > "$WORK/kubectl-local" <<'SH'
+#!/bin/bash
+# `kubectl label node NAME ARGS...` applied to a local Node object NAME (no cluster).
+set -euo pipefail
+[[ $1 == label && $2 == node ]] || { echo "unexpected: $*" >&2; exit 9; }
+name=$3
+shift 3
+printf 'apiVersion: v1\nkind: Node\nmetadata:\n  name: %s\n' "$name" > "$K8S_DIR/$name.yaml"
+if command -v kubectl >/dev/null; then
+  kubectl label --local -f "$K8S_DIR/$name.yaml" -o json "$@" > "$K8S_DIR/$name.json"
+else
+  # Without kubectl: the labels as kubectl would set them, checked below in Python.
+  python3 -c 'import json, sys
+labels = dict(a.split("=", 1) for a in sys.argv[2:] if "=" in a)
+print(json.dumps({"metadata": {"name": sys.argv[1], "labels": labels}}))' "$name" "$@" \
+    > "$K8S_DIR/$name.json"
+fi
+SH
+chmod +x "$WORK/kubectl-local"
+command -v kubectl >/dev/null ||
+  echo "SKIPPED: kubectl is not installed: the label values are checked in Python only"
+K8S_DIR="$WORK/k8s" KUBECTL="$WORK/kubectl-local" sh "$WORK/labels.sh" ||
+  fail "the k8s-labels script failed"
+python3 - "$WORK/k8s" "$WORK/leaves" <<'PY'
+import glob, json, os, re, sys
+leaf_of = {}
+for line in open(sys.argv[2]):
+    leaf, hosts = line.split()
+    for h in hosts.split(","):
+        leaf_of[h] = leaf
+value = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+labels = {}
+for f in glob.glob(os.path.join(sys.argv[1], "*.json")):
+    node = json.load(open(f))
+    labels[node["metadata"]["name"]] = node["metadata"].get("labels", {})
+assert set(labels) == set(leaf_of), sorted(labels)
+key = "network.topology.nvidia.com/"
+for host, l in labels.items():
+    assert set(l) == {key + "leaf", key + "spine"}, l  # two levels: no core
+    assert all(len(v) <= 63 and value.match(v) for v in l.values()), l
+    assert l[key + "leaf"] == leaf_of[host], (host, l)
+# One spine domain: both spines sit above all four leaves.
+assert len({l[key + "spine"] for l in labels.values()}) == 1
+assert {l[key + "spine"] for l in labels.values()} == {"spine01"}
+PY
+echo "ok   k8s-labels: topograph's leaf and spine labels on all 16 nodes"
 
 # Stable names: a second snapshot (node16 loses its second cable) keeps every switch name.
 grep -v '"S-0002c90200500300"\[5\]\|"H-0002c903000e0c00"\[2\]' "$FABRIC" > "$WORK/second.ibnet"

@@ -243,7 +243,7 @@ TEST_F(ToporrdTest, ExportCostsFileCarriesMatrixAndSnapshot) {
   EXPECT_NE(access((dir_ + "/bad.bin").c_str(), F_OK), 0);
   r = d.Ctl({"export", "--format", "pdf", "--output", out, "node01"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("costs, slurm-topology, mpich-coordinates, dot or json"));
+  EXPECT_THAT(r.err, HasSubstr("costs, slurm-topology, slurm-topology-yaml"));
 }
 
 // SIGKILL the daemon in the middle of an ingest at each named point of the store's

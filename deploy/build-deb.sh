@@ -11,10 +11,12 @@
 #   job finds them (each finds libtoporr.so through its RUNPATH, $ORIGIN/../../../toporr/openmpi);
 #   the headers as /usr/include/toporr/client/toporr.h(.hpp) (`#include "client/toporr.h"`
 #   as in the sources; `pkg-config --cflags toporr` gives -I/usr/include/toporr);
+#   the Slurm SPANK plugin in Slurm's plugin directory,
+#   /usr/lib/x86_64-linux-gnu/slurm-wlm/spank_toporr.so (plugstack.conf names it);
 #   the systemd unit /lib/systemd/system/toporrd.service, /etc/toporr/toporrd.conf
-#   (conffile), man pages toporrd(8), toporr-discover(8), toporrctl(1), toporr-probe(1),
-#   toporr(7) and libtoporr(3) (with a link per C API function), bash completion, copyright
-#   and changelog.
+#   (conffile), man pages toporrd(8), toporr-discover(8), spank_toporr(8), toporrctl(1),
+#   toporr-probe(1), toporr(7) and libtoporr(3) (with a link per C API function), bash
+#   completion, copyright and changelog.
 # Usage: deploy/build-deb.sh [OUTDIR]   (default: the repository root; version from
 # TOPORR_VERSION, default 0.1.0). With TOPORR_DEB_BIN=DIR the built files are taken from
 # DIR (Bazel's layout, e.g. a test's runfiles) instead of running bazel build.
@@ -34,7 +36,7 @@ else
     //client/mpi/mpich:libtoporr.so //client/mpi/mpich:libtoporr_pmpi.so \
     //client/mpi/openmpi_component:mca_coll_toporr.so \
     //client/mpi/openmpi_component:mca_topo_toporr.so \
-    //probe:toporr-probe //probe:toporr-probe-mpich
+    //probe:toporr-probe //probe:toporr-probe-mpich //scheduler/slurm:spank_toporr.so
   BIN="$(toporr_bazel_bin)"
 fi
 
@@ -65,7 +67,10 @@ OMPI_COMPONENTS=/usr/lib/$MULTIARCH/openmpi/lib/openmpi3
 for component in mca_coll_toporr.so mca_topo_toporr.so; do
   inst 0644 "$BIN/client/mpi/openmpi_component/$component" "$OMPI_COMPONENTS/$component"
 done
-for f in "$ROOT/usr/sbin/"* "$ROOT/usr/bin/"* "$ROOT$LIBDIR"/*/*.so "$ROOT$OMPI_COMPONENTS"/*.so; do
+SLURM_PLUGINS=/usr/lib/$MULTIARCH/slurm-wlm
+inst 0644 "$BIN/scheduler/slurm/spank_toporr.so" "$SLURM_PLUGINS/spank_toporr.so"
+for f in "$ROOT/usr/sbin/"* "$ROOT/usr/bin/"* "$ROOT$LIBDIR"/*/*.so "$ROOT$OMPI_COMPONENTS"/*.so \
+  "$ROOT$SLURM_PLUGINS"/*.so; do
   strip_elf "$f"
 done
 
@@ -93,7 +98,8 @@ inst 0644 "$SRC/deploy/toporrd.service" /lib/systemd/system/toporrd.service
 inst 0644 "$SRC/deploy/toporrd.conf.example" /etc/toporr/toporrd.conf
 inst 0644 "$SRC/deploy/client.conf.example" /etc/toporr/client.conf
 inst 0644 "$SRC/deploy/completion/toporrctl" /usr/share/bash-completion/completions/toporrctl
-for page in toporrd.8 toporr-discover.8 toporrctl.1 toporr-probe.1 toporr.7 libtoporr.3; do
+for page in toporrd.8 toporr-discover.8 spank_toporr.8 toporrctl.1 toporr-probe.1 toporr.7 \
+  libtoporr.3; do
   sec="${page##*.}"
   install -d -m 0755 "$ROOT/usr/share/man/man$sec"
   gzip -9n < "$SRC/deploy/man/$page" > "$ROOT/usr/share/man/man$sec/$page.gz"
@@ -166,9 +172,10 @@ Homepage: https://github.com/toporr/toporr
 Description: topology-aware MPI collectives for InfiniBand and Omni-Path
  toporrd knows the fabric (which host hangs off which switch, which links, how
  fast) and serves node-pair communication costs over gRPC; toporrctl answers
- operators and exports the topology to Slurm, MPICH and Graphviz; libtoporr
- (for Open MPI and MPICH) renumbers the ranks of MPI communicators so that
- collectives use short, fast paths.
+ operators and exports the topology to Slurm, Kubernetes, MPICH and Graphviz;
+ libtoporr (for Open MPI and MPICH) renumbers the ranks of MPI communicators so
+ that collectives use short, fast paths; a Slurm SPANK plugin (srun --toporr)
+ sets it per job.
 CONTROL
 printf '%s\n' /etc/toporr/toporrd.conf /etc/toporr/client.conf > "$ROOT/DEBIAN/conffiles"
 cat > "$ROOT/DEBIAN/postinst" <<'POSTINST'

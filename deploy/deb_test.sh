@@ -40,6 +40,7 @@ for want in ./usr/sbin/toporrd ./usr/sbin/toporr-discover ./usr/bin/toporrctl \
     ./usr/share/man/man8/toporrd.8.gz ./usr/share/man/man8/toporr-discover.8.gz \
     ./usr/share/man/man1/toporrctl.1.gz ./usr/share/man/man1/toporr-probe.1.gz \
     ./usr/share/man/man7/toporr.7.gz ./usr/share/man/man3/libtoporr.3.gz \
+    ./usr/lib/x86_64-linux-gnu/slurm-wlm/spank_toporr.so ./usr/share/man/man8/spank_toporr.8.gz \
     ./usr/share/bash-completion/completions/toporrctl \
     ./usr/share/doc/toporr/copyright ./usr/share/doc/toporr/changelog.gz; do
   grep -q " $want\$" <<<"$contents" || fail "package lacks $want"

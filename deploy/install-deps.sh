@@ -25,6 +25,8 @@ PACKAGES=(
   # exports and packaging: the tools their tests run (slurmctld + scontrol read the Slurm
   # topology, Graphviz renders the dot export, lintian/dpkg-dev/man-db check the .deb)
   slurmctld slurm-client graphviz lintian dpkg-dev man-db xz-utils
+  # the SPANK plugin: spank.h to build it, slurmd (with slurmctld) to run jobs through it
+  libslurm-dev slurmd
   # fuzzing: clang-14 and libFuzzer for the fuzz/ harnesses (bench/run_fuzz.sh)
   clang-14 libfuzzer-14-dev
   # plots of the SMPI evaluation (bench/smpi/model_quality.py)

@@ -30,6 +30,7 @@ LAYERS = {
     "probe": {"client", "mapping", "fabric", "collectors", "common"},
     "bench": {"*"},
     "fuzz": {"daemon", "collectors", "fabric", "common"},
+    "scheduler": {"common"},
 }
 
 # Extra folders a *_test.cc of a folder may include (test inputs read by the parsers).

@@ -46,7 +46,13 @@ struct TopologyExport {
   std::string content;
 };
 
-constexpr const char* kTopologyFormats[] = {"slurm-topology", "mpich-coordinates", "dot", "json"};
+constexpr const char* kTopologyFormats[] = {"slurm-topology",
+                                            "slurm-topology-yaml",
+                                            "slurm-block",
+                                            "k8s-labels",
+                                            "mpich-coordinates",
+                                            "dot",
+                                            "json"};
 
 // The snapshot's topology (GetTopology) in `format`, printed or written to `output`.
 absl::StatusOr<Reply> ExportTopology(Invocation& inv, const std::string& format,
@@ -60,6 +66,12 @@ absl::StatusOr<Reply> ExportTopology(Invocation& inv, const std::string& format,
   TopologyExport answer{format, output, topo.snapshot().id(), ""};
   if (format == "slurm-topology") {
     ASSIGN_OR_RETURN(answer.content, SlurmTopologyConf(topo, hosts));
+  } else if (format == "slurm-topology-yaml") {
+    ASSIGN_OR_RETURN(answer.content, SlurmTopologyYaml(topo, hosts));
+  } else if (format == "slurm-block") {
+    ASSIGN_OR_RETURN(answer.content, SlurmBlockConf(topo, hosts));
+  } else if (format == "k8s-labels") {
+    ASSIGN_OR_RETURN(answer.content, KubernetesLabels(topo, hosts));
   } else if (format == "mpich-coordinates") {
     ASSIGN_OR_RETURN(answer.content, MpichCoordinates(topo, hosts));
   } else if (format == "dot") {
@@ -103,7 +115,9 @@ absl::StatusOr<Reply> Export(Invocation& inv, const CommandArgs& args) {
     if (format == f) return ExportTopology(inv, format, output, hosts);
   }
   if (format != "costs") {
-    return UsageError("export: --format is costs, slurm-topology, mpich-coordinates, dot or json");
+    return UsageError(
+        "export: --format is costs, slurm-topology, slurm-topology-yaml, slurm-block, "
+        "k8s-labels, mpich-coordinates, dot or json");
   }
   if (output.empty()) return UsageError("export: --output FILE is required");
   if (hosts.empty()) return UsageError("export: name the job's hosts (HOST... or --hosts H1,H2)");
@@ -156,10 +170,13 @@ std::vector<Command> ExportCommands() {
   return {{"export",
            "  export --format costs --output FILE (HOST... | --hosts H1,H2)\n"
            "      the job's cost matrix for libtoporr's TOPORR_COSTS (no daemon needed)\n"
-           "  export --format slurm-topology|mpich-coordinates|dot|json [--output FILE]\n"
-           "         [HOST... | --hosts H1,H2]\n"
-           "      Slurm topology.conf (tree plugin), MPICH's MPIR_CVAR_COORDINATES_FILE (hosts\n"
-           "      in rank order), a Graphviz picture with link rates, the snapshot as JSON\n",
+           "  export --format slurm-topology|slurm-topology-yaml|slurm-block|k8s-labels|\n"
+           "         mpich-coordinates|dot|json [--output FILE] [HOST... | --hosts H1,H2]\n"
+           "      Slurm topology.conf (tree plugin), Slurm topology.yaml (25.05+: tree and\n"
+           "      block), topology.conf of the block plugin (a block per leaf switch), a\n"
+           "      kubectl script setting topograph's network.topology.nvidia.com/{leaf,spine,\n"
+           "      core} node labels, MPICH's MPIR_CVAR_COORDINATES_FILE (hosts in rank\n"
+           "      order), a Graphviz picture with link rates, the snapshot as JSON\n",
            Export}};
 }
 

@@ -1,7 +1,8 @@
 // toporrctl's exports for other tools. `export --format costs --output FILE HOST...` writes
 // the job's cost matrix and its snapshot id as a client/cost_file.h file, which libtoporr
 // reads through TOPORR_COSTS=FILE with no daemon. `export --format slurm-topology |
-// mpich-coordinates | dot | json` renders the daemon's GetTopology reply
+// slurm-topology-yaml | slurm-block | k8s-labels | mpich-coordinates | dot | json` renders
+// the daemon's GetTopology reply
 // (client/ctl/topology_export.h), printed or written atomically to --output.
 #ifndef TOPORR_CLIENT_CTL_EXPORT_COMMANDS_H_
 #define TOPORR_CLIENT_CTL_EXPORT_COMMANDS_H_

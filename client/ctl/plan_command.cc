@@ -33,7 +33,7 @@ struct CartArgs {
 
 // The command line of one plan, checked: a collective's (`request`) or a grid's (`cart`).
 struct PlanArgs {
-  std::string hostfile, ranks_file, rankfile_out, hostfile_out, node_xml;
+  std::string hostfile, ranks_file, rankfile_out, hostfile_out, slurm_hostfile_out, node_xml;
   std::string collective;
   std::optional<CartArgs> cart;
   MapBy map_by = MapBy::kCore;
@@ -92,6 +92,7 @@ absl::StatusOr<PlanArgs> ParsePlanArgs(const CommandArgs& args) {
                                 {"--size", &size},
                                 {"--rankfile", &p.rankfile_out},
                                 {"--hostfile-out", &p.hostfile_out},
+                                {"--slurm-hostfile", &p.slurm_hostfile_out},
                                 {"--node-topology", &p.node_xml},
                                 {"--np", &np},
                                 {"--root", &root},
@@ -210,6 +211,8 @@ absl::StatusOr<Reply> RunCartPlan(const PlanArgs& p, const JobHosts& hosts,
   const std::vector<int32_t>& order = report.embedding.mapping;
   RETURN_IF_ERROR(WriteOutputFile(p.rankfile_out, Rankfile(order, "cart", placement, hosts)));
   RETURN_IF_ERROR(WriteOutputFile(p.hostfile_out, ReorderedHostfile(order, placement, hosts)));
+  RETURN_IF_ERROR(
+      WriteOutputFile(p.slurm_hostfile_out, SlurmHostfile(order, "cart", placement, hosts)));
   report.dims = p.cart->dims;
   report.periods = p.cart->periods;
   for (const auto& rank : placement.ranks) report.rank_hosts.push_back(hosts.names[rank.host]);
@@ -217,6 +220,7 @@ absl::StatusOr<Reply> RunCartPlan(const PlanArgs& p, const JobHosts& hosts,
   report.cost_source = costs.source;
   report.rankfile_out = p.rankfile_out;
   report.hostfile_out = p.hostfile_out;
+  report.slurm_hostfile_out = p.slurm_hostfile_out;
   return CartPlanReply(std::move(report));
 }
 
@@ -252,6 +256,9 @@ absl::StatusOr<Reply> RunPlan(Invocation& inv, const CommandArgs& args) {
   RETURN_IF_ERROR(WriteOutputFile(p.rankfile_out, Rankfile(report.plan, placement, hosts)));
   RETURN_IF_ERROR(
       WriteOutputFile(p.hostfile_out, ReorderedHostfile(report.plan, placement, hosts)));
+  RETURN_IF_ERROR(
+      WriteOutputFile(p.slurm_hostfile_out,
+                      SlurmHostfile(report.plan.mapping, report.plan.algorithm, placement, hosts)));
   report.collective = p.collective;
   report.message_bytes = p.request.message_bytes;
   for (const auto& rank : placement.ranks) report.rank_hosts.push_back(hosts.names[rank.host]);
@@ -260,6 +267,7 @@ absl::StatusOr<Reply> RunPlan(Invocation& inv, const CommandArgs& args) {
   report.contention = costs.routes != nullptr;
   report.rankfile_out = p.rankfile_out;
   report.hostfile_out = p.hostfile_out;
+  report.slurm_hostfile_out = p.slurm_hostfile_out;
   return PlanReply(std::move(report));
 }
 
@@ -270,13 +278,15 @@ std::vector<Command> PlanCommands() {
        [--map-by core|node | --ranks FILE] [--np N] [--root R] [--radix K]
        [--mpi-library openmpi|mpich|smpi-ompi]
        [--fabric DUMP [--format ibnetdiscover]] [--node-topology HWLOC.xml]
-       [--rankfile OUT] [--hostfile-out OUT] [--multilevel candidate|force]
+       [--rankfile OUT] [--hostfile-out OUT] [--slurm-hostfile OUT]
+       [--multilevel candidate|force]
   plan --hostfile FILE --cart DIMS[:PERIODS] [--map-by core|node | --ranks FILE] [--np N]
        [--fabric DUMP [--format ibnetdiscover]] [--node-topology HWLOC.xml]
-       [--rankfile OUT] [--hostfile-out OUT]
+       [--rankfile OUT] [--hostfile-out OUT] [--slurm-hostfile OUT]
                        topology-aware rank order for a job: the new order, the predicted
                        time before/after and the maximum link load; writes an Open MPI
-                       rankfile or a reordered hostfile (`mpirun --map-by seq`). Costs come
+                       rankfile, a reordered hostfile (`mpirun --map-by seq`) or Slurm's
+                       SLURM_HOSTFILE (`srun --distribution=arbitrary`). Costs come
                        from the daemon, or offline from a fabric dump (which also models link
                        contention). C: allreduce|bcast|allgather|gather|reduce; A: ring,
                        segmented_ring, recursive_doubling, rabenseifner, binomial,

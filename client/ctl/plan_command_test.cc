@@ -124,6 +124,31 @@ TEST_F(CartPlanTest, AGridOfFewerNodesThanRanksIsPlannedAndOneOfMoreIsRefused) {
   EXPECT_THAT(more.err, HasSubstr("plan --cart: a cartesian grid of 32 nodes"));
 }
 
+TEST_F(CartPlanTest, SlurmHostfileIsTheNewOrderAfterAComment) {
+  const std::string slurm = out_ + ".slurm";
+  for (const std::vector<std::string>& what :
+       {std::vector<std::string>{"--cart", "4x4:1x0"},
+        std::vector<std::string>{"--collective", "allreduce", "--algorithm", "ring", "--size",
+                                 "1M"}}) {
+    SCOPED_TRACE(what[0]);
+    std::vector<std::string> extra = what;
+    for (const char* a : {"--hostfile-out", out_.c_str(), "--slurm-hostfile", slurm.c_str()}) {
+      extra.push_back(a);
+    }
+    CtlRun r = Ctl(Plan(extra, /*json=*/false));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr(absl::StrCat("Slurm hostfile written to ", slurm,
+                                              " (use: SLURM_HOSTFILE=", slurm,
+                                              " srun -n 16 --distribution=arbitrary ...)\n")));
+    const std::string text = ::toporr::testing::ReadFileOrDie(slurm);
+    EXPECT_THAT(text,
+                StartsWith(absl::StrCat("# toporr plan: ", what[0] == "--cart" ? "cart" : "ring",
+                                        ", host of each new rank (srun -n 16 "
+                                        "--distribution=arbitrary, SLURM_HOSTFILE)\n")));
+    EXPECT_EQ(text.substr(text.find('\n') + 1), ::toporr::testing::ReadFileOrDie(out_));
+  }
+}
+
 TEST_F(CartPlanTest, UsageErrorsExitTwo) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
       {{"--cart", "4x4", "--collective", "allreduce", "--size", "1M"}, "exclude each other"},

@@ -24,6 +24,13 @@ void NewOrderText(const std::vector<int32_t>& order, const std::vector<std::stri
   }
 }
 
+// The line saying where --slurm-hostfile wrote and how srun uses it (nothing when unused).
+void SlurmHostfileText(const std::string& path, size_t ranks, std::ostream& out) {
+  if (path.empty()) return;
+  out << "Slurm hostfile written to " << path << " (use: SLURM_HOSTFILE=" << path << " srun -n "
+      << ranks << " --distribution=arbitrary ...)\n";
+}
+
 double Speedup(const PlanResult& plan) {
   return plan.after.time_ns > 0 ? plan.before.time_ns / plan.after.time_ns : 1;
 }
@@ -115,6 +122,7 @@ void PlanText(const PlanReport& r, std::ostream& out) {
     out << "reordered hostfile written to " << r.hostfile_out << " (use: mpirun --hostfile "
         << r.hostfile_out << " --map-by seq ...)\n";
   }
+  SlurmHostfileText(r.slurm_hostfile_out, r.rank_hosts.size(), out);
 }
 
 // "4x4", or for periods "1x0".
@@ -210,6 +218,7 @@ void CartText(const CartPlanReport& r, std::ostream& out) {
     out << "reordered hostfile written to " << r.hostfile_out << " (use: mpirun --hostfile "
         << r.hostfile_out << " --map-by seq ... and MPI_Cart_create with reorder = 0)\n";
   }
+  SlurmHostfileText(r.slurm_hostfile_out, r.rank_hosts.size(), out);
 }
 
 }  // namespace

@@ -25,6 +25,7 @@ struct PlanReport {
   PlanResult plan;
   std::string rankfile_out;  // files written, if any ("" = none)
   std::string hostfile_out;
+  std::string slurm_hostfile_out;
 };
 
 Reply PlanReply(PlanReport report);
@@ -45,6 +46,7 @@ struct CartPlanReport {
   mapping::Embedding embedding;
   std::string rankfile_out;  // files written, if any ("" = none)
   std::string hostfile_out;
+  std::string slurm_hostfile_out;
 };
 
 Reply CartPlanReply(CartPlanReport report);

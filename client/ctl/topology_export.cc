@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <deque>
 #include <map>
 #include <numeric>
@@ -12,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/json_writer.h"
+#include "common/status_macros.h"
 
 namespace toporr::client::ctl {
 namespace {
@@ -31,36 +34,6 @@ std::string RateLabel(double gbps) {
   return out.str();
 }
 
-// Indexes of the selected hosts (all when `names` is empty), in `names` order.
-absl::StatusOr<std::vector<int>> SelectHosts(const TopologyAnalysis& a,
-                                             const std::vector<std::string>& names,
-                                             int64_t snapshot_id, bool allow_repeats) {
-  std::unordered_map<std::string, int> index;
-  for (size_t i = 0; i < a.hosts.size(); ++i) index[a.hosts[i].name] = static_cast<int>(i);
-  std::vector<int> out;
-  if (names.empty()) {
-    out.resize(a.hosts.size());
-    std::iota(out.begin(), out.end(), 0);
-  }
-  std::set<int> seen;
-  for (const std::string& n : names) {
-    auto it = index.find(n);
-    if (it == index.end()) {
-      return absl::NotFoundError(absl::StrCat("host '", n, "' is not in snapshot ", snapshot_id,
-                                              " (see `toporrctl hosts`)"));
-    }
-    if (!seen.insert(it->second).second && !allow_repeats) continue;
-    out.push_back(it->second);
-  }
-  for (int h : out) {
-    if (a.hosts[h].leaf < 0) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("host '", a.hosts[h].name, "' is not cabled to any switch"));
-    }
-  }
-  return out;
-}
-
 // Switches kept for the selected hosts: their leaves and every switch above them (a switch
 // of level L is kept when one of its children is).
 std::vector<bool> KeptSwitches(const TopologyAnalysis& a, const std::vector<int>& hosts) {
@@ -78,6 +51,45 @@ std::vector<bool> KeptSwitches(const TopologyAnalysis& a, const std::vector<int>
   return keep;
 }
 
+// The selected hosts (all when `names` is empty): their indexes in `names` order, and per
+// host whether it is selected.
+struct HostSelection {
+  std::vector<int> order;
+  std::vector<bool> chosen;
+  std::vector<bool> keep;  // per switch: KeptSwitches
+};
+
+absl::StatusOr<HostSelection> SelectHosts(const TopologyAnalysis& a,
+                                          const std::vector<std::string>& names,
+                                          int64_t snapshot_id, bool allow_repeats) {
+  std::unordered_map<std::string, int> index;
+  for (size_t i = 0; i < a.hosts.size(); ++i) index[a.hosts[i].name] = static_cast<int>(i);
+  HostSelection out;
+  out.chosen.assign(a.hosts.size(), names.empty());
+  if (names.empty()) {
+    out.order.resize(a.hosts.size());
+    std::iota(out.order.begin(), out.order.end(), 0);
+  }
+  for (const std::string& n : names) {
+    auto it = index.find(n);
+    if (it == index.end()) {
+      return absl::NotFoundError(absl::StrCat("host '", n, "' is not in snapshot ", snapshot_id,
+                                              " (see `toporrctl hosts`)"));
+    }
+    if (out.chosen[it->second] && !allow_repeats) continue;
+    out.chosen[it->second] = true;
+    out.order.push_back(it->second);
+  }
+  for (int h : out.order) {
+    if (a.hosts[h].leaf < 0) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("host '", a.hosts[h].name, "' is not cabled to any switch"));
+    }
+  }
+  out.keep = KeptSwitches(a, out.order);
+  return out;
+}
+
 std::string DotQuote(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
@@ -85,6 +97,204 @@ std::string DotQuote(const std::string& s) {
     out += c;
   }
   return out + "\"";
+}
+
+// Union-find over the switches of levels 0..`level`, each switch of level 1..`level` joined
+// with its children: the representative of every switch's component, -1 for switches of
+// other levels.
+std::vector<int> ComponentsUpTo(const TopologyAnalysis& a, int level) {
+  std::vector<int> parent(a.switches.size());
+  std::iota(parent.begin(), parent.end(), 0);
+  auto find = [&](int x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  for (size_t i = 0; i < a.switches.size(); ++i) {
+    const SwitchInfo& s = a.switches[i];
+    if (s.level < 1 || s.level > level) continue;
+    for (int c : s.children) parent[find(c)] = find(static_cast<int>(i));
+  }
+  std::vector<int> out(a.switches.size(), -1);
+  for (size_t i = 0; i < a.switches.size(); ++i) {
+    const int l = a.switches[i].level;
+    if (l >= 0 && l <= level) out[i] = find(static_cast<int>(i));
+  }
+  return out;
+}
+
+// The level-`level` domain of every switch below that level (see the header's "Domains"):
+// the index of the domain's first switch of that level, -1 when none is above it.
+std::vector<int> DomainsAt(const TopologyAnalysis& a, int level) {
+  const std::vector<int> component = ComponentsUpTo(a, level);
+  std::map<int, int> first;  // component -> its first switch of `level`
+  for (size_t i = 0; i < a.switches.size(); ++i) {
+    if (a.switches[i].level == level) first.emplace(component[i], static_cast<int>(i));
+  }
+  std::vector<int> out(a.switches.size(), -1);
+  for (size_t i = 0; i < a.switches.size(); ++i) {
+    if (a.switches[i].level < 0 || a.switches[i].level >= level) continue;
+    auto it = first.find(component[i]);
+    if (it != first.end()) out[i] = it->second;
+  }
+  return out;
+}
+
+// Text for a comment line: control characters (a newline would end the comment) as '_'.
+std::string CommentText(const std::string& s) {
+  std::string out = s;
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '_';
+  }
+  return out;
+}
+
+// "snapshot 4 (ibnetdiscover fabric.topo, content 0123456789ab)"
+std::string SnapshotLabel(const v1::GetTopologyResponse& topo) {
+  return CommentText(absl::StrCat("snapshot ", topo.snapshot().id(), " (",
+                                  topo.snapshot().source_kind(), " ", topo.snapshot().source_name(),
+                                  ", content ", topo.snapshot().content_hash().substr(0, 12), ")"));
+}
+
+// One switch of a Slurm tree: a leaf with its selected hosts, or an upper switch with its
+// kept children.
+struct TreeSwitch {
+  std::string name;
+  bool leaf = false;
+  std::vector<std::string> members;  // hosts of a leaf, switch names of an upper switch
+};
+
+// The switches of the tree plugin's topology for the selected hosts, lowest level first.
+absl::StatusOr<std::vector<TreeSwitch>> SlurmTree(const v1::GetTopologyResponse& topo,
+                                                  const std::vector<std::string>& hosts) {
+  const TopologyAnalysis a = AnalyzeTopology(topo);
+  ASSIGN_OR_RETURN(const HostSelection selected,
+                   SelectHosts(a, hosts, topo.snapshot().id(), /*allow_repeats=*/false));
+  std::vector<TreeSwitch> out;
+  int max_level = 0;
+  for (const SwitchInfo& s : a.switches) max_level = std::max(max_level, s.level);
+  for (int level = 0; level <= max_level; ++level) {
+    for (size_t i = 0; i < a.switches.size(); ++i) {
+      const SwitchInfo& s = a.switches[i];
+      if (s.level != level || !selected.keep[i]) continue;
+      TreeSwitch t{s.name, level == 0, {}};
+      if (level == 0) {
+        for (int h : s.hosts) {
+          if (selected.chosen[h]) t.members.push_back(a.hosts[h].name);
+        }
+      } else {
+        for (int c : s.children) {
+          if (selected.keep[c]) t.members.push_back(a.switches[c].name);
+        }
+      }
+      out.push_back(std::move(t));
+    }
+  }
+  return out;
+}
+
+// The block plugin's blocks and BlockSizes for the selected hosts (the header's "Blocks").
+struct BlockPlan {
+  std::vector<TreeSwitch> blocks;  // leaf name and its selected hosts, pod by pod
+  std::vector<int> sizes;          // BlockSizes, in hosts
+};
+
+// Slurm refuses block levels above 2^15 base blocks.
+constexpr int kMaxBlockLevel = 15;
+
+absl::StatusOr<BlockPlan> SlurmBlocks(const v1::GetTopologyResponse& topo,
+                                      const std::vector<std::string>& hosts) {
+  const TopologyAnalysis a = AnalyzeTopology(topo);
+  ASSIGN_OR_RETURN(const HostSelection selected,
+                   SelectHosts(a, hosts, topo.snapshot().id(), /*allow_repeats=*/false));
+  const std::vector<bool>& chosen = selected.chosen;
+  const std::vector<int> pod = ComponentsUpTo(a, 1);
+  // Leaves with selected hosts, grouped by pod in the order of each pod's first leaf.
+  std::vector<int> pod_order;
+  std::map<int, std::vector<int>> leaves_of_pod;
+  for (size_t i = 0; i < a.switches.size(); ++i) {
+    const SwitchInfo& s = a.switches[i];
+    if (s.level != 0) continue;
+    if (std::none_of(s.hosts.begin(), s.hosts.end(), [&](int h) { return chosen[h]; })) continue;
+    auto [it, fresh] = leaves_of_pod.emplace(pod[i], std::vector<int>());
+    if (fresh) pod_order.push_back(pod[i]);
+    it->second.push_back(static_cast<int>(i));
+  }
+  BlockPlan plan;
+  std::vector<int> pod_of_block;
+  for (int p : pod_order) {
+    for (int leaf : leaves_of_pod[p]) {
+      TreeSwitch b{a.switches[leaf].name, true, {}};
+      for (int h : a.switches[leaf].hosts) {
+        if (chosen[h]) b.members.push_back(a.hosts[h].name);
+      }
+      plan.blocks.push_back(std::move(b));
+      pod_of_block.push_back(p);
+    }
+  }
+  const int n = static_cast<int>(plan.blocks.size());
+  if (n == 0) return plan;
+  size_t base = plan.blocks[0].members.size();
+  for (const TreeSwitch& b : plan.blocks) base = std::min(base, b.members.size());
+  // An aggregate of blocks [begin, end) is kept when it lies in one pod or holds whole pods.
+  std::map<int, std::pair<int, int>> pod_span;  // pod -> [first block, last block]
+  for (int b = 0; b < n; ++b) {
+    auto [it, fresh] = pod_span.emplace(pod_of_block[b], std::make_pair(b, b));
+    it->second.second = b;
+  }
+  auto whole = [&](int begin, int end) {
+    if (pod_of_block[begin] == pod_of_block[end - 1]) return true;
+    for (int b = begin; b < end; ++b) {
+      const auto& [first, last] = pod_span[pod_of_block[b]];
+      if (first < begin || last >= end) return false;
+    }
+    return true;
+  };
+  for (int level = 0; level <= kMaxBlockLevel; ++level) {
+    const int group = 1 << level;
+    bool ok = true;
+    for (int begin = 0; begin < n && ok; begin += group)
+      ok = whole(begin, std::min(begin + group, n));
+    if (ok) plan.sizes.push_back(static_cast<int>(base) * group);
+    if (group >= n) break;
+  }
+  return plan;
+}
+
+// A YAML double-quoted scalar.
+std::string YamlQuote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20 || u == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof(hex), "\\x%02x", u);
+      out += hex;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+// A word for sh: as it is when made of [A-Za-z0-9_.-], else single-quoted.
+std::string ShellWord(const std::string& s) {
+  const bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.' || c == '-';
+  });
+  if (plain) return s;
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
 }
 
 }  // namespace
@@ -206,40 +416,111 @@ TopologyAnalysis AnalyzeTopology(const v1::GetTopologyResponse& topo) {
 
 absl::StatusOr<std::string> SlurmTopologyConf(const v1::GetTopologyResponse& topo,
                                               const std::vector<std::string>& hosts) {
-  const TopologyAnalysis a = AnalyzeTopology(topo);
-  auto selected = SelectHosts(a, hosts, topo.snapshot().id(), /*allow_repeats=*/false);
-  if (!selected.ok()) return selected.status();
-  std::vector<bool> chosen(a.hosts.size(), false);
-  for (int h : *selected) chosen[h] = true;
-  const std::vector<bool> keep = KeptSwitches(a, *selected);
+  ASSIGN_OR_RETURN(std::vector<TreeSwitch> tree, SlurmTree(topo, hosts));
   std::ostringstream out;
   out << "# Slurm topology.conf (TopologyPlugin=topology/tree) written by toporrctl from toporr\n"
-      << "# snapshot " << topo.snapshot().id() << " (" << topo.snapshot().source_kind() << " "
-      << topo.snapshot().source_name() << ", content "
-      << topo.snapshot().content_hash().substr(0, 12)
-      << "). Switch names come from node descriptions or GUIDs.\n";
-  int max_level = 0;
-  for (const SwitchInfo& s : a.switches) max_level = std::max(max_level, s.level);
-  for (int level = 0; level <= max_level; ++level) {
-    for (size_t i = 0; i < a.switches.size(); ++i) {
-      const SwitchInfo& s = a.switches[i];
-      if (s.level != level || !keep[i]) continue;
-      out << "SwitchName=" << s.name;
-      if (level == 0) {
-        std::vector<std::string> names;
-        for (int h : s.hosts) {
-          if (chosen[h]) names.push_back(a.hosts[h].name);
-        }
-        out << " Nodes=" << absl::StrJoin(names, ",");
+      << "# " << SnapshotLabel(topo) << ". Switch names come from node descriptions or GUIDs.\n";
+  for (const TreeSwitch& s : tree) {
+    out << "SwitchName=" << s.name << (s.leaf ? " Nodes=" : " Switches=")
+        << absl::StrJoin(s.members, ",") << "\n";
+  }
+  return out.str();
+}
+
+absl::StatusOr<std::string> SlurmBlockConf(const v1::GetTopologyResponse& topo,
+                                           const std::vector<std::string>& hosts) {
+  ASSIGN_OR_RETURN(BlockPlan plan, SlurmBlocks(topo, hosts));
+  std::ostringstream out;
+  out << "# Slurm topology.conf (TopologyPlugin=topology/block) written by toporrctl from\n"
+      << "# toporr " << SnapshotLabel(topo) << ". A block is the hosts of one leaf\n"
+      << "# switch; blocks are listed pod by pod and no BlockSizes aggregate splits a pod.\n";
+  for (const TreeSwitch& b : plan.blocks) {
+    out << "BlockName=" << b.name << " Nodes=" << absl::StrJoin(b.members, ",") << "\n";
+  }
+  if (!plan.sizes.empty()) out << "BlockSizes=" << absl::StrJoin(plan.sizes, ",") << "\n";
+  return out.str();
+}
+
+absl::StatusOr<std::string> SlurmTopologyYaml(const v1::GetTopologyResponse& topo,
+                                              const std::vector<std::string>& hosts) {
+  ASSIGN_OR_RETURN(std::vector<TreeSwitch> tree, SlurmTree(topo, hosts));
+  ASSIGN_OR_RETURN(BlockPlan plan, SlurmBlocks(topo, hosts));
+  auto quoted_list = [](const std::vector<std::string>& names) {
+    return YamlQuote(absl::StrJoin(names, ","));
+  };
+  std::ostringstream out;
+  out << "# Slurm topology.yaml (Slurm 25.05 and later) written by toporrctl from toporr\n"
+      << "# " << SnapshotLabel(topo) << ": the tree (as topology.conf for\n"
+      << "# topology/tree) and the blocks (one per leaf switch, pod by pod).\n"
+      << "---\n"
+      << "- topology: \"fabric-tree\"\n"
+      << "  cluster_default: true\n"
+      << "  tree:\n"
+      << "    switches:\n";
+  for (const TreeSwitch& s : tree) {
+    out << "      - switch: " << YamlQuote(s.name) << "\n"
+        << "        " << (s.leaf ? "nodes: " : "children: ") << quoted_list(s.members) << "\n";
+  }
+  out << "- topology: \"fabric-block\"\n"
+      << "  cluster_default: false\n"
+      << "  block:\n"
+      << "    block_sizes:\n";
+  for (int size : plan.sizes) out << "      - " << size << "\n";
+  out << "    blocks:\n";
+  for (const TreeSwitch& b : plan.blocks) {
+    out << "      - block: " << YamlQuote(b.name) << "\n"
+        << "        nodes: " << quoted_list(b.members) << "\n";
+  }
+  return out.str();
+}
+
+std::string KubernetesLabelValue(const std::string& value) {
+  auto alnum = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  };
+  bool valid = value.size() <= 63;
+  for (char c : value) valid = valid && (alnum(c) || c == '-' || c == '_' || c == '.');
+  if (valid && (value.empty() || (alnum(value.front()) && alnum(value.back())))) return value;
+  uint64_t hash = 14695981039346656037ull;  // FNV-64a offset basis
+  for (char c : value) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ull;  // FNV-64 prime
+  }
+  char hex[24];
+  std::snprintf(hex, sizeof(hex), "x%llx", static_cast<unsigned long long>(hash));
+  return hex;
+}
+
+absl::StatusOr<std::string> KubernetesLabels(const v1::GetTopologyResponse& topo,
+                                             const std::vector<std::string>& hosts) {
+  const TopologyAnalysis a = AnalyzeTopology(topo);
+  ASSIGN_OR_RETURN(const HostSelection selected,
+                   SelectHosts(a, hosts, topo.snapshot().id(), /*allow_repeats=*/false));
+  constexpr const char* kKeys[] = {"network.topology.nvidia.com/leaf",
+                                   "network.topology.nvidia.com/spine",
+                                   "network.topology.nvidia.com/core"};
+  const std::vector<int> spine = DomainsAt(a, 1), core = DomainsAt(a, 2);
+  std::ostringstream out;
+  out << "#!/bin/sh\n"
+      << "# Kubernetes node labels in NVIDIA topograph's format, written by toporrctl from\n"
+      << "# toporr " << SnapshotLabel(topo) << ".\n"
+      << "# leaf: the host's leaf switch; spine: its level-1 domain; core: its level-2 domain\n"
+      << "# (switch names; over 63 characters: x + FNV-64a hash). A level the fabric lacks is\n"
+      << "# removed. Usage: sh FILE [kubectl options, e.g. --dry-run=client]; KUBECTL\n"
+      << "# overrides the command.\n"
+      << "set -e\n";
+  for (int h : selected.order) {
+    const int leaf = a.hosts[h].leaf;
+    const int domains[] = {leaf, spine[leaf], core[leaf]};
+    out << "${KUBECTL:-kubectl} label node " << ShellWord(a.hosts[h].name) << " --overwrite";
+    for (int level = 0; level < 3; ++level) {
+      if (domains[level] < 0) {
+        out << " " << kKeys[level] << "-";
       } else {
-        std::vector<std::string> names;
-        for (int c : s.children) {
-          if (keep[c]) names.push_back(a.switches[c].name);
-        }
-        out << " Switches=" << absl::StrJoin(names, ",");
+        out << " " << kKeys[level] << "=" << KubernetesLabelValue(a.switches[domains[level]].name);
       }
-      out << "\n";
     }
+    out << " \"$@\"\n";
   }
   return out.str();
 }
@@ -247,8 +528,8 @@ absl::StatusOr<std::string> SlurmTopologyConf(const v1::GetTopologyResponse& top
 absl::StatusOr<std::string> MpichCoordinates(const v1::GetTopologyResponse& topo,
                                              const std::vector<std::string>& ranks) {
   const TopologyAnalysis a = AnalyzeTopology(topo);
-  auto selected = SelectHosts(a, ranks, topo.snapshot().id(), /*allow_repeats=*/true);
-  if (!selected.ok()) return selected.status();
+  ASSIGN_OR_RETURN(const HostSelection selected,
+                   SelectHosts(a, ranks, topo.snapshot().id(), /*allow_repeats=*/true));
   // Leaves numbered in GUID order (the reply's order); groups by union-find over shared
   // level-1 switches, each numbered by its first leaf.
   std::vector<int> leaf_number(a.switches.size(), -1);
@@ -256,31 +537,20 @@ absl::StatusOr<std::string> MpichCoordinates(const v1::GetTopologyResponse& topo
   for (size_t i = 0; i < a.switches.size(); ++i) {
     if (a.switches[i].level == 0) leaf_number[i] = leaves++;
   }
-  std::vector<int> parent(a.switches.size());
-  std::iota(parent.begin(), parent.end(), 0);
-  auto find = [&](int x) {
-    while (parent[x] != x) x = parent[x] = parent[parent[x]];
-    return x;
-  };
-  for (const SwitchInfo& s : a.switches) {
-    if (s.level != 1) continue;
-    for (size_t k = 1; k < s.children.size(); ++k) {
-      parent[find(s.children[k])] = find(s.children[0]);
-    }
-  }
+  const std::vector<int> pod = ComponentsUpTo(a, 1);
   std::map<int, int> group_of_root;
   std::vector<int> group(a.switches.size(), -1);
   for (size_t i = 0; i < a.switches.size(); ++i) {
     if (leaf_number[i] < 0) continue;
-    auto [it, fresh] = group_of_root.emplace(find(static_cast<int>(i)), 0);
+    auto [it, fresh] = group_of_root.emplace(pod[i], 0);
     if (fresh) it->second = static_cast<int>(group_of_root.size()) - 1;
     group[i] = it->second;
   }
   std::ostringstream out;
   out << "# rank: group id, switch id, port number (toporr snapshot " << topo.snapshot().id()
       << ")\n";
-  for (size_t r = 0; r < selected->size(); ++r) {
-    const HostAttachment& h = a.hosts[(*selected)[r]];
+  for (size_t r = 0; r < selected.order.size(); ++r) {
+    const HostAttachment& h = a.hosts[selected.order[r]];
     out << r << ": " << group[h.leaf] << " " << leaf_number[h.leaf] << " " << h.port << "\n";
   }
   return out.str();
@@ -289,11 +559,10 @@ absl::StatusOr<std::string> MpichCoordinates(const v1::GetTopologyResponse& topo
 absl::StatusOr<std::string> FabricDot(const v1::GetTopologyResponse& topo,
                                       const std::vector<std::string>& hosts) {
   const TopologyAnalysis a = AnalyzeTopology(topo);
-  auto selected = SelectHosts(a, hosts, topo.snapshot().id(), /*allow_repeats=*/false);
-  if (!selected.ok()) return selected.status();
-  std::vector<bool> chosen(a.hosts.size(), false);
-  for (int h : *selected) chosen[h] = true;
-  const std::vector<bool> keep = KeptSwitches(a, *selected);
+  ASSIGN_OR_RETURN(const HostSelection selected,
+                   SelectHosts(a, hosts, topo.snapshot().id(), /*allow_repeats=*/false));
+  const std::vector<bool>& chosen = selected.chosen;
+  const std::vector<bool>& keep = selected.keep;
   std::unordered_map<std::string, int> host_index;
   for (size_t h = 0; h < a.hosts.size(); ++h) host_index[a.hosts[h].name] = static_cast<int>(h);
 
@@ -333,9 +602,9 @@ absl::StatusOr<std::string> FabricDot(const v1::GetTopologyResponse& topo,
         << "];\n";
   }
   out << "  { rank=same;";
-  for (int h : *selected) out << " h" << h << ";";
+  for (int h : selected.order) out << " h" << h << ";";
   out << " }\n";
-  for (int h : *selected) {
+  for (int h : selected.order) {
     out << "  h" << h << " [shape=ellipse, style=filled, fillcolor=\"#f3e6c8\", label="
         << DotQuote(a.hosts[h].name) << "];\n";
   }

@@ -1,7 +1,7 @@
 // Exports of a snapshot's topology (the daemon's GetTopology reply) for the tools around
-// toporr: a Slurm topology.conf for the tree plugin, the coordinates file MPICH's
-// topology-aware trees read, a Graphviz picture, and JSON. Pure functions of the reply:
-// no I/O, no daemon.
+// toporr: Slurm's topology.conf (tree or block plugin) and topology.yaml, Kubernetes node
+// labels in NVIDIA topograph's format, the coordinates file MPICH's topology-aware trees
+// read, a Graphviz picture, and JSON. Pure functions of the reply: no I/O, no daemon.
 //
 // How the switches are seen (`AnalyzeTopology`):
 //   - a leaf is a switch with a CA of a host cabled to it (level 0); every other switch
@@ -13,6 +13,20 @@
 //     "MF0;leaf04:MSX6036/U1" gives "leaf04", anything else its characters outside
 //     [A-Za-z0-9_.-] replaced by '_'), or "ib-" + the 16 hex digits of the GUID when the
 //     description is empty or shared by another switch. Never a snapshot-local index.
+//
+// Domains above the leaves: the leaves joined through switches of levels
+// 1..k form one level-k domain. Level 1 is the pod (leaves sharing a level-1 switch: the
+// whole fabric of a two-level fat tree, one pod of a three-level one), level 2 what the
+// level-2 switches join, and so on; identical-looking switches (two spines above the same
+// leaves) are one domain, as topograph merges them.
+//
+// Blocks (Slurm topology/block): a base block is the selected hosts of one leaf switch
+// (the hosts one switch hop apart). Blocks are listed pod by pod (pods in the order of their
+// first leaf, leaves in GUID order), since Slurm aggregates consecutive blocks. BlockSizes
+// is B, 2B, 4B, ... (B = the smallest block's host count), up to the first size that covers
+// every block, keeping only the sizes whose aggregates (2^k consecutive blocks from a
+// multiple of 2^k) each lie within one pod or are made of whole pods: an aggregate never
+// splits a pod. In a two-level fat tree (one pod) every power of two is kept.
 #ifndef TOPORR_CLIENT_CTL_TOPOLOGY_EXPORT_H_
 #define TOPORR_CLIENT_CTL_TOPOLOGY_EXPORT_H_
 
@@ -57,6 +71,39 @@ std::string SwitchNameFromDescription(const std::string& description);
 // kFailedPrecondition for a selected host with no switch.
 absl::StatusOr<std::string> SlurmTopologyConf(const v1::GetTopologyResponse& topo,
                                               const std::vector<std::string>& hosts);
+
+// Slurm topology.conf (topology/block): `BlockName=<leaf> Nodes=h1,h2` per block with
+// selected hosts, then `BlockSizes=B,2B,...` (see "Blocks" above). Errors as
+// SlurmTopologyConf.
+absl::StatusOr<std::string> SlurmBlockConf(const v1::GetTopologyResponse& topo,
+                                           const std::vector<std::string>& hosts);
+
+// Slurm topology.yaml (Slurm 25.05 and later): a list of two topologies, "fabric-tree"
+// (tree: `switches`, each `switch` with `nodes` or `children`, as in SlurmTopologyConf;
+// cluster_default: true) and "fabric-block" (block: `block_sizes` and `blocks`, each `block`
+// with `nodes`, as in SlurmBlockConf). Every string is double-quoted; node and switch
+// lists are comma-separated, as Slurm's hostlist parser reads them. Errors as
+// SlurmTopologyConf.
+absl::StatusOr<std::string> SlurmTopologyYaml(const v1::GetTopologyResponse& topo,
+                                              const std::vector<std::string>& hosts);
+
+// A label value as NVIDIA topograph writes it: `value` when it is a valid Kubernetes label
+// value (at most 63 characters of [A-Za-z0-9_.-], alphanumeric at both ends), else "x"
+// followed by the FNV-64a hash of its bytes in lower-case hex without leading zeros
+// (topograph hashes values longer than 63 characters this way; toporr also hashes the
+// rare switch name that starts or ends with '_', '-' or '.').
+std::string KubernetesLabelValue(const std::string& value);
+
+// Kubernetes node labels in NVIDIA topograph's format, as a shell script of one
+// `kubectl label node <host> --overwrite KEY=VALUE...` per selected host, where KEY is
+// network.topology.nvidia.com/leaf (the host's leaf switch), .../spine (its level-1
+// domain) and .../core (its level-2 domain), each valued by the name of the domain's first
+// switch of that level in GUID order, through KubernetesLabelValue. A level the fabric
+// does not have is removed (`KEY-`), so the script makes the labels equal the snapshot's.
+// The script runs ${KUBECTL:-kubectl} and passes its own arguments on (--dry-run=client).
+// Errors as SlurmTopologyConf.
+absl::StatusOr<std::string> KubernetesLabels(const v1::GetTopologyResponse& topo,
+                                             const std::vector<std::string>& hosts);
 
 // MPIR_CVAR_COORDINATES_FILE: a header line, then per rank `RANK: GROUP SWITCH PORT`.
 // `ranks` names the host of every rank in rank order (a host may repeat); empty: one rank

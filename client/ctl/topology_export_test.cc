@@ -96,6 +96,78 @@ TEST_F(TopologyExportTest, SlurmTree) {
   EXPECT_EQ(SlurmTopologyConf(topo_, {"nx"}).status().code(), absl::StatusCode::kNotFound);
 }
 
+TEST_F(TopologyExportTest, SlurmBlocksArePerLeafPodByPod) {
+  auto conf = SlurmBlockConf(topo_, {});
+  ASSERT_TRUE(conf.ok()) << conf.status();
+  EXPECT_THAT(*conf, HasSubstr("\nBlockName=leaf1 Nodes=n1\n"
+                               "BlockName=leaf_2 Nodes=n2\n"
+                               "BlockName=ib-0000000000000013 Nodes=n3\n"
+                               "BlockName=ib-0000000000000014 Nodes=n4\n"
+                               "BlockSizes=1,2,4\n"));
+  // n1 alone in its pod, n3 and n4 in the other: an aggregate of two blocks would split the
+  // second pod, so only one block and all three are kept.
+  conf = SlurmBlockConf(topo_, {"n4", "n1", "n3"});
+  ASSERT_TRUE(conf.ok()) << conf.status();
+  EXPECT_THAT(*conf, HasSubstr("\nBlockName=leaf1 Nodes=n1\n"
+                               "BlockName=ib-0000000000000013 Nodes=n3\n"
+                               "BlockName=ib-0000000000000014 Nodes=n4\n"
+                               "BlockSizes=1,4\n"));
+  EXPECT_EQ(SlurmBlockConf(topo_, {"nx"}).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(TopologyExportTest, SlurmYamlHasTreeAndBlock) {
+  auto yaml = SlurmTopologyYaml(topo_, {});
+  ASSERT_TRUE(yaml.ok()) << yaml.status();
+  EXPECT_THAT(*yaml, HasSubstr("- topology: \"fabric-tree\"\n"
+                               "  cluster_default: true\n"
+                               "  tree:\n"
+                               "    switches:\n"
+                               "      - switch: \"leaf1\"\n"
+                               "        nodes: \"n1\"\n"));
+  EXPECT_THAT(*yaml, HasSubstr("      - switch: \"core\"\n"
+                               "        children: \"ib-0000000000000021,agg2\"\n"));
+  EXPECT_THAT(*yaml, HasSubstr("- topology: \"fabric-block\"\n"
+                               "  cluster_default: false\n"
+                               "  block:\n"
+                               "    block_sizes:\n"
+                               "      - 1\n"
+                               "      - 2\n"
+                               "      - 4\n"
+                               "    blocks:\n"
+                               "      - block: \"leaf1\"\n"
+                               "        nodes: \"n1\"\n"));
+}
+
+TEST_F(TopologyExportTest, KubernetesLabelValuesAsTopographHashesThem) {
+  EXPECT_EQ(KubernetesLabelValue("leaf01"), "leaf01");
+  EXPECT_EQ(KubernetesLabelValue(std::string(63, 'a')), std::string(63, 'a'));
+  EXPECT_EQ(KubernetesLabelValue(std::string(64, 'a')), "xdb007849f35ebbe5");  // FNV-64a
+  EXPECT_EQ(KubernetesLabelValue("_leaf"), "x6b429a85427dc32a");
+}
+
+TEST_F(TopologyExportTest, KubernetesLabelsPerHost) {
+  auto script = KubernetesLabels(topo_, {});
+  ASSERT_TRUE(script.ok()) << script.status();
+  EXPECT_EQ(script->rfind("#!/bin/sh\n", 0), 0u);
+  EXPECT_THAT(*script, HasSubstr("\n${KUBECTL:-kubectl} label node n1 --overwrite "
+                                 "network.topology.nvidia.com/leaf=leaf1 "
+                                 "network.topology.nvidia.com/spine=ib-0000000000000021 "
+                                 "network.topology.nvidia.com/core=core \"$@\"\n"));
+  EXPECT_THAT(*script, HasSubstr("node n4 --overwrite "
+                                 "network.topology.nvidia.com/leaf=ib-0000000000000014 "
+                                 "network.topology.nvidia.com/spine=agg2 "
+                                 "network.topology.nvidia.com/core=core"));
+  // Without the core switch the fabric has two levels: the core label is removed.
+  topo_.mutable_links()->DeleteSubrange(9, 3);
+  script = KubernetesLabels(topo_, {"n3"});
+  ASSERT_TRUE(script.ok()) << script.status();
+  EXPECT_THAT(*script, HasSubstr("node n3 --overwrite "
+                                 "network.topology.nvidia.com/leaf=ib-0000000000000013 "
+                                 "network.topology.nvidia.com/spine=agg2 "
+                                 "network.topology.nvidia.com/core- \"$@\"\n"));
+  EXPECT_THAT(*script, Not(HasSubstr("node n1 ")));
+}
+
 TEST_F(TopologyExportTest, MpichCoordinatesGroupPods) {
   auto coords = MpichCoordinates(topo_, {"n4", "n1", "n2", "n3", "n1"});
   ASSERT_TRUE(coords.ok()) << coords.status();

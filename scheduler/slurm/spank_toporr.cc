@@ -1,0 +1,103 @@
+// spank_toporr.so: Slurm's SPANK plugin for toporr (job_environment.h says what it sets).
+// Loaded by srun and sbatch/salloc, which check `--toporr` and print its errors, and by
+// slurmstepd, which sets each task's environment before exec (slurm_spank_task_init). Only
+// this file sees Slurm; spank.h's functions come from the process that loads the plugin.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include <slurm/spank.h>
+}
+
+#include "scheduler/slurm/job_environment.h"
+
+namespace {
+
+using toporr::scheduler::slurm::EnvironmentSetting;
+using toporr::scheduler::slurm::JobSetting;
+using toporr::scheduler::slurm::PluginArguments;
+
+// The process's state: a plugin instance lives in one srun or one slurmstepd (one step).
+PluginArguments site;
+std::optional<JobSetting> option;  // --toporr, when given
+
+int OnOption(int, const char* value, int) {
+  std::string error;
+  option = toporr::scheduler::slurm::ParseJobSetting(value == nullptr ? "" : value, &error);
+  if (!option.has_value()) {
+    slurm_error("toporr: --toporr=%s", error.c_str());
+    return -1;
+  }
+  return 0;
+}
+
+struct spank_option toporr_option = {
+    const_cast<char*>("toporr"),
+    const_cast<char*>("[auto|off|report=FILE]"),
+    const_cast<char*>("toporr's topology-aware MPI collectives for this job: auto (the default "
+                      "when given alone), off, or report=FILE (auto, and every decision "
+                      "appended to FILE; %j is the job id)"),
+    2,  // optional argument
+    0,
+    OnOption,
+};
+
+// Whether the job's environment has `name` (a task's, in slurm_spank_task_init).
+bool JobHas(spank_t sp, const std::string& name) {
+  char ignored[8];
+  const spank_err_t rc = spank_getenv(sp, name.c_str(), ignored, sizeof(ignored));
+  return rc == ESPANK_SUCCESS || rc == ESPANK_NOSPACE;
+}
+
+}  // namespace
+
+extern "C" {
+
+extern const char plugin_name[];
+extern const char plugin_type[];
+extern const unsigned int plugin_version;
+extern const unsigned int spank_plugin_version;
+SPANK_PLUGIN(toporr, 1)
+
+// Reads the plugstack.conf arguments and registers --toporr where users give options
+// (srun, sbatch, salloc) and where its value arrives (slurmstepd). A bad argument fails the
+// plugin's loading, naming it.
+int slurm_spank_init(spank_t sp, int argc, char** argv) {
+  const spank_context_t context = spank_context();
+  if (context != S_CTX_LOCAL && context != S_CTX_REMOTE && context != S_CTX_ALLOCATOR) return 0;
+  std::string error;
+  auto parsed = toporr::scheduler::slurm::ParsePluginArguments(
+      std::vector<std::string>(argv, argv + argc), &error);
+  if (!parsed.has_value()) {
+    slurm_error("toporr: %s", error.c_str());
+    return -1;
+  }
+  site = *parsed;
+  return spank_option_register(sp, &toporr_option) == ESPANK_SUCCESS ? 0 : -1;
+}
+
+// Sets the task's toporr environment: --toporr's, else the site default's, else nothing.
+int slurm_spank_task_init(spank_t sp, int, char**) {
+  if (!option.has_value() && !site.site_default.has_value()) return 0;
+  uint32_t job_id = 0;
+  (void)spank_get_item(sp, S_JOB_ID, &job_id);
+  const bool explicit_option = option.has_value();
+  const std::vector<EnvironmentSetting> settings = toporr::scheduler::slurm::JobEnvironment(
+      explicit_option ? *option : *site.site_default, explicit_option, site, job_id);
+  for (const EnvironmentSetting& s : settings) {
+    bool present = false;
+    for (const std::string& name : s.names) present = present || JobHas(sp, name);
+    if (present && !s.overwrite) continue;
+    for (const std::string& name : s.names) {
+      if (spank_setenv(sp, name.c_str(), s.value.c_str(), 1) != ESPANK_SUCCESS) {
+        slurm_error("toporr: cannot set %s in the task's environment", name.c_str());
+        return -1;
+      }
+    }
+  }
+  return 0;
+}
+
+}  // extern "C"
