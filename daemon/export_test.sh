@@ -223,7 +223,7 @@ fi
 SH
 chmod +x "$WORK/kubectl-local"
 command -v kubectl >/dev/null ||
-  echo "SKIPPED: kubectl is not installed: the label values are checked in Python only"
+  echo "note: step SKIPPED: kubectl is not installed: the label values are checked in Python only"
 K8S_DIR="$WORK/k8s" KUBECTL="$WORK/kubectl-local" sh "$WORK/labels.sh" ||
   fail "the k8s-labels script failed"
 python3 - "$WORK/k8s" "$WORK/leaves" <<'PY'

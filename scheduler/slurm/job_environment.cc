@@ -23,10 +23,14 @@ std::string ExpandReportFile(const std::string& file, uint32_t job_id) {
   return out;
 }
 
+// libtoporr's TOPORR_<KEY> and the MCA parameter `key` of Open MPI's coll and topo
+// components (both register disable and report), so that an explicit --toporr wins over an
+// mca-params.conf for both.
 std::vector<std::string> Names(const char* key) {
   std::string upper = key;
   for (char& c : upper) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
-  return {"TOPORR_" + upper, std::string("OMPI_MCA_coll_toporr_") + key};
+  return {"TOPORR_" + upper, std::string("OMPI_MCA_coll_toporr_") + key,
+          std::string("OMPI_MCA_topo_toporr_") + key};
 }
 
 }  // namespace

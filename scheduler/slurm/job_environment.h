@@ -10,10 +10,11 @@
 // jobs are left alone) and `coll_priority=N` (Open MPI's coll_toporr_priority wherever
 // toporr is on, 0..100).
 //
-// Each setting is given twice, as libtoporr's TOPORR_* variable (read by the PMPI layer and
-// the C API, client/client_options.cc) and as the Open MPI coll component's MCA parameter
-// (OMPI_MCA_coll_toporr_*, client/mpi/openmpi_component/coll_toporr.c), so that both ways
-// into a job agree. Thread-compatible; no state.
+// Each setting is given three times, as libtoporr's TOPORR_* variable (read by the PMPI
+// layer and the C API, client/client_options.cc) and as the MCA parameter of both Open MPI
+// components (OMPI_MCA_coll_toporr_*, client/mpi/openmpi_component/coll_toporr.c, and
+// OMPI_MCA_topo_toporr_*, topo_toporr.c), so that every way into a job agrees.
+// coll_priority is the coll component's alone. Thread-compatible; no state.
 #ifndef TOPORR_SCHEDULER_SLURM_JOB_ENVIRONMENT_H_
 #define TOPORR_SCHEDULER_SLURM_JOB_ENVIRONMENT_H_
 
@@ -48,11 +49,12 @@ std::optional<PluginArguments> ParsePluginArguments(const std::vector<std::strin
 
 // Variables that carry one setting and the value they all get.
 struct EnvironmentSetting {
-  std::vector<std::string> names;  // TOPORR_X first, then OMPI_MCA_coll_toporr_x
+  // TOPORR_X first, then OMPI_MCA_coll_toporr_x and OMPI_MCA_topo_toporr_x.
+  std::vector<std::string> names;
   std::string value;
   // Whether the value replaces one the job already has. When false and the job's
   // environment has any of `names`, the setting is left out as a whole (the user's own
-  // TOPORR_DISABLE=0 also keeps the MCA parameter unset, so both ways agree).
+  // TOPORR_DISABLE=0 also keeps both MCA parameters unset, so all ways agree).
   bool overwrite = false;
 };
 

@@ -84,19 +84,23 @@ TEST(ParsePluginArguments, BadArgumentsAreNamed) {
   }
 }
 
-TEST(JobEnvironment, OptionOverwritesAndSetsBothWaysIn) {
+TEST(JobEnvironment, OptionOverwritesAndSetsEveryWayIn) {
   const PluginArguments site{std::nullopt, 45};
-  EXPECT_THAT(Text(JobEnvironment(Parse("off"), true, site, 7)),
-              ElementsAre("TOPORR_DISABLE,OMPI_MCA_coll_toporr_disable=1!"));
-  EXPECT_THAT(Text(JobEnvironment(Parse("report=r-%j-%%.jsonl"), true, site, 1234)),
-              ElementsAre("TOPORR_DISABLE,OMPI_MCA_coll_toporr_disable=0!",
-                          "TOPORR_REPORT,OMPI_MCA_coll_toporr_report=r-1234-%.jsonl!",
-                          "OMPI_MCA_coll_toporr_priority=45"));
+  EXPECT_THAT(
+      Text(JobEnvironment(Parse("off"), true, site, 7)),
+      ElementsAre("TOPORR_DISABLE,OMPI_MCA_coll_toporr_disable,OMPI_MCA_topo_toporr_disable=1!"));
+  EXPECT_THAT(
+      Text(JobEnvironment(Parse("report=r-%j-%%.jsonl"), true, site, 1234)),
+      ElementsAre(
+          "TOPORR_DISABLE,OMPI_MCA_coll_toporr_disable,OMPI_MCA_topo_toporr_disable=0!",
+          "TOPORR_REPORT,OMPI_MCA_coll_toporr_report,OMPI_MCA_topo_toporr_report=r-1234-%.jsonl!",
+          "OMPI_MCA_coll_toporr_priority=45"));
 }
 
 TEST(JobEnvironment, SiteDefaultNeverOverwrites) {
-  EXPECT_THAT(Text(JobEnvironment(Parse("auto"), false, PluginArguments{}, 7)),
-              ElementsAre("TOPORR_DISABLE,OMPI_MCA_coll_toporr_disable=0"));
+  EXPECT_THAT(
+      Text(JobEnvironment(Parse("auto"), false, PluginArguments{}, 7)),
+      ElementsAre("TOPORR_DISABLE,OMPI_MCA_coll_toporr_disable,OMPI_MCA_topo_toporr_disable=0"));
 }
 
 }  // namespace

@@ -6,10 +6,11 @@
 # slurmstepd read it at each job). Checked:
 #   - `srun --help` lists --toporr;
 #   - --toporr=report=FILE, --toporr=off and --toporr alone set TOPORR_* and Open MPI's
-#     OMPI_MCA_coll_toporr_* on every task (two tasks), and sbatch --toporr in the batch
-#     script;
+#     OMPI_MCA_coll_toporr_* and OMPI_MCA_topo_toporr_* on every task (two tasks), and
+#     sbatch --toporr in the batch script;
 #   - the plugstack.conf default applies without --toporr and never replaces the user's own
-#     variables; coll_priority=N sets OMPI_MCA_coll_toporr_priority;
+#     variables (any of a setting's three names keeps it out); coll_priority=N sets
+#     OMPI_MCA_coll_toporr_priority;
 #   - a bad --toporr value and a bad plugstack.conf argument fail srun with toporr's message;
 #   - `toporrctl plan --slurm-hostfile` makes a SLURM_HOSTFILE that srun
 #     --distribution=arbitrary runs (one node here, so every line names this host).
@@ -82,7 +83,7 @@ PartitionName=all Nodes=ALL Default=YES MaxTime=5
 CONF
 export SLURM_CONF="$WORK/slurm.conf"
 # The user's environment must not leak toporr settings into the checks.
-unset $(env | sed -n 's/^\(TOPORR_[A-Z_]*\|OMPI_MCA_coll_toporr_[a-z_]*\)=.*/\1/p') 2>/dev/null || true
+unset $(env | sed -n 's/^\(TOPORR_[A-Z_]*\|OMPI_MCA_\(coll\|topo\)_toporr_[a-z_]*\)=.*/\1/p') 2>/dev/null || true
 
 # --- srun alone: the option is listed and its values checked before any daemon ------------
 srun --help > "$WORK/help" 2>&1 || true
@@ -122,7 +123,7 @@ job_env() {
   srun -n 2 -l "$@" env 2>"$WORK/srun.err" > "$WORK/env" || { cat "$WORK/srun.err"; fail "srun $* failed"; }
   local job
   job=$(sed -n 's/^0: SLURM_JOB_ID=//p' "$WORK/env")
-  sed -n 's/^\([0-9]*\): \(TOPORR_[A-Z_]*=.*\|OMPI_MCA_coll_toporr_[a-z_]*=.*\)$/\1: \2/p' "$WORK/env" |
+  sed -n 's/^\([0-9]*\): \(TOPORR_[A-Z_]*=.*\|OMPI_MCA_\(coll\|topo\)_toporr_[a-z_]*=.*\)$/\1: \2/p' "$WORK/env" |
     sed "s/-$job\./-%JOB%./g" | sort
 }
 expect_env() {  # expect_env WANT-LINES-OF-ONE-TASK SRUN-ARGS...
@@ -135,40 +136,53 @@ expect_env() {  # expect_env WANT-LINES-OF-ONE-TASK SRUN-ARGS...
 # --- --toporr on every task ---------------------------------------------------------------
 expect_env "TOPORR_DISABLE=0
 OMPI_MCA_coll_toporr_disable=0
+OMPI_MCA_topo_toporr_disable=0
 TOPORR_REPORT=$WORK/report-%JOB%.jsonl
-OMPI_MCA_coll_toporr_report=$WORK/report-%JOB%.jsonl" --toporr=report=$WORK/report-%j.jsonl
-cat "$WORK/env" | grep -E '^0: (TOPORR|OMPI_MCA_coll_toporr|SLURM_JOB_ID)'
+OMPI_MCA_coll_toporr_report=$WORK/report-%JOB%.jsonl
+OMPI_MCA_topo_toporr_report=$WORK/report-%JOB%.jsonl" --toporr=report=$WORK/report-%j.jsonl
+cat "$WORK/env" | grep -E '^0: (TOPORR|OMPI_MCA_(coll|topo)_toporr|SLURM_JOB_ID)'
 expect_env "TOPORR_DISABLE=1
-OMPI_MCA_coll_toporr_disable=1" --toporr=off
+OMPI_MCA_coll_toporr_disable=1
+OMPI_MCA_topo_toporr_disable=1" --toporr=off
 expect_env "TOPORR_DISABLE=0
-OMPI_MCA_coll_toporr_disable=0" --toporr
+OMPI_MCA_coll_toporr_disable=0
+OMPI_MCA_topo_toporr_disable=0" --toporr
 # The option wins over the user's environment.
 TOPORR_DISABLE=1 expect_env "TOPORR_DISABLE=0
-OMPI_MCA_coll_toporr_disable=0" --toporr=auto
+OMPI_MCA_coll_toporr_disable=0
+OMPI_MCA_topo_toporr_disable=0" --toporr=auto
 expect_env "" true  # no option, no default: the job is left alone
 # sbatch takes the option too: the batch script's environment has it.
 sbatch -W -Q --toporr=off -o "$WORK/batch.out" --wrap env >/dev/null || fail "sbatch --toporr=off"
-grep -qx "TOPORR_DISABLE=1" "$WORK/batch.out" && grep -qx "OMPI_MCA_coll_toporr_disable=1" "$WORK/batch.out" ||
+grep -qx "TOPORR_DISABLE=1" "$WORK/batch.out" && grep -qx "OMPI_MCA_coll_toporr_disable=1" "$WORK/batch.out" &&
+  grep -qx "OMPI_MCA_topo_toporr_disable=1" "$WORK/batch.out" ||
   { grep -E "TOPORR|toporr" "$WORK/batch.out"; fail "sbatch --toporr=off: the batch script lacks the variables"; }
-echo "ok   --toporr=report=FILE, off and auto set TOPORR_* and OMPI_MCA_coll_toporr_* on every task (srun, sbatch)"
+echo "ok   --toporr=report=FILE, off and auto set TOPORR_* and OMPI_MCA_(coll|topo)_toporr_* on every task (srun, sbatch)"
 
 # --- the site default of plugstack.conf ---------------------------------------------------
 plugstack default=off coll_priority=45
 expect_env "TOPORR_DISABLE=1
-OMPI_MCA_coll_toporr_disable=1"
+OMPI_MCA_coll_toporr_disable=1
+OMPI_MCA_topo_toporr_disable=1"
 expect_env "TOPORR_DISABLE=0
 OMPI_MCA_coll_toporr_disable=0
+OMPI_MCA_topo_toporr_disable=0
 OMPI_MCA_coll_toporr_priority=45" --toporr
-# The default never replaces the user's own setting (nor sets its MCA twin against it).
+# The default never replaces the user's own setting (nor sets its MCA twins against it),
+# whichever of its three names the user set.
 TOPORR_DISABLE=0 expect_env "TOPORR_DISABLE=0"
+OMPI_MCA_topo_toporr_disable=0 expect_env "OMPI_MCA_topo_toporr_disable=0"
 OMPI_MCA_coll_toporr_priority=10 expect_env "TOPORR_DISABLE=0
 OMPI_MCA_coll_toporr_disable=0
+OMPI_MCA_topo_toporr_disable=0
 OMPI_MCA_coll_toporr_priority=10" --toporr
 plugstack "default=report=$WORK/site-%j.jsonl"
 expect_env "TOPORR_DISABLE=0
 OMPI_MCA_coll_toporr_disable=0
+OMPI_MCA_topo_toporr_disable=0
 TOPORR_REPORT=$WORK/site-%JOB%.jsonl
-OMPI_MCA_coll_toporr_report=$WORK/site-%JOB%.jsonl"
+OMPI_MCA_coll_toporr_report=$WORK/site-%JOB%.jsonl
+OMPI_MCA_topo_toporr_report=$WORK/site-%JOB%.jsonl"
 echo "ok   the plugstack.conf default applies without --toporr and never replaces the user's variables"
 
 # --- a bad plugstack.conf argument ----------------------------------------------------------
