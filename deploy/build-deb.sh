@@ -104,6 +104,8 @@ for page in toporrd.8 toporr-discover.8 spank_toporr.8 toporrctl.1 toporr-probe.
   install -d -m 0755 "$ROOT/usr/share/man/man$sec"
   gzip -9n < "$SRC/deploy/man/$page" > "$ROOT/usr/share/man/man$sec/$page.gz"
 done
+# toporr-probe-mpich is toporr-probe built for MPICH: one page.
+ln -s toporr-probe.1.gz "$ROOT/usr/share/man/man1/toporr-probe-mpich.1.gz"
 # `man toporr_comm_reorder` & co.: every name of libtoporr(3)'s NAME line is a link to it.
 for fn in $(sed -n '/^\.SH NAME/,/^\\-/p' "$SRC/deploy/man/libtoporr.3" | grep -o 'toporr_[a-z_]*'); do
   ln -s libtoporr.3.gz "$ROOT/usr/share/man/man3/$fn.3.gz"

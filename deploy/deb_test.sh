@@ -132,8 +132,9 @@ COMPONENTS="$ROOT/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3"
 for framework in coll topo; do
   so="$COMPONENTS/mca_${framework}_toporr.so"
   ldd "$so" >"$WORK/ldd-$framework"
-  grep -q "libtoporr.so => $ROOT/usr/lib/x86_64-linux-gnu/toporr/openmpi/libtoporr.so" \
-    "$WORK/ldd-$framework" || { cat "$WORK/ldd-$framework"; fail "$so does not find the installed libtoporr"; }
+  found=$(awk '$1 == "libtoporr.so" { print $3 }' "$WORK/ldd-$framework")
+  [[ -n $found && $(readlink -f "$found") == "$ROOT/usr/lib/x86_64-linux-gnu/toporr/openmpi/libtoporr.so" ]] ||
+    { cat "$WORK/ldd-$framework"; fail "$so does not find the installed libtoporr"; }
   OMPI_MCA_mca_base_component_path="$COMPONENTS:/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3" \
     ompi_info --param "$framework" toporr --level 9 --parsable >"$WORK/ompi_info-$framework" 2>&1
   grep -q "^mca:$framework:toporr:param:${framework}_toporr_priority:value:" \
