@@ -2,10 +2,6 @@
 // listener here, on loopback; the daemon serves non-admin Unix connections with the same
 // server) cannot make the daemon buffer large requests or call admin methods with a large
 // payload. The daemon's memory is its peak resident set (VmHWM in /proc/PID/status).
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,6 +19,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/test_data.h"
+#include "daemon/testing/server_fixture.h"
 #include "daemon/testing/subprocess.h"
 #include "gmock/gmock.h"
 #include "grpcpp/grpcpp.h"
@@ -49,18 +46,6 @@ constexpr bool kResourceBounds = false;
 #else
 constexpr bool kResourceBounds = true;
 #endif
-
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
 
 // A field of /proc/PID/status in bytes ("VmHWM", "VmRSS"), -1 when absent.
 int64_t ProcStatusBytes(pid_t pid, const std::string& field) {
@@ -157,33 +142,23 @@ std::vector<std::string> HostNames(int count) {
   return names;
 }
 
-class LimitsTest : public ::testing::Test {
+// The daemon runs as a process (its peak RSS is read from /proc) on the fixture's directory.
+class LimitsTest : public toporr::testing::ServerFixture {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/toporrd-limits.XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    chmod(dir_.c_str(), 0755);
-    db_ = dir_ + "/toporr.db";
-    sock_ = dir_ + "/toporrd.sock";
-    fattree_ = dir_ + "/fattree.topo";
-    WriteAll(fattree_, toporr::testing::ReadSharedFabric("ibnetdiscover_fattree_default.txt"));
-    tcp_ = "127.0.0.1:" + std::to_string(FreePort());
-  }
-  void TearDown() override { RunProcess({"/bin/rm", "-rf", dir_}); }
-
-  void WriteAll(const std::string& path, const std::string& text) {
-    std::ofstream(path, std::ios::binary) << text;
+    ServerFixture::SetUp();
+    fattree_ = WriteFile("fattree.topo",
+                         toporr::testing::ReadSharedFabric("ibnetdiscover_fattree_default.txt"));
+    tcp_ = "127.0.0.1:" + std::to_string(toporr::testing::FreeLoopbackPort());
   }
 
   // A daemon listening on `tcp_` (plain TCP on loopback: the read server) with `config`
   // lines, `fabric` (a file) ingested.
   std::unique_ptr<DaemonProcess> StartDaemon(const std::string& config,
                                              const std::string& fabric = "") {
-    const std::string conf = dir_ + "/toporrd.conf";
-    WriteAll(conf, config);
+    const std::string conf = WriteFile("toporrd.conf", config);
     auto d = std::make_unique<DaemonProcess>(
-        db_, sock_, std::vector<std::string>{"--config=" + conf, "--listen", tcp_});
+        db_path(), socket_path(), std::vector<std::string>{"--config=" + conf, "--listen", tcp_});
     EXPECT_TRUE(d->Start()) << d->log();
     RunResult r =
         d->Ctl({"ingest", "--format", "ibnetdiscover", fabric.empty() ? fattree_ : fabric});
@@ -191,7 +166,7 @@ class LimitsTest : public ::testing::Test {
     return d;
   }
 
-  std::string dir_, db_, sock_, fattree_, tcp_;
+  std::string fattree_, tcp_;
 };
 
 TEST_F(LimitsTest, ReadServerRefusesLargeRequestsAndAdminCallsUnread) {
@@ -258,7 +233,7 @@ TEST_F(LimitsTest, ReadServerRefusesLargeRequestsAndAdminCallsUnread) {
   {
     grpc::ClientContext ctx;
     v1::GetCostMatrixResponse resp;
-    grpc::Status s = v1::Topology::NewStub(UnlimitedChannel("unix:" + sock_))
+    grpc::Status s = v1::Topology::NewStub(UnlimitedChannel("unix:" + socket_path()))
                          ->GetCostMatrix(&ctx, five_mib, &resp);
     EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND) << s.error_message();
   }
@@ -288,8 +263,7 @@ TEST_F(LimitsTest, ReadServerRefusesLargeRequestsAndAdminCallsUnread) {
 }
 
 TEST_F(LimitsTest, HeavyRequestsBeyondTheBoundAreRefusedWhileOthersRun) {
-  const std::string big = dir_ + "/fattree-2048h.topo";
-  WriteAll(big, FatTreeText(64));
+  const std::string big = WriteFile("fattree-2048h.topo", FatTreeText(64));
   std::unique_ptr<DaemonProcess> d =
       StartDaemon("max_heavy_requests = 2\nheavy_request_hosts = 1024\n", big);
   ASSERT_TRUE(d->running());
@@ -368,7 +342,7 @@ TEST_F(LimitsTest, LargeIngestIsStreamedInBoundedMemory) {
   std::unique_ptr<DaemonProcess> d = StartDaemon("");
   ASSERT_TRUE(d->running());
   // The 2,048-host fat tree followed by comment lines up to 200 MB.
-  const std::string big = dir_ + "/fattree-2048h-padded.topo";
+  const std::string big = dir() + "/fattree-2048h-padded.topo";
   int64_t file_bytes = 0;
   {
     std::ofstream out(big, std::ios::binary);
@@ -382,8 +356,8 @@ TEST_F(LimitsTest, LargeIngestIsStreamedInBoundedMemory) {
   // GNU time reports the peak resident set of toporrctl alone (a child forked from this test
   // would count the test's own pages).
   RunResult r = RunProcess({"/usr/bin/time", "-f", "toporrctl_maxrss_kb=%M",
-                            RunfilePath("client/ctl/toporrctl"), "--socket", sock_, "ingest",
-                            "--format", "ibnetdiscover", "--allow-shrink", big});
+                            RunfilePath("client/ctl/toporrctl"), "--socket", socket_path(),
+                            "ingest", "--format", "ibnetdiscover", "--allow-shrink", big});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("snapshot 2 created from fattree-2048h-padded.topo: 2048 hosts"));
   std::smatch m;
@@ -470,8 +444,7 @@ int Outcome(const std::string& summary, const std::string& name) {
 // within 3x of its quiet one and its tail is not starved, and the daemon's peak RSS stays
 // bounded.
 TEST_F(LimitsTest, FloodFromOneClientLeavesAnotherReaderItsLatency) {
-  const std::string big = dir_ + "/fattree-2048h.topo";
-  WriteAll(big, FatTreeText(64));
+  const std::string big = WriteFile("fattree-2048h.topo", FatTreeText(64));
   std::unique_ptr<DaemonProcess> d = StartDaemon("", big);
   ASSERT_TRUE(d->running());
   LightReadLatencies(tcp_, 300);  // connections and caches warm
@@ -539,7 +512,7 @@ TEST_F(LimitsTest, HostListFloodIsRefusedPerCallerAndLeavesOtherCallersLists) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to run a client as an unprivileged uid";
   std::unique_ptr<DaemonProcess> d = StartDaemon("max_host_lists_per_peer = 4\n");
   ASSERT_TRUE(d->running());
-  auto root = v1::Topology::NewStub(UnlimitedChannel("unix:" + sock_));
+  auto root = v1::Topology::NewStub(UnlimitedChannel("unix:" + socket_path()));
   // A context for one call (it lives to the end of the call's full expression).
   const auto ctx = [] {
     auto c = std::make_unique<grpc::ClientContext>();
@@ -569,7 +542,7 @@ TEST_F(LimitsTest, HostListFloodIsRefusedPerCallerAndLeavesOtherCallersLists) {
   std::vector<std::string> as_nobody = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
                                         "--clear-groups"};
   as_nobody.insert(as_nobody.end(), flood.begin(), flood.end());
-  as_nobody.insert(as_nobody.end(), {"--target", "unix:" + sock_});
+  as_nobody.insert(as_nobody.end(), {"--target", "unix:" + socket_path()});
   std::vector<std::string> over_tcp = flood;
   over_tcp.insert(over_tcp.end(), {"--target", tcp_});
   for (const auto& argv : {as_nobody, over_tcp}) {

@@ -1,5 +1,6 @@
-// End-to-end: a real toporrd on a temporary SQLite file and socket, driven by the real
-// toporrctl binary, over real gRPC.
+// End-to-end: toporrd's server on a temporary SQLite file and socket (in this process, or the
+// toporrd binary where the test is about the process), driven by the real toporrctl binary
+// and gRPC stubs, over real gRPC.
 #include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -20,6 +21,7 @@
 
 #include "common/status_matchers.h"
 #include "common/test_data.h"
+#include "daemon/testing/server_fixture.h"
 #include "daemon/testing/subprocess.h"
 #include "gmock/gmock.h"
 #include "grpcpp/grpcpp.h"
@@ -39,39 +41,20 @@ using ::toporr::testing::RunProcess;
 using ::toporr::testing::RunResult;
 using ::toporr::testing::StatusIs;
 
-class ToporrdTest : public ::testing::Test {
+// Most tests run the daemon's Server in this process (ServerFixture); those of what only the
+// toporrd binary does (crash points, SIGHUP, the shipped build) run it as a process on the
+// same directory.
+class ToporrdTest : public toporr::testing::ServerFixture {
  protected:
   void SetUp() override {
-    // Under /tmp (not $TEST_TMPDIR) so that an unprivileged uid can reach the socket and the
-    // socket path stays short.
-    char tmpl[] = "/tmp/toporrd-test.XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    chmod(dir_.c_str(), 0755);
-    db_ = dir_ + "/toporr.db";
-    sock_ = dir_ + "/toporrd.sock";
+    ServerFixture::SetUp();
     fattree_ = WriteSample("ibnetdiscover_fattree_default.txt", "fattree.topo");
     edge_ = WriteSample("ibnetdiscover_edgecases_default.txt", "edgecases.topo");
   }
-  void TearDown() override { RunProcess({"/bin/rm", "-rf", dir_}); }
 
   // The tool's exact output (without the `#@` provenance lines) as a file to ingest.
   std::string WriteSample(const std::string& sample, const std::string& name) {
-    std::string path = dir_ + "/" + name;
-    FILE* f = fopen(path.c_str(), "w");
-    std::string text = toporr::testing::ReadSharedFabric(sample);
-    fwrite(text.data(), 1, text.size(), f);
-    fclose(f);
-    return path;
-  }
-
-  // `text` as the file `name` in the test directory.
-  std::string WriteText(const std::string& name, const std::string& text) {
-    std::string path = dir_ + "/" + name;
-    FILE* f = fopen(path.c_str(), "w");
-    fwrite(text.data(), 1, text.size(), f);
-    fclose(f);
-    return path;
+    return WriteFile(name, toporr::testing::ReadSharedFabric(sample));
   }
 
   // The fat tree with every `from` replaced by `to`, as the file `name`.
@@ -81,30 +64,29 @@ class ToporrdTest : public ::testing::Test {
     for (size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size()) {
       text.replace(at, from.size(), to);
     }
-    return WriteText(name, text);
+    return WriteFile(name, text);
   }
 
   std::string IntegrityCheck() {
-    RunResult r = RunProcess({"/usr/bin/sqlite3", db_, "PRAGMA integrity_check;"});
+    RunResult r = RunProcess({"/usr/bin/sqlite3", db_path(), "PRAGMA integrity_check;"});
     return r.out;
   }
 
-  std::string dir_, db_, sock_, fattree_, edge_;
+  std::string fattree_, edge_;
 };
 
 TEST_F(ToporrdTest, IngestQueryRestartSameAnswers) {
-  DaemonProcess d(db_, sock_);
-  ASSERT_TRUE(d.Start()) << d.log();
+  ASSERT_OK(StartServer());
 
-  RunResult r = d.Ctl({"snapshot"});
+  RunResult r = Ctl({"snapshot"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("no fabric has been ingested"));
 
-  r = d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_});
+  r = Ctl({"ingest", "--format", "ibnetdiscover", fattree_});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("snapshot 1 created from fattree.topo: 16 hosts, 6 switches"));
 
-  r = d.Ctl({"--json", "cost", "node01", "node02"});
+  r = Ctl({"--json", "cost", "node01", "node02"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("\"hops\":1,"));
   EXPECT_THAT(r.out, HasSubstr("\"bottleneck_gbps\":32,"));
@@ -121,7 +103,7 @@ TEST_F(ToporrdTest, IngestQueryRestartSameAnswers) {
   };
   std::vector<std::string> before;
   for (const auto& q : queries) {
-    r = d.Ctl(q);
+    r = Ctl(q);
     ASSERT_EQ(r.exit_code, 0) << q[1] << ": " << r.err;
     before.push_back(r.out);
   }
@@ -137,76 +119,74 @@ TEST_F(ToporrdTest, IngestQueryRestartSameAnswers) {
   EXPECT_THAT(before[5], HasSubstr("16 hosts in snapshot 1"));
 
   // Same content again: no new snapshot.
-  r = d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_});
+  r = Ctl({"ingest", "--format", "ibnetdiscover", fattree_});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("unchanged"));
 
-  ASSERT_EQ(d.Stop(), 0) << d.log();
-  EXPECT_THAT(d.log(), HasSubstr("shutting down"));
-  EXPECT_NE(access(sock_.c_str(), F_OK), 0) << "socket file left behind";
+  StopServer();
+  EXPECT_THAT(ServerLog(), HasSubstr("stopped"));
+  EXPECT_NE(access(socket_path().c_str(), F_OK), 0) << "socket file left behind";
 
-  DaemonProcess d2(db_, sock_);
-  ASSERT_TRUE(d2.Start()) << d2.log();
-  EXPECT_THAT(d2.log(), HasSubstr("serving snapshot 1"));
+  const size_t logged = ServerLog().size();
+  ASSERT_OK(StartServer());
+  EXPECT_THAT(ServerLog().substr(logged), HasSubstr("serving snapshot 1"));
   for (size_t i = 0; i < queries.size(); ++i) {
-    r = d2.Ctl(queries[i]);
+    r = Ctl(queries[i]);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.out, before[i]) << "answer changed across restart for " << queries[i][1];
   }
-  r = d2.Ctl({"--json", "snapshots"});
+  r = Ctl({"--json", "snapshots"});
   EXPECT_THAT(r.out, HasSubstr("\"id\":1,"));
   EXPECT_THAT(r.out, Not(HasSubstr("\"id\":2,")));
 }
 
 TEST_F(ToporrdTest, BadInputIsRefusedAndCurrentSnapshotKept) {
-  DaemonProcess d(db_, sock_);
-  ASSERT_TRUE(d.Start()) << d.log();
-  ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
+  ASSERT_OK(StartServer());
+  ASSERT_EQ(Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
 
   std::string truncated =
       WriteSample("ibnetdiscover_real_nvidia_topograph_truncated_bad.txt", "truncated.topo");
-  RunResult r = d.Ctl({"ingest", "--format", "ibnetdiscover", truncated});
+  RunResult r = Ctl({"ingest", "--format", "ibnetdiscover", truncated});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("truncated.topo:"));
 
   std::string list = WriteSample("ibnetdiscover_fattree_list_l.txt", "list.topo");
-  r = d.Ctl({"ingest", "--format", "ibnetdiscover", list});
+  r = Ctl({"ingest", "--format", "ibnetdiscover", list});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("list.topo"));
 
-  r = d.Ctl({"ingest", "--format", "ibnetdiscover", dir_ + "/missing.topo"});
+  r = Ctl({"ingest", "--format", "ibnetdiscover", dir() + "/missing.topo"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("missing.topo: cannot open"));
 
-  r = d.Ctl({"ingest", "--format", "opa", fattree_});
+  r = Ctl({"ingest", "--format", "opa", fattree_});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("unknown input format"));
 
-  r = d.Ctl({"--json", "snapshot"});
+  r = Ctl({"--json", "snapshot"});
   EXPECT_THAT(r.out, HasSubstr("\"id\":1,"));
-  r = d.Ctl({"cost", "node01", "nosuchhost"});
+  r = Ctl({"cost", "node01", "nosuchhost"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("host 'nosuchhost' is not in snapshot 1"));
-  r = d.Ctl({"row", "node01", "--hosts", "node02,ghost"});
+  r = Ctl({"row", "node01", "--hosts", "node02,ghost"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("'ghost'"));
 }
 
 TEST_F(ToporrdTest, NewSnapshotReplacesCurrentAndIsListed) {
-  DaemonProcess d(db_, sock_);
-  ASSERT_TRUE(d.Start()) << d.log();
-  ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
+  ASSERT_OK(StartServer());
+  ASSERT_EQ(Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
   // Another fabric loses every host of the current one: only with --allow-shrink.
-  RunResult r = d.Ctl({"ingest", "--format", "ibnetdiscover", edge_});
+  RunResult r = Ctl({"ingest", "--format", "ibnetdiscover", edge_});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("would remove 16 of the 16 hosts of snapshot 1 (6 hosts left"));
-  r = d.Ctl({"ingest", "--format", "ibnetdiscover", "--allow-shrink", edge_});
+  r = Ctl({"ingest", "--format", "ibnetdiscover", "--allow-shrink", edge_});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("snapshot 2 created"));
-  r = d.Ctl({"hosts"});
+  r = Ctl({"hosts"});
   EXPECT_THAT(r.out, HasSubstr("hostF"));
   EXPECT_THAT(r.out, Not(HasSubstr("node01")));
-  r = d.Ctl({"snapshots"});
+  r = Ctl({"snapshots"});
   EXPECT_THAT(r.out, HasSubstr("2*"));
   EXPECT_THAT(r.out, HasSubstr("fattree.topo"));
 }
@@ -214,12 +194,11 @@ TEST_F(ToporrdTest, NewSnapshotReplacesCurrentAndIsListed) {
 // `toporrctl export --format costs` writes libtoporr's TOPORR_COSTS file: the daemon's matrix
 // over the named hosts with its snapshot id; unknown hosts are refused and nothing is written.
 TEST_F(ToporrdTest, ExportCostsFileCarriesMatrixAndSnapshot) {
-  DaemonProcess d(db_, sock_);
-  ASSERT_TRUE(d.Start()) << d.log();
-  ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
-  const std::string out = dir_ + "/costs.bin";
-  RunResult r = d.Ctl({"--json", "export", "--format", "costs", "--output", out, "--hosts",
-                       "node01,node02,node05"});
+  ASSERT_OK(StartServer());
+  ASSERT_EQ(Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
+  const std::string out = dir() + "/costs.bin";
+  RunResult r = Ctl({"--json", "export", "--format", "costs", "--output", out, "--hosts",
+                     "node01,node02,node05"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("\"snapshot_id\":1"));
   EXPECT_THAT(r.out, HasSubstr("\"hosts\":3"));
@@ -228,20 +207,20 @@ TEST_F(ToporrdTest, ExportCostsFileCarriesMatrixAndSnapshot) {
   RunResult head = RunProcess({"/usr/bin/head", "-c", "8", out});
   EXPECT_EQ(head.out, "TOPORRC1");
   // With the forwarding tables the routes go into the file (TOPORRC2) for libtoporr.
-  ASSERT_EQ(d.Ctl({"ingest", "--format", "lft", WriteSample("dump_fts_fattree.txt", "ft.lfts")})
-                .exit_code,
-            0);
-  r = d.Ctl({"export", "--format", "costs", "--output", out, "node01", "node02", "node05"});
+  ASSERT_EQ(
+      Ctl({"ingest", "--format", "lft", WriteSample("dump_fts_fattree.txt", "ft.lfts")}).exit_code,
+      0);
+  r = Ctl({"export", "--format", "costs", "--output", out, "node01", "node02", "node05"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("wrote costs and routes of 3 hosts (snapshot 2"));
   EXPECT_EQ(r.err, "");
   head = RunProcess({"/usr/bin/head", "-c", "8", out});
   EXPECT_EQ(head.out, "TOPORRC2");
-  r = d.Ctl({"export", "--format", "costs", "--output", dir_ + "/bad.bin", "node01", "ghost"});
+  r = Ctl({"export", "--format", "costs", "--output", dir() + "/bad.bin", "node01", "ghost"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("ghost"));
-  EXPECT_NE(access((dir_ + "/bad.bin").c_str(), F_OK), 0);
-  r = d.Ctl({"export", "--format", "pdf", "--output", out, "node01"});
+  EXPECT_NE(access((dir() + "/bad.bin").c_str(), F_OK), 0);
+  r = Ctl({"export", "--format", "pdf", "--output", out, "node01"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("costs, slurm-topology, slurm-topology-yaml"));
 }
@@ -251,14 +230,14 @@ TEST_F(ToporrdTest, ExportCostsFileCarriesMatrixAndSnapshot) {
 // one once the commit happened).
 TEST_F(ToporrdTest, SigkillDuringIngestKeepsDatabaseConsistent) {
   {
-    DaemonProcess d(db_, sock_);
+    DaemonProcess d(db_path(), socket_path());
     ASSERT_TRUE(d.Start()) << d.log();
     ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
   }
   // The ingest's connection breaks when the daemon dies; toporrctl waits for the restarted
   // daemon and says whether the ingest was committed.
   auto ingest_across_restart = [&](const std::string& point, RunResult* r) {
-    DaemonProcess d(db_, sock_, {}, {{"TOPORR_TEST_CRASH_POINT", point}});
+    DaemonProcess d(db_path(), socket_path(), {}, {{"TOPORR_TEST_CRASH_POINT", point}});
     d.set_binary("daemon/toporrd_test_hooks");
     ASSERT_TRUE(d.Start()) << d.log();
     std::thread ctl([&] {
@@ -266,7 +245,7 @@ TEST_F(ToporrdTest, SigkillDuringIngestKeepsDatabaseConsistent) {
     });
     EXPECT_EQ(d.WaitExit(20), 128 + SIGKILL);
     EXPECT_EQ(IntegrityCheck(), "ok\n");
-    DaemonProcess after(db_, sock_);
+    DaemonProcess after(db_path(), socket_path());
     const bool started = after.Start();
     ctl.join();
     ASSERT_TRUE(started) << after.log();
@@ -279,7 +258,7 @@ TEST_F(ToporrdTest, SigkillDuringIngestKeepsDatabaseConsistent) {
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_THAT(r.err, HasSubstr("the connection to toporrd broke during the ingest"));
     EXPECT_THAT(r.err, HasSubstr("it was NOT committed (edgecases.topo: no stored snapshot"));
-    DaemonProcess after(db_, sock_);
+    DaemonProcess after(db_path(), socket_path());
     ASSERT_TRUE(after.Start()) << after.log();
     r = after.Ctl({"--json", "snapshot"});
     EXPECT_THAT(r.out, HasSubstr("\"id\":1,"));
@@ -291,7 +270,7 @@ TEST_F(ToporrdTest, SigkillDuringIngestKeepsDatabaseConsistent) {
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_THAT(r.err, HasSubstr("it was committed: snapshot 2 holds this content"));
     EXPECT_THAT(r.out, HasSubstr("snapshot 2 holds this content (ibnetdiscover edgecases.topo)"));
-    DaemonProcess after(db_, sock_);
+    DaemonProcess after(db_path(), socket_path());
     ASSERT_TRUE(after.Start()) << after.log();
     r = after.Ctl({"--json", "hosts"});
     EXPECT_THAT(r.out, HasSubstr("hostF"));
@@ -313,7 +292,7 @@ TEST_F(ToporrdTest, SigkillDuringIngestKeepsDatabaseConsistent) {
 // The shipped toporrd has no test hooks; the crash points live in
 // //daemon:toporrd_test_hooks only.
 TEST_F(ToporrdTest, ShippedDaemonIgnoresTestCrashPoints) {
-  DaemonProcess d(db_, sock_, {}, {{"TOPORR_TEST_CRASH_POINT", "after_begin"}});
+  DaemonProcess d(db_path(), socket_path(), {}, {{"TOPORR_TEST_CRASH_POINT", "after_begin"}});
   ASSERT_TRUE(d.Start()) << d.log();
   RunResult r = d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_});
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -322,22 +301,21 @@ TEST_F(ToporrdTest, ShippedDaemonIgnoresTestCrashPoints) {
 }
 
 TEST_F(ToporrdTest, ForwardingTablesTracesAndDiff) {
-  DaemonProcess d(db_, sock_);
-  ASSERT_TRUE(d.Start()) << d.log();
+  ASSERT_OK(StartServer());
   const std::string lfts = WriteSample("dump_fts_fattree.txt", "fattree.lfts");
-  RunResult r = d.Ctl({"ingest", "--format", "lft", lfts});
+  RunResult r = Ctl({"ingest", "--format", "lft", lfts});
   EXPECT_EQ(r.exit_code, 1) << "routes without a topology are refused";
   EXPECT_THAT(r.err, HasSubstr("need a topology first"));
 
-  ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
-  r = d.Ctl({"--json", "cost", "node01", "node09"});
+  ASSERT_EQ(Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
+  r = Ctl({"--json", "cost", "node01", "node09"});
   EXPECT_THAT(r.out, HasSubstr("\"route_kind\":\"SHORTEST_PATH\""));
 
-  r = d.Ctl({"ingest", "--format", "lft", lfts});
+  r = Ctl({"ingest", "--format", "lft", lfts});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("snapshot 2 created"));
   EXPECT_THAT(r.out, HasSubstr("forwarding tables of 6 switches"));
-  r = d.Ctl({"--json", "path", "node01", "node09"});
+  r = Ctl({"--json", "path", "node01", "node09"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("\"route_kind\":\"FORWARDING_TABLES\""));
   EXPECT_THAT(r.out, HasSubstr("\"hops\":3,"));
@@ -345,64 +323,62 @@ TEST_F(ToporrdTest, ForwardingTablesTracesAndDiff) {
   // The real ibtracert traces of the same simulated fabric agree with the LFT walk.
   for (const char* sample : {"ibtracert_fattree_interleaf.txt", "ibtracert_fattree_intraleaf.txt",
                              "ibtracert_fattree_by_guid_G.txt"}) {
-    r = d.Ctl({"ingest", "--format", "ibtracert", WriteSample(sample, sample)});
+    r = Ctl({"ingest", "--format", "ibtracert", WriteSample(sample, sample)});
     EXPECT_EQ(r.exit_code, 0) << sample << ": " << r.out << r.err;
     EXPECT_THAT(r.out, HasSubstr(": 0 disagree"));
   }
   // An LFT dump of another fabric does not fit: refused, snapshot 2 stays.
-  r = d.Ctl({"ingest", "--format", "lft", WriteSample("dump_fts_edgecases.txt", "edge.lfts")});
+  r = Ctl({"ingest", "--format", "lft", WriteSample("dump_fts_edgecases.txt", "edge.lfts")});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("does not fit snapshot 2"));
 
-  r = d.Ctl({"diff", "1", "2"});
+  r = Ctl({"diff", "1", "2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  r = d.Ctl({"--json", "diff", "1"});
+  r = Ctl({"--json", "diff", "1"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("\"to_snapshot\":2"));
   EXPECT_THAT(r.out, HasSubstr("\"links_added\":0"));
   EXPECT_THAT(r.out, HasSubstr("\"routes_compared\":false"));
 
   // A new topology (edge cases fabric): the old routes do not fit and are dropped.
-  r = d.Ctl({"ingest", "--format", "ibnetdiscover", "--allow-shrink", edge_});
+  r = Ctl({"ingest", "--format", "ibnetdiscover", "--allow-shrink", edge_});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("do not fit the new fabric"));
-  r = d.Ctl({"--json", "diff", "2", "3"});
+  r = Ctl({"--json", "diff", "2", "3"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, Not(HasSubstr("\"links_removed\":0,")));
   EXPECT_THAT(r.out, HasSubstr("\"hosts_added\":6"));
-  r = d.Ctl({"diff", "7"});
+  r = Ctl({"diff", "7"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("snapshot 7 not found"));
 }
 
 TEST_F(ToporrdTest, OmniPathTopologyXml) {
-  DaemonProcess d(db_, sock_);
-  ASSERT_TRUE(d.Start()) << d.log();
+  ASSERT_OK(StartServer());
   const std::string xml =
       WriteSample("opa_topology_opaxlattopology_detailed.xml", "opa-detailed.xml");
-  RunResult r = d.Ctl({"ingest", "--format", "opareport-xml", xml});
+  RunResult r = Ctl({"ingest", "--format", "opareport-xml", xml});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("17 hosts"));
   EXPECT_THAT(r.out, HasSubstr("753 links"));
-  r = d.Ctl({"--json", "snapshot"});
+  r = Ctl({"--json", "snapshot"});
   EXPECT_THAT(r.out, HasSubstr("\"source_kind\":\"opareport-xml\""));
 }
 
 TEST_F(ToporrdTest, PlanFromDaemonCostsAndOfflineFromDump) {
-  DaemonProcess d(db_, sock_);
-  ASSERT_TRUE(d.Start()) << d.log();
-  ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
-  const std::string hostfile = dir_ + "/hosts";
+  ASSERT_OK(StartServer());
+  ASSERT_EQ(Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
+  const std::string hostfile = dir() + "/hosts";
   FILE* f = fopen(hostfile.c_str(), "w");
   fputs("node01 slots=4\nnode05 slots=4\nnode09 slots=4\nnode13 slots=4\n", f);
   fclose(f);
-  RunResult r = d.Ctl({"--json", "plan", "--hostfile", hostfile, "--map-by", "node", "--collective",
-                       "allreduce", "--algorithm", "rabenseifner", "--size", "1M"});
+  RunResult r = Ctl({"--json", "plan", "--hostfile", hostfile, "--map-by", "node", "--collective",
+                     "allreduce", "--algorithm", "rabenseifner", "--size", "1M"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("\"cost_source\":\"toporrd snapshot 1"));
   EXPECT_THAT(r.out, HasSubstr("\"reordered\":true"));
 
-  const std::string rankfile = dir_ + "/rankfile";
+  const std::string rankfile = dir() + "/rankfile";
   r = RunProcess({toporr::testing::RunfilePath("client/ctl/toporrctl"), "plan", "--hostfile",
                   hostfile, "--map-by", "node", "--collective", "allreduce", "--algorithm", "ring",
                   "--size", "1M", "--fabric", fattree_, "--rankfile", rankfile});
@@ -420,12 +396,12 @@ TEST_F(ToporrdTest, PlanFromDaemonCostsAndOfflineFromDump) {
                       "collectors/testdata/hwloc/2pack-4numa-4l3-16core-smt2-slit.xml")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("\"reordered\":true"));
-  r = d.Ctl({"plan", "--hostfile", hostfile, "--collective", "allreduce", "--size", "1M",
-             "--node-topology", dir_ + "/missing.xml"});
+  r = Ctl({"plan", "--hostfile", hostfile, "--collective", "allreduce", "--size", "1M",
+           "--node-topology", dir() + "/missing.xml"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("missing.xml"));
 
-  r = d.Ctl({"plan", "--hostfile", hostfile, "--collective", "allreduce", "--size", "1Q"});
+  r = Ctl({"plan", "--hostfile", hostfile, "--collective", "allreduce", "--size", "1Q"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("bad size"));
 }
@@ -434,7 +410,7 @@ TEST_F(ToporrdTest, AdminRpcsNeedPrivilegeReadsDoNot) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to run a client as an unprivileged uid";
   const std::string conf = ::toporr::testing::MakeTempDir("admin") + "/toporrd.conf";
   { std::ofstream(conf) << "admin_group = toporr-no-such-group\n"; }
-  DaemonProcess d(db_, sock_, {"--config=" + conf});
+  DaemonProcess d(db_path(), socket_path(), {"--config=" + conf});
   ASSERT_TRUE(d.Start()) << d.log();
   ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
   chmod(edge_.c_str(), 0644);
@@ -445,7 +421,7 @@ TEST_F(ToporrdTest, AdminRpcsNeedPrivilegeReadsDoNot) {
                                      "--clear-groups",
                                      toporr::testing::RunfilePath("client/ctl/toporrctl"),
                                      "--socket",
-                                     sock_};
+                                     socket_path()};
     argv.insert(argv.end(), args.begin(), args.end());
     return RunProcess(argv);
   };
@@ -579,14 +555,13 @@ void ExpectRowsAreMatrixRows(TopologyClient& c, const std::vector<std::string>& 
 }
 
 TEST_F(ToporrdTest, HostListRowsByTokenAreMatrixRows) {
-  DaemonProcess d(db_, sock_);
-  ASSERT_TRUE(d.Start()) << d.log();
-  auto c = std::make_unique<TopologyClient>(sock_);
+  ASSERT_OK(StartServer());
+  auto c = std::make_unique<TopologyClient>(socket_path());
   const std::vector<std::string> hosts = {"node16", "node01", "node09", "node02", "node13",
                                           "node05", "node12", "node07", "node03", "node14"};
   EXPECT_THAT(c->Register(hosts), StatusIs(absl::StatusCode::kFailedPrecondition,
                                            HasSubstr("no fabric has been ingested")));
-  ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
+  ASSERT_EQ(Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
 
   ASSERT_OK_AND_ASSIGN(v1::RegisterHostListResponse reg, c->Register(hosts));
   EXPECT_THAT(reg.host_list(), MatchesRegex("[0-9a-f]{32}"));
@@ -598,7 +573,7 @@ TEST_F(ToporrdTest, HostListRowsByTokenAreMatrixRows) {
 
   // Along the forwarding tables: a new snapshot, the same token, the list resolved again.
   const std::string lfts = WriteSample("dump_fts_fattree.txt", "fattree.lfts");
-  ASSERT_EQ(d.Ctl({"ingest", "--format", "lft", lfts}).exit_code, 0);
+  ASSERT_EQ(Ctl({"ingest", "--format", "lft", lfts}).exit_code, 0);
   ExpectRowsAreMatrixRows(*c, hosts, reg.host_list(), 2, v1::FORWARDING_TABLES);
 
   // A host outside the list still gets its row, as arrays (compact rows are the list's).
@@ -609,10 +584,9 @@ TEST_F(ToporrdTest, HostListRowsByTokenAreMatrixRows) {
 
   // The token outlives the daemon; the registration does not.
   c.reset();  // an open connection holds the daemon's shutdown for its 5 s grace period
-  ASSERT_EQ(d.Stop(), 0) << d.log();
-  DaemonProcess d2(db_, sock_);
-  ASSERT_TRUE(d2.Start()) << d2.log();
-  TopologyClient c2(sock_);
+  StopServer();
+  ASSERT_OK(StartServer());
+  TopologyClient c2(socket_path());
   EXPECT_THAT(c2.Row("node01", reg.host_list(), true),
               StatusIs(absl::StatusCode::kFailedPrecondition,
                        HasSubstr("unknown host list " + reg.host_list() +
@@ -626,19 +600,18 @@ TEST_F(ToporrdTest, HostListRowsByTokenAreMatrixRows) {
 // hops + 1 directed links, a row's routes are the matrix's row, every link has a rate, and
 // two hosts' routes to each other use different link ids (the cable's two directions).
 TEST_F(ToporrdTest, RowsAndMatricesCarryTheForwardingTablesRoutes) {
-  DaemonProcess d(db_, sock_);
-  ASSERT_TRUE(d.Start()) << d.log();
-  TopologyClient c(sock_);
+  ASSERT_OK(StartServer());
+  TopologyClient c(socket_path());
   const std::vector<std::string> hosts = {"node01", "node02", "node09", "node16"};
-  ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
+  ASSERT_EQ(Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
   ASSERT_OK_AND_ASSIGN(v1::RegisterHostListResponse reg, c.Register(hosts));
   ASSERT_OK_AND_ASSIGN(v1::GetCostRowResponse none, c.Row("node01", reg.host_list(), false, true));
   EXPECT_EQ(none.routes().offsets_size(), 0);
   EXPECT_THAT(none.routes_missing(), HasSubstr("has no forwarding tables"));
 
-  ASSERT_EQ(d.Ctl({"ingest", "--format", "lft", WriteSample("dump_fts_fattree.txt", "ft.lfts")})
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      Ctl({"ingest", "--format", "lft", WriteSample("dump_fts_fattree.txt", "ft.lfts")}).exit_code,
+      0);
   ASSERT_OK_AND_ASSIGN(v1::GetCostMatrixResponse m, c.Matrix(hosts, false, true));
   const size_t n = hosts.size();
   const v1::RouteTable& rt = m.routes();
@@ -675,10 +648,9 @@ TEST_F(ToporrdTest, RowsAndMatricesCarryTheForwardingTablesRoutes) {
 }
 
 TEST_F(ToporrdTest, HostListErrorsAndStatsCountEveryCall) {
-  DaemonProcess d(db_, sock_);
-  ASSERT_TRUE(d.Start()) << d.log();
-  ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
-  TopologyClient c(sock_);
+  ASSERT_OK(StartServer());
+  ASSERT_EQ(Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
+  TopologyClient c(socket_path());
   ASSERT_OK_AND_ASSIGN(v1::RegisterHostListResponse reg, c.Register({"node01", "node02"}));
 
   // Each call moves its own counter by exactly one (and GetStats' by one per GetStats),
@@ -731,13 +703,13 @@ TEST_F(ToporrdTest, HostListErrorsAndStatsCountEveryCall) {
   EXPECT_OK(c.Call(&v1::Topology::Stub::GetSnapshot, v1::GetSnapshotRequest()));
   expect_one_more("GetSnapshot");
   // toporrctl's calls count too (another connection, the admin server).
-  RunResult r = d.Ctl({"--json", "stats"});
+  RunResult r = Ctl({"--json", "stats"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("\"snapshot_id\":1"));
   EXPECT_THAT(r.out, HasSubstr("\"host_lists\":1"));
   EXPECT_THAT(r.out, HasSubstr("\"GetCostRow\":5"));
   EXPECT_EQ(c.Counts()["GetStats"], before["GetStats"] + 2) << "toporrctl's and ours";
-  r = d.Ctl({"stats"});
+  r = Ctl({"stats"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("GetCostRow"));
   EXPECT_THAT(r.out, HasSubstr("1 registered host list"));
@@ -747,31 +719,30 @@ TEST_F(ToporrdTest, HostListErrorsAndStatsCountEveryCall) {
 // its host ports have no LIDs) are dropped with a warning, and costs come from shortest paths;
 // a matrix is never served with unknown entries: a pair without a route is an error.
 TEST_F(ToporrdTest, RoutesThatNoLongerFitAreDroppedAndHolesAreErrors) {
-  DaemonProcess d(db_, sock_);
-  ASSERT_TRUE(d.Start()) << d.log();
-  ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
-  ASSERT_EQ(d.Ctl({"ingest", "--format", "lft", WriteSample("dump_fts_fattree.txt", "ft.lfts")})
-                .exit_code,
-            0);
+  ASSERT_OK(StartServer());
+  ASSERT_EQ(Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
+  ASSERT_EQ(
+      Ctl({"ingest", "--format", "lft", WriteSample("dump_fts_fattree.txt", "ft.lfts")}).exit_code,
+      0);
   std::string text = toporr::testing::ReadSharedFabric("ibnetdiscover_fattree_default.txt");
   // The host ports lose their LIDs, as the switches and the CAs print them.
   text = std::regex_replace(text, std::regex("HCA-1\" lid [0-9]+"), "HCA-1\" lid 0");
   text = std::regex_replace(text, std::regex("# lid [0-9]+ lmc"), "# lid 0 lmc");
-  RunResult r = d.Ctl({"ingest", "--format", "ibnetdiscover", WriteText("nolid.topo", text)});
+  RunResult r = Ctl({"ingest", "--format", "ibnetdiscover", WriteFile("nolid.topo", text)});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("do not fit the new fabric"));
   EXPECT_THAT(r.err, HasSubstr("has no cabled port with a LID"));
-  r = d.Ctl({"--json", "snapshot"});
+  r = Ctl({"--json", "snapshot"});
   EXPECT_THAT(r.out, HasSubstr("\"forwarding_tables\":0"));
-  r = d.Ctl({"--json", "matrix", "node01", "node02", "node09"});
+  r = Ctl({"--json", "matrix", "node01", "node02", "node09"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("\"hops\":[0,1,3,1,0,3,3,3,0]"));
-  EXPECT_EQ(d.Ctl({"cost", "node01", "node09"}).exit_code, 0);
-  EXPECT_EQ(d.Ctl({"path", "node01", "node09"}).exit_code, 0);
+  EXPECT_EQ(Ctl({"cost", "node01", "node09"}).exit_code, 0);
+  EXPECT_EQ(Ctl({"path", "node01", "node09"}).exit_code, 0);
 
   // Two leaves and nothing between them: shortest paths have no route between the hosts.
   const std::string split =
-      WriteText("split.topo",
+      WriteFile("split.topo",
                 "vendid=0x2c9\ndevid=0xc738\nswitchguid=0xa0(a0)\n"
                 "Switch\t2 \"S-00000000000000a0\"\t\t# \"swA\" enhanced port 0 lid 1 lmc 0\n"
                 "[1]\t\"H-0000000000000010\"[1](11) \t\t# \"hostA mlx5_0\" lid 2 4xHDR\n\n"
@@ -784,16 +755,16 @@ TEST_F(ToporrdTest, RoutesThatNoLongerFitAreDroppedAndHolesAreErrors) {
                 "vendid=0x2c9\ndevid=0x101b\ncaguid=0x20\n"
                 "Ca\t1 \"H-0000000000000020\"\t\t# \"hostB mlx5_0\"\n"
                 "[1](21) \t\"S-00000000000000b0\"[1]\t\t# lid 4 lmc 0 \"swB\" lid 3 4xHDR\n");
-  ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", "--allow-shrink", split}).exit_code, 0);
+  ASSERT_EQ(Ctl({"ingest", "--format", "ibnetdiscover", "--allow-shrink", split}).exit_code, 0);
   for (const std::vector<std::string>& q :
        {std::vector<std::string>{"matrix", "hostA", "hostB"},
         {"row", "hostA"},
-        {"export", "--format", "costs", "--output", dir_ + "/c.bin", "hostA", "hostB"}}) {
-    r = d.Ctl(q);
+        {"export", "--format", "costs", "--output", dir() + "/c.bin", "hostA", "hostB"}}) {
+    r = Ctl(q);
     EXPECT_EQ(r.exit_code, 1) << q[0] << ": " << r.out;
     EXPECT_THAT(r.err, HasSubstr("no route between 'hostA' and 'hostB' in snapshot 4")) << q[0];
   }
-  TopologyClient c(sock_);
+  TopologyClient c(socket_path());
   ASSERT_OK_AND_ASSIGN(auto reg, c.Register({"hostA", "hostB"}));
   EXPECT_THAT(c.Row("hostA", reg.host_list(), true),
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("no route")));
@@ -806,57 +777,55 @@ TEST_F(ToporrdTest, RoutesThatNoLongerFitAreDroppedAndHolesAreErrors) {
 // INVALID_ARGUMENT naming the field; huge lines and names give short refusals naming the
 // file and line; nothing toporrctl prints holds a raw escape sequence.
 TEST_F(ToporrdTest, HostileTextIsRefusedAndErrorsStayBounded) {
-  DaemonProcess d(db_, sock_);
-  ASSERT_TRUE(d.Start()) << d.log();
-  ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
+  ASSERT_OK(StartServer());
+  ASSERT_EQ(Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
   for (const std::string& bad :
        {std::string("node13\xff HCA-1"), std::string("node13\x1b[2J HCA-1"),
         std::string("node13\x01 HCA-1")}) {
-    RunResult r = d.Ctl(
-        {"ingest", "--format", "ibnetdiscover", FattreeWith("bad.topo", "node13 HCA-1", bad)});
+    RunResult r =
+        Ctl({"ingest", "--format", "ibnetdiscover", FattreeWith("bad.topo", "node13 HCA-1", bad)});
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_THAT(r.err, MatchesRegex("(.|\n)*bad.topo:[0-9]+: (.|\n)*not printable UTF-8(.|\n)*"));
     EXPECT_EQ(r.err.find('\x1b'), std::string::npos);
   }
-  RunResult r = d.Ctl({"hosts"});
+  RunResult r = Ctl({"hosts"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("16 hosts in snapshot 1"));
 
   // A 20 KB line and a 5 KB number.
   for (const std::string& junk : {std::string(20000, 'A'), "lid " + std::string(5000, '9')}) {
-    r = d.Ctl({"ingest", "--format", "ibnetdiscover",
-               FattreeWith("long.topo", "\n[12]\t", "\n" + junk + "\n[12]\t")});
+    r = Ctl({"ingest", "--format", "ibnetdiscover",
+             FattreeWith("long.topo", "\n[12]\t", "\n" + junk + "\n[12]\t")});
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_THAT(r.err, HasSubstr("long.topo:"));
     EXPECT_THAT(r.err, Not(HasSubstr("metadata")));
     EXPECT_LT(r.err.size(), 1500u);
   }
   // A 100 KB host name.
-  r = d.Ctl({"cost", std::string(100000, 'h'), "node01"});
+  r = Ctl({"cost", std::string(100000, 'h'), "node01"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("...(100000 bytes)' is not in snapshot 1"));
   EXPECT_LT(r.err.size(), 1000u);
   // Names that are not UTF-8 or hold escapes.
-  TopologyClient c(sock_);
+  TopologyClient c(socket_path());
   EXPECT_THAT(c.Matrix({"node01", "node\xff"}, false),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("host name 'node\\xff': byte 0xff at column 5")));
-  r = d.Ctl({"cost", "node\x1b]0;x\x07", "node01"});
+  r = Ctl({"cost", "node\x1b]0;x\x07", "node01"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("'node\\x1b]0;x\\x07'"));
   EXPECT_EQ(r.err.find('\x1b'), std::string::npos);
   // The log has one line per refused ingest, escaped.
-  EXPECT_THAT(d.log(), HasSubstr("ingest ibnetdiscover bad.topo refused: bad.topo:"));
-  EXPECT_EQ(d.log().find('\x1b'), std::string::npos);
+  EXPECT_THAT(ServerLog(), HasSubstr("ingest ibnetdiscover bad.topo refused: bad.topo:"));
+  EXPECT_EQ(ServerLog().find('\x1b'), std::string::npos);
 }
 
 // A topology that loses all hosts, or more than max_host_loss_percent of
 // them, does not replace the served one without --allow-shrink; the refusal names the counts,
 // is logged and counted. Class 8: an empty --hosts is a usage error, never "every host".
 TEST_F(ToporrdTest, ShrinkingFabricsNeedAllowShrink) {
-  DaemonProcess d(db_, sock_);
-  ASSERT_TRUE(d.Start()) << d.log();
-  ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
+  ASSERT_OK(StartServer());
+  ASSERT_EQ(Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
   const std::string ports = toporr::testing::ReadSharedFabric("ibnetdiscover_fattree_ports_p.txt");
   auto without = [&](const std::string& name, std::vector<std::string> hosts) {
     std::string kept;
@@ -868,50 +837,50 @@ TEST_F(ToporrdTest, ShrinkingFabricsNeedAllowShrink) {
       if (!drop) kept += line;
       at = end;
     }
-    return WriteText(name, kept);
+    return WriteFile(name, kept);
   };
   // One host of 16 (6 %) may go.
-  RunResult r = d.Ctl({"ingest", "--format", "ibnetdiscover", without("minus1.p", {"node15"})});
+  RunResult r = Ctl({"ingest", "--format", "ibnetdiscover", without("minus1.p", {"node15"})});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("snapshot 2 created from minus1.p: 15 hosts"));
   // A truncated ports report, four more hosts gone, no hosts at all: refused.
-  r = d.Ctl(
+  r = Ctl(
       {"ingest", "--format", "ibnetdiscover",
-       WriteText("truncated.p", ports.substr(0, ports.rfind('\n', ports.find("'node05 ")) + 1))});
+       WriteFile("truncated.p", ports.substr(0, ports.rfind('\n', ports.find("'node05 ")) + 1))});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("truncated.p: refused: it would remove"));
-  r = d.Ctl({"ingest", "--format", "ibnetdiscover",
-             without("minus5.p", {"node15", "node01", "node02", "node03", "node04"})});
+  r = Ctl({"ingest", "--format", "ibnetdiscover",
+           without("minus5.p", {"node15", "node01", "node02", "node03", "node04"})});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("would remove 4 of the 15 hosts of snapshot 2 (11 hosts left; at "
                                "most 10 % may go"));
   EXPECT_THAT(r.err, HasSubstr("--allow-shrink"));
   const std::string lone =
-      WriteText("switch-only.topo",
+      WriteFile("switch-only.topo",
                 "vendid=0x2c9\ndevid=0xc738\nswitchguid=0xa0(a0)\n"
                 "Switch\t2 \"S-00000000000000a0\"\t\t# \"swA\" enhanced port 0 lid 1 lmc 0\n");
-  r = d.Ctl({"ingest", "--format", "ibnetdiscover", lone});
+  r = Ctl({"ingest", "--format", "ibnetdiscover", lone});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("would remove 15 of the 15 hosts of snapshot 2 (0 hosts left"));
-  r = d.Ctl({"--json", "snapshot"});
+  r = Ctl({"--json", "snapshot"});
   EXPECT_THAT(r.out, HasSubstr("\"id\":2,"));
   EXPECT_THAT(r.out, HasSubstr("\"hosts\":15,"));
-  r = d.Ctl({"stats", "--prometheus"});
+  r = Ctl({"stats", "--prometheus"});
   EXPECT_THAT(r.out, HasSubstr("toporr_ingest_shrink_refusals_total 3"));
-  EXPECT_THAT(d.log(), HasSubstr("minus5.p refused: minus5.p: refused: it would remove 4"));
+  EXPECT_THAT(ServerLog(), HasSubstr("minus5.p refused: minus5.p: refused: it would remove 4"));
   // The admin confirms.
-  r = d.Ctl({"ingest", "--format", "ibnetdiscover", "--allow-shrink",
-             without("minus5.p", {"node15", "node01", "node02", "node03", "node04"})});
+  r = Ctl({"ingest", "--format", "ibnetdiscover", "--allow-shrink",
+           without("minus5.p", {"node15", "node01", "node02", "node03", "node04"})});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("snapshot 3 created from minus5.p: 11 hosts"));
 
   for (const std::string& empty : {std::string(""), std::string(","), std::string("node05,")}) {
-    r = d.Ctl({"row", "node05", "--hosts", empty});
+    r = Ctl({"row", "node05", "--hosts", empty});
     EXPECT_EQ(r.exit_code, 2) << "--hosts '" << empty << "': " << r.out;
     EXPECT_THAT(r.err, HasSubstr(empty.empty() ? "--hosts needs a value (it is empty)"
                                                : "has an empty host name"));
   }
-  r = d.Ctl({"diff", "99999999999999999999"});
+  r = Ctl({"diff", "99999999999999999999"});
   EXPECT_EQ(r.exit_code, 2);
 }
 
@@ -962,16 +931,15 @@ class TinyDisk {
 
 // A full disk under the database: toporrctl shows the daemon's reason and exits 1 without
 // uploading again, whether SQLite cannot commit (the daemon answers UNAVAILABLE) or the
-// upload does not fit beside the database (RESOURCE_EXHAUSTED). Before, it took both for
-// an unreachable daemon ("cannot reach toporrd ... is the daemon running?") whose connection
-// broke, and uploaded the file a second time to ask whether it was committed.
+// upload does not fit beside the database (RESOURCE_EXHAUSTED); neither is taken for an
+// unreachable daemon whose connection broke, nor uploaded a second time to ask whether it
+// was committed.
 TEST_F(ToporrdTest, IngestRefusedForAFullDiskIsShownOnceAndNotSentAgain) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to mount a tmpfs";
-  TinyDisk disk(dir_ + "/disk", 1 << 20);
+  TinyDisk disk(dir() + "/disk", 1 << 20);
   if (!disk.error().empty()) GTEST_SKIP() << "cannot mount a tmpfs: " << disk.error();
-  DaemonProcess d(disk.dir() + "/toporr.db", sock_);
-  ASSERT_TRUE(d.Start()) << d.log();
-  ASSERT_EQ(d.Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
+  ASSERT_OK(StartServer("db_path = " + disk.dir() + "/toporr.db\n"));
+  ASSERT_EQ(Ctl({"ingest", "--format", "ibnetdiscover", fattree_}).exit_code, 0);
   const std::string next = FattreeWith("next.topo", "node01", "nodeAA");
   struct stat st;
   ASSERT_EQ(stat(next.c_str(), &st), 0);
@@ -979,21 +947,21 @@ TEST_F(ToporrdTest, IngestRefusedForAFullDiskIsShownOnceAndNotSentAgain) {
 
   // Room for the upload and one page: the new snapshot cannot be committed.
   ASSERT_TRUE(disk.FillLeaving((upload_pages + 1) * 4096));
-  RunResult r = d.Ctl({"ingest", "--format", "ibnetdiscover", next});
+  RunResult r = Ctl({"ingest", "--format", "ibnetdiscover", next});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("toporr.db: database or disk is full"));
   EXPECT_THAT(r.err, Not(HasSubstr("cannot reach")));
   EXPECT_THAT(r.err, Not(HasSubstr("broke")));
   // No room for the upload itself.
   ASSERT_TRUE(disk.FillLeaving(0));
-  r = d.Ctl({"ingest", "--format", "ibnetdiscover", next});
+  r = Ctl({"ingest", "--format", "ibnetdiscover", next});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, AllOf(HasSubstr("cannot write the ingest spool file"),
                            HasSubstr("No space left on device")));
   EXPECT_THAT(r.err, Not(HasSubstr("cannot reach")));
 
   // One upload per ingest, each logged once as refused; nothing asked again (verify_only).
-  r = d.Ctl({"stats", "--prometheus"});
+  r = Ctl({"stats", "--prometheus"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string uploads = "toporr_rpc_requests_total{method=\"IngestStream\",code=\"";
   EXPECT_THAT(r.out, HasSubstr(uploads + "OK\"} 1\n"));
@@ -1007,9 +975,10 @@ TEST_F(ToporrdTest, IngestRefusedForAFullDiskIsShownOnceAndNotSentAgain) {
   EXPECT_EQ(matches(r.out, "toporr_rpc_requests_total\\{method=\"IngestStream\""), 3) << r.out;
   EXPECT_THAT(r.out,
               HasSubstr("toporr_ingests_total{format=\"ibnetdiscover\",result=\"refused\"} 2\n"));
-  const std::string log = d.log();
+  const std::string log = ServerLog();
   EXPECT_EQ(matches(log, "ingest ibnetdiscover next\\.topo refused: "), 2) << log;
   EXPECT_THAT(log, Not(HasSubstr("verified")));
+  StopServer();  // before the disk under its database goes
 }
 
 }  // namespace
