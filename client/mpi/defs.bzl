@@ -61,6 +61,7 @@ TOPORR_MPI_NEUTRAL_DEPS = [
     "//client:device_memory",
     "//client:graph_plan",
     "//client:job_layout",
+    "//client:launch_files",
     "//client:node_topology",
     "//client:plan",
     "//client:verification",

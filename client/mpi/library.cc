@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/graph_plan.h"
 #include "client/job_layout.h"
+#include "client/launch_files.h"
 #include "client/mpi/bound_ranks.h"
 #include "client/mpi/collective_status.h"
 #include "client/mpi/collectives.h"
