@@ -31,15 +31,6 @@
 namespace toporr::client::mpi {
 namespace {
 
-// Whether this process prints `warning` now: once per process, across every Library in it (a
-// job may hold more than one, e.g. Open MPI's coll and topo components each have theirs).
-bool FirstInProcess(const std::string& warning) {
-  static std::mutex mu;
-  static std::set<std::string>* printed = new std::set<std::string>;
-  std::lock_guard<std::mutex> lock(mu);
-  return printed->insert(warning).second;
-}
-
 using Clock = std::chrono::steady_clock;
 
 constexpr int kTokenBytes = 128;
@@ -136,12 +127,6 @@ int RetryAfterCalls(int retry) { return 8 << std::min(retry, 7); }
 bool CountRetry(CachedDecision& c) {
   if (c.retryable && !c.retry_due && ++c.calls >= c.retry_after) c.retry_due = true;
   return c.retry_due;
-}
-
-bool IsWorldRankZero() {
-  int world_rank = 0;
-  PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-  return world_rank == 0;
 }
 
 // The algorithms toporr runs itself (collectives.h), by collective.
@@ -304,55 +289,7 @@ Library& Library::Default() {
 Library::Library(ClientOptions options, std::vector<std::string> option_warnings)
     : options_(std::move(options)),
       source_(NewRowSource(options_)),
-      option_warnings_(std::move(option_warnings)) {}
-
-void Library::Warn(int rank, const std::string& reason) {
-  if (!IsWorldRankZero() && !(rank == 0 && options_.verbose > 0)) return;
-  // One cause, whichever rank of whichever communicator met it ("rank 5: <cause>").
-  std::string_view cause = reason;
-  if (cause.substr(0, 5) == "rank ") {
-    const size_t colon = cause.find(": ");
-    if (colon != std::string_view::npos && cause.find_first_not_of("0123456789", 5) == colon) {
-      cause.remove_prefix(colon + 2);
-    }
-  }
-  if (!FirstInProcess("fallback: " + std::string(cause))) return;
-  std::fprintf(stderr, "toporr: warning: keeping the identity rank order: %s\n", reason.c_str());
-  std::fflush(stderr);
-}
-
-void Library::Fallback(int rank, const absl::Status& why, Decision* d) {
-  d->source = "fallback";
-  d->fallback_reason = std::string(why.message());
-  d->predicted_before_ns = d->predicted_after_ns = -1;
-  d->cost_form.clear();
-  d->contention.clear();
-  d->candidates.clear();
-  if (!absl::IsCancelled(why)) Warn(rank, d->fallback_reason);  // TOPORR_DISABLE: silent
-}
-
-void Library::Finish(MPI_Comm comm, const Decision& d) {
-  if (IsWorldRankZero()) {  // the configuration's warnings, once per job
-    std::lock_guard<std::mutex> lock(mu_);
-    for (const std::string& w : option_warnings_) {
-      if (FirstInProcess("option: " + w)) std::fprintf(stderr, "toporr: %s\n", w.c_str());
-    }
-    option_warnings_.clear();
-  }
-  int rank = 0;
-  PMPI_Comm_rank(comm, &rank);
-  if (rank != 0) return;
-  WriteReport(DecisionJsonLine(d));
-  if (options_.verbose > 0) {
-    std::fprintf(stderr,
-                 "toporr: %s %s %lld B root %d: %d ranks on %d hosts, source %s%s, snapshot %lld, "
-                 "predicted %.0f -> %.0f ns, %lld us\n",
-                 d.collective.c_str(), d.chosen_algorithm.c_str(), static_cast<long long>(d.bytes),
-                 d.root, d.size, d.hosts, d.source.c_str(), d.cached ? " (cached)" : "",
-                 static_cast<long long>(d.snapshot_id), d.predicted_before_ns, d.predicted_after_ns,
-                 static_cast<long long>(d.elapsed_us));
-  }
-}
+      log_(options_, std::move(option_warnings)) {}
 
 absl::Status Library::GatherCosts(MPI_Comm work, const JobLayout& layout, Decision* decision,
                                   std::unique_ptr<mapping::HostCostMatrix>* costs,
@@ -689,7 +626,8 @@ int Library::CollectiveComm(MPI_Comm comm, const ReorderRequest& request, MPI_Co
         c.multilevel_failed = true;
         int rank = 0;
         PMPI_Comm_rank(comm, &rank);
-        Warn(rank, "the multi-level communicators could not be built; the MPI library's call runs");
+        log_.Warn(rank,
+                  "the multi-level communicators could not be built; the MPI library's call runs");
       }
     }
     *multilevel = c.multilevel.get();
@@ -738,37 +676,8 @@ Library::NextRun Library::NextCall(MPI_Comm comm, const ReorderRequest& request)
   return algorithm || multilevel ? NextRun::kToporr : NextRun::kLibrary;
 }
 
-void Library::WriteReport(const std::string& line) {
-  if (options_.report_path.empty()) return;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (report_failed_) return;
-  }
-  absl::Status s = AppendReportLine(options_.report_path, line);
-  if (s.ok()) return;
-  std::lock_guard<std::mutex> lock(mu_);
-  if (report_failed_) return;
-  report_failed_ = true;
-  std::fprintf(stderr, "toporr: warning: TOPORR_REPORT not written (the job goes on): %s\n",
-               std::string(s.message()).c_str());
-  std::fflush(stderr);
-}
-
 void Library::ReportCheck(MPI_Comm comm, const DecisionCheck& check) {
-  int rank = 0;
-  PMPI_Comm_rank(comm, &rank);
-  if (rank != 0) return;
-  const Verification& v = check.verification;
-  const Decision& d = check.decision;
-  WriteReport(VerificationJsonLine(d, v));
-  if (options_.verbose > 0) {
-    std::fprintf(stderr,
-                 "toporr: verified %s %s %lld B: toporr %.0f us, MPI library %.0f us (medians of "
-                 "%zu): %s stays\n",
-                 d.collective.c_str(), d.chosen_algorithm.c_str(), static_cast<long long>(d.bytes),
-                 v.toporr_median_s() * 1e6, v.library_median_s() * 1e6, v.library_s().size(),
-                 Verification::VerdictName(v.verdict()));
-  }
+  log_.Checked(comm, check.decision, check.verification);
 }
 
 int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm* newcomm,
@@ -878,7 +787,7 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
   }
   if (!status.ok()) {
     order.clear();
-    Fallback(rank, status, &d);
+    log_.Fallback(rank, status, &d);
   }
 
   int rc = MPI_ERR_OTHER;
@@ -889,7 +798,7 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
     if (!all) {
       if (rc == MPI_SUCCESS) PMPI_Comm_free(newcomm);
       order.clear();
-      Fallback(
+      log_.Fallback(
           rank,
           absl::InternalError(MpiError("MPI_Comm_split", rc == MPI_SUCCESS ? MPI_ERR_OTHER : rc)),
           &d);
@@ -918,7 +827,7 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
   }
   PMPI_Comm_free(&work);
   d.elapsed_us = ElapsedUs(start);
-  Finish(comm, d);
+  log_.Decided(comm, d);
   if (decision_out != nullptr) *decision_out = d;
   return rc;
 }
@@ -961,11 +870,11 @@ void Library::GraphOrder(MPI_Comm comm, const char* label, const mapping::CommGr
   }
   if (!status.ok()) {
     order->clear();
-    Fallback(rank, status, &d);
+    log_.Fallback(rank, status, &d);
   }
   d.new_order = order->empty() ? IdentityOrder(size) : *order;
   d.elapsed_us = ElapsedUs(start);
-  Finish(comm, d);
+  log_.Decided(comm, d);
   if (decision_out != nullptr) *decision_out = d;
 }
 

@@ -32,7 +32,7 @@
 // (row_source.h), so a retry while it is down costs a few MPI steps, not a deadline.
 // Warnings: one stderr line per cause per job, from the process of MPI_COMM_WORLD rank 0
 // when it is in the communicator (with verbose, also from each communicator's rank 0);
-// every fallback is in TOPORR_REPORT.
+// every fallback is in TOPORR_REPORT (decision_log.h).
 #ifndef TOPORR_CLIENT_MPI_LIBRARY_H_
 #define TOPORR_CLIENT_MPI_LIBRARY_H_
 
@@ -50,6 +50,7 @@
 #include "client/client_options.h"
 #include "client/decision_report.h"
 #include "client/job_layout.h"
+#include "client/mpi/decision_log.h"
 #include "client/row_source.h"
 #include "client/verification.h"
 #include "mapping/cost_matrix.h"
@@ -172,23 +173,12 @@ class Library {
                            std::unique_ptr<mapping::HostCostMatrix>* costs,
                            std::unique_ptr<mapping::RouteSource>* routes, MPI_Win* window,
                            bool* unanswered);
-  // One line on stderr per cause, see above; `rank` is the caller's rank in the
-  // communicator the warning is about.
-  void Warn(int rank, const std::string& reason);
-  // Marks `d` as the identity-order fallback for `why` (no predictions, no candidates) and
-  // warns once on rank 0 unless toporr was disabled (kCancelled).
-  void Fallback(int rank, const absl::Status& why, Decision* d);
   void EnsureKeyvals();
-  // Rank 0: appends `line` to TOPORR_REPORT; the first failure is reported once on stderr and
-  // the report is not written again (the job never waits for or fails on it).
-  void WriteReport(const std::string& line);
-  void Finish(MPI_Comm comm, const Decision& d);
 
   ClientOptions options_;
   std::unique_ptr<RowSource> source_;
-  std::vector<std::string> option_warnings_;
+  DecisionLog log_;
   std::mutex mu_;
-  bool report_failed_ = false;  // under mu_
   int cache_keyval_ = MPI_KEYVAL_INVALID;
 };
 
