@@ -3,16 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <limits>
-#include <map>
-#include <set>
 #include <sstream>
-#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "client/graph_plan.h"
@@ -21,6 +17,7 @@
 #include "client/mpi/bound_ranks.h"
 #include "client/mpi/collective_status.h"
 #include "client/mpi/collectives.h"
+#include "client/mpi/decision_cache.h"
 #include "client/mpi/leaf_groups.h"
 #include "client/mpi/multilevel.h"
 #include "client/plan.h"
@@ -64,71 +61,6 @@ absl::StatusOr<std::string> HostOfThisRank(const ClientOptions& o) {
   return hosts[world_rank];
 }
 
-// ---- the decision cache on a communicator ----
-
-using CacheKey = std::tuple<int, int, int, int, int>;  // collective, algorithm, root, class, radix
-struct CachedDecision {
-  std::vector<int32_t> order;  // empty: identity
-  Decision decision;
-  // For toporr's collectives: a communicator in `order` that only toporr sends on (created
-  // on first use, freed with the cache or at MPI_Finalize).
-  MPI_Comm internal = MPI_COMM_NULL;
-  // The multi-level version, when decided: its plan (mapping::EncodeMultilevel) and its
-  // communicators (built on first use, over `internal`).
-  std::vector<int32_t> multilevel_plan;
-  std::unique_ptr<Multilevel> multilevel;
-  bool multilevel_failed = false;  // could not be built: the MPI library's call instead
-  // The run-time check against the MPI library's call (created on first use when toporr
-  // would run something else).
-  std::unique_ptr<DecisionCheck> check;
-  // A fallback because the cost source did not answer: retried after `retry_after` calls.
-  bool retryable = false;
-  int calls = 0;
-  int retry_after = 0;
-  bool retry_due = false;
-};
-using CommCache = std::map<CacheKey, CachedDecision>;
-
-std::atomic<int> live_caches{0};
-std::mutex registry_mu;
-std::set<CommCache*>* registry = new std::set<CommCache*>;  // caches alive, for MPI_Finalize
-
-void FreeInternal(CommCache* cache) {
-  for (auto& [key, entry] : *cache) {
-    entry.multilevel.reset();
-    if (entry.internal != MPI_COMM_NULL) PMPI_Comm_free(&entry.internal);
-  }
-}
-
-int DeleteCache(MPI_Comm, int, void* value, void*) {
-  auto* cache = static_cast<CommCache*>(value);
-  {
-    std::lock_guard<std::mutex> lock(registry_mu);
-    registry->erase(cache);
-  }
-  FreeInternal(cache);
-  --live_caches;
-  delete cache;
-  return MPI_SUCCESS;
-}
-
-// MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI still works: free every
-// internal communicator then (MPI_COMM_WORLD's caches may be deleted later, or never).
-int FreeAllInternal(MPI_Comm, int, void*, void*) {
-  std::lock_guard<std::mutex> lock(registry_mu);
-  for (CommCache* cache : *registry) FreeInternal(cache);
-  return MPI_SUCCESS;
-}
-
-// Calls of a retryable fallback before its next attempt: 8, 16, 32, ... at most 1024.
-int RetryAfterCalls(int retry) { return 8 << std::min(retry, 7); }
-
-// Counts one call of `c` and says whether it must be decided anew (a retry is due).
-bool CountRetry(CachedDecision& c) {
-  if (c.retryable && !c.retry_due && ++c.calls >= c.retry_after) c.retry_due = true;
-  return c.retry_due;
-}
-
 // The algorithms toporr runs itself (collectives.h), by collective.
 std::vector<mapping::Algorithm> OwnAlgorithms(mapping::Collective c) {
   using A = mapping::Algorithm;
@@ -159,31 +91,6 @@ std::optional<mapping::LibraryRules> LinkedLibraryRules(mapping::Collective c) {
 #else
   return std::nullopt;
 #endif
-}
-
-int SizeClass(int64_t bytes) {
-  int c = 0;
-  while (bytes > 1) {
-    bytes >>= 1;
-    ++c;
-  }
-  return c;
-}
-
-CacheKey KeyOf(const ReorderRequest& r) {
-  const int algorithm = r.force_multilevel ? -3
-                        : r.algorithm      ? static_cast<int>(*r.algorithm)
-                        : r.own_algorithms ? -2
-                                           : -1;
-  return CacheKey{static_cast<int>(r.collective), algorithm, r.root, SizeClass(r.bytes), r.radix};
-}
-
-uint64_t KeyHash(const CacheKey& k) {
-  uint64_t h = 1469598103934665603ull;
-  for (int v : {std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k), std::get<4>(k)}) {
-    h = (h ^ static_cast<uint64_t>(static_cast<uint32_t>(v))) * 1099511628211ull;
-  }
-  return h;
 }
 
 // True when every rank of `work` passed the same key.
@@ -258,8 +165,6 @@ int64_t ElapsedUs(Clock::time_point start) {
 }
 
 }  // namespace
-
-int LiveCaches() { return live_caches.load(); }
 
 int SplitInOrder(MPI_Comm comm, const std::vector<int32_t>& order, MPI_Comm* newcomm) {
   int rank = 0;
@@ -573,11 +478,7 @@ absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* de
 
 void Library::EnsureKeyvals() {
   std::lock_guard<std::mutex> lock(mu_);
-  if (cache_keyval_ != MPI_KEYVAL_INVALID) return;
-  PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, DeleteCache, &cache_keyval_, nullptr);
-  int finalize_keyval = MPI_KEYVAL_INVALID;
-  PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, FreeAllInternal, &finalize_keyval, nullptr);
-  PMPI_Comm_set_attr(MPI_COMM_SELF, finalize_keyval, nullptr);
+  if (cache_keyval_ == MPI_KEYVAL_INVALID) cache_keyval_ = CreateCacheKeyval();
 }
 
 int Library::CollectiveComm(MPI_Comm comm, const ReorderRequest& request, MPI_Comm* run_on,
@@ -586,19 +487,17 @@ int Library::CollectiveComm(MPI_Comm comm, const ReorderRequest& request, MPI_Co
                             DecisionCheck** check) {
   EnsureKeyvals();
   const CacheKey key = KeyOf(request);
-  CommCache* cache = nullptr;
-  int found = 0;
-  PMPI_Comm_get_attr(comm, cache_keyval_, &cache, &found);
-  auto it = found ? cache->find(key) : CommCache::iterator();
-  if (!found || it == cache->end() || it->second.internal == MPI_COMM_NULL ||
+  CommCache* cache = FindCache(comm, cache_keyval_);
+  auto it = cache != nullptr ? cache->find(key) : CommCache::iterator();
+  if (cache == nullptr || it == cache->end() || it->second.internal == MPI_COMM_NULL ||
       it->second.retry_due) {
     // A miss: decide (collective, with the agreement check) and keep the communicator.
     MPI_Comm reordered = MPI_COMM_NULL;
     Decision d;
     if (int rc = CommReorder(comm, request, &reordered, &d); rc != MPI_SUCCESS) return rc;
-    PMPI_Comm_get_attr(comm, cache_keyval_, &cache, &found);
-    it = found ? cache->find(key) : CommCache::iterator();
-    if (!found || it == cache->end()) {
+    cache = FindCache(comm, cache_keyval_);
+    it = cache != nullptr ? cache->find(key) : CommCache::iterator();
+    if (cache == nullptr || it == cache->end()) {
       // Not cached (the ranks' arguments disagreed): the MPI library's own call, uncached.
       PMPI_Comm_free(&reordered);
       *run_on = MPI_COMM_NULL;
@@ -658,15 +557,13 @@ int Library::CollectiveComm(MPI_Comm comm, const ReorderRequest& request, MPI_Co
 
 Library::NextRun Library::NextCall(MPI_Comm comm, const ReorderRequest& request) {
   EnsureKeyvals();
-  CommCache* cache = nullptr;
-  int found = 0;
-  PMPI_Comm_get_attr(comm, cache_keyval_, &cache, &found);
-  if (!found) return NextRun::kDecide;
+  CommCache* cache = FindCache(comm, cache_keyval_);
+  if (cache == nullptr) return NextRun::kDecide;
   auto it = cache->find(KeyOf(request));
   if (it == cache->end() || it->second.internal == MPI_COMM_NULL) return NextRun::kDecide;
   CachedDecision& c = it->second;
   if (c.decision.source == "fallback") {
-    return CountRetry(c) ? NextRun::kDecide : NextRun::kLibrary;
+    return c.CountCall() ? NextRun::kDecide : NextRun::kLibrary;
   }
   if (c.check && c.check->verification.verdict() == Verification::Verdict::kLibrary) {
     return NextRun::kLibrary;
@@ -705,31 +602,13 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
 
   std::vector<int32_t> order, multilevel_plan;
   absl::Status status = SameArguments(work, KeyHash(key));
-  CommCache* cache = nullptr;
-  if (status.ok()) {
-    int found = 0;
-    PMPI_Comm_get_attr(comm, cache_keyval_, &cache, &found);
-    if (!found) {
-      cache = new CommCache;
-      ++live_caches;
-      {
-        std::lock_guard<std::mutex> lock(registry_mu);
-        registry->insert(cache);
-      }
-      PMPI_Comm_set_attr(comm, cache_keyval_, cache);
-    }
-  }
+  CommCache* cache = status.ok() ? AttachCache(comm, cache_keyval_) : nullptr;
   bool from_cache = false, unanswered = false;
   if (status.ok()) {
-    auto it = cache->find(key);
-    if (it != cache->end() && (it->second.retry_due || CountRetry(it->second))) {
-      d.retry = it->second.decision.retry + 1;  // decided anew below
-      it = cache->end();
-    }
-    if (it != cache->end()) {
-      order = it->second.order;
-      multilevel_plan = it->second.multilevel_plan;
-      d = it->second.decision;
+    if (const CachedDecision* cached = Reusable(cache, key, &d.retry)) {
+      order = cached->order;
+      multilevel_plan = cached->multilevel_plan;
+      d = cached->decision;
       d.cached = true;
       from_cache = true;
     } else if (size == 1) {
@@ -812,18 +691,7 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
   }
   if (d.new_order.empty()) d.new_order = IdentityOrder(size);
   if (cache != nullptr && !from_cache) {
-    CachedDecision& c = (*cache)[key];
-    if (c.internal != MPI_COMM_NULL) PMPI_Comm_free(&c.internal);  // a retried decision's
-    c.order = order;
-    c.decision = d;
-    c.multilevel_plan = order.empty() ? std::vector<int32_t>() : multilevel_plan;
-    c.multilevel.reset();
-    c.multilevel_failed = false;
-    c.check.reset();
-    c.retryable = unanswered && d.source == "fallback";
-    c.calls = 0;
-    c.retry_after = RetryAfterCalls(d.retry);
-    c.retry_due = false;
+    (*cache)[key].Replace(order, d, multilevel_plan, unanswered && d.source == "fallback");
   }
   PMPI_Comm_free(&work);
   d.elapsed_us = ElapsedUs(start);
