@@ -42,26 +42,9 @@ int FreeAllInternal(MPI_Comm, int, void*, void*) {
 // Calls of a retryable fallback before its next attempt: 8, 16, 32, ... at most 1024.
 int RetryAfterCalls(int retry) { return 8 << std::min(retry, 7); }
 
-int SizeClass(int64_t bytes) {
-  int c = 0;
-  while (bytes > 1) {
-    bytes >>= 1;
-    ++c;
-  }
-  return c;
-}
-
 }  // namespace
 
 int LiveCaches() { return live_caches.load(); }
-
-CacheKey KeyOf(const ReorderRequest& r) {
-  const int algorithm = r.force_multilevel ? -3
-                        : r.algorithm      ? static_cast<int>(*r.algorithm)
-                        : r.own_algorithms ? -2
-                                           : -1;
-  return CacheKey{static_cast<int>(r.collective), algorithm, r.root, SizeClass(r.bytes), r.radix};
-}
 
 uint64_t KeyHash(const CacheKey& k) {
   uint64_t h = 1469598103934665603ull;

@@ -21,17 +21,25 @@
 #include <vector>
 
 #include "client/decision_report.h"
-#include "client/mpi/library.h"
 #include "client/mpi/multilevel.h"
+#include "client/verification.h"
 
 namespace toporr::client::mpi {
 
-// collective, algorithm (-1 auto, -2 auto among toporr's own, -3 forced multi-level), root,
-// message size class (floor log2 of the bytes), radix.
+// A request (library.h ReorderRequest): collective, algorithm (-1 auto, -2 auto among
+// toporr's own, -3 forced multi-level), root, message size class (floor log2 of the bytes),
+// radix.
 using CacheKey = std::tuple<int, int, int, int, int>;
-CacheKey KeyOf(const ReorderRequest& r);
 // A hash of `k` for checking that every rank passed the same request.
 uint64_t KeyHash(const CacheKey& k);
+
+// The run-time check of one cached decision of toporr's collectives (client/verification.h)
+// and what was decided, for the report. Owned by the communicator's decision cache.
+struct DecisionCheck {
+  explicit DecisionCheck(int calls, Decision d) : verification(calls), decision(std::move(d)) {}
+  Verification verification;
+  Decision decision;
+};
 
 struct CachedDecision {
   std::vector<int32_t> order;  // empty: identity

@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -14,8 +15,9 @@
 #include "absl/status/statusor.h"
 #include "client/client_options.h"
 #include "client/mpi/bound_ranks.h"
-#include "client/mpi/library.h"
+#include "mapping/cost_matrix.h"
 #include "mapping/placement.h"
+#include "mapping/routes.h"
 
 namespace toporr::client::mpi {
 
@@ -35,6 +37,21 @@ struct RankPlaces {
 // allgather of each. A rank's failure (TOPORR_HOSTMAP unreadable, too short; hwloc) is
 // agreed on; kInternal when an allgather fails.
 absl::StatusOr<RankPlaces> GatherRankPlaces(MPI_Comm work, const ClientOptions& options);
+
+// 6. What rank 0 computes from the gathered costs (a Planner): the order and its predictions.
+struct PlannedOrder {
+  std::vector<int32_t> order;  // new rank i = old rank order[i]
+  std::string chosen;          // algorithm or embedder name
+  double before_ns = -1;
+  double after_ns = -1;
+  // When `chosen` is "multilevel": the plan (mapping::EncodeMultilevel), for every rank.
+  std::vector<int32_t> multilevel;
+};
+// `routes`: over the job's hosts (the rows' routes), null when not known. `intra`: the
+// intra-host costs (bound_ranks.h: the hosts' hwloc distances when ranks are bound).
+using Planner = std::function<absl::StatusOr<PlannedOrder>(
+    const mapping::Placement& placement, const mapping::HostCostMatrix& costs,
+    const mapping::RouteSource* routes, const mapping::IntraHostModel& intra)>;
 
 // 6. Rank 0's plan on every rank (one broadcast of its outcome, then of its order and
 // multi-level plan): `planned` is read on rank 0 only. When rank 0's planning failed, or its

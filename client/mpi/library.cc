@@ -38,6 +38,25 @@ bool Unanswered(const absl::Status& s) {
   return absl::IsUnavailable(s) || absl::IsDeadlineExceeded(s);
 }
 
+// floor(log2(bytes)); 0 up to 1 byte.
+int SizeClass(int64_t bytes) {
+  int c = 0;
+  while (bytes > 1) {
+    bytes >>= 1;
+    ++c;
+  }
+  return c;
+}
+
+// The cache key of a request (decision_cache.h).
+CacheKey KeyOf(const ReorderRequest& r) {
+  const int algorithm = r.force_multilevel ? -3
+                        : r.algorithm      ? static_cast<int>(*r.algorithm)
+                        : r.own_algorithms ? -2
+                                           : -1;
+  return CacheKey{static_cast<int>(r.collective), algorithm, r.root, SizeClass(r.bytes), r.radix};
+}
+
 // The algorithms toporr runs itself (collectives.h), by collective.
 std::vector<mapping::Algorithm> OwnAlgorithms(mapping::Collective c) {
   using A = mapping::Algorithm;

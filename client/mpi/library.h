@@ -55,7 +55,9 @@
 #include "client/client_options.h"
 #include "client/decision_report.h"
 #include "client/job_layout.h"
+#include "client/mpi/decision_cache.h"
 #include "client/mpi/decision_log.h"
+#include "client/mpi/decision_steps.h"
 #include "client/row_source.h"
 #include "client/verification.h"
 #include "mapping/cost_matrix.h"
@@ -66,14 +68,6 @@
 namespace toporr::client::mpi {
 
 class Multilevel;  // multilevel.h
-
-// The run-time check of one cached decision of toporr's collectives (client/verification.h)
-// and what was decided, for the report. Owned by the communicator's decision cache.
-struct DecisionCheck {
-  explicit DecisionCheck(int calls, Decision d) : verification(calls), decision(std::move(d)) {}
-  Verification verification;
-  Decision decision;
-};
 
 struct ReorderRequest {
   mapping::Collective collective = mapping::Collective::kAllreduce;
@@ -87,21 +81,6 @@ struct ReorderRequest {
   // Run the multi-level version whatever its prediction (TOPORR_ALGORITHM=multilevel).
   bool force_multilevel = false;
 };
-
-// What rank 0 computes from the gathered costs: the order and its predictions.
-struct PlannedOrder {
-  std::vector<int32_t> order;  // new rank i = old rank order[i]
-  std::string chosen;          // algorithm or embedder name
-  double before_ns = -1;
-  double after_ns = -1;
-  // When `chosen` is "multilevel": the plan (mapping::EncodeMultilevel), for every rank.
-  std::vector<int32_t> multilevel;
-};
-// `routes`: over the job's hosts (the rows' routes), null when not known. `intra`: the
-// intra-host costs (bound_ranks.h: the hosts' hwloc distances when ranks are bound).
-using Planner = std::function<absl::StatusOr<PlannedOrder>(
-    const mapping::Placement& placement, const mapping::HostCostMatrix& costs,
-    const mapping::RouteSource* routes, const mapping::IntraHostModel& intra)>;
 
 // Thread-safety: calls on different communicators may run in several threads at once
 // (MPI_THREAD_MULTIPLE); calls on one communicator follow MPI's rule for it (one thread at a
