@@ -36,7 +36,7 @@
 //   report            (none)                     rank 0 appends one JSON line per decision
 //                                                (decision_report.h)
 //   hostmap           (none)                     line i names the host of MPI_COMM_WORLD
-//                                                rank i (plan.h ParseRankHosts)
+//                                                rank i (launch_files.h ParseRankHosts)
 //   algorithm         (auto)                     force toporr's collectives to one algorithm
 //                                                (mapping/pattern.h names) or "multilevel"
 //   min_bytes         65536                      the PMPI layer takes over collectives from

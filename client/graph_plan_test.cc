@@ -8,7 +8,7 @@
 
 #include "client/job_costs.h"
 #include "client/job_layout.h"
-#include "client/plan.h"
+#include "client/launch_files.h"
 #include "collectors/fabric_input.h"
 #include "common/status_matchers.h"
 #include "common/test_data.h"

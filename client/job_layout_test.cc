@@ -11,6 +11,7 @@
 #include "client/cost_file.h"
 #include "client/decision_report.h"
 #include "client/job_costs.h"
+#include "client/launch_files.h"
 #include "client/node_topology.h"
 #include "client/plan.h"
 #include "client/row_routes.h"

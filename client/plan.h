@@ -1,10 +1,12 @@
-// `toporrctl plan`: topology-aware rank order for users who link nothing.
+// The planner: topology-aware rank order with the mapping engine, the same code for
+// libtoporr (rank 0 plans a communicator's order) and `toporrctl plan` (a job's order
+// before launch, for users who link nothing).
 //
-// Given a job's hosts (a hostfile with slots), an initial placement, a collective, an
-// algorithm (or auto) and a message size, computes the reordering with the mapping engine,
-// predicts the collective before and after (with link contention when routes are known), and
-// renders an Open MPI rankfile or a reordered hostfile that reproduces the new order at
-// launch. Pure: the caller supplies the host cost matrix (from a fabric dump or the daemon).
+// Given a placement of ranks on hosts, a collective, an algorithm (or auto) and a message
+// size, computes the reordering, and predicts the collective before and after (with link
+// contention when routes are known). Pure: the caller supplies the host cost matrix (from a
+// fabric dump, a cost file or the daemon). The files around a launch (hostfiles, rank lists,
+// the rankfile that reproduces a plan's order) are launch_files.h's.
 #ifndef TOPORR_CLIENT_PLAN_H_
 #define TOPORR_CLIENT_PLAN_H_
 
@@ -23,20 +25,6 @@
 
 namespace toporr::client {
 
-// Hosts of a job in hostfile order, with their slot counts.
-struct JobHosts {
-  std::vector<std::string> names;
-  std::vector<int> slots;  // > 0
-  int total_slots() const;
-};
-
-// Reads an Open MPI hostfile (`node01 slots=4 [max_slots=N]`), a Slurm-style `node01:4`, or
-// one host per line (repeats add a slot each). `#` comments and blank lines are ignored;
-// a domain suffix is cut (`n1.cluster` -> `n1`). Errors: kInvalidArgument "<file>:<line>: ...".
-absl::StatusOr<JobHosts> ParseHostfile(std::string_view text, std::string_view file_name);
-
-enum class MapBy { kCore, kNode };
-
 // Host-local shape used to give each rank a core / L3 / NUMA / package (the daemon has no
 // node-local topology). Either the real cores of a node (`core_slots`, from hwloc:
 // client/node_topology.h CoreSlots, e.g. of an `lstopo --of xml` file; local rank i
@@ -49,28 +37,10 @@ struct NodeShape {
   int numa_per_package = 1;
 };
 
-// Initial placement of `num_ranks` ranks (0 = all slots): kCore fills each host's slots
-// before the next host (Open MPI --map-by core / slot); kNode deals ranks round-robin over
-// hosts with free slots (--map-by node). kInvalidArgument when there are too few slots.
-absl::StatusOr<mapping::Placement> InitialPlacement(const JobHosts& hosts, MapBy map_by,
-                                                    int num_ranks, const NodeShape& shape = {});
-
-// A rank -> host list: one host name per line in rank order (line i names rank i's host;
-// `#` comments and blank lines are skipped, a domain suffix is cut). The format of
-// `toporrctl plan --ranks` and of libtoporr's TOPORR_HOSTMAP. kInvalidArgument
-// "<file>: no ranks" for an empty list.
-absl::StatusOr<std::vector<std::string>> ParseRankHosts(std::string_view text,
-                                                        std::string_view file_name);
-
 // Where the `local`-th rank of host `host` runs when nothing better is known: slot `local`
 // of `shape` (its core_slots, else the regular shape). What `toporrctl plan` and libtoporr
 // (for ranks not bound to one core) both use, so their plans agree.
 mapping::RankLocation SlotLocation(int host, int local, const NodeShape& shape = {});
-
-// Explicit rank -> host list (ParseRankHosts format; names must be in `hosts`).
-absl::StatusOr<mapping::Placement> ExplicitPlacement(const JobHosts& hosts, std::string_view text,
-                                                     std::string_view file_name,
-                                                     const NodeShape& shape = {});
 
 // Whether Plan also predicts the multi-level (leader) version of the collective over the
 // fabric's levels (mapping/levels.h, mapping/multilevel.h): not at all, as one more candidate
@@ -170,24 +140,6 @@ absl::StatusOr<PlanResult> Plan(const PlanRequest& request, const mapping::Place
                                 const mapping::HostCostMatrix& costs,
                                 const mapping::RouteSource* routes,
                                 const mapping::IntraHostModel& intra = {});
-
-// Open MPI rankfile: "rank <new>=<host> slot=<core>" for every new rank.
-std::string Rankfile(const PlanResult& plan, const mapping::Placement& placement,
-                     const JobHosts& hosts);
-// The same for any order (order[new rank] = old rank), its header comment naming `what`.
-std::string Rankfile(const std::vector<int32_t>& order, std::string_view what,
-                     const mapping::Placement& placement, const JobHosts& hosts);
-// One host per line in new rank order (Open MPI `--map-by seq`, Slurm
-// `--distribution=arbitrary` with SLURM_HOSTFILE).
-std::string ReorderedHostfile(const PlanResult& plan, const mapping::Placement& placement,
-                              const JobHosts& hosts);
-std::string ReorderedHostfile(const std::vector<int32_t>& order,
-                              const mapping::Placement& placement, const JobHosts& hosts);
-// Slurm's SLURM_HOSTFILE for `srun --distribution=arbitrary`: ReorderedHostfile's lines
-// (task i runs on line i's host) after one comment line naming `what` (Slurm's hostfile
-// reader drops text after '#').
-std::string SlurmHostfile(const std::vector<int32_t>& order, std::string_view what,
-                          const mapping::Placement& placement, const JobHosts& hosts);
 
 // "1M", "64K", "4096", "2G" (binary units) -> bytes.
 absl::StatusOr<int64_t> ParseBytes(std::string_view text);

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "client/job_costs.h"
+#include "client/launch_files.h"
 #include "collectors/fabric_input.h"
 #include "common/status_matchers.h"
 #include "common/test_data.h"
@@ -18,41 +19,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::toporr::testing::StatusIs;
-
-TEST(ParseHostfile, OpenMpiSlurmAndRepeatedLines) {
-  ASSERT_OK_AND_ASSIGN(JobHosts h, ParseHostfile("# job\nnode01 slots=4 max_slots=8\n"
-                                                 "node02.cluster.local:2\nnode03\nnode03\n",
-                                                 "hf"));
-  EXPECT_EQ(h.names, (std::vector<std::string>{"node01", "node02", "node03"}));
-  EXPECT_EQ(h.slots, (std::vector<int>{4, 2, 2}));
-  EXPECT_EQ(h.total_slots(), 8);
-  EXPECT_THAT(ParseHostfile("node01 slots=x\n", "hf"),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("hf:1: bad `slots=x`")));
-  EXPECT_THAT(ParseHostfile("\nnode01 cpus=3\n", "hf"),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("hf:2: unexpected `cpus=3`")));
-  EXPECT_THAT(ParseHostfile("# nothing\n", "hf"),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no hosts")));
-}
-
-TEST(InitialPlacement, MapByCoreAndNode) {
-  JobHosts h{{"a", "b"}, {2, 3}};
-  ASSERT_OK_AND_ASSIGN(mapping::Placement core, InitialPlacement(h, MapBy::kCore, 0));
-  ASSERT_EQ(core.size(), 5);
-  EXPECT_EQ(core.ranks[1].host, 0);
-  EXPECT_EQ(core.ranks[2].host, 1);
-  EXPECT_EQ(core.ranks[4].core, 2);
-  ASSERT_OK_AND_ASSIGN(mapping::Placement node, InitialPlacement(h, MapBy::kNode, 0));
-  std::vector<int> hosts;
-  for (const auto& r : node.ranks) hosts.push_back(r.host);
-  EXPECT_EQ(hosts, (std::vector<int>{0, 1, 0, 1, 1}));
-  EXPECT_THAT(InitialPlacement(h, MapBy::kCore, 6),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("5 slots")));
-  ASSERT_OK_AND_ASSIGN(mapping::Placement expl, ExplicitPlacement(h, "b\na\nb\n", "ranks"));
-  EXPECT_EQ(expl.ranks[0].host, 1);
-  EXPECT_EQ(expl.ranks[2].core, 1);
-  EXPECT_THAT(ExplicitPlacement(h, "a\nc\n", "ranks"),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("ranks:2: host `c`")));
-}
 
 TEST(ParseBytes, Suffixes) {
   EXPECT_EQ(*ParseBytes("4096"), 4096);

@@ -1,6 +1,7 @@
 // The routes of a job's cost rows on their way to rank 0: each node leader packs its host's
-// mapping::RouteRow into 32-bit words (one MPI_Gatherv of MPI_UINT32_T, client/mpi/library.cc),
-// rank 0 unpacks the concatenation into one mapping::TableRoutes over the job's hosts.
+// mapping::RouteRow into 32-bit words (one MPI_Gatherv of MPI_UINT32_T,
+// client/mpi/gathered_costs.cc), rank 0 unpacks the concatenation into one
+// mapping::TableRoutes over the job's hosts.
 //
 // Packet of one host (words): host | m | m offsets | L | L links | k | k link ids | k rates
 // (float bits); m = 0 when the source had no routes for that host.

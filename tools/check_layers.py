@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """Checks the folder-level #include edges of toporr against its layer table (README "Layout").
 
-Every quoted include "folder/..." in a .h/.cc file under the source root is an edge from the
-file's top-level folder to `folder`. An edge must be allowed by LAYERS below, and the folder
-graph must have no cycle. Test sources (*_test.cc) of fabric/, db/ and mapping/ may also
-include collectors/: they build their inputs from the shared real dumps through the parsers;
-nothing linked into a library may.
+Every quoted include "folder/..." in a .h/.cc/.c file under the source root is an edge from
+the file's top-level folder to `folder`. The code generated from proto/ is included by its
+path below proto/, the protos' include root ("toporr/v1/toporr.pb.h" for
+proto/toporr/v1/toporr.proto, as the generated sources include each other): such an include
+is an edge to proto/, and spelling it "proto/toporr/v1/..." is refused, so that one
+spelling is the only one. An edge must be allowed by LAYERS below, and the folder graph must
+have no cycle. Test sources (*_test.cc) of fabric/, db/ and mapping/ may also include
+collectors/: they build their inputs from the shared real dumps through the parsers; nothing
+linked into a library may.
 
 Usage: check_layers.py [SOURCE_ROOT]   (default: the current directory)
 Exit status 0 when clean; 1 with one "file:line: ..." line per offending include (and per
@@ -41,7 +45,10 @@ TEST_EXTRA = {
 }
 
 SKIP_DIRS = {".git", ".bazel", "third_party", "deploy"}
-INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"/]+)/[^"]*"')
+INCLUDE = re.compile(r'^\s*#\s*include\s+"(([^"/]+)/[^"]*)"')
+# The suffixes protoc and grpc_cpp_plugin give the C++ code of "x.proto" ("x.pb.h",
+# "x.grpc.pb.h"); proto/BUILD.bazel generates both.
+GENERATED_PROTO = re.compile(r"^(.*?)(\.grpc)?\.pb\.h$")
 
 
 def source_files(root):
@@ -54,12 +61,19 @@ def source_files(root):
         if rel_dir == ".":
             continue
         for name in sorted(filenames):
-            if name.endswith((".h", ".cc")):
+            if name.endswith((".h", ".cc", ".c")):
                 yield os.path.normpath(os.path.join(rel_dir, name))
 
 
+def generated_proto(root, path):
+    """Whether `path` (as included) is the C++ code of a proto under proto/."""
+    m = GENERATED_PROTO.match(path)
+    return bool(m) and os.path.isfile(os.path.join(root, "proto", m.group(1) + ".proto"))
+
+
 def include_edges(root):
-    """Yields (file, line number, from folder, to folder) for every cross-folder include."""
+    """Yields (file, line number, from folder, to folder, included path) for every
+    cross-folder include."""
     for rel in source_files(root):
         folder = rel.split(os.sep)[0]
         if folder not in LAYERS:
@@ -67,8 +81,13 @@ def include_edges(root):
         with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
             for number, line in enumerate(f, 1):
                 m = INCLUDE.match(line)
-                if m and m.group(1) in LAYERS and m.group(1) != folder:
-                    yield rel, number, folder, m.group(1)
+                if not m:
+                    continue
+                path, target = m.group(1), m.group(2)
+                if generated_proto(root, path):
+                    target = "proto"
+                if target in LAYERS and target != folder:
+                    yield rel, number, folder, target, path
 
 
 def allowed(rel, folder, target):
@@ -108,7 +127,11 @@ def check(root):
     problems = []
     graph = {}
     first_edge = {}
-    for rel, number, folder, target in include_edges(root):
+    for rel, number, folder, target, path in include_edges(root):
+        if target == "proto" and not generated_proto(root, path):
+            problems.append(
+                '%s:%d: include "%s" by its path below proto/, the protos\' include root ("%s")'
+                % (rel, number, path, path[len("proto/"):]))
         if not allowed(rel, folder, target):
             problems.append(
                 "%s:%d: %s/ may not include %s/ (allowed: %s)"

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # tools/check_layers.py on tiny fake trees: a clean one passes; a back edge, an edge to a
-# folder not allowed, and a folder cycle each fail naming file:line.
+# folder not allowed (from a .cc or a .c file, or to the code generated from proto/), a folder
+# cycle and a generated proto included by its path from the source root each fail naming
+# file:line.
 set -uo pipefail
 source "$(dirname "$0")/source_root.sh"
 checker="$(runfile tools/check_layers.py)"
@@ -9,7 +11,11 @@ trap 'rm -rf "$tmp"' EXIT
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
-tree() { rm -rf "$tmp/t"; mkdir -p "$tmp/t"/{common,fabric,mapping,client,daemon}; }
+tree() {
+  rm -rf "$tmp/t"
+  mkdir -p "$tmp/t"/{common,fabric,mapping,client,daemon} "$tmp/t/proto/toporr/v1"
+  printf 'syntax = "proto3";\n' > "$tmp/t/proto/toporr/v1/api.proto"
+}
 put() { mkdir -p "$(dirname "$tmp/t/$1")"; printf '%s\n' "${@:2}" > "$tmp/t/$1"; }
 
 # Clean: every arrow points down the table.
@@ -19,6 +25,8 @@ put fabric/fabric.h '#include "common/status.h"'
 put mapping/costs.h '#include <vector>' '#include "fabric/fabric.h"' '#include "mapping/x.h"'
 put client/plan.cc '#include "mapping/costs.h"'
 put mapping/costs_test.cc '#include "mapping/costs.h"'
+put client/rows.cc '#include "toporr/v1/api.grpc.pb.h"' '#include "grpcpp/grpcpp.h"'
+put client/app.c '#include "client/api.h"' '#include "common/status.h"'
 if ! python3 "$checker" "$tmp/t" > "$tmp/out" 2>&1; then
   fail "clean tree rejected: $(cat "$tmp/out")"
 fi
@@ -41,6 +49,33 @@ if python3 "$checker" "$tmp/t" > "$tmp/out" 2>&1; then
 fi
 grep -q 'client/ctl/main.cc:1: client/ may not include daemon/' "$tmp/out" ||
   fail "client -> daemon not named by file:line: $(cat "$tmp/out")"
+
+# A .c file is read like a .cc file.
+tree
+put fabric/model.c '#include "mapping/costs.h"'
+if python3 "$checker" "$tmp/t" > "$tmp/out" 2>&1; then
+  fail "fabric/model.c -> mapping accepted"
+fi
+grep -q 'fabric/model.c:1: fabric/ may not include mapping/' "$tmp/out" ||
+  fail ".c back edge not named by file:line: $(cat "$tmp/out")"
+
+# The code generated from proto/ is proto/: fabric/ may not include it.
+tree
+put fabric/wire.h '#include "common/status.h"' '#include "toporr/v1/api.pb.h"'
+if python3 "$checker" "$tmp/t" > "$tmp/out" 2>&1; then
+  fail "fabric -> generated proto accepted"
+fi
+grep -q 'fabric/wire.h:2: fabric/ may not include proto/' "$tmp/out" ||
+  fail "fabric -> proto not named by file:line: $(cat "$tmp/out")"
+
+# One spelling for generated protos: by their path below proto/.
+tree
+put client/rows.cc '#include "proto/toporr/v1/api.grpc.pb.h"'
+if python3 "$checker" "$tmp/t" > "$tmp/out" 2>&1; then
+  fail '"proto/toporr/v1/..." accepted'
+fi
+grep -q 'client/rows.cc:1: include "proto/toporr/v1/api.grpc.pb.h" by its path below proto/' \
+  "$tmp/out" || fail "proto/ spelling not named by file:line: $(cat "$tmp/out")"
 
 # The real tree it is run on in check_layers_test must be a tree this script can read.
 [[ -f "$SOURCE_ROOT/tools/check_layers.py" ]] || fail "source root $SOURCE_ROOT not found"

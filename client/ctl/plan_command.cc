@@ -15,6 +15,7 @@
 #include "client/ctl/plan_output.h"
 #include "client/graph_plan.h"
 #include "client/job_costs.h"
+#include "client/launch_files.h"
 #include "client/node_topology.h"
 #include "client/plan.h"
 #include "collectors/fabric_input.h"

@@ -11,7 +11,7 @@
 #include "client/ctl/testing/ctl_run.h"
 #include "client/graph_plan.h"
 #include "client/job_costs.h"
-#include "client/plan.h"
+#include "client/launch_files.h"
 #include "collectors/fabric_input.h"
 #include "common/status_matchers.h"
 #include "common/test_data.h"

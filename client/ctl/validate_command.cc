@@ -14,7 +14,7 @@
 #include "common/json_writer.h"
 #include "common/status_macros.h"
 #include "mapping/lft_routes.h"
-#include "proto/toporr/v1/toporr.grpc.pb.h"
+#include "toporr/v1/toporr.grpc.pb.h"
 
 namespace toporr::client::ctl {
 namespace {

@@ -14,6 +14,10 @@ std::string MpiError(const char* call, int code) {
   return absl::StrCat(call, " failed: ", std::string(text, len));
 }
 
+absl::Status MpiStatus(const char* call, int code) {
+  return code == MPI_SUCCESS ? absl::OkStatus() : absl::InternalError(MpiError(call, code));
+}
+
 void CopyReason(const std::string& s, char* out) {
   const size_t n = std::min(s.size(), static_cast<size_t>(kReasonBytes - 1));
   std::memcpy(out, s.data(), n);

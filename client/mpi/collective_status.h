@@ -19,6 +19,9 @@ constexpr int kReasonBytes = 512;
 // "<call> failed: <MPI's error string>".
 std::string MpiError(const char* call, int code);
 
+// OK for MPI_SUCCESS, else kInternal MpiError(call, code).
+absl::Status MpiStatus(const char* call, int code);
+
 // Copies `s` into a kReasonBytes buffer, cut and NUL-terminated.
 void CopyReason(const std::string& s, char* out);
 

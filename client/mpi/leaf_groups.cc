@@ -14,11 +14,134 @@
 namespace toporr::client::mpi {
 namespace {
 
+constexpr uint64_t kHashSeed = 1469598103934665603ull;  // FNV-1a
 uint64_t Mix(uint64_t h, uint64_t v) { return (h ^ v) * 1099511628211ull; }
 uint64_t Bits(float f) {
   uint32_t b = 0;
   std::memcpy(&b, &f, sizeof(b));
   return b;
+}
+
+// A leader's key: its row with its own column and its nearest hosts (the hosts of its leaf)
+// masked, so that the hosts of one leaf share a key.
+uint64_t LeafKey(const CostRow& row, int n, int my_host) {
+  const float* lat = row.values.data();
+  const float* gbps = lat + n;
+  float nearest = std::numeric_limits<float>::infinity();
+  for (int j = 0; j < n; ++j) {
+    if (j != my_host) nearest = std::min(nearest, lat[j]);
+  }
+  uint64_t key = kHashSeed;
+  for (int j = 0; j < n; ++j) {
+    const bool masked = j == my_host || lat[j] == nearest;
+    key = Mix(Mix(key, masked ? ~0ull : Bits(lat[j])), masked ? ~0ull : Bits(gbps[j]));
+  }
+  return key;
+}
+
+// The group of every host: hosts with one key, numbered by first appearance over the host
+// list. `keyed`: (key, host) per leader.
+std::vector<int32_t> GroupHosts(const std::vector<uint64_t>& keyed, int n, int* num_groups) {
+  std::vector<uint64_t> host_key(n, 0);
+  std::vector<char> seen(n, 0);
+  for (size_t l = 0; 2 * l < keyed.size(); ++l) {
+    const int h = static_cast<int>(keyed[2 * l + 1]);
+    if (!seen[h]) host_key[h] = keyed[2 * l];
+    seen[h] = 1;
+  }
+  std::unordered_map<uint64_t, int32_t> ids;
+  std::vector<int32_t> group_of(n);
+  for (int h = 0; h < n; ++h) {
+    group_of[h] = ids.emplace(host_key[h], static_cast<int32_t>(ids.size())).first->second;
+  }
+  *num_groups = static_cast<int>(ids.size());
+  return group_of;
+}
+
+// This leader's group row: [lat to each group | Gb/s to each group | intra lat | intra
+// Gb/s], -1 where no host exists (the intra entry of a one-host group).
+// kFailedPrecondition when the row's costs to the hosts of one group differ; *grow is then
+// filled up to the first such host.
+absl::Status GroupRow(const CostRow& row, const JobLayout& layout, int my_host,
+                      const std::vector<int32_t>& group_of, int g, std::vector<float>* grow) {
+  const int n = static_cast<int>(layout.hosts.size());
+  const int own = group_of[my_host];
+  grow->assign(2 * static_cast<size_t>(g) + 2, -1.0f);
+  const float* lat = row.values.data();
+  const float* gbps = lat + n;
+  for (int j = 0; j < n; ++j) {
+    if (j == my_host) continue;
+    const int G = group_of[j];
+    float* l = G == own ? &(*grow)[2 * g] : &(*grow)[G];
+    float* b = G == own ? &(*grow)[2 * g + 1] : &(*grow)[g + G];
+    if (*l < 0) {
+      *l = lat[j];
+      *b = gbps[j];
+    } else if (*l != lat[j] || *b != gbps[j]) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the costs of ", layout.hosts[my_host], " to the hosts grouped with ", layout.hosts[j],
+          " differ: the fabric is not leaf-grouped (raise TOPORR_COMPRESS_ABOVE)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Every leader of a group must have the same group row (the hosts of a leaf are alike):
+// *rep_of_group, the first leader of each group, or kFailedPrecondition naming two hosts of a
+// group whose rows (`hashes`, per leader) differ.
+absl::Status Representatives(const std::vector<uint64_t>& keyed,
+                             const std::vector<uint64_t>& hashes,
+                             const std::vector<int32_t>& group_of, const JobLayout& layout,
+                             std::vector<int>* rep_of_group) {
+  for (size_t l = 0; l < hashes.size(); ++l) {
+    const int G = group_of[static_cast<int>(keyed[2 * l + 1])];
+    int& rep = (*rep_of_group)[G];
+    if (rep < 0) {
+      rep = static_cast<int>(l);
+    } else if (hashes[l] != hashes[rep]) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "hosts ", layout.hosts[keyed[2 * rep + 1]], " and ", layout.hosts[keyed[2 * l + 1]],
+          " look alike but see the fabric differently"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The g x g matrices from the representatives' group rows (`rows`, the row of group G at
+// rows + displs[rep_of_group[G]]). kFailedPrecondition when two groups' hosts are connected
+// differently inside their groups.
+absl::StatusOr<std::unique_ptr<mapping::HostCostMatrix>> GroupMatrix(
+    const float* rows, const std::vector<int>& displs, const std::vector<int>& rep_of_group,
+    std::vector<int32_t> group_of) {
+  const int g = static_cast<int>(rep_of_group.size());
+  mapping::HierarchicalCostMatrix::Options o;
+  o.host_group = std::move(group_of);
+  o.num_groups = g;
+  o.group_alpha_ns.assign(static_cast<size_t>(g) * g, 0.0);
+  o.group_beta_ns.assign(static_cast<size_t>(g) * g, 0.0);
+  float intra_lat = -1, intra_gbps = -1;
+  for (int G = 0; G < g; ++G) {
+    const float* r = rows + displs[rep_of_group[G]];
+    for (int H = 0; H < g; ++H) {
+      if (H == G) continue;
+      o.group_alpha_ns[static_cast<size_t>(G) * g + H] = r[H];
+      o.group_beta_ns[static_cast<size_t>(G) * g + H] = r[g + H] > 0 ? 8.0 / r[g + H] : 0.0;
+    }
+    if (r[2 * g] < 0) continue;  // a one-host group
+    if (intra_lat < 0) {
+      intra_lat = r[2 * g];
+      intra_gbps = r[2 * g + 1];
+    } else if (intra_lat != r[2 * g] || intra_gbps != r[2 * g + 1]) {
+      return absl::FailedPreconditionError(
+          "hosts inside different leaf groups are connected differently (raise "
+          "TOPORR_COMPRESS_ABOVE)");
+    }
+  }
+  o.intra_group_alpha_ns = std::max(0.0f, intra_lat);
+  o.intra_group_beta_ns = intra_gbps > 0 ? 8.0 / intra_gbps : 0.0;
+  ASSIGN_OR_RETURN(std::unique_ptr<mapping::HierarchicalCostMatrix> m,
+                   mapping::HierarchicalCostMatrix::Create(std::move(o)));
+  return std::unique_ptr<mapping::HostCostMatrix>(std::move(m));
 }
 
 }  // namespace
@@ -29,103 +152,46 @@ absl::Status CompressRows(MPI_Comm work, MPI_Comm leaders, const JobLayout& layo
   PMPI_Comm_rank(work, &rank);
   const bool leader = leaders != MPI_COMM_NULL;
   const int n = static_cast<int>(layout.hosts.size());
+
+  // 1. Every leader learns every leader's key: n entries.
   int num_leaders = 0;
   std::vector<uint64_t> keyed;  // (key, host) per leader
   int rc = MPI_SUCCESS;
   if (leader) {
-    const float* lat = row.values.data();
-    const float* gbps = lat + n;
-    float nearest = std::numeric_limits<float>::infinity();
-    for (int j = 0; j < n; ++j) {
-      if (j != my_host) nearest = std::min(nearest, lat[j]);
-    }
-    uint64_t key = 1469598103934665603ull;
-    for (int j = 0; j < n; ++j) {
-      const bool masked = j == my_host || lat[j] == nearest;
-      key = Mix(Mix(key, masked ? ~0ull : Bits(lat[j])), masked ? ~0ull : Bits(gbps[j]));
-    }
+    const uint64_t mine[2] = {LeafKey(row, n, my_host), static_cast<uint64_t>(my_host)};
     PMPI_Comm_size(leaders, &num_leaders);
-    uint64_t mine[2] = {key, static_cast<uint64_t>(my_host)};
     keyed.resize(2 * static_cast<size_t>(num_leaders));
     rc = PMPI_Allgather(mine, 2, MPI_UINT64_T, keyed.data(), 2, MPI_UINT64_T, leaders);
   }
-  RETURN_IF_ERROR(Agree(work, rc == MPI_SUCCESS
-                                  ? absl::OkStatus()
-                                  : absl::InternalError(MpiError("key allgather", rc))));
-  if (!leader) {
+  RETURN_IF_ERROR(Agree(work, MpiStatus("key allgather", rc)));
+  if (!leader) {  // the others take part in the two agreements of the leaders' steps
     RETURN_IF_ERROR(Agree(work, absl::OkStatus()));
     return Agree(work, absl::OkStatus());
   }
 
-  // Groups: hosts with one key, numbered by first appearance over the host list.
-  std::vector<uint64_t> host_key(n, 0);
-  std::vector<char> seen(n, 0);
-  for (int l = 0; l < num_leaders; ++l) {
-    const int h = static_cast<int>(keyed[2 * l + 1]);
-    if (!seen[h]) host_key[h] = keyed[2 * l];
-    seen[h] = 1;
-  }
-  std::unordered_map<uint64_t, int32_t> ids;
-  std::vector<int32_t> group_of(n);
-  for (int h = 0; h < n; ++h) {
-    group_of[h] = ids.emplace(host_key[h], static_cast<int32_t>(ids.size())).first->second;
-  }
-  const int g = static_cast<int>(ids.size());
+  // 2. The keys group the hosts.
+  int g = 0;
+  std::vector<int32_t> group_of = GroupHosts(keyed, n, &g);
 
-  // This leader's group row: [lat to each group | Gb/s to each group | intra lat | intra
-  // Gb/s], -1 where no host exists (the intra entry of a one-host group).
-  const int own = group_of[my_host];
-  std::vector<float> grow(2 * static_cast<size_t>(g) + 2, -1.0f);
-  absl::Status local = absl::OkStatus();
-  {
-    const float* lat = row.values.data();
-    const float* gbps = lat + n;
-    for (int j = 0; j < n && local.ok(); ++j) {
-      if (j == my_host) continue;
-      const int G = group_of[j];
-      float* l = G == own ? &grow[2 * g] : &grow[G];
-      float* b = G == own ? &grow[2 * g + 1] : &grow[g + G];
-      if (*l < 0) {
-        *l = lat[j];
-        *b = gbps[j];
-      } else if (*l != lat[j] || *b != gbps[j]) {
-        local = absl::FailedPreconditionError(absl::StrCat(
-            "the costs of ", layout.hosts[my_host], " to the hosts grouped with ", layout.hosts[j],
-            " differ: the fabric is not leaf-grouped (raise TOPORR_COMPRESS_ABOVE)"));
-      }
-    }
-  }
-  uint64_t row_hash = 1469598103934665603ull;
+  // 3. Each leader checks its row is one value per other group and one inside its own.
+  std::vector<float> grow;
+  absl::Status local = GroupRow(row, layout, my_host, group_of, g, &grow);
+
+  // 4. All leaders of a group have the same group row, compared by hash (every leader takes
+  // part, its own check passed or not).
+  uint64_t row_hash = kHashSeed;
   for (float v : grow) row_hash = Mix(row_hash, Bits(v));
   std::vector<uint64_t> hashes(num_leaders);
-  {
-    uint64_t mine[1] = {row_hash};  // every leader takes part, failed or not
-    rc = PMPI_Allgather(mine, 1, MPI_UINT64_T, hashes.data(), 1, MPI_UINT64_T, leaders);
-    if (rc != MPI_SUCCESS && local.ok())
-      local = absl::InternalError(MpiError("hash allgather", rc));
-  }
-  // Every leader of a group must have the same group row (the hosts of a leaf are alike).
+  rc = PMPI_Allgather(&row_hash, 1, MPI_UINT64_T, hashes.data(), 1, MPI_UINT64_T, leaders);
+  if (local.ok()) local = MpiStatus("hash allgather", rc);
   std::vector<int> rep_of_group(g, -1);
-  if (local.ok()) {
-    for (int l = 0; l < num_leaders; ++l) {
-      const int G = group_of[static_cast<int>(keyed[2 * l + 1])];
-      if (rep_of_group[G] < 0) {
-        rep_of_group[G] = l;
-      } else if (hashes[l] != hashes[rep_of_group[G]]) {
-        local = absl::FailedPreconditionError(absl::StrCat(
-            "hosts ", layout.hosts[keyed[2 * rep_of_group[G] + 1]], " and ",
-            layout.hosts[keyed[2 * l + 1]], " look alike but see the fabric differently"));
-        break;
-      }
-    }
-  }
-  // Agree over everyone (non-leaders passed OK above in the same order of calls).
-  RETURN_IF_ERROR(Agree(work, local));
+  if (local.ok()) local = Representatives(keyed, hashes, group_of, layout, &rep_of_group);
+  RETURN_IF_ERROR(Agree(work, local));  // over everyone: the others passed OK above
 
-  // Representatives send their group rows to rank 0 (leader 0).
+  // 5. Each group's representative sends its group row to rank 0 (leader 0).
   int my_leader = 0;
   PMPI_Comm_rank(leaders, &my_leader);
-  const bool rep = rep_of_group[own] == my_leader;
+  const bool rep = rep_of_group[group_of[my_host]] == my_leader;
   const int row_len = 2 * g + 2;
   std::vector<int> counts(num_leaders, 0), displs(num_leaders, 0);
   for (int G = 0; G < g; ++G) counts[rep_of_group[G]] = row_len;
@@ -136,42 +202,16 @@ absl::Status CompressRows(MPI_Comm work, MPI_Comm leaders, const JobLayout& layo
   std::vector<float> all(my_leader == 0 ? static_cast<size_t>(row_len) * g : 0);
   rc = PMPI_Gatherv(grow.data(), rep ? row_len : 0, MPI_FLOAT, all.data(), counts.data(),
                     displs.data(), MPI_FLOAT, 0, leaders);
-  absl::Status built =
-      rc == MPI_SUCCESS ? absl::OkStatus() : absl::InternalError(MpiError("group row gather", rc));
+
+  // 6. Rank 0 builds the g x g matrices.
+  absl::Status built = MpiStatus("group row gather", rc);
   if (built.ok() && rank == 0) {
-    mapping::HierarchicalCostMatrix::Options o;
-    o.host_group = std::move(group_of);
-    o.num_groups = g;
-    o.group_alpha_ns.assign(static_cast<size_t>(g) * g, 0.0);
-    o.group_beta_ns.assign(static_cast<size_t>(g) * g, 0.0);
-    float intra_lat = -1, intra_gbps = -1;
-    for (int G = 0; G < g && built.ok(); ++G) {
-      const float* r = all.data() + displs[rep_of_group[G]];
-      for (int H = 0; H < g; ++H) {
-        if (H == G) continue;
-        o.group_alpha_ns[static_cast<size_t>(G) * g + H] = r[H];
-        o.group_beta_ns[static_cast<size_t>(G) * g + H] = r[g + H] > 0 ? 8.0 / r[g + H] : 0.0;
-      }
-      if (r[2 * g] < 0) continue;  // a one-host group
-      if (intra_lat < 0) {
-        intra_lat = r[2 * g];
-        intra_gbps = r[2 * g + 1];
-      } else if (intra_lat != r[2 * g] || intra_gbps != r[2 * g + 1]) {
-        built = absl::FailedPreconditionError(
-            "hosts inside different leaf groups are connected differently (raise "
-            "TOPORR_COMPRESS_ABOVE)");
-      }
-    }
-    o.intra_group_alpha_ns = std::max(0.0f, intra_lat);
-    o.intra_group_beta_ns = intra_gbps > 0 ? 8.0 / intra_gbps : 0.0;
-    if (built.ok()) {
-      absl::StatusOr<std::unique_ptr<mapping::HierarchicalCostMatrix>> m =
-          mapping::HierarchicalCostMatrix::Create(std::move(o));
-      if (m.ok()) {
-        *out = *std::move(m);
-      } else {
-        built = m.status();
-      }
+    absl::StatusOr<std::unique_ptr<mapping::HostCostMatrix>> m =
+        GroupMatrix(all.data(), displs, rep_of_group, std::move(group_of));
+    if (m.ok()) {
+      *out = *std::move(m);
+    } else {
+      built = m.status();
     }
   }
   return Agree(work, built);

@@ -15,11 +15,16 @@
 namespace toporr::client::mpi {
 
 // Leaders turn their rows into mapping::HierarchicalCostMatrix's form without ever holding
-// n^2 values: each leader keys its row with its own column and its nearest hosts masked
-// (the hosts of its leaf), the keys are allgathered (n entries) and group hosts; each
-// leader checks that its row is one value per other group and one value inside its group,
-// and all leaders of a group must agree on those values; one representative per group
-// sends them to rank 0, which builds the g x g matrices. O(n + g^2) per process.
+// n^2 values:
+//   1. each leader keys its row with its own column and its nearest hosts (the hosts of its
+//      leaf) masked; the keys are allgathered among the leaders (n entries);
+//   2. hosts with one key form a group;
+//   3. each leader checks that its row is one value per other group and one value inside
+//      its group;
+//   4. all leaders of a group must have the same values (compared by hash);
+//   5. one representative per group sends them to rank 0;
+//   6. rank 0 builds the g x g matrices.
+// O(n + g^2) per process.
 // Fabrics that are not leaf-grouped (e.g. a torus) fail the check: kFailedPrecondition,
 // and the caller falls back. Collective on `work`; `leaders` is null on non-leaders.
 absl::Status CompressRows(MPI_Comm work, MPI_Comm leaders, const JobLayout& layout, int my_host,

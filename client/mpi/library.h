@@ -1,22 +1,27 @@
 // libtoporr's MPI side: reordered communicators from the daemon's (or a file's) costs.
 //
-// One collective protocol serves toporr_comm_reorder and the topology functions (see
-// DESIGN.md § Client):
-//   1. ranks check they were called with the same arguments (one small allreduce);
+// One collective protocol serves toporr_comm_reorder, toporr's collectives and the topology
+// functions (see DESIGN.md § Client), each step one function:
+//   1. ranks check they were called with the same arguments (one small allreduce;
+//      decision_steps.h SameArguments);
 //   2. each rank names its host (TOPORR_HOSTMAP, else gethostname) and, when bound to one
 //      core, its hwloc location; the names are allgathered into the job's host list; the
-//      intra-host costs are the bound ranks' host's hwloc distances (bound_ranks.h);
-//   3. ranks are grouped per host (MPI_Comm_split_type SHARED, then by host name); the
-//      lowest rank of each group is its host's leader;
-//   4. rank 0 registers the host list with the source (one request) and broadcasts the
-//      ticket (before the grouping of step 3, so a dead daemon costs few MPI steps); each
-//      leader asks for ITS host's row (one request per host, never per rank); rows must come
-//      from the ticket's snapshot;
+//      intra-host costs are the bound ranks' host's hwloc distances (decision_steps.h
+//      GatherRankPlaces, bound_ranks.h);
+//   3. rank 0 registers the host list with the source (one request) and broadcasts the
+//      ticket, before the grouping of step 4, so that a dead daemon costs few MPI steps;
+//   4. ranks are grouped per host (MPI_Comm_split_type SHARED, then by host name); the
+//      lowest rank of each group is its host's leader and asks for ITS host's row (one
+//      request per host, never per rank); rows must come from the ticket's snapshot;
 //   5. leaders allgather the rows into an MPI-3 shared window per host (the matrix is held
-//      once per host, not per rank);
+//      once per host, not per rank), or beyond TOPORR_COMPRESS_ABOVE hosts send them in
+//      leaf-group form (leaf_groups.h); their routes reach rank 0 (steps 3 to 5:
+//      gathered_costs.h GatherCosts);
 //   6. rank 0 computes the order with the mapping engine (client/plan.h Plan, or the graph
-//      embedding) and broadcasts it, so no two ranks can disagree;
-//   7. MPI_Comm_split(comm, 0, new rank) builds the communicator.
+//      embedding) and broadcasts it, so no two ranks can disagree (decision_steps.h
+//      SharePlan);
+//   7. MPI_Comm_split(comm, 0, new rank) builds the communicator (SplitInOrder); the
+//      decision is cached (decision_cache.h).
 // Any failure on any rank at any step is agreed on collectively and ends in the identity
 // order (MPI_Comm_dup), one warning on rank 0 naming the cause, and MPI_SUCCESS. Daemon
 // requests are bounded by the deadline, so the call returns within the deadline plus the
@@ -32,7 +37,7 @@
 // (row_source.h), so a retry while it is down costs a few MPI steps, not a deadline.
 // Warnings: one stderr line per cause per job, from the process of MPI_COMM_WORLD rank 0
 // when it is in the communicator (with verbose, also from each communicator's rank 0);
-// every fallback is in TOPORR_REPORT.
+// every fallback is in TOPORR_REPORT (decision_log.h).
 #ifndef TOPORR_CLIENT_MPI_LIBRARY_H_
 #define TOPORR_CLIENT_MPI_LIBRARY_H_
 
@@ -50,6 +55,9 @@
 #include "client/client_options.h"
 #include "client/decision_report.h"
 #include "client/job_layout.h"
+#include "client/mpi/decision_cache.h"
+#include "client/mpi/decision_log.h"
+#include "client/mpi/decision_steps.h"
 #include "client/row_source.h"
 #include "client/verification.h"
 #include "mapping/cost_matrix.h"
@@ -60,14 +68,6 @@
 namespace toporr::client::mpi {
 
 class Multilevel;  // multilevel.h
-
-// The run-time check of one cached decision of toporr's collectives (client/verification.h)
-// and what was decided, for the report. Owned by the communicator's decision cache.
-struct DecisionCheck {
-  explicit DecisionCheck(int calls, Decision d) : verification(calls), decision(std::move(d)) {}
-  Verification verification;
-  Decision decision;
-};
 
 struct ReorderRequest {
   mapping::Collective collective = mapping::Collective::kAllreduce;
@@ -81,21 +81,6 @@ struct ReorderRequest {
   // Run the multi-level version whatever its prediction (TOPORR_ALGORITHM=multilevel).
   bool force_multilevel = false;
 };
-
-// What rank 0 computes from the gathered costs: the order and its predictions.
-struct PlannedOrder {
-  std::vector<int32_t> order;  // new rank i = old rank order[i]
-  std::string chosen;          // algorithm or embedder name
-  double before_ns = -1;
-  double after_ns = -1;
-  // When `chosen` is "multilevel": the plan (mapping::EncodeMultilevel), for every rank.
-  std::vector<int32_t> multilevel;
-};
-// `routes`: over the job's hosts (the rows' routes), null when not known. `intra`: the
-// intra-host costs (bound_ranks.h: the hosts' hwloc distances when ranks are bound).
-using Planner = std::function<absl::StatusOr<PlannedOrder>(
-    const mapping::Placement& placement, const mapping::HostCostMatrix& costs,
-    const mapping::RouteSource* routes, const mapping::IntraHostModel& intra)>;
 
 // Thread-safety: calls on different communicators may run in several threads at once
 // (MPI_THREAD_MULTIPLE); calls on one communicator follow MPI's rule for it (one thread at a
@@ -165,34 +150,22 @@ class Library {
   absl::Status Decide(MPI_Comm work, const Planner& planner, Decision* decision,
                       std::vector<int32_t>* order, std::vector<int32_t>* multilevel = nullptr,
                       bool* unanswered = nullptr);
-  // Steps 3..5b for a job of more than one host: the ticket, the leaders' rows on rank 0 of
-  // `work` (*costs; its memory may live in *window, freed by the caller after planning) and
-  // their routes (*routes, null when not gathered).
-  absl::Status GatherCosts(MPI_Comm work, const JobLayout& layout, Decision* decision,
-                           std::unique_ptr<mapping::HostCostMatrix>* costs,
-                           std::unique_ptr<mapping::RouteSource>* routes, MPI_Win* window,
-                           bool* unanswered);
-  // One line on stderr per cause, see above; `rank` is the caller's rank in the
-  // communicator the warning is about.
-  void Warn(int rank, const std::string& reason);
-  // Marks `d` as the identity-order fallback for `why` (no predictions, no candidates) and
-  // warns once on rank 0 unless toporr was disabled (kCancelled).
-  void Fallback(int rank, const absl::Status& why, Decision* d);
+  // A new decision for a collective's request (`d` holds the request's fields, source
+  // "fallback"): none to make for one rank (source "local"), refused when toporr is disabled
+  // (kCancelled) or the root is not a rank, else Decide with Plan for the request.
+  absl::Status DecideCollective(MPI_Comm work, const ReorderRequest& request, Decision* d,
+                                std::vector<int32_t>* order, std::vector<int32_t>* multilevel_plan,
+                                bool* unanswered);
   void EnsureKeyvals();
-  // Rank 0: appends `line` to TOPORR_REPORT; the first failure is reported once on stderr and
-  // the report is not written again (the job never waits for or fails on it).
-  void WriteReport(const std::string& line);
-  void Finish(MPI_Comm comm, const Decision& d);
 
   ClientOptions options_;
   std::unique_ptr<RowSource> source_;
-  std::vector<std::string> option_warnings_;
+  DecisionLog log_;
   std::mutex mu_;
-  bool report_failed_ = false;  // under mu_
-  int cache_keyval_ = MPI_KEYVAL_INVALID;
+  int cache_keyval_ = MPI_KEYVAL_INVALID;  // set once, under mu_ (EnsureKeyvals)
 };
 
-// Decision caches currently attached to communicators (freed with them).
+// Decision caches currently attached to communicators (freed with them; decision_cache.h).
 int LiveCaches();
 
 // MPI_Comm_split(comm, 0, position of this rank in `order`) on a communicator that returns

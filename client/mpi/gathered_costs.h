@@ -1,0 +1,52 @@
+// Steps 3 to 5 of libtoporr's decision protocol (library.h) for a job of more than one host:
+// the costs between the job's hosts reach rank 0 of the communicator.
+//   3. rank 0 registers the host list with the cost source (the one request of a decision
+//      that is not per host) and broadcasts the ticket, or why there is none: first, so that
+//      an absent or stalled daemon costs no more MPI steps than needed;
+//   4. ranks are grouped per host (MPI_Comm_split_type SHARED, then by host); the lowest
+//      rank of each host is its leader and asks for its own host's row (one request per
+//      host, never per rank; with routes for jobs of at most TOPORR_ROUTES_MAX_HOSTS hosts);
+//      rows must come from the ticket's snapshot and have one column per host;
+//   5. the rows reach rank 0: the leaders allgather them into one MPI-3 shared window per
+//      host (the matrix is held once per host, not per rank), or, for jobs of more than
+//      TOPORR_COMPRESS_ABOVE hosts, in leaf-group form (leaf_groups.h); then their routes
+//      (one MPI_Gatherv, client/row_routes.h).
+// Each step ends in the same result on every rank (collective_status.h Agree).
+#ifndef TOPORR_CLIENT_MPI_GATHERED_COSTS_H_
+#define TOPORR_CLIENT_MPI_GATHERED_COSTS_H_
+
+#include <mpi.h>
+
+#include <memory>
+
+#include "absl/status/status.h"
+#include "client/client_options.h"
+#include "client/decision_report.h"
+#include "client/job_layout.h"
+#include "client/row_source.h"
+#include "mapping/cost_matrix.h"
+#include "mapping/routes.h"
+
+namespace toporr::client::mpi {
+
+struct GatheredCosts {
+  std::unique_ptr<mapping::HostCostMatrix> matrix;  // rank 0: between the job's hosts
+  std::unique_ptr<mapping::RouteSource> routes;     // rank 0: the rows' routes, or null
+  // Every rank: the shared window that holds the dense rows `matrix` reads (MPI_WIN_NULL in
+  // leaf-group form). The caller frees it (collective) once rank 0 has planned.
+  MPI_Win window = MPI_WIN_NULL;
+};
+
+// Collective over `work` (a communicator that returns errors), whose rank r runs on
+// layout.hosts[layout.rank_host[r]]. Sets decision->snapshot_id once the ticket is agreed
+// on, and on rank 0 cost_form ("rows" or "groups") and contention ("routes" or "host links").
+// Failures, the same on every rank, leave nothing to free: the source's own status
+// (UNAVAILABLE or DEADLINE_EXCEEDED when it did not answer), kAborted for a row of another
+// snapshot, kDataLoss for one of the wrong width, the leaf-group form's (leaf_groups.h),
+// kInternal for MPI's.
+absl::Status GatherCosts(MPI_Comm work, RowSource& source, const ClientOptions& options,
+                         const JobLayout& layout, Decision* decision, GatheredCosts* costs);
+
+}  // namespace toporr::client::mpi
+
+#endif  // TOPORR_CLIENT_MPI_GATHERED_COSTS_H_
