@@ -1,4 +1,4 @@
-#include "client/mpi/coll/steps.h"
+#include "client/mpi/collective_steps.h"
 
 #include <cstddef>
 
