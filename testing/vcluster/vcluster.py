@@ -20,7 +20,7 @@ and reach the hosts through an rsh agent that enters a host's namespaces (`nsent
 
 Everything a cluster creates carries the prefix `tvc-NAME-` (namespaces) or lives under
 /run/toporr-vcluster/NAME (state.json, the namespace files, /etc/hosts, the rsh agent, the
-fabric dumps, toporrd's database and log). state.json lists every object as it is created,
+fabric dumps, toporrd's database and log). state.json lists every object before it is created,
 so that `down` and `cleanup` remove exactly what a run made, even one that was killed.
 Addresses are in 198.18.0.0/15 (RFC 2544, network benchmarking) and exist only inside the
 cluster's own namespaces; nothing outside them is ever contacted.
@@ -169,7 +169,9 @@ class State:
             json.dump(self.data, f, indent=1)
         os.replace(tmp, self.path)
 
-    def created(self, kind, name):
+    def creating(self, kind, name):
+        """Records an object before it is made, so that a run killed while making it leaves
+        nothing that down does not know of (down skips what does not exist)."""
         self.data["objects"].append({"kind": kind, "name": name})
         self.save()
 
@@ -236,8 +238,8 @@ def make_host(state, host, hosts_file):
     segments per job, not per host, and would collide across hosts). A holder process (`sleep`)
     keeps the UTS, IPC and mount namespaces alive; nsenter enters them through its pid."""
     ns = state.ns(host)
+    state.creating("netns", ns)
     sh("ip", "netns", "add", ns)
-    state.created("netns", ns)
     for key in ("net.ipv6.conf.all.disable_ipv6", "net.ipv6.conf.default.disable_ipv6"):
         sh("sysctl", "-qw", f"{key}=1", netns=ns)
     sh("ip", "link", "set", "lo", "up", netns=ns)
@@ -297,8 +299,8 @@ def build(state, shape, args):
         for i, h in enumerate(shape.hosts):
             f.write(f"{shape.host_ip(i)}\t{h}\n")
     fab = state.ns("fab")
+    state.creating("netns", fab)
     sh("ip", "netns", "add", fab)
-    state.created("netns", fab)
     for key in ("net.ipv6.conf.all.disable_ipv6", "net.ipv6.conf.default.disable_ipv6"):
         sh("sysctl", "-qw", f"{key}=1", netns=fab)
     sh("ip", "link", "set", "lo", "up", netns=fab)
@@ -542,7 +544,12 @@ def zombie(pid):
 
 
 def down_state(state):
-    """Removes what state lists, newest first; never raises for what is already gone."""
+    """Removes what state lists, newest first, and any namespace named for the cluster that
+    it does not list; never raises for what is already gone."""
+    listed = {obj["name"] for obj in state.data["objects"] if obj["kind"] == "netns"}
+    state.data["objects"] = [{"kind": "netns", "name": n} for n in list_netns()
+                             if n.startswith(f"{NS_PREFIX}{state.name}-") and n not in listed
+                             ] + state.data["objects"]
     kill_all(processes_inside(ns_inodes(state)) + list(state.data.get("pids", {}).values()))
     problems = []
     for obj in reversed(state.data["objects"]):
