@@ -90,7 +90,7 @@ struct PlanRequest {
   // Bcast, reduce, allreduce and gather only (kForce on another collective: kInvalidArgument).
   MultilevelChoice multilevel = MultilevelChoice::kOff;
   // Candidates of its bcast stages and of its allreduce's top stage (empty: binomial, and
-  // recursive doubling; libtoporr passes the algorithms it runs, collectives.h).
+  // recursive doubling; libtoporr passes the algorithms it runs, client/mpi/coll/).
   std::vector<mapping::Algorithm> multilevel_bcast;
   std::vector<mapping::Algorithm> multilevel_allreduce;
 };

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "mapping/collective_shapes.h"
 
 namespace toporr::mapping {
 namespace {
@@ -88,12 +89,6 @@ int OpenMpiAllgather(int p, int64_t bytes) {
                  {4096, {{32, 2}, {128, 3}, {512, 2}, {4096, 3}}, 5},
                  {0, {{2, 3}, {8, 2}, {16, 3}, {512, 2}, {4096, 3}}, 5}},
                 p, bytes);
-}
-
-int Pof2(int p) {
-  int x = 1;
-  while (x * 2 <= p) x *= 2;
-  return x;
 }
 
 class Builder {
@@ -189,9 +184,9 @@ LibraryChoice OpenMpi(Collective c, int p, int64_t count, int type_size, int roo
 LibraryChoice Mpich(Collective c, int p, int64_t count, int type_size, int root) {
   Builder b(c, p, count, type_size, root);
   const int64_t bytes = count * type_size;
-  const bool pow2 = Pof2(p) == p;
+  const bool pow2 = FloorPowerOfTwo(p) == p;
   if (c == Collective::kAllreduce) {
-    if (bytes <= 8 || count < Pof2(p)) {
+    if (bytes <= 8 || count < FloorPowerOfTwo(p)) {
       return b.Phase(A::kRecursiveDoubling).Named("recursive_doubling");
     }
     return b.Phase(A::kRabenseifner).Named("reduce_scatter_allgather");

@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "mapping/collective_shapes.h"
 #include "mapping/swing_schedule.h"
 
 namespace toporr::mapping {
@@ -64,13 +65,6 @@ absl::StatusOr<E> ParseName(const std::array<std::pair<E, std::string_view>, N>&
 
 // Open MPI's rectify_diff: a - b if a > b, else 0.
 int64_t Rectify(int64_t a, int64_t b) { return a > b ? a - b : 0; }
-
-// Largest power of two <= v (v >= 1).
-int64_t FloorPow2(int64_t v) {
-  int64_t p = 1;
-  while (p * 2 <= v) p *= 2;
-  return p;
-}
 
 // COLL_BASE_COMPUTED_SEGCOUNT with SEGCOUNT starting at `count`.
 int64_t SegmentCount(int64_t segment_bytes, int64_t type_size, int64_t count) {
@@ -188,7 +182,7 @@ struct Ctx {
 
 // ---------------------------------------------------------------- trees (coll_base_topo.c)
 
-// Children lists of all shifted ranks, in Open MPI's order, as CSR.
+// Children lists of all shifted ranks, in Open MPI's order (collective_shapes.h), as CSR.
 struct Tree {
   std::vector<int64_t> first;  // size p+1
   std::vector<int32_t> child;  // shifted ranks
@@ -207,48 +201,16 @@ Tree BuildTree(int64_t p, ChildrenOf children_of) {
   return t;
 }
 
-// build_tree(fanout): level-order k-ary tree.
 Tree KaryTree(int64_t p, int64_t fanout) {
-  return BuildTree(p, [&](int64_t v, auto add) {
-    int64_t level_start = 0, width = 1;  // nodes on levels above, nodes on this level
-    while (level_start + width <= v) {
-      level_start += width;
-      width *= fanout;
-    }
-    const int64_t delta = width;  // fanout^level
-    for (int64_t i = 0; i < fanout; ++i) {
-      const int64_t c = v + delta * (i + 1);
-      if (c >= p) break;
-      add(c);
-    }
-  });
+  return BuildTree(p, [&](int64_t v, auto add) { ForEachKaryTreeChild(v, p, fanout, add); });
 }
 
-// build_bmtree: children v ^ mask for mask = next_pow2_strict(v), doubling.
 Tree BinomialTree(int64_t p) {
-  return BuildTree(p, [&](int64_t v, auto add) {
-    int64_t mask = 1;
-    while (mask <= v) mask <<= 1;
-    for (; mask < p; mask <<= 1) {
-      const int64_t c = v ^ mask;
-      if (c >= p) break;
-      add(c);
-    }
-  });
+  return BuildTree(p, [&](int64_t v, auto add) { ForEachBinomialTreeChild(v, p, add); });
 }
 
-// build_kmtree(radix): children largest subtree first.
 Tree KnomialTree(int64_t p, int64_t radix) {
-  return BuildTree(p, [&](int64_t v, auto add) {
-    int64_t mask = 1;
-    while (mask < p) {
-      if (v % (radix * mask) != 0) break;
-      mask *= radix;
-    }
-    for (mask /= radix; mask > 0; mask /= radix)
-      for (int64_t k = 1; k < radix; ++k)
-        if (v + mask * k < p) add(v + mask * k);
-  });
+  return BuildTree(p, [&](int64_t v, auto add) { ForEachKnomialTreeChild(v, p, radix, add); });
 }
 
 // build_chain(fanout): `fanout` chains of consecutive shifted ranks hanging off the root.
@@ -407,15 +369,16 @@ void BinomialScatter(const Ctx& ctx, int64_t sc, std::vector<int64_t>* curr,
   recv_var->assign(p, 0);
   (*curr)[0] = ctx.count;
   for (int64_t v = 1; v < p; ++v) (*recv_var)[v] = Rectify(ctx.count, v * sc);
-  int64_t top = 1;
-  while (top < p) top <<= 1;
-  for (int64_t mask = top >> 1; mask > 0; mask >>= 1) {
-    for (int64_t v = 0; v + mask < p; v += 2 * mask) {
-      const int64_t send = Rectify((*curr)[v], sc * mask);
+  // Down the in-order binomial tree (collective_shapes.h), largest subtrees first: at the
+  // step of span m every rank c whose lowest set bit is m gets its subtree's blocks.
+  for (int64_t m = InOrderBinomialTreeSpan(0, p) >> 1; m > 0; m >>= 1) {
+    for (int64_t c = m; c < p; c += 2 * m) {
+      const int64_t v = InOrderBinomialTreeParent(c);
+      const int64_t send = Rectify((*curr)[v], sc * m);
       if (send == 0) continue;
-      sink.Add(ctx.Real(v), ctx.Real(v + mask), (v + mask) * sc, send, Combine::kCopy);
+      sink.Add(ctx.Real(v), ctx.Real(c), c * sc, send, Combine::kCopy);
       (*curr)[v] -= send;
-      (*curr)[v + mask] = send;
+      (*curr)[c] = send;
     }
     sink.Flush();
   }
@@ -533,7 +496,7 @@ void BcastBine(const Ctx& ctx, Sink& sink) {
 template <typename Peer>
 void AllreduceFullVectorButterfly(const Ctx& ctx, Peer peer, Sink& sink) {
   const int64_t p = ctx.p, m = ctx.count;
-  const int64_t adj = FloorPow2(p), extra = p - adj;
+  const int64_t adj = FloorPowerOfTwo(p), extra = p - adj;
   for (int64_t r = 0; r < 2 * extra; r += 2) sink.Add(r, r + 1, 0, m, Combine::kReduce);
   sink.Flush();
   for (int k = 0; (int64_t{1} << k) < adj; ++k) {
@@ -581,9 +544,8 @@ void AllreduceSegmentedRing(const Ctx& ctx, int64_t segcount, Sink& sink) {
 template <typename Peer, typename Key>
 void AllreduceHalvingButterfly(const Ctx& ctx, Peer peer, Key key, Sink& sink) {
   const int64_t p = ctx.p, count = ctx.count;
-  const int64_t pof2 = FloorPow2(p), rem = p - pof2;
-  int nsteps = 0;
-  while ((int64_t{1} << nsteps) < pof2) ++nsteps;
+  const int64_t pof2 = FloorPowerOfTwo(p), rem = p - pof2;
+  const int nsteps = Log2Floor(pof2);
   const int64_t lhalf = count / 2, rhalf = count - lhalf;
   for (int64_t r = 0; r < 2 * rem; ++r) {
     if (r % 2 != 0) {
@@ -662,12 +624,14 @@ void AllgatherBruck(const Ctx& ctx, Sink& sink) {
 
 // ------------------------------------------------------------------- gather / reduce
 
+// Up the in-order binomial tree (collective_shapes.h): at step k every rank v whose lowest
+// set bit is 2^k sends its subtree's blocks to its parent.
 void GatherBinomial(const Ctx& ctx, Sink& sink) {
   const int64_t p = ctx.p, c = ctx.count;
   for (int64_t m = 1; m < p; m <<= 1) {
     for (int64_t v = m; v < p; v += 2 * m) {
-      sink.Add(ctx.Real(v), ctx.Real(v - m), ctx.Real(v) * c, std::min(m, p - v) * c,
-               Combine::kCopy);
+      sink.Add(ctx.Real(v), ctx.Real(InOrderBinomialTreeParent(v)), ctx.Real(v) * c,
+               std::min(m, p - v) * c, Combine::kCopy);
     }
     sink.Flush();
   }
@@ -677,13 +641,15 @@ void ReduceBinomial(const Ctx& ctx, Sink& sink) {
   const int64_t p = ctx.p;
   const int64_t segcount = SegmentCount(ctx.spec.segment_bytes, ctx.spec.type_size, ctx.count);
   const int64_t nseg = (ctx.count + segcount - 1) / segcount;
-  // In-order binomial tree; a node with lowest set bit 2^k reduces into its parent at
-  // stage k. Edges are stored parent->child and reversed on emission.
+  // In-order binomial tree (collective_shapes.h); a node with lowest set bit 2^k reduces
+  // into its parent at stage k. Edges are stored parent->child and reversed on emission.
   StagedEdges se;
   for (int64_t m = 1, k = 0; m < p; m <<= 1, ++k) {
     se.by_stage.emplace_back();
-    for (int64_t v = m; v < p; v += 2 * m)
-      se.by_stage[k].push_back({static_cast<int32_t>(v - m), static_cast<int32_t>(v)});
+    for (int64_t v = m; v < p; v += 2 * m) {
+      se.by_stage[k].push_back(
+          {static_cast<int32_t>(InOrderBinomialTreeParent(v)), static_cast<int32_t>(v)});
+    }
   }
   RunWavefront(
       ctx, se, nseg, nseg - 1, Combine::kReduce, /*reverse_edges=*/true,
@@ -707,7 +673,7 @@ absl::Status Generate(const PatternSpec& spec, bool exact, const StepVisitor& vi
   Sink sink(spec, exact, visit);
   const Ctx ctx{spec.num_ranks, spec.root, spec.count, spec};
   const int64_t p = ctx.p;
-  const int64_t pof2 = FloorPow2(p);
+  const int64_t pof2 = FloorPowerOfTwo(p);
   auto xor_peer = [](int64_t v, int k) { return v ^ (int64_t{1} << k); };
   auto swing_peer = [pof2](int64_t v, int k) { return SwingPeer(v, k, pof2); };
   switch (EffectiveAlgorithm(spec)) {
@@ -871,7 +837,8 @@ Algorithm EffectiveAlgorithm(const PatternSpec& spec) {
         return Algorithm::kRecursiveDoubling;
       return Algorithm::kRing;
     case Algorithm::kRecursiveDoubling:
-      if (spec.collective == Collective::kAllgather && FloorPow2(p) != p) return Algorithm::kBruck;
+      if (spec.collective == Collective::kAllgather && FloorPowerOfTwo(p) != p)
+        return Algorithm::kBruck;
       return Algorithm::kRecursiveDoubling;
     case Algorithm::kSplitBinaryTree: {
       const int64_t half1 = count / 2, half0 = count - half1;
@@ -886,7 +853,7 @@ Algorithm EffectiveAlgorithm(const PatternSpec& spec) {
       if (count < p) return Algorithm::kLinear;
       return spec.algorithm;
     case Algorithm::kSwingBandwidth:
-      return count < FloorPow2(p) ? Algorithm::kSwing : Algorithm::kSwingBandwidth;
+      return count < FloorPowerOfTwo(p) ? Algorithm::kSwing : Algorithm::kSwingBandwidth;
     default:
       return spec.algorithm;
   }

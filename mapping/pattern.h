@@ -36,7 +36,7 @@
 // directly as kBruck. swing_bandwidth with count < pof2 runs swing (as toporr's own
 // Rabenseifner falls back to recursive doubling).
 //
-// Swing and Bine (not in Open MPI, toporr runs them itself, client/mpi/collectives_recent.h):
+// Swing and Bine (not in Open MPI, toporr runs them itself, client/mpi/coll/):
 //   - swing: the recursive doubling schedule above (same non-power-of-two fold: even ranks
 //     of the first 2*extra send their vector to the odd neighbour and get the result back)
 //     with the peer of virtual rank v at step k being SwingPeer(v, k, adj) instead of v ^ 2^k;
@@ -155,7 +155,7 @@ absl::Status ValidateSpec(const PatternSpec& spec);
 // Precondition: ValidateSpec(spec).ok().
 Algorithm EffectiveAlgorithm(const PatternSpec& spec);
 
-// toporr's own scatter-allgather bcasts (client/mpi/collectives.h) run a binomial tree when
+// toporr's own scatter-allgather bcasts (client/mpi/coll/bcast.h) run a binomial tree when
 // the message has fewer elements than ranks, where Open MPI runs the linear bcast that the
 // patterns (and EffectiveAlgorithm) model. Candidate lists of toporr's own bcast algorithms
 // for `bytes` over `ranks` leave them out there (bytes bound the element count from above;

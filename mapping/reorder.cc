@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "mapping/collective_shapes.h"
 #include "mapping/hierarchical_cost_matrix.h"
 #include "mapping/predict.h"
 
@@ -164,18 +165,6 @@ absl::Status CheckCommon(const RankDistance& d, const ReorderOptions& o) {
   return absl::OkStatus();
 }
 
-int Log2Floor(int64_t x) {
-  int l = 0;
-  while ((int64_t{1} << (l + 1)) <= x) ++l;
-  return l;
-}
-
-int Log2Ceil(int64_t x) {
-  int l = 0;
-  while ((int64_t{1} << l) < x) ++l;
-  return l;
-}
-
 // Walks a hypercube of 2^dims.size() vertices so that heavier dimensions (earlier in
 // `dims`) are placed closest: vertex order is i = 1, 2, 3, ... with bit b of i selecting
 // dimension dims[b], and each vertex's reference is the vertex without its heaviest
@@ -220,22 +209,18 @@ absl::StatusOr<Mapping> PlaceFromRoot(const RankDistance& d, const ReorderOption
   return placer.Release();
 }
 
-// Recursive doubling / Rabenseifner on real ranks with the non-power-of-two pre-step: pairs
-// (2i, 2i+1), i < rem, merge into one vrank held by the survivor (odd for recursive
-// doubling, even for Rabenseifner); the dropout is placed right after its survivor because
-// the pre/post steps exchange the whole vector between them.
+// Recursive doubling / Rabenseifner on real ranks with the non-power-of-two pre-step (the
+// fold of collective_shapes.h): pairs (2i, 2i+1), i < rem, merge into one vrank held by the
+// survivor (odd for recursive doubling, even for Rabenseifner); the dropout is placed right
+// after its survivor because the pre/post steps exchange the whole vector between them.
 absl::StatusOr<Mapping> PairedHypercube(const RankDistance& d, const ReorderOptions& o,
-                                        bool last_heaviest, int survivor_parity) {
+                                        bool last_heaviest, bool keep_odd) {
   return PlaceFromRoot(d, o, [&](Placer& placer, const Shift&) {
     const int p = d.size();
     const int levels = Log2Floor(p);
-    const int pof2 = 1 << levels;
-    const int rem = p - pof2;
-    auto real = [&](int v) { return v < rem ? 2 * v + survivor_parity : v + rem; };
-    auto vrank = [&](int r) {
-      if (r < 2 * rem) return (r % 2 == survivor_parity) ? r / 2 : -1;
-      return r - rem;
-    };
+    const int rem = p - static_cast<int>(FloorPowerOfTwo(p));
+    auto real = [&](int v) { return static_cast<int>(UnfoldedRank(v, p, keep_odd)); };
+    auto vrank = [&](int r) { return static_cast<int>(FoldedRank(r, p, keep_odd)); };
     int v0 = vrank(o.root);
     if (v0 < 0) {  // the root is a dropout: its survivor comes next to it
       v0 = o.root / 2;
@@ -308,42 +293,37 @@ absl::StatusOr<Mapping> ReorderRing(const RankDistance& d, const ReorderOptions&
 absl::StatusOr<Mapping> ReorderRecursiveDoubling(const RankDistance& d, bool last_stage_heaviest,
                                                  const ReorderOptions& o) {
   // Open MPI's recursive doubling allreduce: even ranks < 2*extra drop out, odd survive.
-  return PairedHypercube(d, o, last_stage_heaviest, /*survivor_parity=*/1);
+  return PairedHypercube(d, o, last_stage_heaviest, /*keep_odd=*/true);
 }
 
 absl::StatusOr<Mapping> ReorderRabenseifner(const RankDistance& d, const ReorderOptions& o) {
   // Reduce-scatter step k exchanges m/2^(k+1) with vrank^2^k: the first stage is heaviest.
   // Odd ranks < 2*rem drop out, even survive.
-  return PairedHypercube(d, o, /*last_heaviest=*/false, /*survivor_parity=*/0);
+  return PairedHypercube(d, o, /*last_heaviest=*/false, /*keep_odd=*/false);
 }
 
 absl::StatusOr<Mapping> ReorderBinomialBcast(const RankDistance& d, const ReorderOptions& o) {
   const int64_t p = d.size();
-  // build_bmtree: children v + mask, v + 2*mask, ... (mask > v) come largest subtree first.
-  return PlaceTreeBreadthFirst(d, o, [p](int64_t v, auto&& child) {
-    int64_t mask = 1;
-    while (mask <= v) mask <<= 1;
-    for (; v + mask < p; mask <<= 1) child(v + mask);
-  });
+  // Binomial tree (collective_shapes.h): children in Open MPI's order, smallest subtree first.
+  return PlaceTreeBreadthFirst(
+      d, o, [p](int64_t v, auto&& child) { ForEachBinomialTreeChild(v, p, child); });
 }
 
 absl::StatusOr<Mapping> ReorderBinaryTreeBcast(const RankDistance& d, const ReorderOptions& o) {
   return PlaceFromRoot(d, o, [&](Placer& placer, const Shift& sh) {
     const int p = sh.p;
-    // build_tree(2): v at level L (2^(L+1)-1 > v) has children v + delta, v + 2*delta with
-    // delta = 2^L. Both children are placed when their parent is visited (it sends to them
-    // concurrently), greater child first; exploration is depth-first, greater child first.
+    // Binary tree (collective_shapes.h, fanout 2). Both children are placed when their parent
+    // is visited (it sends to them concurrently), greater child first; exploration is
+    // depth-first, greater child first.
     std::vector<int64_t> stack{0};
     while (!stack.empty()) {
       const int64_t v = stack.back();
       stack.pop_back();
-      int64_t delta = 1;
-      while (2 * delta - 1 <= v) delta <<= 1;
-      const int64_t small = v + delta, big = v + 2 * delta;
-      if (big < p) placer.Place(sh.Real(big), sh.Real(v));
-      if (small < p) placer.Place(sh.Real(small), sh.Real(v));
-      if (small < p) stack.push_back(small);
-      if (big < p) stack.push_back(big);
+      int64_t children[2];  // increasing
+      int n = 0;
+      ForEachKaryTreeChild(v, p, 2, [&](int64_t c) { children[n++] = c; });
+      for (int i = n - 1; i >= 0; --i) placer.Place(sh.Real(children[i]), sh.Real(v));
+      stack.insert(stack.end(), children, children + n);
     }
     return absl::OkStatus();
   });
@@ -357,16 +337,14 @@ absl::StatusOr<Mapping> ReorderKnomialBcast(const RankDistance& d, const Reorder
           absl::StrCat("reorder: k-nomial radix ", radix, " must be >= 2"));
     }
     const int p = sh.p;
-    // build_kmtree: the children of v are v + k*mask (k = 1..radix-1) for masks below v's
-    // lowest non-zero radix digit (every mask < p for the root). Mask 1 children are leaves:
-    // they go first, next to v; then subtrees in increasing size, each depth-first, which keeps
-    // every subtree (a contiguous shifted range) together.
+    // K-nomial tree (collective_shapes.h): the children of v are v + k*mask (k = 1..radix-1)
+    // for the masks below KnomialTreeSpan(v). Mask 1 children are leaves: they go first,
+    // next to v; then subtrees in increasing size, each depth-first, which keeps every
+    // subtree (a contiguous shifted range) together.
     struct Frame {
       int64_t v, mask, k, top;  // next (mask, k) to expand; masks below `top` exist
     };
-    int64_t root_top = 1;
-    while (root_top < p) root_top *= radix;
-    std::vector<Frame> stack{{0, 1, 1, root_top}};
+    std::vector<Frame> stack{{0, 1, 1, KnomialTreeSpan(0, p, radix)}};
     while (!stack.empty()) {
       Frame& f = stack.back();
       if (f.mask >= f.top) {
@@ -385,14 +363,14 @@ absl::StatusOr<Mapping> ReorderKnomialBcast(const RankDistance& d, const Reorder
         f.k = 1;
         continue;
       }
-      const int64_t v = f.v, mask = f.mask, c = f.v + f.k * f.mask;
+      const int64_t v = f.v, c = f.v + f.k * f.mask;
       ++f.k;
       if (c >= p) {  // larger k and larger masks are out of range too
         f.mask = f.top;
         continue;
       }
       placer.Place(sh.Real(c), sh.Real(v));
-      stack.push_back({c, 1, 1, mask});  // invalidates f
+      stack.push_back({c, 1, 1, KnomialTreeSpan(c, p, radix)});  // invalidates f
     }
     return absl::OkStatus();
   });
@@ -409,29 +387,14 @@ bool IsTreeBcast(Heuristic h) {
 // The parent of every shifted rank v > 0 in the tree of a tree bcast heuristic (parent[0] =
 // -1), empty for other heuristics.
 std::vector<int64_t> TreeParents(Heuristic h, int64_t p, int64_t radix) {
+  if (!IsTreeBcast(h)) return {};
   std::vector<int64_t> parent(p, -1);
-  switch (h) {
-    case Heuristic::kBinomialBcast:  // build_bmtree: v's children are v + mask, mask > v
-      for (int64_t v = 1; v < p; ++v) parent[v] = v - (int64_t{1} << Log2Floor(v));
-      return parent;
-    case Heuristic::kBinaryTreeBcast:  // build_tree(2): v + delta, v + 2 * delta
-      for (int64_t v = 0; v < p; ++v) {
-        int64_t delta = 1;
-        while (2 * delta - 1 <= v) delta <<= 1;
-        if (v + delta < p) parent[v + delta] = v;
-        if (v + 2 * delta < p) parent[v + 2 * delta] = v;
-      }
-      return parent;
-    case Heuristic::kKnomialBcast:  // build_kmtree: c - digit * mask at c's lowest digit
-      for (int64_t c = 1; c < p; ++c) {
-        int64_t mask = 1;
-        while ((c / mask) % radix == 0) mask *= radix;
-        parent[c] = c - ((c / mask) % radix) * mask;
-      }
-      return parent;
-    default:
-      return {};
+  for (int64_t v = 1; v < p; ++v) {
+    parent[v] = h == Heuristic::kBinomialBcast     ? BinomialTreeParent(v)
+                : h == Heuristic::kBinaryTreeBcast ? KaryTreeParent(v, 2)
+                                                   : KnomialTreeParent(v, radix);
   }
+  return parent;
 }
 
 }  // namespace
@@ -515,14 +478,10 @@ absl::StatusOr<Mapping> ReorderScatterAllgather(const RankDistance& d, const Reo
 
 absl::StatusOr<Mapping> ReorderBinomialGather(const RankDistance& d, const ReorderOptions& o) {
   const int64_t p = d.size();
-  const int64_t root_bound = int64_t{1} << Log2Ceil(p);
-  // In-order binomial tree: children of v are v + mask for masks below v's lowest set bit;
-  // child v + mask forwards min(mask, p - v - mask) blocks, so larger masks go first.
-  return PlaceTreeBreadthFirst(d, o, [p, root_bound](int64_t v, auto&& child) {
-    const int64_t bound = v == 0 ? root_bound : (v & -v);
-    for (int64_t mask = bound >> 1; mask >= 1; mask >>= 1) {
-      if (v + mask < p) child(v + mask);
-    }
+  // In-order binomial tree (collective_shapes.h): child v + m forwards min(m, p - v - m)
+  // blocks, and Open MPI's order puts larger subtrees first.
+  return PlaceTreeBreadthFirst(d, o, [p](int64_t v, auto&& child) {
+    ForEachInOrderBinomialTreeChild(v, p, [&](int64_t c, int64_t) { child(c); });
   });
 }
 

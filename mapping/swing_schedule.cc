@@ -34,30 +34,6 @@ int64_t SwingBlockKey(int64_t rank, int64_t num_ranks) {
   return static_cast<int64_t>(u ^ (u >> 1));
 }
 
-int64_t FloorPowerOfTwo(int64_t n) {
-  int64_t p = 1;
-  while (p * 2 <= n) p *= 2;
-  return p;
-}
-
-int Log2Floor(int64_t n) {
-  int k = 0;
-  while ((int64_t{2} << k) <= n) ++k;
-  return k;
-}
-
-int64_t FoldedRank(int64_t rank, int64_t n, bool keep_odd) {
-  const int64_t extra = n - FloorPowerOfTwo(n);
-  if (rank >= 2 * extra) return rank - extra;
-  return (rank % 2 != 0) == keep_odd ? rank / 2 : -1;
-}
-
-int64_t UnfoldedRank(int64_t v, int64_t n, bool keep_odd) {
-  const int64_t extra = n - FloorPowerOfTwo(n);
-  if (v >= extra) return v + extra;
-  return 2 * v + (keep_odd ? 1 : 0);
-}
-
 BineTree BineBcastTree(int64_t num_ranks) {
   BineTree t;
   t.parent.assign(num_ranks, -1);

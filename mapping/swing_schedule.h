@@ -1,6 +1,6 @@
 // Peer schedules of two locality-seeking algorithms that are not in the MPI libraries' menus,
 // shared by the mapping engine's patterns (pattern.cc) and toporr's MPI implementations
-// (client/mpi/collectives_recent.cc), so that what is predicted is what runs:
+// (client/mpi/coll/allreduce.cc, bcast.cc), so that what is predicted is what runs:
 //
 //   Swing allreduce (De Sensi et al., "Swing: Short-cutting Rings for Higher Bandwidth
 //   Allreduce", NSDI'24). On a power-of-two number of ranks n, rank r talks at step s
@@ -35,8 +35,8 @@
 // allreduce does: with pof2 = the largest power of two <= n and extra = n - pof2, the first
 // 2 * extra ranks pair up (2j, 2j + 1), one rank of each pair takes part in the power-of-two
 // algorithm as virtual rank j, the others as virtual rank r - extra (FoldedRank,
-// UnfoldedRank below). Which member of a pair takes part is the caller's choice (allreduce
-// latency: the odd one, as Open MPI; allreduce bandwidth: the even one, as Open MPI's
+// UnfoldedRank of collective_shapes.h). Which member of a pair takes part is the caller's choice
+// (allreduce latency: the odd one, as Open MPI; allreduce bandwidth: the even one, as Open MPI's
 // Rabenseifner; bcast: the even one, so that shifted rank 0 — the root — takes part, and
 // the odd partners receive from it in one last step).
 //
@@ -46,6 +46,8 @@
 
 #include <cstdint>
 #include <vector>
+
+#include "mapping/collective_shapes.h"
 
 namespace toporr::mapping {
 
@@ -58,17 +60,6 @@ int64_t SwingPeer(int64_t rank, int step, int64_t num_ranks);
 // Block key of `rank` for the bandwidth-optimal Swing allreduce (num_ranks a power of two):
 // a permutation of 0..num_ranks-1 with the bit property described above.
 int64_t SwingBlockKey(int64_t rank, int64_t num_ranks);
-
-// Largest power of two <= n (n >= 1), and its log2.
-int64_t FloorPowerOfTwo(int64_t n);
-int Log2Floor(int64_t n);
-
-// The fold of a non-power-of-two size n onto pof2 = FloorPowerOfTwo(n) virtual ranks:
-// `keep_odd` says which member of each pair (2j, 2j + 1), j < n - pof2, takes part.
-// FoldedRank: the virtual rank of `rank`, or -1 for the pair member that sits out.
-// UnfoldedRank: the rank that plays virtual rank v.
-int64_t FoldedRank(int64_t rank, int64_t n, bool keep_odd);
-int64_t UnfoldedRank(int64_t v, int64_t n, bool keep_odd);
 
 // The Bine broadcast tree over `num_ranks` shifted ranks (root 0), any size >= 1: the
 // power-of-two tree above on the folded ranks (even pair members take part), then one last

@@ -52,29 +52,6 @@ TEST(SwingScheduleTest, PeersAreInvolutionsAndKeysSplitByBit) {
   }
 }
 
-TEST(SwingScheduleTest, FoldIsABijection) {
-  for (int64_t n = 1; n <= 70; ++n) {
-    const int64_t pof2 = FloorPowerOfTwo(n);
-    ASSERT_LE(pof2, n);
-    ASSERT_GT(2 * pof2, n);
-    EXPECT_EQ(int64_t{1} << Log2Floor(n), pof2);
-    for (bool keep_odd : {false, true}) {
-      int64_t out = 0;
-      for (int64_t r = 0; r < n; ++r) {
-        const int64_t v = FoldedRank(r, n, keep_odd);
-        if (v < 0) {
-          ++out;
-          continue;
-        }
-        ASSERT_LT(v, pof2);
-        EXPECT_EQ(UnfoldedRank(v, n, keep_odd), r);
-      }
-      EXPECT_EQ(out, n - pof2);
-      EXPECT_EQ(FoldedRank(0, n, keep_odd) >= 0, !keep_odd || n == pof2);
-    }
-  }
-}
-
 TEST(SwingScheduleTest, BineTreeMatchesReferenceForEightRanks) {
   // bine_bcast_small on 8 ranks: 0 -> 3; 0 -> 7, 3 -> 4; 0 -> 1, 3 -> 2, 7 -> 6, 4 -> 5.
   const BineTree t = BineBcastTree(8);

@@ -25,7 +25,7 @@
 //                tree-leaf target from the same cost file and host map) for the
 //                communication graph of what the library runs at that size
 //                (mapping::LibraryDefault with SMPI's ompi rules, every phase's edges).
-//   NAME@launch  toporr's own implementation of NAME (client/mpi/collectives.h) called
+//   NAME@launch  toporr's own implementation of NAME (client/mpi/coll/) called
 //                directly on MPI_COMM_WORLD: the algorithm on the launch order, with no
 //                decision and no reordering (bcast: binomial, binary_tree, knomial,
 //                scatter_allgather; allreduce: ring, recursive_doubling, rabenseifner) — what
@@ -69,7 +69,8 @@
 #include "client/cost_file.h"
 #include "client/job_layout.h"
 #include "client/launch_files.h"
-#include "client/mpi/collectives.h"
+#include "client/mpi/coll/allreduce.h"
+#include "client/mpi/coll/bcast.h"
 #include "client/toporr.h"
 #include "common/status_macros.h"
 #include "mapping/distance.h"

@@ -75,7 +75,7 @@ struct ReorderRequest {
   int64_t bytes = 1 << 20;
   int root = 0;
   int radix = 4;  // k-nomial
-  // With auto: choose only among the algorithms toporr runs itself (collectives.h) and, for
+  // With auto: choose only among the algorithms toporr runs itself (coll/) and, for
   // bcast, reduce, allreduce and gather, the multi-level version (multilevel.h).
   bool own_algorithms = false;
   // Run the multi-level version whatever its prediction (TOPORR_ALGORITHM=multilevel).

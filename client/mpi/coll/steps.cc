@@ -1,4 +1,4 @@
-#include "client/mpi/collective_steps.h"
+#include "client/mpi/coll/steps.h"
 
 #include <cstddef>
 

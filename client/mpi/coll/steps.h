@@ -1,9 +1,17 @@
-// Building blocks shared by toporr's collective implementations (collectives.cc,
-// collectives_recent.cc): element access and scratch space for any datatype, local copy and
-// reduction through the MPI library, and one pairwise exchange.
-// Every function returns an MPI error code. Internal to client/mpi.
-#ifndef TOPORR_CLIENT_MPI_COLLECTIVE_STEPS_H_
-#define TOPORR_CLIENT_MPI_COLLECTIVE_STEPS_H_
+// Building blocks of toporr's own collective algorithms (this folder: one file per
+// collective family, as Open MPI's coll/base): element access and scratch space for any
+// datatype, local copy and reduction through the MPI library, and one pairwise exchange.
+//
+// The contract every algorithm of this folder keeps: any count (0 too), counts not divisible
+// by the size, any size, MPI_IN_PLACE, predefined and derived datatypes (temporaries by true
+// extent), predefined and user-defined ops applied with MPI_Reduce_local in rank order (so
+// the reductions are correct for commutative ops; callers send non-commutative ops to the MPI
+// library). Each returns an MPI error code and is collective over `comm`, an
+// intra-communicator. Their schedules are the ones the mapping engine predicts
+// (mapping/pattern.h), built from the same trees and folds (mapping/collective_shapes.h).
+// Internal to client/mpi.
+#ifndef TOPORR_CLIENT_MPI_COLL_STEPS_H_
+#define TOPORR_CLIENT_MPI_COLL_STEPS_H_
 
 #include <mpi.h>
 
@@ -53,6 +61,13 @@ int Exchange(const void* send, int send_count, void* recv, int recv_count, MPI_D
 // inout := in op inout (MPI_Reduce_local), nothing for count 0.
 int Reduce(const void* in, void* inout, int count, MPI_Datatype type, MPI_Op op);
 
+// Shifted rank v = (rank - root + p) % p of rooted trees (the root is 0), and back.
+struct Shift {
+  int p, root;
+  int Virtual(int rank) const { return (rank - root + p) % p; }
+  int Real(int64_t v) const { return static_cast<int>((v + root) % p); }
+};
+
 }  // namespace toporr::client::mpi::coll
 
-#endif  // TOPORR_CLIENT_MPI_COLLECTIVE_STEPS_H_
+#endif  // TOPORR_CLIENT_MPI_COLL_STEPS_H_
