@@ -53,7 +53,7 @@ enum toporr_error {
 /* A static English description of `code` ("unknown error code" for others). */
 const char* toporr_strerror(int code);
 
-/* Collectives: the patterns the mapping engine models (mapping/pattern.h). */
+/* Collectives: the patterns the mapping engine models (mapping/schedules/pattern.h). */
 typedef enum {
   TOPORR_ALLREDUCE = 0,
   TOPORR_BCAST = 1,

@@ -16,7 +16,7 @@
 #include "client/mpi/collective_status.h"
 #include "client/mpi/library.h"
 #include "client/mpi/multilevel.h"
-#include "mapping/pattern.h"
+#include "mapping/schedules/pattern.h"
 
 namespace toporr::client::mpi {
 namespace {

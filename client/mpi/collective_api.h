@@ -24,7 +24,7 @@
 
 #include "absl/functional/function_ref.h"
 #include "client/mpi/library.h"
-#include "mapping/pattern.h"
+#include "mapping/schedules/pattern.h"
 
 namespace toporr::client::mpi {
 

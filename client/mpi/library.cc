@@ -15,7 +15,7 @@
 #include "client/mpi/multilevel.h"
 #include "client/plan.h"
 #include "common/status_macros.h"
-#include "mapping/graph_embed.h"
+#include "mapping/embedding/graph_embed.h"
 
 namespace toporr::client::mpi {
 namespace {

@@ -60,10 +60,10 @@
 #include "client/mpi/decision_steps.h"
 #include "client/row_source.h"
 #include "client/verification.h"
-#include "mapping/cost_matrix.h"
-#include "mapping/pattern.h"
-#include "mapping/placement.h"
-#include "mapping/reorder.h"
+#include "mapping/costs/cost_matrix.h"
+#include "mapping/costs/placement.h"
+#include "mapping/reorder/graph_reorder.h"
+#include "mapping/schedules/pattern.h"
 
 namespace toporr::client::mpi {
 

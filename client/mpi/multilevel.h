@@ -1,4 +1,4 @@
-// The multi-level (leader based) bcast, reduce, allreduce and gather of mapping/multilevel.h
+// The multi-level (leader based) bcast, reduce, allreduce and gather of mapping/levels/multilevel.h
 // run over MPI: one communicator per level that has a stage (MPI_Comm_split of toporr's
 // private communicator by the level's group, members in the plan's order so that the
 // group's leader is rank 0 of it), each stage running the algorithm the plan chose for its
@@ -22,7 +22,7 @@
 #include <memory>
 #include <vector>
 
-#include "mapping/multilevel.h"
+#include "mapping/levels/multilevel.h"
 
 namespace toporr::client::mpi {
 

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "client/mpi/coll/steps.h"
-#include "mapping/collective_shapes.h"
+#include "mapping/schedules/collective_shapes.h"
 
 namespace toporr::client::mpi::coll {
 namespace {

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "client/mpi/coll/steps.h"
-#include "mapping/collective_shapes.h"
-#include "mapping/swing_schedule.h"
+#include "mapping/schedules/collective_shapes.h"
+#include "mapping/schedules/swing_schedule.h"
 
 namespace toporr::client::mpi::coll {
 namespace {

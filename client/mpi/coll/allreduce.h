@@ -1,7 +1,7 @@
 // toporr's own allreduce algorithms over MPI point-to-point, so that the algorithm a
 // communicator was reordered for is the one that runs on it (MPI libraries pick theirs by
 // their own size rules). Every function has MPI_Allreduce's arguments (plus a segment size
-// where one applies) and keeps the contract of steps.h. Schedules, as mapping/pattern.h
+// where one applies) and keeps the contract of steps.h. Schedules, as mapping/schedules/pattern.h
 // predicts them:
 //   AllreduceRing            Open MPI's ring: reduce-scatter then allgather of p blocks to
 //                            the right neighbour (count < p: recursive doubling).
@@ -12,8 +12,8 @@
 //                            large remainder); segment_bytes 0, or a segment that holds the
 //                            message: the plain ring.
 //   AllreduceRecursiveDoubling  whole vectors exchanged with v ^ 2^k on the folded ranks
-//                            (mapping/collective_shapes.h, the odd member of a pair plays):
-//                            the even ranks of the first 2 * extra hand their vector to the
+//                            (mapping/schedules/collective_shapes.h, the odd member of a pair
+//                            plays): the even ranks of the first 2 * extra hand their vector to the
 //                            odd neighbour, sit out, and get the result back.
 //   AllreduceRabenseifner    reduce-scatter by recursive halving + allgather by recursive
 //                            doubling over v ^ 2^k on the folded ranks (the even member
@@ -21,7 +21,7 @@
 //                            the result); count < pof2: recursive doubling.
 //   AllreduceSwing           Swing, latency-optimal (De Sensi et al., NSDI'24): recursive
 //                            doubling's fold and whole vectors, with the peer of v at step s
-//                            SwingPeer(v, s, pof2) (mapping/swing_schedule.h) instead of
+//                            SwingPeer(v, s, pof2) (mapping/schedules/swing_schedule.h) instead of
 //                            v ^ 2^s.
 //   AllreduceSwingBandwidth  Swing, bandwidth-optimal: Rabenseifner's fold and halving over
 //                            the Swing peers; which half a rank keeps at step s is bit s of

@@ -1,7 +1,8 @@
 // toporr's own bcast algorithms over MPI point-to-point (see allreduce.h for why). Every
 // function has MPI_Bcast's arguments (plus the radix of the k-nomial tree) and keeps the
 // contract of steps.h. Trees are on shifted ranks (the root is 0) and are the ones
-// mapping/collective_shapes.h defines, as mapping/pattern.h predicts them; whole messages.
+// mapping/schedules/collective_shapes.h defines, as mapping/schedules/pattern.h predicts them;
+// whole messages.
 //   BcastBinomial, BcastBinaryTree, BcastKnomial (radix 2..8; less is taken as 2)
 //                            a rank receives from its parent, then sends to all its children
 //                            at once (isend + waitall).
@@ -10,7 +11,8 @@
 //                            (a ring allgather when the size is not a power of two);
 //   BcastScatterAllgatherRing  the same scatter, then a ring allgather. Both with
 //                            count < size: BcastBinomial.
-//   BcastBine                Bine tree (De Sensi et al., SC'25; mapping/swing_schedule.h):
+//   BcastBine                Bine tree (De Sensi et al., SC'25;
+//   mapping/schedules/swing_schedule.h):
 //                            the binomial tree with distance halving over Swing peers; other
 //                            sizes run it on the even members of the first `extra` pairs and
 //                            the others, and the odd members receive from their even

@@ -3,7 +3,7 @@
 #include <cstdint>
 
 #include "client/mpi/coll/steps.h"
-#include "mapping/collective_shapes.h"
+#include "mapping/schedules/collective_shapes.h"
 
 namespace toporr::client::mpi::coll {
 

@@ -8,8 +8,8 @@
 // the reductions are correct for commutative ops; callers send non-commutative ops to the MPI
 // library). Each returns an MPI error code and is collective over `comm`, an
 // intra-communicator. Their schedules are the ones the mapping engine predicts
-// (mapping/pattern.h), built from the same trees and folds (mapping/collective_shapes.h).
-// Internal to client/mpi.
+// (mapping/schedules/pattern.h), built from the same trees and folds
+// (mapping/schedules/collective_shapes.h). Internal to client/mpi.
 #ifndef TOPORR_CLIENT_MPI_COLL_STEPS_H_
 #define TOPORR_CLIENT_MPI_COLL_STEPS_H_
 
