@@ -54,7 +54,7 @@
 #include "collectors/ibnetdiscover.h"
 #include "fabric/fabric.h"
 #include "grpcpp/grpcpp.h"
-#include "mapping/host_costs.h"
+#include "mapping/costs/host_costs.h"
 #include "toporr/v1/toporr.grpc.pb.h"
 
 namespace toporr::bench {

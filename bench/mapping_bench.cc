@@ -1,5 +1,6 @@
-// Speed of the mapping layer at cluster scale, on synthetic fat trees (mapping/test_fabrics.h;
-// no input files). These are the timings the unit tests used to assert with wall clocks.
+// Speed of the mapping layer at cluster scale, on synthetic fat trees
+// (mapping/testing/test_fabrics.h; no input files). These are the timings the unit tests used to
+// assert with wall clocks.
 //
 //   mapping_bench [benchmark flags]
 //
@@ -26,12 +27,12 @@
 #include "bench/measure.h"
 #include "benchmark/benchmark.h"
 #include "fabric/fabric.h"
-#include "mapping/fabric_routes.h"
-#include "mapping/host_costs.h"
-#include "mapping/pattern.h"
-#include "mapping/placement.h"
-#include "mapping/predict.h"
-#include "mapping/test_fabrics.h"
+#include "mapping/costs/host_costs.h"
+#include "mapping/costs/placement.h"
+#include "mapping/prediction/predict.h"
+#include "mapping/routes/fabric_routes.h"
+#include "mapping/schedules/pattern.h"
+#include "mapping/testing/test_fabrics.h"
 
 namespace toporr::mapping {
 namespace {

@@ -46,13 +46,16 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "benchmark/benchmark.h"
-#include "mapping/distance.h"
-#include "mapping/graph_embed.h"
-#include "mapping/hierarchical_cost_matrix.h"
-#include "mapping/pattern.h"
-#include "mapping/placement.h"
-#include "mapping/predict.h"
-#include "mapping/reorder.h"
+#include "mapping/costs/distance.h"
+#include "mapping/costs/hierarchical_cost_matrix.h"
+#include "mapping/costs/placement.h"
+#include "mapping/embedding/graph_embed.h"
+#include "mapping/prediction/predict.h"
+#include "mapping/reorder/graph_reorder.h"
+#include "mapping/reorder/heuristics.h"
+#include "mapping/reorder/placer.h"
+#include "mapping/reorder/reorder.h"
+#include "mapping/schedules/pattern.h"
 
 namespace toporr::mapping {
 namespace {

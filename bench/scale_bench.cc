@@ -44,8 +44,8 @@
 #include "db/store.h"
 #include "fabric/fabric.h"
 #include "fabric/fabric_diff.h"
-#include "mapping/fabric_routes.h"
-#include "mapping/lft_routes.h"
+#include "mapping/routes/fabric_routes.h"
+#include "mapping/routes/lft_routes.h"
 
 namespace toporr::bench {
 namespace {

@@ -38,7 +38,8 @@
 //   hostmap           (none)                     line i names the host of MPI_COMM_WORLD
 //                                                rank i (launch_files.h ParseRankHosts)
 //   algorithm         (auto)                     force toporr's collectives to one algorithm
-//                                                (mapping/pattern.h names) or "multilevel"
+//                                                (mapping/schedules/pattern.h names) or
+//                                                "multilevel"
 //   min_bytes         65536                      the PMPI layer takes over collectives from
 //                                                this many bytes (bench/results/
 //                                                collectives_smpi.md); smaller calls go

@@ -26,7 +26,7 @@
 
 #include "absl/status/statusor.h"
 #include "client/cost_matrix_codec.h"
-#include "mapping/table_routes.h"
+#include "mapping/routes/table_routes.h"
 
 namespace toporr::client {
 

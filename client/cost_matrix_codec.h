@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "mapping/table_routes.h"
+#include "mapping/routes/table_routes.h"
 #include "toporr/v1/toporr.pb.h"
 
 namespace toporr::client {

@@ -9,7 +9,7 @@
 #include "common/status_matchers.h"
 #include "common/test_data.h"
 #include "gtest/gtest.h"
-#include "mapping/host_costs.h"
+#include "mapping/costs/host_costs.h"
 
 namespace toporr::client {
 namespace {

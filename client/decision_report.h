@@ -4,7 +4,7 @@
 //
 // "decision": one per reordering decision. Fields:
 //   event                  "decision"
-//   collective, algorithm  as requested ("auto" allowed), names as in mapping/pattern.h
+//   collective, algorithm  as requested ("auto" allowed), names as in mapping/schedules/pattern.h
 //   chosen_algorithm       what the mapping engine chose (differs only for "auto")
 //   bytes, root, size      the call's message size, root (old rank) and communicator size
 //   hosts                  distinct hosts of the communicator
@@ -25,11 +25,11 @@
 //                          predicted_ns, effective}], in evaluation order; [] when not
 //                          planned. "mpi_library" is the MPI library's own call on the
 //                          caller's communicator (effective: the algorithm its rules pick,
-//                          mapping/library_rules.h); it wins ties and predicted
+//                          mapping/prediction/library_rules.h); it wins ties and predicted
 //                          gains within client/plan.h's kLibraryMargin. The multi-level
 //                          version is {algorithm "multilevel", mapping "levels"}
 //   levels                 the fabric levels the multi-level version was planned over
-//                          (mapping/levels.h names: ["host", "leaf", "top"]); null when it
+//                          (mapping/levels/levels.h names: ["host", "leaf", "top"]); null when it
 //                          was not considered
 //   stages                 the multi-level version's stages when it was considered, in
 //                          execution order: [{level, collective, algorithm, groups,

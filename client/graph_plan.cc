@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "mapping/distance.h"
+#include "mapping/costs/distance.h"
 
 namespace toporr::client {
 

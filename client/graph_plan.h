@@ -6,8 +6,8 @@
 // The graph is embedded by mapping::EmbedGraph with its default options (identity, the
 // bipartition embedder and Scotch; the one with the lowest predicted cost, ties to the
 // earlier, so the order is never predicted slower than the identity, which it is whenever
-// no embedder beats it). Predicted cost: mapping::GraphCostNs (mapping/reorder.h), the sum
-// over edges of their contention-free message time; routes are not used.
+// no embedder beats it). Predicted cost: mapping::GraphCostNs (mapping/reorder/graph_reorder.h),
+// the sum over edges of their contention-free message time; routes are not used.
 #ifndef TOPORR_CLIENT_GRAPH_PLAN_H_
 #define TOPORR_CLIENT_GRAPH_PLAN_H_
 
@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "mapping/cost_matrix.h"
-#include "mapping/graph_embed.h"
-#include "mapping/placement.h"
-#include "mapping/reorder.h"
+#include "mapping/costs/cost_matrix.h"
+#include "mapping/costs/placement.h"
+#include "mapping/embedding/graph_embed.h"
+#include "mapping/reorder/graph_reorder.h"
 
 namespace toporr::client {
 

@@ -14,7 +14,8 @@
 #include "common/test_data.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "mapping/reorder.h"
+#include "mapping/reorder/graph_reorder.h"
+#include "mapping/reorder/placer.h"
 
 namespace toporr::client {
 namespace {

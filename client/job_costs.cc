@@ -6,8 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "mapping/dense_cost_matrix.h"
-#include "mapping/host_costs.h"
+#include "mapping/costs/dense_cost_matrix.h"
+#include "mapping/costs/host_costs.h"
 
 namespace toporr::client {
 

@@ -15,9 +15,9 @@
 #include "absl/status/statusor.h"
 #include "collectors/fabric_input.h"
 #include "fabric/fabric.h"
-#include "mapping/cost_matrix.h"
-#include "mapping/fabric_routes.h"
-#include "mapping/routes.h"
+#include "mapping/costs/cost_matrix.h"
+#include "mapping/routes/fabric_routes.h"
+#include "mapping/routes/route_source.h"
 
 namespace toporr::client {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "mapping/cost_matrix.h"
-#include "mapping/placement.h"
+#include "mapping/costs/cost_matrix.h"
+#include "mapping/costs/placement.h"
 
 namespace toporr::client {
 

@@ -13,7 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "client/plan.h"
-#include "mapping/placement.h"
+#include "mapping/costs/placement.h"
 
 namespace toporr::client {
 

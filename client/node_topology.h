@@ -12,7 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "collectors/hwloc_topology.h"
-#include "mapping/placement.h"
+#include "mapping/costs/placement.h"
 
 namespace toporr::client {
 

@@ -7,13 +7,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
-#include "mapping/distance.h"
-#include "mapping/host_link_routes.h"
-#include "mapping/levels.h"
-#include "mapping/multilevel.h"
-#include "mapping/predict.h"
-#include "mapping/reorder.h"
-#include "mapping/select.h"
+#include "mapping/costs/distance.h"
+#include "mapping/levels/levels.h"
+#include "mapping/levels/multilevel.h"
+#include "mapping/prediction/host_link_routes.h"
+#include "mapping/prediction/predict.h"
+#include "mapping/prediction/select.h"
+#include "mapping/reorder/reorder.h"
 
 namespace toporr::client {
 

@@ -17,11 +17,11 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "mapping/cost_matrix.h"
-#include "mapping/library_rules.h"
-#include "mapping/pattern.h"
-#include "mapping/placement.h"
-#include "mapping/routes.h"
+#include "mapping/costs/cost_matrix.h"
+#include "mapping/costs/placement.h"
+#include "mapping/prediction/library_rules.h"
+#include "mapping/routes/route_source.h"
+#include "mapping/schedules/pattern.h"
 
 namespace toporr::client {
 
@@ -43,8 +43,8 @@ struct NodeShape {
 mapping::RankLocation SlotLocation(int host, int local, const NodeShape& shape = {});
 
 // Whether Plan also predicts the multi-level (leader) version of the collective over the
-// fabric's levels (mapping/levels.h, mapping/multilevel.h): not at all, as one more candidate
-// (chosen only when predicted faster than the best flat one by kMultilevelMargin below
+// fabric's levels (mapping/levels/levels.h, mapping/levels/multilevel.h): not at all, as one more
+// candidate (chosen only when predicted faster than the best flat one by kMultilevelMargin below
 // kMultilevelMarginBelowBytes, strictly faster above), or forced.
 enum class MultilevelChoice { kOff, kCandidate, kForce };
 
@@ -83,14 +83,14 @@ struct PlanRequest {
   // whole messages.
   int64_t segment_bytes = 0;
   // With auto: also predict what the MPI library would run by itself on the launch order
-  // (mapping/library_rules.h). It is the first candidate and wins unless beaten by
+  // (mapping/prediction/library_rules.h). It is the first candidate and wins unless beaten by
   // kLibraryMargin (kLibraryMarginLarge from kLibraryMarginBelowBytes); when it wins,
   // PlanResult::library_call is set and the order is the identity.
   std::optional<mapping::LibraryRules> library_rules;
   // Bcast, reduce, allreduce and gather only (kForce on another collective: kInvalidArgument).
   MultilevelChoice multilevel = MultilevelChoice::kOff;
   // Candidates of its bcast stages and of its allreduce's top stage (empty: binomial, and
-  // recursive doubling; libtoporr passes the algorithms it runs, collectives.h).
+  // recursive doubling; libtoporr passes the algorithms it runs, client/mpi/coll/).
   std::vector<mapping::Algorithm> multilevel_bcast;
   std::vector<mapping::Algorithm> multilevel_allreduce;
 };
@@ -107,8 +107,8 @@ struct PlanCandidate {
   double hop_bytes = 0;
 };
 
-// One stage of the multi-level version (mapping/multilevel.h), for reports: the level it runs
-// at, what its groups run and the stage's predicted time.
+// One stage of the multi-level version (mapping/levels/multilevel.h), for reports: the level it
+// runs at, what its groups run and the stage's predicted time.
 struct PlanStage {
   std::string level;       // mapping::LevelName: "host", "leaf", ..., "top"
   std::string collective;  // bcast, reduce, allreduce, gather
@@ -135,7 +135,8 @@ struct PlanResult {
 };
 
 // Plans with the mapping engine. `routes` may be null: then only the hosts' own links are
-// modelled as shared (mapping/host_link_routes.h), the fabric beyond them as contention-free.
+// modelled as shared (mapping/prediction/host_link_routes.h), the fabric beyond them as
+// contention-free.
 absl::StatusOr<PlanResult> Plan(const PlanRequest& request, const mapping::Placement& placement,
                                 const mapping::HostCostMatrix& costs,
                                 const mapping::RouteSource* routes,

@@ -11,8 +11,8 @@
 #include "common/test_data.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "mapping/multilevel.h"
-#include "mapping/reorder.h"
+#include "mapping/levels/multilevel.h"
+#include "mapping/reorder/reorder.h"
 
 namespace toporr::client {
 namespace {

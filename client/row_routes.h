@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "mapping/table_routes.h"
+#include "mapping/routes/table_routes.h"
 
 namespace toporr::client {
 

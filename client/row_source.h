@@ -30,7 +30,7 @@
 
 #include "absl/status/statusor.h"
 #include "client/client_options.h"
-#include "mapping/table_routes.h"
+#include "mapping/routes/table_routes.h"
 
 namespace toporr::client {
 

@@ -53,7 +53,7 @@ enum toporr_error {
 /* A static English description of `code` ("unknown error code" for others). */
 const char* toporr_strerror(int code);
 
-/* Collectives: the patterns the mapping engine models (mapping/pattern.h). */
+/* Collectives: the patterns the mapping engine models (mapping/schedules/pattern.h). */
 typedef enum {
   TOPORR_ALLREDUCE = 0,
   TOPORR_BCAST = 1,
@@ -156,7 +156,7 @@ int toporr_dist_graph_create(toporr_context context, MPI_Comm comm_old, int n, c
                              const int degrees[], const int destinations[], const int weights[],
                              MPI_Info info, int reorder, MPI_Comm* comm_dist_graph);
 
-/* toporr's own collectives (client/mpi/collectives.h): the algorithm runs on a communicator
+/* toporr's own collectives (client/mpi/coll/): the algorithm runs on a communicator
  * reordered for it, both chosen by the mapping engine's prediction among toporr's
  * algorithms (TOPORR_ALG_AUTO; or `algorithm`, or the TOPORR_ALGORITHM variable, forces
  * one), cached per (communicator, size class). Allreduce: ring, recursive doubling,

@@ -15,7 +15,7 @@
 //                 and latency_ns  L = rtt(sizes[0]) / 2 - g(sizes[0]) (at least 0),
 //                 spread (median absolute deviation / median of the round trips at
 //                 sizes[0]), remeasured (how often the pair was measured again: noisy).
-//   rank_levels   the levels clustered over ranks (mapping/measured_levels.h), closest first
+//   rank_levels   the levels clustered over ranks (mapping/levels/measured_levels.h), closest first
 //   host_levels   the levels over hosts: [0] "host" (every host alone) ... the last "top";
 //                 each with the median one-way time of the host pairs that meet first at
 //                 that level (latency_ns: rtt(sizes[0]) / 2; gbps: 8 * largest size / gap_ns)
@@ -30,7 +30,7 @@
 // host_levels has one switch per group (the top one switch); each host has one CA cabled to
 // its level-1 switch, each level-j switch one cable to its level-(j+1) switch. Two hosts that
 // meet first at level j are then 2j - 1 switches apart (1 = "same leaf", as for a real fat
-// tree), so the cost model (mapping/host_costs.h) orders every pair as the measurement did.
+// tree), so the cost model (mapping/costs/host_costs.h) orders every pair as the measurement did.
 // Cable rates: the (width, speed) pair of fabric.h whose data rate is nearest (in log) to the
 // level's measured gbps; a path's bottleneck is the slowest cable on it, so bandwidths that
 // fall with the level are kept. The latency constants of the model are not per link and so
@@ -118,7 +118,7 @@ struct PlogpLevel {
   std::vector<int32_t> group;  // per element (rank or host), 0..num_groups-1
   int32_t num_groups = 0;
   double cut_ns = 0;      // the clustering's cut (0 for level 0; +inf/null for an added top)
-  double separation = 0;  // mapping/measured_levels.h
+  double separation = 0;  // mapping/levels/measured_levels.h
   double latency_ns = 0;  // host levels >= 1: median distance of the pairs meeting here
   double gbps = 0;        // host levels >= 1: median bandwidth of those pairs
 };

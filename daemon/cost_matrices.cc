@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "mapping/quantized_costs.h"
+#include "mapping/costs/quantized_costs.h"
 
 namespace toporr::daemon {
 namespace {

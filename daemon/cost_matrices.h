@@ -18,7 +18,7 @@
 #include "daemon/fabric_state.h"
 #include "daemon/host_lists.h"
 #include "daemon/matrix_cache.h"
-#include "mapping/host_costs.h"
+#include "mapping/costs/host_costs.h"
 #include "toporr/v1/toporr.pb.h"
 
 namespace toporr::daemon {

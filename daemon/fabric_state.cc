@@ -3,7 +3,8 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "db/content_hash.h"
-#include "mapping/lft_host_costs.h"
+#include "mapping/costs/lft_host_costs.h"
+#include "mapping/routes/trace_check.h"
 
 namespace toporr::daemon {
 

@@ -35,8 +35,8 @@
 #include "db/store.h"
 #include "fabric/fabric.h"
 #include "fabric/fabric_diff.h"
-#include "mapping/host_costs.h"
-#include "mapping/lft_routes.h"
+#include "mapping/costs/host_costs.h"
+#include "mapping/routes/lft_routes.h"
 
 namespace toporr::daemon {
 

@@ -40,7 +40,7 @@
 #include "absl/time/time.h"
 #include "daemon/fabric_state.h"
 #include "google/protobuf/repeated_field.h"
-#include "mapping/host_costs.h"
+#include "mapping/costs/host_costs.h"
 
 namespace toporr::daemon {
 

@@ -26,7 +26,7 @@
 #include "gmock/gmock.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
-#include "mapping/host_costs.h"
+#include "mapping/costs/host_costs.h"
 #include "toporr/v1/toporr.grpc.pb.h"
 
 namespace toporr {

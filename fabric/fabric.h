@@ -53,7 +53,7 @@ LinkSpeed ParseLinkSpeed(const std::string& s);
 double LaneDataRateGbps(LinkSpeed s);
 
 // Data rate of a link in Gb/s: lanes (1, 2, 4, 8, 12) x lane data rate. A link of unknown
-// width or speed gets 0; consumers treat 0 as "slowest known" (see mapping/host_costs.h).
+// width or speed gets 0; consumers treat 0 as "slowest known" (see mapping/costs/host_costs.h).
 double LinkDataRateGbps(int width_lanes, LinkSpeed s);
 
 struct Port {

@@ -1,6 +1,6 @@
 // A route as traced hop by hop through the switches' forwarding tables (rdma-core's
-// `ibtracert`, parsed by collectors/ibtracert.h): the model mapping/lft_routes.h checks its
-// own LFT walks against.
+// `ibtracert`, parsed by collectors/ibtracert.h): the model mapping/routes/trace_check.h checks
+// the LFT walks against.
 // Thread-safety: plain values.
 #ifndef TOPORR_FABRIC_TRACE_H_
 #define TOPORR_FABRIC_TRACE_H_

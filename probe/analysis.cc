@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "mapping/levels.h"
+#include "mapping/levels/levels.h"
 #include "probe/stats.h"
 
 namespace toporr::probe {

@@ -1,6 +1,6 @@
 // From measured pairs to levels: what toporr-probe's rank 0 does once every pair is in.
 //
-// Rank levels: mapping/measured_levels.h over the rank x rank matrix of distances (one-way
+// Rank levels: mapping/levels/measured_levels.h over the rank x rank matrix of distances (one-way
 // time of the smallest message, rtt_ns[0] / 2; unmeasured pairs are missing). Named: the
 // level that is exactly the host-name partition is "host" (with one rank per host that is
 // level 0); levels between level 0 and "host" are "socket" when there is one, otherwise
@@ -11,9 +11,9 @@
 //
 // Host levels: the same clustering over the host x host matrix whose entry is the SMALLEST
 // distance of a rank pair between the two hosts (the best-placed ranks, as the fabric's cost
-// of a host pair is that of its best port pair). Names from mapping/levels.h: "host", "leaf",
-// "pod", "level3", ..., "top". Level j >= 1 gets latency_ns = the median distance of the host
-// pairs that first meet at level j, and gbps = the median of 8 * m / g(m) over the same pairs
+// of a host pair is that of its best port pair). Names from mapping/levels/levels.h: "host",
+// "leaf", "pod", "level3", ..., "top". Level j >= 1 gets latency_ns = the median distance of the
+// host pairs that first meet at level j, and gbps = the median of 8 * m / g(m) over the same pairs
 // at the largest size m (per host pair, the smallest g of its rank pairs); 0 when the largest
 // size is 0.
 //
@@ -25,7 +25,7 @@
 
 #include "absl/status/status.h"
 #include "collectors/plogp.h"
-#include "mapping/measured_levels.h"
+#include "mapping/levels/measured_levels.h"
 
 namespace toporr::probe {
 

@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "mapping/measured_levels.h"
+#include "mapping/levels/measured_levels.h"
 #include "probe/analysis.h"
 
 namespace toporr::probe {

@@ -4,9 +4,9 @@
 //
 // Per hwloc level L in {package, l3} whose id is known for every rank (>= 0): the partition
 // of the ranks by (host, id of L), its number of groups, and the measured rank level from
-// level 1 up to "host" with the largest adjusted Rand index (mapping/measured_levels.h) against
-// it (ties: the lower level). L "splits" hosts when it has more groups than there are hosts.
-// The measured levels "inside hosts" are those strictly between level 0 and "host".
+// level 1 up to "host" with the largest adjusted Rand index (mapping/levels/measured_levels.h)
+// against it (ties: the lower level). L "splits" hosts when it has more groups than there are
+// hosts. The measured levels "inside hosts" are those strictly between level 0 and "host".
 //
 // Verdict (PlogpHwlocCheck::verdict):
 //   unknown            a rank has no location, no rank level is the host partition, or no

@@ -20,7 +20,7 @@
 #include "benchmark/benchmark.h"
 #include "client/job_layout.h"
 #include "client/plan.h"
-#include "mapping/hierarchical_cost_matrix.h"
+#include "mapping/costs/hierarchical_cost_matrix.h"
 
 namespace toporr::bench {
 namespace {

@@ -110,7 +110,7 @@ PY
 
 # --- 5. compile and link (generated Makefile) ---------------------------------------------------
 # smpicxx force-includes smpi_helpers.h, whose malloc()/free() macros would also rename
-# identifiers such as a local variable called `free` (mapping/graph_embed.cc): the library is
+# identifiers such as a local variable called `free` (mapping/embedding/graph_embed.cc): the library is
 # compiled with SMPI_NO_OVERRIDE_MALLOC, and its allocations reach SMPI through
 # smpi_shared_new.cc instead. SMPI's other helpers (sleep, gettimeofday, getpid...) stay.
 CXXFLAGS="-std=c++17 -O2 -g0 -fPIC -DSMPI_NO_OVERRIDE_MALLOC -Wall -Wno-unused-parameter \

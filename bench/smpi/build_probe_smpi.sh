@@ -19,7 +19,7 @@ OUT=${1:?usage: build_probe_smpi.sh OUTDIR [REPO]}
 REPO=${2:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 SOURCES=(
   probe/probe_main.cc probe/run.cc probe/plogp_measure.cc probe/schedule.cc probe/analysis.cc
-  mapping/measured_levels.cc mapping/levels.cc
+  mapping/levels/measured_levels.cc mapping/levels/levels.cc
   collectors/plogp.cc collectors/json_value.cc
   common/json_writer.cc common/text_scan.cc common/printable.cc
   fabric/fabric.cc

@@ -19,7 +19,7 @@ What the platform contains (one `Full` zone, so every route is spelled out):
           data rate (lanes x per-lane data rate, 4xHDR = 200 Gb/s), latency --link-latency.
           Two links per cable make the two directions independent, as on a real IB cable.
           With --nic-latency / --switch-latency / --cable-latency instead (toporr's cost
-          model, mapping/host_costs.h: 300 ns per HCA, 130 ns per switch, 15 ns per cable),
+          model, mapping/costs/host_costs.h: 300 ns per HCA, 130 ns per switch, 15 ns per cable),
           a direction's latency is its cable's, plus the switch it enters, plus the HCA it
           leaves or enters: a path then takes exactly the latency the cost model gives it
           (leaf-local 760 ns, across a spine 1050 ns), where --link-latency alone leaves out

@@ -46,7 +46,7 @@
 #               per switch, 8 hosts each, routed by OpenSM updn
 # the fat trees routed by OpenSM (ftree), each turned into a platform whose routes are the
 # LFTs' and whose latencies are the cost model's (fabric_to_platform.py --nic-latency 300: a
-# path takes 300 ns per HCA, 130 ns per switch and 15 ns per cable, as mapping/host_costs.h
+# path takes 300 ns per HCA, 130 ns per switch and 15 ns per cable, as mapping/costs/host_costs.h
 # models an HDR fabric), and into a cost file by toporrd + `toporrctl ingest` (dump and LFTs)
 # + `toporrctl export --format costs`.
 # Placements: `bynode HxK`: the first H hosts (name order), rank r on host r % H (the

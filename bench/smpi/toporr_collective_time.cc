@@ -13,7 +13,8 @@
 //                library's default (SMPI's collective selector, e.g. smpi/coll-selector:ompi)
 //   auto         toporr_allreduce / toporr_bcast (client/toporr.h) with TOPORR_ALG_AUTO:
 //                toporr's selection of algorithm and order
-//   NAME         the same call forcing the algorithm NAME (mapping/pattern.h names, through
+//   NAME         the same call forcing the algorithm NAME (mapping/schedules/pattern.h names,
+//   through
 //                the C API's algorithm argument); a NAME that is no such algorithm is
 //                forced by the library itself when TOPORR_ALGORITHM=NAME is set (the call
 //                then passes TOPORR_ALG_AUTO: the multi-level version)
@@ -25,7 +26,7 @@
 //                tree-leaf target from the same cost file and host map) for the
 //                communication graph of what the library runs at that size
 //                (mapping::LibraryDefault with SMPI's ompi rules, every phase's edges).
-//   NAME@launch  toporr's own implementation of NAME (client/mpi/collectives.h) called
+//   NAME@launch  toporr's own implementation of NAME (client/mpi/coll/) called
 //                directly on MPI_COMM_WORLD: the algorithm on the launch order, with no
 //                decision and no reordering (bcast: binomial, binary_tree, knomial,
 //                scatter_allgather; allreduce: ring, recursive_doubling, rabenseifner) — what
@@ -69,13 +70,14 @@
 #include "client/cost_file.h"
 #include "client/job_layout.h"
 #include "client/launch_files.h"
-#include "client/mpi/collectives.h"
+#include "client/mpi/coll/allreduce.h"
+#include "client/mpi/coll/bcast.h"
 #include "client/toporr.h"
 #include "common/status_macros.h"
-#include "mapping/distance.h"
-#include "mapping/graph_embed.h"
-#include "mapping/library_rules.h"
-#include "mapping/pattern.h"
+#include "mapping/costs/distance.h"
+#include "mapping/embedding/graph_embed.h"
+#include "mapping/prediction/library_rules.h"
+#include "mapping/schedules/pattern.h"
 
 namespace {
 
@@ -201,7 +203,7 @@ std::vector<std::string> BcastNames(std::vector<std::string> names) {
   return Split(joined);
 }
 
-// toporr_algorithm of a mapping/pattern.h name: the C API numbers mapping::Algorithm in
+// toporr_algorithm of a mapping/schedules/pattern.h name: the C API numbers mapping::Algorithm in
 // declaration order from 1 (client/mpi/c_api.cc). A name that is no mapping::Algorithm (the
 // multi-level version) can only be forced through the library's environment: when
 // TOPORR_ALGORITHM names it, the call passes TOPORR_ALG_AUTO and the library forces it.

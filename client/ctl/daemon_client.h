@@ -20,7 +20,7 @@
 #include "client/daemon_channel.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
-#include "mapping/table_routes.h"
+#include "mapping/routes/table_routes.h"
 #include "toporr/v1/toporr.grpc.pb.h"
 
 namespace toporr::client::ctl {

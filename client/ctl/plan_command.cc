@@ -21,7 +21,7 @@
 #include "collectors/fabric_input.h"
 #include "collectors/hwloc_topology.h"
 #include "common/status_macros.h"
-#include "mapping/library_rules.h"
+#include "mapping/prediction/library_rules.h"
 
 namespace toporr::client::ctl {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "client/ctl/output.h"
 #include "client/plan.h"
-#include "mapping/graph_embed.h"
+#include "mapping/embedding/graph_embed.h"
 
 namespace toporr::client::ctl {
 

@@ -28,8 +28,8 @@
 
 #include "absl/status/statusor.h"
 #include "collectors/plogp.h"
-#include "mapping/cost_matrix.h"
-#include "mapping/routes.h"
+#include "mapping/costs/cost_matrix.h"
+#include "mapping/routes/route_source.h"
 
 namespace toporr::client::ctl {
 

@@ -4,7 +4,7 @@
 
 #include "common/status_matchers.h"
 #include "gtest/gtest.h"
-#include "mapping/dense_cost_matrix.h"
+#include "mapping/costs/dense_cost_matrix.h"
 
 namespace toporr::client::ctl {
 namespace {

@@ -13,7 +13,7 @@
 #include "collectors/plogp.h"
 #include "common/json_writer.h"
 #include "common/status_macros.h"
-#include "mapping/lft_routes.h"
+#include "mapping/routes/lft_routes.h"
 #include "toporr/v1/toporr.grpc.pb.h"
 
 namespace toporr::client::ctl {

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "mapping/placement.h"
+#include "mapping/costs/placement.h"
 
 namespace toporr::client::mpi {
 

@@ -4,9 +4,10 @@
 #include <new>
 #include <string>
 
+#include "client/mpi/coll/allgather.h"
+#include "client/mpi/coll/allreduce.h"
+#include "client/mpi/coll/bcast.h"
 #include "client/mpi/collective_api.h"
-#include "client/mpi/collectives.h"
-#include "client/mpi/collectives_recent.h"
 #include "client/mpi/library.h"
 #include "client/mpi/pmpi_abi.h"
 #include "client/mpi/topology.h"

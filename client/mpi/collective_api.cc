@@ -1,6 +1,6 @@
 // toporr_allreduce / toporr_bcast (toporr.h) and their PMPI entry points (pmpi_abi.h):
-// the decision and communicator from Library::CollectiveComm, the algorithm from
-// collectives.h, the MPI library's own call wherever toporr does not act.
+// the decision and communicator from Library::CollectiveComm, the algorithm from coll/ (one
+// file per collective family), the MPI library's own call wherever toporr does not act.
 #include "client/mpi/collective_api.h"
 
 #include <cstdint>
@@ -9,13 +9,14 @@
 
 #include "absl/status/statusor.h"
 #include "client/mpi/buffers.h"
+#include "client/mpi/coll/allgather.h"
+#include "client/mpi/coll/allreduce.h"
+#include "client/mpi/coll/bcast.h"
+#include "client/mpi/coll/steps.h"
 #include "client/mpi/collective_status.h"
-#include "client/mpi/collective_steps.h"
-#include "client/mpi/collectives.h"
-#include "client/mpi/collectives_recent.h"
 #include "client/mpi/library.h"
 #include "client/mpi/multilevel.h"
-#include "mapping/pattern.h"
+#include "mapping/schedules/pattern.h"
 
 namespace toporr::client::mpi {
 namespace {

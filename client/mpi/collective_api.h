@@ -1,5 +1,5 @@
 // toporr's collectives as the C API and the PMPI layer call them: selection (or a forced
-// algorithm) through Library::CollectiveComm, then collectives.h on the reordered
+// algorithm) through Library::CollectiveComm, then coll/ on the reordered
 // communicator, the multi-level version (multilevel.h; bcast, reduce, allreduce, gather) on
 // the caller's ranks, or the MPI library's own call where toporr does not act. MPI error
 // codes. TOPORR_ALGORITHM=multilevel forces the multi-level version where it exists.
@@ -24,7 +24,7 @@
 
 #include "absl/functional/function_ref.h"
 #include "client/mpi/library.h"
-#include "mapping/pattern.h"
+#include "mapping/schedules/pattern.h"
 
 namespace toporr::client::mpi {
 

@@ -15,9 +15,9 @@
 #include "absl/status/statusor.h"
 #include "client/client_options.h"
 #include "client/mpi/bound_ranks.h"
-#include "mapping/cost_matrix.h"
-#include "mapping/placement.h"
-#include "mapping/routes.h"
+#include "mapping/costs/cost_matrix.h"
+#include "mapping/costs/placement.h"
+#include "mapping/routes/route_source.h"
 
 namespace toporr::client::mpi {
 

@@ -24,8 +24,8 @@
 #include "client/decision_report.h"
 #include "client/job_layout.h"
 #include "client/row_source.h"
-#include "mapping/cost_matrix.h"
-#include "mapping/routes.h"
+#include "mapping/costs/cost_matrix.h"
+#include "mapping/routes/route_source.h"
 
 namespace toporr::client::mpi {
 

@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/mpi/collective_status.h"
 #include "common/status_macros.h"
-#include "mapping/hierarchical_cost_matrix.h"
+#include "mapping/costs/hierarchical_cost_matrix.h"
 
 namespace toporr::client::mpi {
 namespace {

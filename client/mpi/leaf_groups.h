@@ -10,7 +10,7 @@
 #include "absl/status/status.h"
 #include "client/job_layout.h"
 #include "client/row_source.h"
-#include "mapping/cost_matrix.h"
+#include "mapping/costs/cost_matrix.h"
 
 namespace toporr::client::mpi {
 

@@ -7,15 +7,15 @@
 #include "client/graph_plan.h"
 #include "client/job_layout.h"
 #include "client/mpi/bound_ranks.h"
+#include "client/mpi/coll/allreduce.h"
 #include "client/mpi/collective_status.h"
-#include "client/mpi/collectives.h"
 #include "client/mpi/decision_cache.h"
 #include "client/mpi/decision_steps.h"
 #include "client/mpi/gathered_costs.h"
 #include "client/mpi/multilevel.h"
 #include "client/plan.h"
 #include "common/status_macros.h"
-#include "mapping/graph_embed.h"
+#include "mapping/embedding/graph_embed.h"
 
 namespace toporr::client::mpi {
 namespace {

@@ -60,10 +60,10 @@
 #include "client/mpi/decision_steps.h"
 #include "client/row_source.h"
 #include "client/verification.h"
-#include "mapping/cost_matrix.h"
-#include "mapping/pattern.h"
-#include "mapping/placement.h"
-#include "mapping/reorder.h"
+#include "mapping/costs/cost_matrix.h"
+#include "mapping/costs/placement.h"
+#include "mapping/reorder/graph_reorder.h"
+#include "mapping/schedules/pattern.h"
 
 namespace toporr::client::mpi {
 
@@ -75,7 +75,7 @@ struct ReorderRequest {
   int64_t bytes = 1 << 20;
   int root = 0;
   int radix = 4;  // k-nomial
-  // With auto: choose only among the algorithms toporr runs itself (collectives.h) and, for
+  // With auto: choose only among the algorithms toporr runs itself (coll/) and, for
   // bcast, reduce, allreduce and gather, the multi-level version (multilevel.h).
   bool own_algorithms = false;
   // Run the multi-level version whatever its prediction (TOPORR_ALGORITHM=multilevel).

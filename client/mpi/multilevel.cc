@@ -2,7 +2,10 @@
 
 #include <utility>
 
-#include "client/mpi/collectives.h"
+#include "client/mpi/coll/allreduce.h"
+#include "client/mpi/coll/bcast.h"
+#include "client/mpi/coll/reduce.h"
+#include "client/mpi/coll/steps.h"
 
 namespace toporr::client::mpi {
 namespace {
@@ -11,12 +14,6 @@ using mapping::Algorithm;
 using mapping::Collective;
 
 constexpr int kTag = 0x7C02;  // on toporr's own communicators only
-
-#define RETURN_IF_MPI_ERROR(expr)                     \
-  do {                                                \
-    const int toporr_rc_ = (expr);                    \
-    if (toporr_rc_ != MPI_SUCCESS) return toporr_rc_; \
-  } while (0)
 
 // Room for `n` elements of `type` (true extent; the pointer shifted by the true lower bound
 // as MPI expects of a buffer argument). Empty for n == 0.

@@ -1,11 +1,11 @@
-// The multi-level (leader based) bcast, reduce, allreduce and gather of mapping/multilevel.h
+// The multi-level (leader based) bcast, reduce, allreduce and gather of mapping/levels/multilevel.h
 // run over MPI: one communicator per level that has a stage (MPI_Comm_split of toporr's
 // private communicator by the level's group, members in the plan's order so that the
 // group's leader is rank 0 of it), each stage running the algorithm the plan chose for its
-// group (collectives.h). Built once per decision and cached with it on the caller's
+// group (coll/). Built once per decision and cached with it on the caller's
 // communicator (library.h), freed with it.
 //
-// Contract as collectives.h: the caller's arguments of MPI_Bcast / MPI_Reduce /
+// Contract as coll/steps.h: the caller's arguments of MPI_Bcast / MPI_Reduce /
 // MPI_Allreduce / MPI_Gather on the communicator the plan was made for (the root is the
 // plan's), any count including 0 and counts that do not divide, MPI_IN_PLACE, predefined and
 // derived datatypes, commutative ops (partial results are combined in tree order; callers
@@ -22,7 +22,7 @@
 #include <memory>
 #include <vector>
 
-#include "mapping/multilevel.h"
+#include "mapping/levels/multilevel.h"
 
 namespace toporr::client::mpi {
 

@@ -28,7 +28,7 @@ int toporr_pmpi_bcast(void* buffer, int count, MPI_Datatype datatype, int root, 
 // not carry for that collective.
 int toporr_coll_allreduce(int algorithm, const void* sendbuf, void* recvbuf, int count,
                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, long long segment_bytes);
-// Allgather on `comm` with block k placed at position[k] (null: at k), see collectives.h.
+// Allgather on `comm` with block k placed at position[k] (null: at k), see coll/allgather.h.
 int toporr_coll_allgather(int algorithm, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                           void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                           const int* position);

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "client/graph_plan.h"
-#include "mapping/reorder.h"
+#include "mapping/reorder/graph_reorder.h"
 
 namespace toporr::client::mpi {
 namespace {
