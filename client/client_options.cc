@@ -80,6 +80,7 @@ constexpr Setting kSettings[] = {
     {"reproducible",
      [](const std::string& v, ClientOptions* o) { return ParseBoolWord(v, &o->reproducible); },
      "0 or 1"},
+    {"profile", TOPORR_TEXT(profile_path), "a file"},
 };
 
 #undef TOPORR_TEXT

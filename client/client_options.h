@@ -66,6 +66,10 @@
 //                                                results bitwise as without toporr; toporr
 //                                                still reorders (topology functions, C API)
 //                                                and runs bcast and allgather
+//   profile           (none)                     the PMPI layer counts the job's point-to-
+//                                                point, one-sided and collective traffic and
+//                                                rank 0 writes it to this file at
+//                                                MPI_Finalize (client/traffic_profile.h)
 #ifndef TOPORR_CLIENT_CLIENT_OPTIONS_H_
 #define TOPORR_CLIENT_CLIENT_OPTIONS_H_
 
@@ -103,6 +107,7 @@ struct ClientOptions {
   int verify_calls = 3;
   bool check_arguments = true;
   bool reproducible = false;
+  std::string profile_path;
   // The site configuration file that was applied (empty: none).
   std::string config_path;
 };

@@ -38,7 +38,8 @@ TEST(ClientOptionsTest, EveryVariableApplies) {
                                   {"TOPORR_DISABLE", "yes"},
                                   {"TOPORR_VERBOSE", "2"},
                                   {"TOPORR_REPORT", "r.jsonl"},
-                                  {"TOPORR_HOSTMAP", "h.txt"}});
+                                  {"TOPORR_HOSTMAP", "h.txt"},
+                                  {"TOPORR_PROFILE", "job.prof"}});
   EXPECT_EQ(e.options.socket, "/tmp/s");
   EXPECT_EQ(e.options.address, "mgmt:50051");
   EXPECT_EQ(e.options.costs_path, "c.bin");
@@ -47,6 +48,7 @@ TEST(ClientOptionsTest, EveryVariableApplies) {
   EXPECT_EQ(e.options.verbose, 2);
   EXPECT_EQ(e.options.report_path, "r.jsonl");
   EXPECT_EQ(e.options.hostmap_path, "h.txt");
+  EXPECT_EQ(e.options.profile_path, "job.prof");
   EXPECT_TRUE(e.warnings.empty());
 }
 

@@ -38,6 +38,7 @@ TOPORR_MPI_SRCS = [
     "//client/mpi:mpi_abi_guard.cc",
     "//client/mpi:multilevel.cc",
     "//client/mpi:topology.cc",
+    "//client/mpi:traffic_recorder.cc",
 ]
 
 TOPORR_MPI_HDRS = [
@@ -61,10 +62,14 @@ TOPORR_MPI_HDRS = [
     "//client/mpi:multilevel.h",
     "//client/mpi:pmpi_abi.h",
     "//client/mpi:topology.h",
+    "//client/mpi:traffic_recorder.h",
 ]
 
 # The interceptors of libtoporr_pmpi.so (over libtoporr.so, through pmpi_abi.h).
-TOPORR_PMPI_SRCS = ["//client/mpi:pmpi.cc"]
+TOPORR_PMPI_SRCS = [
+    "//client/mpi:pmpi.cc",
+    "//client/mpi:pmpi_traffic.cc",
+]
 
 # What the MPI sources use that never includes <mpi.h>: built once, whatever the MPI.
 TOPORR_MPI_NEUTRAL_DEPS = [
@@ -79,6 +84,7 @@ TOPORR_MPI_NEUTRAL_DEPS = [
     "//client:verification",
     "//client:row_routes",
     "//client:row_source",
+    "//client:traffic_profile",
     "//collectors:hwloc_topology",
     "//common:status_macros",
     "//mapping/costs:distance",

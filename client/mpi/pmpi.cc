@@ -15,8 +15,8 @@
 // different communicators decide and run independently (decisions are cached per
 // communicator, the daemon's channel is created once under a lock and shared, the one
 // warning is counted under a lock). Non-blocking (MPI_Iallreduce, ...) and persistent
-// (MPI_Allreduce_init, MPIX_Allreduce_init, ...) collectives are not intercepted: the MPI library
-// runs them.
+// (MPI_Allreduce_init, MPIX_Allreduce_init, ...) collectives are not taken over: the MPI library
+// runs them. With TOPORR_PROFILE every call here is also counted (pmpi_traffic.cc).
 //
 // Both MPI libraries' Fortran bindings call PMPI_* (Open MPI) or their own C entry points
 // from inside the library, so intercepting the C symbols misses Fortran callers: the
@@ -60,8 +60,14 @@ static bool Large(int count, MPI_Datatype datatype) {
          static_cast<long long>(count) * size >= min;
 }
 
+// Counts a collective call for TOPORR_PROFILE (pmpi_traffic.cc); one branch when not profiling.
+static inline void Profile(int collective, MPI_Comm comm, long long count, MPI_Datatype datatype) {
+  if (toporr_profile.enabled) toporr_profile_collective(collective, comm, count, datatype);
+}
+
 int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                   MPI_Comm comm) {
+  Profile(TOPORR_PROFILE_ALLREDUCE, comm, count, datatype);
   if (Large(count, datatype)) {
     return toporr_pmpi_allreduce(sendbuf, recvbuf, count, datatype, op, comm);
   }
@@ -70,6 +76,7 @@ int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
 
 int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  Profile(TOPORR_PROFILE_ALLGATHER, comm, recvcount, recvtype);
   if (Large(recvcount, recvtype)) {  // per-rank block, as the mapping engine counts it
     return toporr_pmpi_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   }
@@ -78,6 +85,7 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
 
 int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                int root, MPI_Comm comm) {
+  Profile(TOPORR_PROFILE_REDUCE, comm, count, datatype);
   if (Large(count, datatype)) {
     return toporr_pmpi_reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
   }
@@ -85,6 +93,7 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
 }
 
 int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  Profile(TOPORR_PROFILE_BCAST, comm, count, datatype);
   if (Large(count, datatype)) return toporr_pmpi_bcast(buffer, count, datatype, root, comm);
   return PMPI_Bcast(buffer, count, datatype, root, comm);
 }
@@ -189,6 +198,7 @@ void AllreduceF77(const char* name, void* sendbuf, void* recvbuf, MPI_Fint* coun
       return;
     }
   }
+  Profile(TOPORR_PROFILE_ALLREDUCE, MPI_Comm_f2c(*comm), *count, t);
   *ierr = toporr_pmpi_allreduce(sendbuf == f.in_place ? MPI_IN_PLACE : sendbuf, recvbuf, *count, t,
                                 MPI_Op_f2c(*op), MPI_Comm_f2c(*comm));
 }
@@ -203,6 +213,7 @@ void BcastF77(const char* name, void* buffer, MPI_Fint* count, MPI_Fint* type, M
       return;
     }
   }
+  Profile(TOPORR_PROFILE_BCAST, MPI_Comm_f2c(*comm), *count, t);
   *ierr = toporr_pmpi_bcast(buffer, *count, t, *root, MPI_Comm_f2c(*comm));
 }
 
@@ -216,6 +227,7 @@ void ReduceF77(const char* name, void* sendbuf, void* recvbuf, MPI_Fint* count, 
       return;
     }
   }
+  Profile(TOPORR_PROFILE_REDUCE, MPI_Comm_f2c(*comm), *count, t);
   *ierr = toporr_pmpi_reduce(sendbuf == f.in_place ? MPI_IN_PLACE : sendbuf, recvbuf, *count, t,
                              MPI_Op_f2c(*op), *root, MPI_Comm_f2c(*comm));
 }
@@ -231,6 +243,7 @@ void AllgatherF77(const char* name, void* sendbuf, MPI_Fint* sendcount, MPI_Fint
       return;
     }
   }
+  Profile(TOPORR_PROFILE_ALLGATHER, MPI_Comm_f2c(*comm), *recvcount, rt);
   const bool in_place = sendbuf == f.in_place;  // then sendcount/sendtype are ignored
   *ierr = toporr_pmpi_allgather(in_place ? MPI_IN_PLACE : sendbuf, *sendcount,
                                 in_place ? rt : MPI_Type_f2c(*sendtype), recvbuf, *recvcount, rt,
