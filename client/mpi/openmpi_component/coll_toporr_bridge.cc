@@ -4,9 +4,7 @@
 
 #include <cstdint>
 #include <optional>
-#include <string>
 
-#include "client/client_options.h"
 #include "client/mpi/collective_api.h"
 #include "client/mpi/library.h"
 #include "client/mpi/openmpi_component/coll_toporr.h"
@@ -24,7 +22,7 @@ bool Large(int count, MPI_Datatype type) {
   Library* library = Coll();
   if (library == nullptr || count <= 0 || toporr::client::mpi::InsideToporr()) return false;
   int size = 0;
-  return MPI_Type_size(type, &size) == MPI_SUCCESS &&
+  return PMPI_Type_size(type, &size) == MPI_SUCCESS &&
          static_cast<int64_t>(count) * size >= library->options().min_bytes;
 }
 

@@ -129,43 +129,47 @@ class Job:
         return [l for l in self.stderr.splitlines() if WARNING in l]
 
 
+def program_commands(tmp):
+    """The test programs, each as attribute -> (file in tmp, compile command without -o)."""
+    t = "client/mpi/testing/"
+    link = ["-L", LIBDIR, "-ltoporr", f"-Wl,-rpath,{LIBDIR}"]
+    return {
+        "check": ("toporr_check", [MPICC, "-O1", "-Wno-stringop-overread", "-I", ROOT,
+                                   t + "toporr_check.c"] + link),
+        "fcart": ("toporr_cart", [MPIF90, t + "toporr_cart.f90"]),
+        "cxx": ("toporr_cxx_check", [MPICXX, "-std=c++17", "-O1", "-I", ROOT,
+                                     t + "toporr_cxx_check.cc"] + link),
+        "freorder": ("toporr_reorder", [MPIF90, "-J", tmp, "client/toporr_f.f90",
+                                        t + "toporr_reorder.f90"] + link),
+        "coll": ("coll_check", [MPICC, "-O1", "-I", ROOT, t + "coll_check.c"] + link + ["-lm"]),
+        "topo_map": ("topo_map_check", [MPICC, "-O1", t + "topo_map_check.c"]),
+        "stencil": ("stencil", [MPICC, "-O1", t + "stencil.c"]),
+        "counted": ("stencil_counted", [MPICC, "-O1", t + "stencil.c", t + "pmpi_count.c"]),
+        "fcoll": ("fortran_coll", [MPIF90, "-w", t + "fortran_coll.f90"]),
+        "misuse": ("misuse_check", [MPICC, "-O1", t + "misuse_check.c"]),
+        "shim": ("fail_split_shim.so", [MPICC, "-shared", "-fPIC", t + "fail_split_shim.c"]),
+        "other_series": ("ompi_version_shim.so", [MPICC, "-shared", "-fPIC",
+                                                  t + "ompi_version_shim.c"]),
+    }
+
+
 class MpiTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix=f"toporr-mpi-{MPI}-")
-        cls.check = os.path.join(cls.tmp, "toporr_check")
-        cls.fcart = os.path.join(cls.tmp, "toporr_cart")
-        subprocess.run([MPICC, "-O1", "-Wno-stringop-overread", "-I", ROOT, "-o", cls.check,
-                        "client/mpi/testing/toporr_check.c", "-L", LIBDIR, "-ltoporr",
-                        f"-Wl,-rpath,{LIBDIR}"], check=True)
-        subprocess.run([MPIF90, "-o", cls.fcart, "client/mpi/testing/toporr_cart.f90"],
-                       check=True)
-        link = ["-L", LIBDIR, "-ltoporr", f"-Wl,-rpath,{LIBDIR}"]
-        cls.cxx = os.path.join(cls.tmp, "toporr_cxx_check")
-        subprocess.run([MPICXX, "-std=c++17", "-O1", "-I", ROOT, "-o", cls.cxx,
-                        "client/mpi/testing/toporr_cxx_check.cc"] + link, check=True)
-        cls.freorder = os.path.join(cls.tmp, "toporr_reorder")
-        subprocess.run([MPIF90, "-J", cls.tmp, "-o", cls.freorder, "client/toporr_f.f90",
-                        "client/mpi/testing/toporr_reorder.f90"] + link, check=True)
-        cls.coll = os.path.join(cls.tmp, "coll_check")
-        subprocess.run([MPICC, "-O1", "-I", ROOT, "-o", cls.coll, "client/mpi/testing/coll_check.c"]
-                       + link + ["-lm"], check=True)
-        cls.topo_map = os.path.join(cls.tmp, "topo_map_check")
-        subprocess.run([MPICC, "-O1", "-o", cls.topo_map, "client/mpi/testing/topo_map_check.c"],
-                       check=True)
-        cls.stencil = os.path.join(cls.tmp, "stencil")
-        subprocess.run([MPICC, "-O1", "-o", cls.stencil, "client/mpi/testing/stencil.c"],
-                       check=True)
-        cls.fcoll = os.path.join(cls.tmp, "fortran_coll")
-        subprocess.run([MPIF90, "-w", "-o", cls.fcoll, "client/mpi/testing/fortran_coll.f90"],
-                       check=True)
-        cls.misuse = os.path.join(cls.tmp, "misuse_check")
-        subprocess.run([MPICC, "-O1", "-o", cls.misuse, "client/mpi/testing/misuse_check.c"],
-                       check=True)
-        cls.shim = os.path.join(cls.tmp, "fail_split_shim.so")
-        subprocess.run([MPICC, "-shared", "-fPIC", "-o", cls.shim,
-                        "client/mpi/testing/fail_split_shim.c"], check=True)
+        cls.build("check", "fcart", "cxx", "freorder", "coll", "topo_map", "stencil", "fcoll",
+                  "misuse", "shim")
         cls.serve_demo_fabric()
+
+    @classmethod
+    def build(cls, *names):
+        """Compiles the named test programs (program_commands) into cls.tmp; each path becomes
+        the attribute of its name."""
+        commands = program_commands(cls.tmp)
+        for name in names:
+            file, command = commands[name]
+            setattr(cls, name, os.path.join(cls.tmp, file))
+            subprocess.run(command + ["-o", getattr(cls, name)], check=True)
 
     @classmethod
     def tearDownClass(cls):

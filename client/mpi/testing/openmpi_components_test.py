@@ -38,7 +38,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mpi_test  # noqa: E402  (takes the MPI argument off sys.argv)
-from mpi_test import MPI, MPICC, MPIF90, round_robin  # noqa: E402
+from mpi_test import MPI, round_robin  # noqa: E402
 
 COMPONENTS = [os.path.join(mpi_test.ROOT, "client/mpi/openmpi_component", name)
               for name in ("mca_coll_toporr.so", "mca_topo_toporr.so")]
@@ -66,32 +66,8 @@ class OpenMpiComponentsTest(mpi_test.MpiTest):
                        os.path.join(cls.components, os.path.basename(path)))
         cls.component_env = {
             "OMPI_MCA_mca_base_component_path": f"{cls.components}:{SYSTEM_COMPONENTS}"}
-        cls.stencil = os.path.join(cls.tmp, "stencil")
-        subprocess.run([MPICC, "-O1", "-o", cls.stencil, "client/mpi/testing/stencil.c"],
-                       check=True)
-        cls.counted = os.path.join(cls.tmp, "stencil_counted")
-        subprocess.run([MPICC, "-O1", "-o", cls.counted, "client/mpi/testing/stencil.c",
-                        "client/mpi/testing/pmpi_count.c"], check=True)
-        cls.fcoll = os.path.join(cls.tmp, "fortran_coll")
-        subprocess.run([MPIF90, "-w", "-o", cls.fcoll, "client/mpi/testing/fortran_coll.f90"],
-                       check=True)
-        cls.check = os.path.join(cls.tmp, "toporr_check")
-        subprocess.run([MPICC, "-O1", "-Wno-stringop-overread", "-I", mpi_test.ROOT, "-o",
-                        cls.check, "client/mpi/testing/toporr_check.c", "-L", mpi_test.LIBDIR,
-                        "-ltoporr", f"-Wl,-rpath,{mpi_test.LIBDIR}"], check=True)
-        cls.fcart = os.path.join(cls.tmp, "toporr_cart")
-        subprocess.run([MPIF90, "-o", cls.fcart, "client/mpi/testing/toporr_cart.f90"],
-                       check=True)
-        cls.topo_map = os.path.join(cls.tmp, "topo_map_check")
-        subprocess.run([MPICC, "-O1", "-o", cls.topo_map, "client/mpi/testing/topo_map_check.c"],
-                       check=True)
-        cls.coll = os.path.join(cls.tmp, "coll_check")
-        subprocess.run([MPICC, "-O1", "-I", mpi_test.ROOT, "-o", cls.coll,
-                        "client/mpi/testing/coll_check.c", "-L", mpi_test.LIBDIR, "-ltoporr",
-                        f"-Wl,-rpath,{mpi_test.LIBDIR}", "-lm"], check=True)
-        cls.other_series = os.path.join(cls.tmp, "ompi_version_shim.so")
-        subprocess.run([MPICC, "-shared", "-fPIC", "-o", cls.other_series,
-                        "client/mpi/testing/ompi_version_shim.c"], check=True)
+        cls.build("stencil", "counted", "fcoll", "check", "fcart", "topo_map", "coll",
+                  "other_series")
         cls.serve_demo_fabric()
 
     @classmethod
