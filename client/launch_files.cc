@@ -191,4 +191,19 @@ std::string SlurmHostfile(const std::vector<int32_t>& order, std::string_view wh
                       ReorderedHostfile(order, placement, hosts));
 }
 
+std::string MpichMachinefile(const std::vector<int32_t>& order, std::string_view what,
+                             const mapping::Placement& placement, const JobHosts& hosts) {
+  std::string out =
+      absl::StrCat("# toporr plan: ", std::string(what),
+                   ", hosts of the new ranks in order (mpiexec -f FILE -n ", order.size(), ")\n");
+  for (size_t i = 0; i < order.size();) {
+    const int host = placement.ranks[order[i]].host;
+    size_t run = 1;
+    while (i + run < order.size() && placement.ranks[order[i + run]].host == host) ++run;
+    absl::StrAppend(&out, hosts.names[host], ":", run, "\n");
+    i += run;
+  }
+  return out;
+}
+
 }  // namespace toporr::client

@@ -68,6 +68,12 @@ std::string ReorderedHostfile(const std::vector<int32_t>& order,
 std::string SlurmHostfile(const std::vector<int32_t>& order, std::string_view what,
                           const mapping::Placement& placement, const JobHosts& hosts);
 
+// MPICH's (Hydra's) machinefile for `mpiexec -f FILE -n N`: after one comment line naming
+// `what`, "host:count" for each run of consecutive new ranks on one host, so that rank i runs
+// on the host of ReorderedHostfile's line i.
+std::string MpichMachinefile(const std::vector<int32_t>& order, std::string_view what,
+                             const mapping::Placement& placement, const JobHosts& hosts);
+
 }  // namespace toporr::client
 
 #endif  // TOPORR_CLIENT_LAUNCH_FILES_H_

@@ -138,6 +138,17 @@ int toporr_comm_reorder(toporr_context context, MPI_Comm comm, toporr_collective
                         toporr_algorithm algorithm, size_t bytes, int root, MPI_Comm* newcomm,
                         toporr_decision* decision);
 
+/* Reorders `comm` for a program's own traffic: *newcomm has the same processes in the order
+ * toporr's graph embedding plans for the traffic profile at `profile_path`, written by an
+ * earlier run of the same size with TOPORR_PROFILE (the file `toporrctl plan --traffic`
+ * reads; its rank i is comm's rank i, normally MPI_COMM_WORLD's). Rank 0 reads the file; on
+ * any failure (unreadable, malformed, another number of ranks, no costs) *newcomm is a
+ * duplicate of `comm` in its own order and decision->fallback says why. For codes that can
+ * run their work on a communicator they are given instead of MPI_COMM_WORLD. Collective
+ * over `comm`; the caller frees *newcomm. `decision` may be NULL. */
+int toporr_comm_reorder_traffic(toporr_context context, MPI_Comm comm, const char* profile_path,
+                                MPI_Comm* newcomm, toporr_decision* decision);
+
 /* MPI topology constructors whose `reorder` is honoured by toporr's graph embedding on the
  * fabric and node costs (edge weights, where given, scale the bytes of an edge; unweighted
  * edges count as one unit of 4 KiB). Same arguments and semantics as the MPI functions;

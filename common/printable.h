@@ -21,8 +21,11 @@
 
 namespace toporr {
 
-// How much of a name (a file, a host, a source) a message quotes.
+// How much of a name (a host, a source a client sent) a message quotes.
 inline constexpr size_t kMaxQuotedName = 160;
+// How much of a file's path a message quotes: a path as long as Linux allows is shown whole
+// in practice, and a message quoting one still fits a gRPC status.
+inline constexpr size_t kMaxQuotedPath = 1024;
 
 // Offset of the first byte of `text` that does not start a printable UTF-8 character
 // (std::string_view::npos when all of `text` is printable). `allow` lists ASCII control

@@ -14,7 +14,7 @@ bool ParseHexU64(std::string_view text, uint64_t* value) {
 
 absl::Status LineError(std::string_view file, long line, std::string_view what) {
   // Whatever `what` quotes of the input, the refusal stays short and printable.
-  return absl::InvalidArgumentError(Printable(file, kMaxQuotedName) + ":" + std::to_string(line) +
+  return absl::InvalidArgumentError(Printable(file, kMaxQuotedPath) + ":" + std::to_string(line) +
                                     ": " + Printable(what, kMaxLineErrorWhat));
 }
 

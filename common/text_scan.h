@@ -109,7 +109,7 @@ bool ParseHexU64(std::string_view text, uint64_t* value);
 
 // "<file>:<line>: <what>" as kInvalidArgument: the one form in which a text input is refused
 // (e.g. "fattree.txt:412: port line before any node header"). `line` is 1-based. The file
-// name and `what` are escaped and capped (common/printable.h: kMaxQuotedName and
+// name and `what` are escaped and capped (common/printable.h: kMaxQuotedPath and
 // kMaxLineErrorWhat bytes), so that a refusal quoting a 20 KB line still fits a gRPC status.
 inline constexpr size_t kMaxLineErrorWhat = 480;
 absl::Status LineError(std::string_view file, long line, std::string_view what);

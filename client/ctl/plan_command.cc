@@ -18,6 +18,8 @@
 #include "client/launch_files.h"
 #include "client/node_topology.h"
 #include "client/plan.h"
+#include "client/traffic_graph.h"
+#include "client/traffic_profile.h"
 #include "collectors/fabric_input.h"
 #include "collectors/hwloc_topology.h"
 #include "common/status_macros.h"
@@ -35,7 +37,10 @@ struct CartArgs {
 // The command line of one plan, checked: a collective's (`request`) or a grid's (`cart`).
 struct PlanArgs {
   std::string hostfile, ranks_file, rankfile_out, hostfile_out, slurm_hostfile_out, node_xml;
+  std::string machinefile_out;
   std::string collective;
+  std::string traffic;  // --traffic: a profile's path
+  mapping::LibraryRules traffic_rules = mapping::LibraryRules::kOpenMpi;
   std::optional<CartArgs> cart;
   MapBy map_by = MapBy::kCore;
   int np = 0;
@@ -94,6 +99,8 @@ absl::StatusOr<PlanArgs> ParsePlanArgs(const CommandArgs& args) {
                                 {"--rankfile", &p.rankfile_out},
                                 {"--hostfile-out", &p.hostfile_out},
                                 {"--slurm-hostfile", &p.slurm_hostfile_out},
+                                {"--machinefile", &p.machinefile_out},
+                                {"--traffic", &p.traffic},
                                 {"--node-topology", &p.node_xml},
                                 {"--np", &np},
                                 {"--root", &root},
@@ -117,6 +124,24 @@ absl::StatusOr<PlanArgs> ParsePlanArgs(const CommandArgs& args) {
   auto fabric_format = collectors::ParseInputFormat(format);
   if (!fabric_format.ok()) return PlanUsage(fabric_format.status());
   p.costs.fabric_format = *fabric_format;
+  if (!p.traffic.empty()) {
+    if (!p.collective.empty() || !cart.empty()) {
+      return UsageError("plan: --traffic excludes --collective and --cart");
+    }
+    for (auto [text, flag] : {std::pair(&size, "--size"), std::pair(&algorithm, "--algorithm"),
+                              std::pair(&root, "--root"), std::pair(&radix, "--radix"),
+                              std::pair(&multilevel, "--multilevel")}) {
+      if (!text->empty()) {
+        return UsageError(absl::StrCat("plan: ", flag, " is for --collective, not --traffic"));
+      }
+    }
+    if (!mpi_library.empty()) {
+      auto rules = mapping::ParseLibraryRules(mpi_library);
+      if (!rules.ok()) return PlanUsage(rules.status());
+      p.traffic_rules = *rules;
+    }
+    return p;
+  }
   if (!cart.empty()) {
     if (!p.collective.empty()) {
       return UsageError("plan: --cart and --collective exclude each other");
@@ -132,7 +157,12 @@ absl::StatusOr<PlanArgs> ParsePlanArgs(const CommandArgs& args) {
     ASSIGN_OR_RETURN(p.cart, ParseCart(cart));
     return p;
   }
-  if (p.collective.empty()) return UsageError("plan: --collective or --cart is required");
+  if (p.collective.empty()) {
+    return UsageError("plan: --collective, --cart or --traffic is required");
+  }
+  if (!p.machinefile_out.empty()) {
+    return UsageError("plan: --machinefile is for --cart and --traffic");
+  }
   if (size.empty()) return UsageError("plan: --size is required");
   if (p.request.radix < 2) return UsageError("plan: --radix must be >= 2");
   if (multilevel == "candidate") {
@@ -201,28 +231,50 @@ absl::Status WriteOutputFile(const std::string& path, const std::string& text) {
   return absl::OkStatus();
 }
 
-// The reply of --cart: the grid's process graph embedded as libtoporr's MPI_Cart_create
-// embeds it (client/graph_plan.h), on the same placement and costs as a collective's plan.
-absl::StatusOr<Reply> RunCartPlan(const PlanArgs& p, const JobHosts& hosts,
-                                  const mapping::Placement& placement, const JobCosts& costs,
-                                  const mapping::IntraHostModel& intra,
-                                  const mapping::CommGraph& graph) {
-  CartPlanReport report;
-  ASSIGN_OR_RETURN(report.embedding, PlanGraph(graph, placement, *costs.costs, intra));
-  const std::vector<int32_t>& order = report.embedding.mapping;
-  RETURN_IF_ERROR(WriteOutputFile(p.rankfile_out, Rankfile(order, "cart", placement, hosts)));
+// `graph` embedded as libtoporr embeds a process graph (client/graph_plan.h), on the same
+// placement and costs as a collective's plan; the launcher files asked for are written, their
+// header comments naming `what`.
+absl::StatusOr<GraphPlanJob> PlanGraphForJob(const PlanArgs& p, const JobHosts& hosts,
+                                             const mapping::Placement& placement,
+                                             const JobCosts& costs,
+                                             const mapping::IntraHostModel& intra,
+                                             const mapping::CommGraph& graph,
+                                             std::string_view what) {
+  GraphPlanJob job;
+  ASSIGN_OR_RETURN(job.embedding, PlanGraph(graph, placement, *costs.costs, intra));
+  const std::vector<int32_t>& order = job.embedding.mapping;
+  RETURN_IF_ERROR(WriteOutputFile(p.rankfile_out, Rankfile(order, what, placement, hosts)));
   RETURN_IF_ERROR(WriteOutputFile(p.hostfile_out, ReorderedHostfile(order, placement, hosts)));
   RETURN_IF_ERROR(
-      WriteOutputFile(p.slurm_hostfile_out, SlurmHostfile(order, "cart", placement, hosts)));
-  report.dims = p.cart->dims;
-  report.periods = p.cart->periods;
-  for (const auto& rank : placement.ranks) report.rank_hosts.push_back(hosts.names[rank.host]);
-  report.num_hosts = static_cast<int64_t>(hosts.names.size());
-  report.cost_source = costs.source;
-  report.rankfile_out = p.rankfile_out;
-  report.hostfile_out = p.hostfile_out;
-  report.slurm_hostfile_out = p.slurm_hostfile_out;
-  return CartPlanReply(std::move(report));
+      WriteOutputFile(p.slurm_hostfile_out, SlurmHostfile(order, what, placement, hosts)));
+  RETURN_IF_ERROR(
+      WriteOutputFile(p.machinefile_out, MpichMachinefile(order, what, placement, hosts)));
+  for (const auto& rank : placement.ranks) job.rank_hosts.push_back(hosts.names[rank.host]);
+  job.num_hosts = static_cast<int64_t>(hosts.names.size());
+  job.cost_source = costs.source;
+  job.rankfile_out = p.rankfile_out;
+  job.hostfile_out = p.hostfile_out;
+  job.slurm_hostfile_out = p.slurm_hostfile_out;
+  job.machinefile_out = p.machinefile_out;
+  return job;
+}
+
+// The profile of --traffic, checked against the job before any cost is fetched: the
+// communication graph of its traffic (client/traffic_graph.h). Errors name the file.
+absl::StatusOr<TrafficGraph> LoadTrafficGraph(const PlanArgs& p,
+                                              const mapping::Placement& placement) {
+  ASSIGN_OR_RETURN(std::string text, ReadInputFile(p.traffic));
+  ASSIGN_OR_RETURN(TrafficProfile profile, ParseTrafficProfile(text, p.traffic));
+  if (profile.ranks != placement.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        p.traffic, ": a profile of ", profile.ranks, " ranks, but the job has ", placement.size(),
+        " (--hostfile, --ranks, --np): profile a run of the same size"));
+  }
+  absl::StatusOr<TrafficGraph> graph = TrafficGraphOf(profile, p.traffic_rules);
+  if (!graph.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(p.traffic, ": ", graph.status().message()));
+  }
+  return graph;
 }
 
 absl::StatusOr<Reply> RunPlan(Invocation& inv, const CommandArgs& args) {
@@ -248,8 +300,31 @@ absl::StatusOr<Reply> RunPlan(Invocation& inv, const CommandArgs& args) {
     }
     cart_graph = *std::move(graph);
   }
+  std::optional<TrafficGraph> traffic;
+  if (!p.traffic.empty()) {
+    ASSIGN_OR_RETURN(traffic, LoadTrafficGraph(p, placement));
+  }
   ASSIGN_OR_RETURN(JobCosts costs, JobCostsFor(p.costs, hosts.names, DaemonCostMatrix(inv.daemon)));
-  if (p.cart.has_value()) return RunCartPlan(p, hosts, placement, costs, intra, cart_graph);
+  if (p.cart.has_value()) {
+    CartPlanReport report;
+    report.dims = p.cart->dims;
+    report.periods = p.cart->periods;
+    ASSIGN_OR_RETURN(report.job,
+                     PlanGraphForJob(p, hosts, placement, costs, intra, cart_graph, "cart"));
+    return CartPlanReply(std::move(report));
+  }
+  if (traffic.has_value()) {
+    TrafficPlanReport report;
+    report.profile = p.traffic;
+    report.p2p_bytes = traffic->p2p_bytes;
+    report.rma_bytes = traffic->rma_bytes;
+    report.collective_bytes = traffic->collective_bytes;
+    report.unmodelled_calls = traffic->unmodelled_calls;
+    report.edges = static_cast<int64_t>(traffic->graph.edges.size());
+    ASSIGN_OR_RETURN(report.job,
+                     PlanGraphForJob(p, hosts, placement, costs, intra, traffic->graph, "traffic"));
+    return TrafficPlanReply(std::move(report));
+  }
 
   PlanReport report;
   ASSIGN_OR_RETURN(report.plan,
@@ -283,7 +358,11 @@ std::vector<Command> PlanCommands() {
        [--multilevel candidate|force]
   plan --hostfile FILE --cart DIMS[:PERIODS] [--map-by core|node | --ranks FILE] [--np N]
        [--fabric DUMP [--format ibnetdiscover]] [--node-topology HWLOC.xml]
-       [--rankfile OUT] [--hostfile-out OUT] [--slurm-hostfile OUT]
+       [--rankfile OUT] [--hostfile-out OUT] [--slurm-hostfile OUT] [--machinefile OUT]
+  plan --hostfile FILE --traffic PROFILE [--map-by core|node | --ranks FILE] [--np N]
+       [--mpi-library openmpi|mpich] [--fabric DUMP [--format ibnetdiscover]]
+       [--node-topology HWLOC.xml] [--rankfile OUT] [--hostfile-out OUT]
+       [--slurm-hostfile OUT] [--machinefile OUT]
                        topology-aware rank order for a job: the new order, the predicted
                        time before/after and the maximum link load; writes an Open MPI
                        rankfile, a reordered hostfile (`mpirun --map-by seq`) or Slurm's
@@ -308,6 +387,13 @@ std::vector<Command> PlanCommands() {
                        (its graph embedding, never predicted slower than the launch order):
                        DIMS like 4x4, PERIODS like 1x0 (default all 0); the grid may have
                        fewer nodes than ranks, not more
+                       --traffic: instead of a collective, the order for a program's own
+                       traffic, recorded in an earlier run of the same size with
+                       TOPORR_PROFILE=PROFILE: its point-to-point and one-sided bytes per
+                       rank pair plus its collectives as the library's algorithms move them
+                       (--mpi-library, default openmpi), embedded as --cart's grid; never
+                       predicted slower than the launch order. --machinefile (--cart and
+                       --traffic) writes an MPICH machinefile (`mpiexec -f OUT`)
 )",
            RunPlan}};
 }

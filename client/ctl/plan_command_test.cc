@@ -1,12 +1,13 @@
-// `toporrctl plan --cart` end to end through RunCtl, offline on the bundled 16-host fat tree
-// (deploy/demo/fattree-2l-16h.ibnet): its order is libtoporr's MPI_Cart_create order for the
-// same hosts and ranks (client/graph_plan.h on the same placement and costs).
+// `toporrctl plan --cart` and `plan --traffic` end to end through RunCtl, offline on the bundled
+// 16-host fat tree (deploy/demo/fattree-2l-16h.ibnet): its order is libtoporr's MPI_Cart_create
+// order for the same hosts and ranks (client/graph_plan.h on the same placement and costs).
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "client/ctl/dispatch.h"
 #include "client/ctl/testing/ctl_run.h"
 #include "client/graph_plan.h"
@@ -159,7 +160,13 @@ TEST_F(CartPlanTest, UsageErrorsExitTwo) {
       {{"--cart", "0x4"}, "dimensions must be numbers >= 1"},
       {{"--cart", "4x4:1"}, "2 dimensions but 1 periods"},
       {{"--cart", "4x4:1x2"}, "periods must be 0 or 1"},
-      {{}, "--collective or --cart is required"},
+      {{}, "--collective, --cart or --traffic is required"},
+      {{"--traffic", "p.prof", "--collective", "bcast"}, "--traffic excludes --collective"},
+      {{"--traffic", "p.prof", "--cart", "4x4"}, "--traffic excludes --collective and --cart"},
+      {{"--traffic", "p.prof", "--size", "1M"}, "--size is for --collective, not --traffic"},
+      {{"--traffic", "p.prof", "--mpi-library", "lam"}, "lam"},
+      {{"--collective", "bcast", "--size", "1M", "--machinefile", "m"},
+       "--machinefile is for --cart and --traffic"},
   };
   for (const auto& [extra, message] : bad) {
     SCOPED_TRACE(::testing::PrintToString(extra));
@@ -169,6 +176,92 @@ TEST_F(CartPlanTest, UsageErrorsExitTwo) {
     EXPECT_THAT(r.err, HasSubstr("usage: toporrctl"));
     EXPECT_EQ(r.out, "");
   }
+}
+
+// A profile of pairs: rank r sends 10 MiB to r ^ 1, and a little to r + 2. Launched as
+// CartPlanTest places ranks (r on spread[r % 8]), every pair is split over two leaves.
+std::string PairsProfile(int ranks) {
+  std::string text = absl::StrCat("toporr-profile 1 ranks ", ranks, "\n");
+  for (int r = 0; r < ranks; ++r) {
+    absl::StrAppend(&text, "p2p ", r, " ", r ^ 1, " 10485760 10\n");
+    if (r + 2 < ranks) absl::StrAppend(&text, "p2p ", r, " ", r + 2, " 64 1\n");
+  }
+  absl::StrAppend(&text, "comm 0 ", ranks, " 0-", ranks - 1, "\ncoll 0 allreduce 4 32\nend\n");
+  return text;
+}
+
+TEST_F(CartPlanTest, TrafficPlanPutsTheProfilesPairsTogetherAndWritesEveryLauncher) {
+  const std::string profile = out_ + ".prof", machines = out_ + ".machines";
+  std::ofstream(profile) << PairsProfile(16);
+  CtlRun r = Ctl(Plan({"--traffic", profile, "--hostfile-out", out_, "--machinefile", machines}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, StartsWith(absl::StrCat("{\"traffic\":{\"profile\":\"", profile,
+                                             "\",\"p2p_bytes\":", 16 * 10485760 + 14 * 64,
+                                             ",\"rma_bytes\":0,\"collective_bytes\":")));
+  EXPECT_THAT(r.out, HasSubstr("\"reordered\":true"));
+  // New ranks 2k and 2k + 1 (a pair of the profile) share a host in the new order.
+  const std::vector<std::string> lines =
+      absl::StrSplit(::toporr::testing::ReadFileOrDie(out_), '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 16u);
+  for (int k = 0; k < 8; ++k) EXPECT_EQ(lines[2 * k], lines[2 * k + 1]) << k;
+  // The MPICH machinefile: the same hosts, one "host:count" per run of ranks.
+  std::string runs;
+  for (int k = 0; k < 8; ++k) {
+    if (k == 0 || lines[2 * k] != lines[2 * k - 1]) {
+      absl::StrAppend(&runs, lines[2 * k], ":2\n");
+    } else {
+      runs.replace(runs.size() - 2, 1, "4");
+    }
+  }
+  EXPECT_EQ(::toporr::testing::ReadFileOrDie(machines),
+            absl::StrCat("# toporr plan: traffic, hosts of the new ranks in order (mpiexec -f "
+                         "FILE -n 16)\n",
+                         runs));
+  CtlRun text = Ctl(Plan({"--traffic", profile}, /*json=*/false));
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, StartsWith(absl::StrCat("traffic of ", profile,
+                                                " over 16 ranks on 8 hosts; costs from fabric")));
+  EXPECT_THAT(text.out, HasSubstr("predicted cost (the profile's bytes per rank pair as one "
+                                  "message each): before "));
+}
+
+TEST_F(CartPlanTest, TrafficPlanKeepsAnOrderNothingBeats) {
+  // Pairs r, r + 8 already share a host in this placement.
+  const std::string profile = out_ + ".prof";
+  std::string text = "toporr-profile 1 ranks 16\n";
+  for (int r = 0; r < 16; ++r) absl::StrAppend(&text, "p2p ", r, " ", (r + 8) % 16, " 1048576 1\n");
+  std::ofstream(profile) << text << "end\n";
+  CtlRun r = Ctl(Plan({"--traffic", profile}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\"embedder\":\"identity\",\"reordered\":false"));
+  EXPECT_THAT(r.out, HasSubstr("\"new_order\":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]"));
+}
+
+TEST_F(CartPlanTest, TrafficPlanRefusesBadProfilesNamingFileAndLine) {
+  const std::string profile = out_ + ".prof";
+  const std::string good = PairsProfile(16);
+  const struct {
+    std::string text;
+    std::string message;
+  } bad[] = {
+      {PairsProfile(8), "a profile of 8 ranks, but the job has 16"},
+      {good.substr(0, good.size() - 4), "truncated"},
+      {"toporr-profile 2 ranks 16\nend\n", ":1: version 2"},
+      {"toporr-profile 1 ranks 16\np2p 0 16 8 1\nend\n", ":2:"},
+      {"", ":1:"},
+  };
+  for (const auto& [text, message] : bad) {
+    SCOPED_TRACE(message);
+    std::ofstream(profile) << text;
+    CtlRun r = Ctl(Plan({"--traffic", profile}));
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_THAT(r.err, HasSubstr(profile));
+    EXPECT_THAT(r.err, HasSubstr(message));
+    EXPECT_EQ(r.out, "");
+  }
+  CtlRun missing = Ctl(Plan({"--traffic", profile + ".absent"}));
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_THAT(missing.err, HasSubstr(profile + ".absent"));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "client/decision_report.h"
 #include "client/graph_plan.h"
 
@@ -155,25 +156,13 @@ void MappingCostJson(std::string_view mapping, double time_ns, JsonWriter& w) {
   w.EndObject();
 }
 
-void CartJson(const CartPlanReport& r, JsonWriter& w) {
-  const mapping::Embedding& e = r.embedding;
+// The fields of an embedded graph's plan, from "ranks" to "candidates".
+void GraphJobJson(const GraphPlanJob& job, JsonWriter& w) {
+  const mapping::Embedding& e = job.embedding;
   const std::string embedder(mapping::EmbedMethodName(e.method));
-  w.BeginObject();
-  w.Key("cart");
-  w.BeginObject();
-  w.Key("dims");
-  w.BeginArray();
-  for (int d : r.dims) w.Int(d);
-  w.EndArray();
-  w.Key("periods");
-  w.BeginArray();
-  for (bool p : r.periods) w.Bool(p);
-  w.EndArray();
-  w.EndObject();
-  w.Field("edge_bytes", kBytesPerEdgeUnit);
-  w.Field("ranks", static_cast<int64_t>(r.rank_hosts.size()));
-  w.Field("hosts", r.num_hosts);
-  w.Field("cost_source", r.cost_source);
+  w.Field("ranks", static_cast<int64_t>(job.rank_hosts.size()));
+  w.Field("hosts", job.num_hosts);
+  w.Field("cost_source", job.cost_source);
   w.Field("embedder", embedder);
   w.Field("reordered", e.method != mapping::EmbedMethod::kIdentity);
   w.Field("speedup", CartSpeedup(e));
@@ -189,22 +178,38 @@ void CartJson(const CartPlanReport& r, JsonWriter& w) {
   w.BeginArray();
   for (const auto& [name, time_ns] : CartCandidates(e)) MappingCostJson(name, time_ns, w);
   w.EndArray();
+}
+
+void CartJson(const CartPlanReport& r, JsonWriter& w) {
+  w.BeginObject();
+  w.Key("cart");
+  w.BeginObject();
+  w.Key("dims");
+  w.BeginArray();
+  for (int d : r.dims) w.Int(d);
+  w.EndArray();
+  w.Key("periods");
+  w.BeginArray();
+  for (bool p : r.periods) w.Bool(p);
+  w.EndArray();
+  w.EndObject();
+  w.Field("edge_bytes", kBytesPerEdgeUnit);
+  GraphJobJson(r.job, w);
   w.EndObject();
 }
 
-void CartText(const CartPlanReport& r, std::ostream& out) {
-  const mapping::Embedding& e = r.embedding;
-  out << "cart " << Grid(r.dims) << " (periods " << Grid(r.periods) << ") over "
-      << r.rank_hosts.size() << " ranks on " << r.num_hosts << " hosts; costs from "
-      << r.cost_source << "\n";
-  out << "predicted cost (one " << kBytesPerEdgeUnit << "-byte message per edge): before "
-      << Fixed(e.identity_cost_ns / 1000, 1) << " us, after " << Fixed(e.cost_ns / 1000, 1)
-      << " us (" << mapping::EmbedMethodName(e.method) << "), speedup " << Fixed(CartSpeedup(e), 2)
-      << "x\n";
+// The lines of an embedded graph's plan after its first: the predicted cost (`unit` says
+// what was summed), the new order or that there is none, the candidates, files written.
+void EmbeddingText(const GraphPlanJob& job, std::string_view unit, std::string_view hostfile_note,
+                   std::ostream& out) {
+  const mapping::Embedding& e = job.embedding;
+  out << "predicted cost (" << unit << "): before " << Fixed(e.identity_cost_ns / 1000, 1)
+      << " us, after " << Fixed(e.cost_ns / 1000, 1) << " us ("
+      << mapping::EmbedMethodName(e.method) << "), speedup " << Fixed(CartSpeedup(e), 2) << "x\n";
   if (e.method == mapping::EmbedMethod::kIdentity) {
     out << "no embedding is predicted to help: keep the current order\n";
   } else {
-    NewOrderText(e.mapping, r.rank_hosts, out);
+    NewOrderText(e.mapping, job.rank_hosts, out);
   }
   out << "candidates:";
   const char* separator = " ";
@@ -213,12 +218,52 @@ void CartText(const CartPlanReport& r, std::ostream& out) {
     separator = ", ";
   }
   out << "\n";
-  if (!r.rankfile_out.empty()) out << "rankfile written to " << r.rankfile_out << "\n";
-  if (!r.hostfile_out.empty()) {
-    out << "reordered hostfile written to " << r.hostfile_out << " (use: mpirun --hostfile "
-        << r.hostfile_out << " --map-by seq ... and MPI_Cart_create with reorder = 0)\n";
+  if (!job.rankfile_out.empty()) out << "rankfile written to " << job.rankfile_out << "\n";
+  if (!job.hostfile_out.empty()) {
+    out << "reordered hostfile written to " << job.hostfile_out << " (use: mpirun --hostfile "
+        << job.hostfile_out << " --map-by seq ..." << hostfile_note << ")\n";
   }
-  SlurmHostfileText(r.slurm_hostfile_out, r.rank_hosts.size(), out);
+  SlurmHostfileText(job.slurm_hostfile_out, job.rank_hosts.size(), out);
+  if (!job.machinefile_out.empty()) {
+    out << "MPICH machinefile written to " << job.machinefile_out << " (use: mpiexec -f "
+        << job.machinefile_out << " -n " << job.rank_hosts.size() << " ...)\n";
+  }
+}
+
+void CartText(const CartPlanReport& r, std::ostream& out) {
+  out << "cart " << Grid(r.dims) << " (periods " << Grid(r.periods) << ") over "
+      << r.job.rank_hosts.size() << " ranks on " << r.job.num_hosts << " hosts; costs from "
+      << r.job.cost_source << "\n";
+  EmbeddingText(r.job, absl::StrCat("one ", kBytesPerEdgeUnit, "-byte message per edge"),
+                " and MPI_Cart_create with reorder = 0", out);
+}
+
+void TrafficJson(const TrafficPlanReport& r, JsonWriter& w) {
+  w.BeginObject();
+  w.Key("traffic");
+  w.BeginObject();
+  w.Field("profile", r.profile);
+  w.Field("p2p_bytes", r.p2p_bytes);
+  w.Field("rma_bytes", r.rma_bytes);
+  w.Field("collective_bytes", r.collective_bytes);
+  w.Field("unmodelled_calls", r.unmodelled_calls);
+  w.Field("edges", r.edges);
+  w.EndObject();
+  GraphJobJson(r.job, w);
+  w.EndObject();
+}
+
+void TrafficText(const TrafficPlanReport& r, std::ostream& out) {
+  out << "traffic of " << r.profile << " over " << r.job.rank_hosts.size() << " ranks on "
+      << r.job.num_hosts << " hosts; costs from " << r.job.cost_source << "\n";
+  out << "traffic: " << r.p2p_bytes << " bytes point to point, " << r.rma_bytes << " one-sided, "
+      << r.collective_bytes << " in collectives (as the library's algorithms "
+      << "move them), " << r.edges << " rank pairs";
+  if (r.unmodelled_calls > 0) {
+    out << "; " << r.unmodelled_calls << " collective calls on inter-communicators left out";
+  }
+  out << "\n";
+  EmbeddingText(r.job, "the profile's bytes per rank pair as one message each", "", out);
 }
 
 }  // namespace
@@ -227,6 +272,10 @@ Reply PlanReply(PlanReport report) { return ReplyOf(std::move(report), PlanJson,
 
 Reply CartPlanReply(CartPlanReport report) {
   return ReplyOf(std::move(report), CartJson, CartText);
+}
+
+Reply TrafficPlanReply(TrafficPlanReport report) {
+  return ReplyOf(std::move(report), TrafficJson, TrafficText);
 }
 
 }  // namespace toporr::client::ctl

@@ -1,7 +1,7 @@
 // The reply of `toporrctl plan`: what was planned and how (collective, size, ranks, where the
 // costs came from), the predicted time before and after, the new rank order and every
 // candidate considered, as text or as JSON (`plan` fields in README.md); with --cart the
-// same for a cartesian process grid.
+// same for a cartesian process grid, with --traffic for a profiled run's traffic.
 #ifndef TOPORR_CLIENT_CTL_PLAN_OUTPUT_H_
 #define TOPORR_CLIENT_CTL_PLAN_OUTPUT_H_
 
@@ -37,9 +37,8 @@ Reply PlanReply(PlanReport report);
 // (the old rank of each new rank, as for a collective) and "candidates" (every embedder run).
 // time_ns is the predicted cost of the grid's exchange: the sum over its directed edges of
 // one edge_bytes message each, contention-free.
-struct CartPlanReport {
-  std::vector<int> dims;
-  std::vector<bool> periods;
+// What --cart and --traffic report alike: a process graph embedded on the job.
+struct GraphPlanJob {
   std::vector<std::string> rank_hosts;  // host of each (old) rank, in launch order
   int64_t num_hosts = 0;
   std::string cost_source;  // JobCosts::source
@@ -47,9 +46,33 @@ struct CartPlanReport {
   std::string rankfile_out;  // files written, if any ("" = none)
   std::string hostfile_out;
   std::string slurm_hostfile_out;
+  std::string machinefile_out;
+};
+
+struct CartPlanReport {
+  std::vector<int> dims;
+  std::vector<bool> periods;
+  GraphPlanJob job;
 };
 
 Reply CartPlanReply(CartPlanReport report);
+
+// `plan --traffic`: the order of the job's ranks embedding the communication graph of a
+// traffic profile (client/traffic_graph.h) onto its hosts. JSON: "traffic" {"profile",
+// "p2p_bytes", "rma_bytes", "collective_bytes", "unmodelled_calls", "edges"}, then the
+// fields of --cart from "ranks" on ("ranks", "hosts", "cost_source", "embedder",
+// "reordered", "speedup", "before", "after", "new_order", "candidates"). time_ns is the
+// predicted communication time of the profiled run: the sum over the graph's edges of one
+// message of the edge's bytes, contention-free (a volume model that ranks orders, not a
+// forecast of the run's time).
+struct TrafficPlanReport {
+  std::string profile;  // the file read
+  int64_t p2p_bytes = 0, rma_bytes = 0, collective_bytes = 0, unmodelled_calls = 0;
+  int64_t edges = 0;
+  GraphPlanJob job;
+};
+
+Reply TrafficPlanReply(TrafficPlanReport report);
 
 }  // namespace toporr::client::ctl
 

@@ -92,15 +92,15 @@ TEST(PlanOutputTest, CartJsonFieldsInOrderAndText) {
   CartPlanReport r;
   r.dims = {2, 1};
   r.periods = {true, false};
-  r.rank_hosts = {"node01", "node05"};
-  r.num_hosts = 2;
-  r.cost_source = "toporrd snapshot 1";
-  r.embedding.mapping = {1, 0};
-  r.embedding.method = mapping::EmbedMethod::kScotch;
-  r.embedding.identity_cost_ns = 4000;
-  r.embedding.bipartition_cost_ns = 4000;
-  r.embedding.scotch_cost_ns = 2000;
-  r.embedding.cost_ns = 2000;
+  r.job.rank_hosts = {"node01", "node05"};
+  r.job.num_hosts = 2;
+  r.job.cost_source = "toporrd snapshot 1";
+  r.job.embedding.mapping = {1, 0};
+  r.job.embedding.method = mapping::EmbedMethod::kScotch;
+  r.job.embedding.identity_cost_ns = 4000;
+  r.job.embedding.bipartition_cost_ns = 4000;
+  r.job.embedding.scotch_cost_ns = 2000;
+  r.job.embedding.cost_ns = 2000;
   EXPECT_EQ(Rendered(r, true),
             "{\"cart\":{\"dims\":[2,1],\"periods\":[true,false]},\"edge_bytes\":4096,"
             "\"ranks\":2,\"hosts\":2,\"cost_source\":\"toporrd snapshot 1\","
@@ -115,7 +115,7 @@ TEST(PlanOutputTest, CartJsonFieldsInOrderAndText) {
   EXPECT_THAT(text, HasSubstr("before 4.0 us, after 2.0 us (scotch), speedup 2.00x"));
   EXPECT_THAT(text, HasSubstr("  0: 1@node05  1: 0@node01\n"));
   EXPECT_THAT(text, HasSubstr("candidates: identity 4.0 us, bipartition 4.0 us, scotch 2.0 us\n"));
-  r.embedding.method = mapping::EmbedMethod::kIdentity;
+  r.job.embedding.method = mapping::EmbedMethod::kIdentity;
   EXPECT_THAT(Rendered(r, false), HasSubstr("keep the current order"));
 }
 

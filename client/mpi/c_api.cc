@@ -191,6 +191,22 @@ int toporr_comm_reorder(toporr_context context, MPI_Comm comm, toporr_collective
   }
 }
 
+int toporr_comm_reorder_traffic(toporr_context context, MPI_Comm comm, const char* profile_path,
+                                MPI_Comm* newcomm, toporr_decision* decision) {
+  if (newcomm == nullptr) return TOPORR_ERR_ARG;
+  *newcomm = MPI_COMM_NULL;
+  Decision d;
+  try {
+    int rc = LibraryOf(context).TrafficReorder(comm, profile_path, newcomm, &d);
+    int size = 0;
+    PMPI_Comm_size(comm, &size);
+    Fill(d, size, decision);
+    return FromMpi(rc);
+  } catch (const std::bad_alloc&) {
+    return TOPORR_ERR_NOMEM;
+  }
+}
+
 int toporr_allreduce(toporr_context context, const void* sendbuf, void* recvbuf, int count,
                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, toporr_algorithm algorithm) {
   std::optional<mapping::Algorithm> a;

@@ -84,6 +84,7 @@ TOPORR_MPI_NEUTRAL_DEPS = [
     "//client:verification",
     "//client:row_routes",
     "//client:row_source",
+    "//client:traffic_graph",
     "//client:traffic_profile",
     "//collectors:hwloc_topology",
     "//common:status_macros",

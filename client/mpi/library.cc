@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
+#include <optional>
+#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "client/graph_plan.h"
@@ -14,6 +17,8 @@
 #include "client/mpi/gathered_costs.h"
 #include "client/mpi/multilevel.h"
 #include "client/plan.h"
+#include "client/traffic_graph.h"
+#include "client/traffic_profile.h"
 #include "common/status_macros.h"
 #include "mapping/embedding/graph_embed.h"
 
@@ -144,6 +149,36 @@ Planner GraphPlanner(const mapping::CommGraph* graph) {
     ASSIGN_OR_RETURN(mapping::Embedding e, PlanGraph(*graph, placement, costs, intra));
     return PlannedOrder{e.mapping, std::string(mapping::EmbedMethodName(e.method)),
                         e.identity_cost_ns, e.cost_ns};
+  };
+}
+
+// The communication graph of the traffic profile at `path` for a communicator of `size`
+// ranks; errors name the file.
+absl::StatusOr<mapping::CommGraph> LoadTrafficGraph(const char* path, int size) {
+  if (path == nullptr || *path == '\0') return absl::InvalidArgumentError("no traffic profile");
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read the traffic profile ", path));
+  ASSIGN_OR_RETURN(TrafficProfile profile, ParseTrafficProfile(text.str(), path));
+  if (profile.ranks != size) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": a profile of ", profile.ranks,
+                                                   " ranks, the communicator has ", size));
+  }
+  const std::optional<mapping::LibraryRules> rules =
+      LinkedLibraryRules(mapping::Collective::kAllreduce);
+  ASSIGN_OR_RETURN(TrafficGraph traffic,
+                   TrafficGraphOf(profile, rules.value_or(mapping::LibraryRules::kOpenMpi)));
+  return std::move(traffic.graph);
+}
+
+// GraphPlanner for the graph rank 0 loaded, or the reason it has none.
+Planner TrafficPlanner(const absl::StatusOr<mapping::CommGraph>* graph) {
+  return [graph](const mapping::Placement& placement, const mapping::HostCostMatrix& costs,
+                 const mapping::RouteSource* routes,
+                 const mapping::IntraHostModel& intra) -> absl::StatusOr<PlannedOrder> {
+    if (!graph->ok()) return graph->status();
+    return GraphPlanner(&**graph)(placement, costs, routes, intra);
   };
 }
 
@@ -435,6 +470,26 @@ void Library::ReportCheck(MPI_Comm comm, const DecisionCheck& check) {
 
 void Library::GraphOrder(MPI_Comm comm, const char* label, const mapping::CommGraph* graph,
                          std::vector<int32_t>* order, Decision* decision_out) {
+  OrderFromPlanner(comm, label, GraphPlanner(graph), order, decision_out);
+}
+
+int Library::TrafficReorder(MPI_Comm comm, const char* profile_path, MPI_Comm* newcomm,
+                            Decision* decision_out) {
+  int rank = 0, size = 1;
+  if (int rc = PMPI_Comm_rank(comm, &rank); rc != MPI_SUCCESS) return rc;
+  PMPI_Comm_size(comm, &size);
+  absl::StatusOr<mapping::CommGraph> graph = absl::InternalError("no traffic graph on rank 0");
+  if (rank == 0) graph = LoadTrafficGraph(profile_path, size);
+  std::vector<int32_t> order;
+  Decision d;
+  OrderFromPlanner(comm, "traffic", TrafficPlanner(&graph), &order, &d);
+  if (decision_out != nullptr) *decision_out = d;
+  if (order.empty()) return PMPI_Comm_dup(comm, newcomm);
+  return SplitInOrder(comm, order, newcomm);
+}
+
+void Library::OrderFromPlanner(MPI_Comm comm, const char* label, const Planner& planner,
+                               std::vector<int32_t>* order, Decision* decision_out) {
   const Clock::time_point start = Clock::now();
   int rank = 0, size = 1;
   PMPI_Comm_rank(comm, &rank);
@@ -455,7 +510,7 @@ void Library::GraphOrder(MPI_Comm comm, const char* label, const mapping::CommGr
       status = absl::InternalError("MPI_Comm_dup failed");
     } else {
       PMPI_Comm_set_errhandler(work, MPI_ERRORS_RETURN);
-      status = Decide(work, GraphPlanner(graph), &d, order);
+      status = Decide(work, planner, &d, order);
       PMPI_Comm_free(&work);
     }
   }

@@ -142,7 +142,19 @@ class Library {
   void GraphOrder(MPI_Comm comm, const char* label, const mapping::CommGraph* graph,
                   std::vector<int32_t>* order, Decision* decision);
 
+  // Collective over `comm`: *newcomm holds comm's processes in the order planned for the
+  // traffic profile at `profile_path` (read on rank 0 only; client/traffic_graph.h, with the
+  // linked MPI library's rules for its collectives), comm rank i being the profile's rank i.
+  // On any failure (the file unreadable or malformed, a profile of another size, no costs)
+  // the identity order (a duplicate) with the one warning. Returns the MPI error code of
+  // creating *newcomm; the caller frees it.
+  int TrafficReorder(MPI_Comm comm, const char* profile_path, MPI_Comm* newcomm,
+                     Decision* decision);
+
  private:
+  // GraphOrder for any planner of a process graph (run on rank 0 of `comm`).
+  void OrderFromPlanner(MPI_Comm comm, const char* label, const Planner& planner,
+                        std::vector<int32_t>* order, Decision* decision);
   // Steps 2..6 on `work` (a duplicate of the caller's communicator that returns errors).
   // On success *order (and *multilevel, the planner's multi-level plan, when not null) is
   // set on every rank; otherwise the agreed reason, and *unanswered (when not null) says

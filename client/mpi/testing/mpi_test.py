@@ -150,6 +150,11 @@ def program_commands(tmp):
         "shim": ("fail_split_shim.so", [MPICC, "-shared", "-fPIC", t + "fail_split_shim.c"]),
         "other_series": ("ompi_version_shim.so", [MPICC, "-shared", "-fPIC",
                                                   t + "ompi_version_shim.c"]),
+        "profile_check": ("profile_check", [MPICC, "-O1", t + "profile_check.c"]),
+        "profile_fortran": ("profile_fortran", [MPIF90, t + "profile_fortran.f90"]),
+        "profile_threads": ("profile_threads", [MPICC, "-O1", t + "profile_threads.c",
+                                                "-lpthread"]),
+        "pairs": ("traffic_pairs", [MPICC, "-O1", "-I", ROOT, t + "traffic_pairs.c"] + link),
     }
 
 

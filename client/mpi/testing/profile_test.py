@@ -15,10 +15,13 @@ demo fabric, so the program's one large MPI_Allreduce is taken over by toporr. C
   - a file that cannot be written: one warning on rank 0, the job succeeds unchanged;
   - MPI_THREAD_MULTIPLE: threads on duplicates of one communicator lose no count;
   - Fortran: under MPICH its bindings call the C entry points and the program is profiled;
-    under Open MPI they call PMPI_* directly: no file and one warning saying so.
+    under Open MPI they call PMPI_* directly: no file and one warning saying so;
+  - a profiled run plans the next: `toporrctl plan --traffic` and, in the job,
+    toporr_comm_reorder_traffic put traffic_pairs.c's partners on one host (the same order),
+    a profile of another size gives the identity and one warning.
 """
+import json
 import os
-import subprocess
 import sys
 import tempfile
 import shutil
@@ -26,7 +29,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mpi_test  # noqa: E402  (takes the MPI argument off sys.argv)
-from mpi_test import MPI, MPICC, MPIF90, round_robin  # noqa: E402
+from mpi_test import MPI, round_robin  # noqa: E402
 
 RANKS = 4
 LARGE = 16384  # ints of the large allreduce: 64 KiB, TOPORR_MIN_BYTES' default
@@ -117,13 +120,7 @@ class ProfileTest(mpi_test.MpiTest):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix=f"toporr-profile-{MPI}-")
-        for name, compile_with, source in [("program", [MPICC, "-O1"], "profile_check.c"),
-                                           ("fortran", [MPIF90], "profile_fortran.f90"),
-                                           ("threads", [MPICC, "-O1"], "profile_threads.c")]:
-            setattr(cls, name, os.path.join(cls.tmp, name))
-            subprocess.run(compile_with + ["-o", getattr(cls, name),
-                                           f"client/mpi/testing/{source}", "-lpthread"],
-                           check=True)
+        cls.build("profile_check", "profile_fortran", "profile_threads", "pairs")
         cls.serve_demo_fabric()
 
     @classmethod
@@ -134,7 +131,7 @@ class ProfileTest(mpi_test.MpiTest):
     def job(self, program=None, env=None, preload=True, args=None):
         if args is None:
             args = [str(LARGE)] if program is None else []
-        return self.run_job(RANKS, args, round_robin(RANKS, 4), program=program or self.program,
+        return self.run_job(RANKS, args, round_robin(RANKS, 4), program=program or self.profile_check,
                             preload=preload, env={**JOB_ENV, **(env or {})})
 
     def profile_path(self, name):
@@ -189,8 +186,8 @@ class ProfileTest(mpi_test.MpiTest):
 
     def test_fortran_program(self):
         path = self.profile_path("fortran.prof")
-        plain = self.job(program=self.fortran, preload=False)
-        job = self.job(program=self.fortran, env={"TOPORR_PROFILE": path})
+        plain = self.job(program=self.profile_fortran, preload=False)
+        job = self.job(program=self.profile_fortran, env={"TOPORR_PROFILE": path})
         self.assertEqual(job.stdout, plain.stdout)
         self.assertEqual(plain.stdout, "CHECK fortran 3 6\n")
         if MPI == "mpich":  # its Fortran bindings call MPI_Sendrecv, MPI_Allreduce, ...
@@ -209,7 +206,7 @@ class ProfileTest(mpi_test.MpiTest):
         set of counters for the three) at once; no count is lost."""
         iterations = 200 if MPI == "mpich" else 500  # MPICH's ranks busy-poll: 8 on 2 cores
         path = self.profile_path("threads.prof")
-        job = self.job(program=self.threads, args=[str(iterations)],
+        job = self.job(program=self.profile_threads, args=[str(iterations)],
                        env={"TOPORR_PROFILE": path})
         self.assertEqual(self.warnings(job), [], job.stderr)
         if job.stdout == "CHECK threads unsupported\n":
@@ -219,6 +216,63 @@ class ProfileTest(mpi_test.MpiTest):
         self.assertEqual(got["p2p"], {(r, (r + 1) % RANKS): (calls * 8, calls)
                                       for r in range(RANKS)})
         self.assertEqual(got["comms"], [((0, 1, 2, 3), (), {"allreduce": (calls, calls * 4)})])
+
+
+    # ---- a rank order from a profile ----
+
+    def pairs_job(self, hosts, args, env=None, preload=False):
+        """traffic_pairs on `hosts`: its stdout's PAIR lines as {world rank: (rank, partner's
+        world rank)} and the job."""
+        job = self.run_job(len(hosts), args, hosts, program=self.pairs, preload=preload,
+                           env={**JOB_ENV, **(env or {})})
+        pairs = {}
+        for line in job.stdout.splitlines():
+            if line.startswith("PAIR "):
+                world, rank, partner = map(int, line.split()[1:])
+                pairs[world] = (rank, partner)
+        self.assertEqual(sorted(pairs), list(range(len(hosts))), job.stdout)
+        return pairs, job
+
+    def test_a_profiled_run_plans_the_next_one_and_reorders_in_job(self):
+        """traffic_pairs (rank r exchanges 640 KiB with r ^ 1) on 8 ranks dealt round-robin
+        over 4 hosts, so that every pair is split over two hosts, profiled under the PMPI
+        layer; `toporrctl plan --traffic` puts each pair on one host, predicted faster, and
+        toporr_comm_reorder_traffic gives the same order inside a job, where every rank's
+        partner then runs on its host. A profile of another size gives the identity order and
+        one warning naming the file."""
+        np = 8
+        hosts = round_robin(np, 4)
+        prof = self.profile_path("pairs.prof")
+        pairs, _ = self.pairs_job(hosts, [], env={"TOPORR_PROFILE": prof}, preload=True)
+        self.assertTrue(all(hosts[w] != hosts[p] for w, (_, p) in pairs.items()), pairs)
+        plan = json.loads(self.ctl("--json", "plan", *self.plan_job_args(hosts),
+                                   "--traffic", prof))
+        self.assertEqual(plan["traffic"]["p2p_bytes"], np * (10 * 65536 + 4))
+        self.assertTrue(plan["reordered"], plan)
+        self.assertLess(plan["after"]["time_ns"], plan["before"]["time_ns"])
+        order = plan["new_order"]
+        for k in range(np // 2):
+            self.assertEqual(hosts[order[2 * k]], hosts[order[2 * k + 1]], order)
+
+        pairs, job = self.pairs_job(hosts, [prof])
+        self.assertIn("DECISION reordered=1 fallback=0 source=daemon", job.stdout, job.stderr)
+        self.assertEqual(job.warnings(), [], job.stderr)
+        traffic = [r for r in job.report if r["collective"] == "traffic"]
+        self.assertEqual(len(traffic), 1, job.report)
+        self.assertEqual(traffic[0]["new_order"], order)
+        for world, (rank, partner) in pairs.items():
+            self.assertEqual(order[rank], world)
+            self.assertEqual(hosts[world], hosts[partner], pairs)
+
+        bad = os.path.join(self.tmp, "four.prof")
+        with open(bad, "w") as f:
+            f.write("toporr-profile 1 ranks 4\nend\n")
+        pairs, job = self.pairs_job(hosts, [bad])
+        self.assertIn("DECISION reordered=0 fallback=1 source=fallback", job.stdout)
+        warnings = job.warnings()
+        self.assertEqual(len(warnings), 1, job.stderr)
+        self.assertIn(f"{bad}: a profile of 4 ranks, the communicator has 8", warnings[0])
+        self.assertEqual({w: r for w, (r, _) in pairs.items()}, {w: w for w in range(np)})
 
 
 def load_tests(loader, tests, pattern):
