@@ -22,8 +22,10 @@ tree. Shares mpi_test.py's job and daemon plumbing (only the tests below run). C
     (LD_PRELOAD=libtoporr_pmpi.so) for the same job;
   - an Open MPI of another series (a stand-in: MPI_Get_library_version preloaded) leaves
     both components out with one line each, the job unchanged;
-  - fallbacks (no daemon; a cost file that is not one; a host the fabric does not have): the
-    identity order, the same output, one warning per job for both components;
+  - every fallback cause of the PMPI suite (no daemon; a cost file that is not one; a host
+    the fabric does not have; a stalled daemon; a daemon answering garbage; TLS with the
+    wrong CA; MPI_Comm_split failing on one rank; hwloc failing for bound ranks): the
+    identity order, the same output, one warning per job for both components, naming it;
   - a PMPI profiling tool linked into the program (pmpi_count.c) counts exactly the
     application's MPI_Allreduce calls while toporr decides (toporr's own steps call PMPI_*);
   - `coll ^toporr` (OMPI_MCA_coll) and coll_toporr_disable / coll_toporr_min_bytes leave no
@@ -31,14 +33,17 @@ tree. Shares mpi_test.py's job and daemon plumbing (only the tests below run). C
 """
 import os
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mpi_test  # noqa: E402  (takes the MPI argument off sys.argv)
-from mpi_test import MPI, round_robin  # noqa: E402
+from mpi_test import MPI, make_test_certificates, round_robin  # noqa: E402
 
 COMPONENTS = [os.path.join(mpi_test.ROOT, "client/mpi/openmpi_component", name)
               for name in ("mca_coll_toporr.so", "mca_topo_toporr.so")]
@@ -67,7 +72,7 @@ class OpenMpiComponentsTest(mpi_test.MpiTest):
         cls.component_env = {
             "OMPI_MCA_mca_base_component_path": f"{cls.components}:{SYSTEM_COMPONENTS}"}
         cls.build("stencil", "counted", "fcoll", "check", "fcart", "topo_map", "coll",
-                  "other_series")
+                  "other_series", "shim")
         cls.serve_demo_fabric()
 
     @classmethod
@@ -168,6 +173,9 @@ class OpenMpiComponentsTest(mpi_test.MpiTest):
                 self.assertTrue({"allreduce", "allgather"} <= decided, decided)
 
     def test_fallbacks_identity_and_one_warning(self):
+        """Every fallback cause of the PMPI suite, under the components: the identity order
+        for the topo component's MPI_Cart_create and the coll component's collectives, the
+        output of the plain run, and one warning per job naming the cause."""
         np = 8
         hosts = round_robin(np, 4)
         plain = self.run_job(np, [], hosts, program=self.stencil)
@@ -175,18 +183,66 @@ class OpenMpiComponentsTest(mpi_test.MpiTest):
         with open(not_costs, "w") as f:
             f.write("this is not a cost file\n")
         unknown = ["node%02d" % (i % 4 + 1) for i in range(np - 1)] + ["no-such-host"]
-        for cause, job_hosts, env, kwargs in [
-                ("no daemon", hosts, {}, {"socket": os.path.join(self.tmp, "absent.sock")}),
-                ("cost file", hosts, {"TOPORR_COSTS": not_costs}, {}),
-                ("unknown host", unknown, {}, {})]:
-            with self.subTest(cause=cause):
-                job = self.component_job(np, job_hosts, self.stencil, env=env, **kwargs)
-                self.assertEqual(job.stdout, plain.stdout)
-                self.assertEqual(len(job.warnings()), 1, job.stderr)
-                self.assertIn("cart_create", {r["collective"] for r in job.report})
-                for r in job.report:
-                    self.assertEqual(r["source"], "fallback", r)
-                    self.assertEqual(r["new_order"], list(range(np)), r)
+        certs = make_test_certificates(self.tmp)
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            tls = f"127.0.0.1:{probe.getsockname()[1]}"
+        fake = os.path.join(self.tmp, "fake-garbage.sock")
+        split = {"LD_PRELOAD": self.shim, "TOPORR_TEST_FAIL_SPLIT_CALL": "1",
+                 "TOPORR_TEST_FAIL_SPLIT_RANK": "5"}
+        hwloc = {"HWLOC_THISSYSTEM": "0", "HWLOC_XMLFILE": "/nonexistent.xml"}
+        deadline = {"TOPORR_DEADLINE_MS": "700"}
+        cases = [
+            # (cause, hosts, env, run_job arguments, what the warning names)
+            ("no daemon", hosts, {}, {"socket": os.path.join(self.tmp, "absent.sock")},
+             "absent.sock"),
+            ("cost file", hosts, {"TOPORR_COSTS": not_costs}, {}, "not_costs"),
+            ("unknown host", unknown, {}, {}, "no-such-host"),
+            ("stalled daemon", hosts, deadline, {}, "TOPORR_DEADLINE_MS=700"),
+            ("garbage answer", hosts, {"TOPORR_DEADLINE_MS": "1000"}, {"socket": fake},
+             "toporrd"),
+            ("TLS wrong CA", hosts, {"TOPORR_ADDRESS": tls, "TOPORR_TLS_CA": certs.other_ca,
+                                     "TOPORR_DEADLINE_MS": "1000"},
+             {"socket": "/nonexistent/toporrd.sock"}, "not valid for tls_ca"),
+            ("split fails on one rank", hosts, {}, {"rank_env": split}, "MPI_Comm_split"),
+            ("hwloc fails", hosts, {}, {"bind": True, "rank_env": hwloc}, "hwloc"),
+        ]
+        conf = (f"listen_address = {tls}\ntls_cert_path = {certs.server_cert}\n"
+                f"tls_key_path = {certs.server_key}\n")
+        garbage = subprocess.Popen([mpi_test.FAKE, "--socket", fake, "--mode", "garbage"],
+                                   stderr=subprocess.DEVNULL)
+        try:
+            with mpi_test.scratch_toporrd(mpi_test.TOPORRD, mpi_test.TOPORRCTL, self.tmp,
+                                          "components-tls", conf) as ctl:
+                ctl("ingest", "--format", "ibnetdiscover", mpi_test.FABRIC)
+                for _ in range(100):
+                    if os.path.exists(fake):
+                        break
+                    time.sleep(0.05)
+                for cause, job_hosts, env, kwargs, named in cases:
+                    with self.subTest(cause=cause):
+                        if cause == "stalled daemon":
+                            self.daemon.send_signal(signal.SIGSTOP)
+                        try:
+                            job = self.component_job(np, job_hosts, self.stencil, env=env,
+                                                     **kwargs)
+                        finally:
+                            if cause == "stalled daemon":
+                                self.daemon.send_signal(signal.SIGCONT)
+                        self.assertEqual(job.stdout, plain.stdout)
+                        warnings = job.warnings()
+                        self.assertEqual(len(warnings), 1, job.stderr)
+                        self.assertIn(named, warnings[0])
+                        self.assertIn("cart_create", {r["collective"] for r in job.report})
+                        self.assertIn("allreduce", {r["collective"] for r in job.report})
+                        # A split fails once (in the first decision); the later ones succeed.
+                        failed = job.report[:1] if kwargs.get("rank_env") is split else job.report
+                        for r in failed:
+                            self.assertEqual(r["source"], "fallback", r)
+                            self.assertEqual(r["new_order"], list(range(np)), r)
+        finally:
+            garbage.kill()
+            garbage.wait()
 
     def test_another_open_mpi_series_refuses_the_components(self):
         """Both components, opened by an Open MPI whose MPI_Get_library_version names another
