@@ -62,7 +62,7 @@ CacheKey KeyOf(const ReorderRequest& r) {
   return CacheKey{static_cast<int>(r.collective), algorithm, r.root, SizeClass(r.bytes), r.radix};
 }
 
-// The algorithms toporr runs itself (collectives.h), by collective.
+// The algorithms toporr runs itself (client/mpi/coll/, a file per family), by collective.
 std::vector<mapping::Algorithm> OwnAlgorithms(mapping::Collective c) {
   using A = mapping::Algorithm;
   switch (c) {
