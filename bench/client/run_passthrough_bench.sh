@@ -3,7 +3,7 @@
 # TOPORR_MIN_BYTES): the same program plain, under the PMPI layer (LD_PRELOAD) and, for Open
 # MPI, with toporr's coll and topo components (mca_base_component_path, no preload),
 # alternating the variants ROUNDS times in one session (the machine is shared and noisy: read
-# the medians and the spread).
+# the per-round ratios: median and quartiles).
 #   bench/client/run_passthrough_bench.sh [openmpi|mpich] [ROUNDS] [CALLS]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../deploy/common.sh"
@@ -50,13 +50,23 @@ for line in sys.stdin:
     kind, data = line.split(None, 1)
     rows.setdefault(kind, []).append(json.loads(data))
 rounds = len(rows["plain"])
-print(f"{rounds} rounds per variant; per call: median [min-max], ratio of medians to plain")
+print(f"{rounds} rounds per variant; per call: median [min-max] over rounds; ratio to plain:")
+print("median [q1, q3] of the per-round ratios (each round runs every variant back to back)")
+
+
+def quartiles(values):
+    q = statistics.quantiles(values, n=4) if len(values) > 1 else values * 3
+    return q[0], statistics.median(values), q[2]
+
+
 for key in ("allreduce_ns", "bcast_ns"):
-    p = statistics.median(r[key] for r in rows["plain"])
     cells = []
     for kind, runs in rows.items():
         values = [r[key] for r in runs]
-        m = statistics.median(values)
-        cells.append(f"{kind} {m:7.1f} ns [{min(values):.0f}-{max(values):.0f}] x{m / p:.3f}")
+        ratios = [r[key] / p[key] for r, p in zip(runs, rows["plain"])]
+        q1, med, q3 = quartiles(ratios)
+        cells.append(f"{kind} {statistics.median(values):7.1f} ns [{min(values):.0f}-"
+                     f"{max(values):.0f}] x{med:.3f} [{q1:.3f}, {q3:.3f}]")
     print(f"{key[:-3]:10s} " + "  ".join(cells))
+
 '
