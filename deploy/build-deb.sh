@@ -18,12 +18,19 @@
 #   toporr-probe(1), toporr(7) and libtoporr(3) (with a link per C API function), bash
 #   completion, copyright and changelog.
 # Usage: deploy/build-deb.sh [OUTDIR]   (default: the repository root; version from
-# TOPORR_VERSION, default 0.1.0). With TOPORR_DEB_BIN=DIR the built files are taken from
+# TOPORR_VERSION, default the C API's: TOPORR_VERSION_MAJOR.MINOR.PATCH of client/toporr.h). With TOPORR_DEB_BIN=DIR the built files are taken from
 # DIR (Bazel's layout, e.g. a test's runfiles) instead of running bazel build.
 set -euo pipefail
 SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="${1:-$SRC}"
-VERSION="${TOPORR_VERSION:-0.1.0}"
+api_version() {  # MAJOR.MINOR.PATCH from client/toporr.h
+  local header=$SRC/client/toporr.h
+  [[ -f $header ]] || header=$(find "${TOPORR_DEB_BIN:-$SRC}" -path '*client/toporr.h' -print -quit)
+  awk '/#define TOPORR_VERSION_(MAJOR|MINOR|PATCH) / { v[$2] = $3 }
+       END { printf "%s.%s.%s", v["TOPORR_VERSION_MAJOR"], v["TOPORR_VERSION_MINOR"], v["TOPORR_VERSION_PATCH"] }' "$header"
+}
+VERSION="${TOPORR_VERSION:-$(api_version)}"
+[[ $VERSION =~ ^[0-9]+\.[0-9]+\.[0-9]+ ]] || { echo "build-deb: no version (TOPORR_VERSION or client/toporr.h)" >&2; exit 1; }
 ARCH=amd64
 MULTIARCH=x86_64-linux-gnu
 

@@ -16,11 +16,14 @@ WORK="$(mktemp -d /tmp/toporr-deb-test.XXXXXX)"
 trap '[[ -n "${KEEP_WORK:-}" ]] || rm -rf "$WORK"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
-DEB=$(TOPORR_DEB_BIN="$RUNFILES" TOPORR_VERSION=0.1.0 "$RUNFILES/deploy/build-deb.sh" "$WORK")
-[[ $(basename "$DEB") == toporr_0.1.0_amd64.deb ]] || fail "package name: $DEB"
+# The package's version is the C API's (client/toporr.h) unless TOPORR_VERSION says otherwise.
+API=$(awk '/#define TOPORR_VERSION_(MAJOR|MINOR|PATCH) / { v = v (v == "" ? "" : ".") $3 }
+           END { print v }' "$RUNFILES/client/toporr.h")
+DEB=$(TOPORR_DEB_BIN="$RUNFILES" "$RUNFILES/deploy/build-deb.sh" "$WORK")
+[[ $(basename "$DEB") == "toporr_${API}_amd64.deb" ]] || fail "package name: $DEB (C API $API)"
 
 info=$(dpkg-deb -I "$DEB")
-for want in "Package: toporr" "Version: 0.1.0" "Architecture: amd64" "Depends: " "libc6" \
+for want in "Package: toporr" "Version: $API" "Architecture: amd64" "Depends: " "libc6" \
             "libgrpc++" "Recommends: " "libopenmpi3" "libmpich12"; do
   [[ $info == *"$want"* ]] || fail "control lacks '$want'"
 done
