@@ -19,6 +19,7 @@
 #include "mapping/costs/placement.h"
 #include "mapping/embedding/graph_embed.h"
 #include "mapping/reorder/graph_reorder.h"
+#include "mapping/routes/route_source.h"
 
 namespace toporr::client {
 
@@ -43,6 +44,28 @@ absl::StatusOr<mapping::Embedding> PlanGraph(const mapping::CommGraph& graph,
                                              const mapping::Placement& placement,
                                              const mapping::HostCostMatrix& costs,
                                              const mapping::IntraHostModel& intra = {});
+
+// The order for an application's traffic graph (client/traffic_graph.h) on the slots of
+// `placement`. Candidates: the identity, the bipartition embedder and Scotch (as for
+// PlanGraph, but seeing the bandwidth between two hosts divided by the larger of their rank
+// counts, as when all ranks send at once). They are judged by the time to send the whole
+// graph at once, each edge's bytes one message: the largest latency among the messages
+// between hosts, plus the longer of (a) the busiest directed link's bytes over its rate, on
+// the routes of `routes` (null: only the hosts' own links, mapping::HostLinkRoutes), and (b)
+// the longest message inside a host. A sum of independent message times (PlanGraph's measure)
+// cannot see that the ranks of a host share its link, which is what an application's halo or
+// transpose traffic runs into. Embedding::identity_cost_ns / bipartition_cost_ns /
+// scotch_cost_ns / cost_ns are these times (scotch -1 when it fails). A candidate replaces
+// the launch order only when predicted at least kMinTrafficGain faster (a relaunch in another
+// order for less is not worth the model's error); ties go to the earlier of bipartition and
+// Scotch. So the order is never predicted slower than the launch order. Errors: those of
+// RankDistance::Create and the bipartition embedder.
+inline constexpr double kMinTrafficGain = 0.02;
+absl::StatusOr<mapping::Embedding> PlanTraffic(const mapping::CommGraph& graph,
+                                               const mapping::Placement& placement,
+                                               const mapping::HostCostMatrix& costs,
+                                               const mapping::RouteSource* routes,
+                                               const mapping::IntraHostModel& intra = {});
 
 }  // namespace toporr::client
 

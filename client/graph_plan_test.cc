@@ -122,5 +122,38 @@ TEST_F(FattreeGrid, AGraphOfAnotherSizeIsRefused) {
               StatusIs(absl::StatusCode::kInvalidArgument, ::testing::_));
 }
 
+// Pairs (r, r ^ 1) exchanging 1 MiB: the launch order splits every pair over two leaves, so
+// each host's link carries both of its ranks' messages. The volume measure (PlanGraph) sees
+// no gain in putting a pair on one host (a host is no faster inside than its link); the
+// traffic measure does: after it every pair shares a host and no link carries anything.
+TEST_F(FattreeGrid, TrafficPlanSeesTheHostsLinkShared) {
+  const JobLayout layout = LayoutFromRankHosts(rank_hosts_);
+  const mapping::Placement placement = JobPlacement(layout, {});
+  ASSERT_OK_AND_ASSIGN(JobCosts costs, JobCostsFromFabric(fabric_, layout.hosts));
+  mapping::CommGraph pairs;
+  pairs.num_ranks = 16;
+  for (int r = 0; r < 16; ++r) pairs.edges.push_back({r, r ^ 1, int64_t{1} << 20});
+  ASSERT_OK_AND_ASSIGN(mapping::Embedding e,
+                       PlanTraffic(pairs, placement, *costs.costs, costs.routes.get()));
+  EXPECT_NE(e.method, mapping::EmbedMethod::kIdentity);
+  EXPECT_LT(e.cost_ns, e.identity_cost_ns * (1 - kMinTrafficGain));
+  for (int k = 0; k < 8; ++k) {
+    EXPECT_EQ(placement.ranks[e.mapping[2 * k]].host, placement.ranks[e.mapping[2 * k + 1]].host)
+        << k;
+  }
+  // Without routes the hosts' own links are modelled: the same conclusion.
+  ASSERT_OK_AND_ASSIGN(mapping::Embedding host_links,
+                       PlanTraffic(pairs, placement, *costs.costs, nullptr));
+  EXPECT_LT(host_links.cost_ns, host_links.identity_cost_ns);
+  // Pairs (r, r + 8) already share a host: nothing to gain, the launch order stays.
+  mapping::CommGraph together;
+  together.num_ranks = 16;
+  for (int r = 0; r < 16; ++r) together.edges.push_back({r, (r + 8) % 16, int64_t{1} << 20});
+  ASSERT_OK_AND_ASSIGN(mapping::Embedding kept,
+                       PlanTraffic(together, placement, *costs.costs, costs.routes.get()));
+  EXPECT_EQ(kept.method, mapping::EmbedMethod::kIdentity);
+  EXPECT_EQ(kept.mapping, mapping::IdentityMapping(16));
+}
+
 }  // namespace
 }  // namespace toporr::client

@@ -163,7 +163,31 @@ start_runs() {
 # the same algorithm on toporr's order: what the reordering heuristics alone are worth.
 declare -A LAUNCH_MODES=(
   [allreduce]=ring@launch,rabenseifner@launch
-  [bcast]=binomial@launch,binary_tree@launch,knomial@launch,scatter_allgather@launch)
+  [bcast]=binomial@launch,binary_tree@launch,knomial@launch,scatter_allgather@launch
+  [allgather]=ring@launch,recursive_doubling@launch)
+
+# placement_hosts FABRIC PLACEMENT H K: the host of every rank, one per line (the placements
+# of run_collectives_eval.sh's header) from the fabric's platform hosts.
+placement_hosts() {
+  python3 - "$CACHE/fabrics/$1.hosts" "$2" "$3" "$4" <<'PY'
+import random, sys
+hosts = [l.strip() for l in open(sys.argv[1]) if l.strip()]
+placement, h, k = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+if placement == "bynode":  # the first h hosts, rank r on host r % h
+    chosen = hosts[:h]
+    ranks = [chosen[r % h] for r in range(h * k)]
+elif placement == "bycore":  # the first h hosts, k consecutive ranks each (Open MPI's default)
+    ranks = [hosts[r // k] for r in range(h * k)]
+elif placement == "random":  # h random hosts, the ranks in random order (seed 7)
+    rng = random.Random(7)
+    ranks = [host for host in rng.sample(hosts, h) for _ in range(k)]
+    rng.shuffle(ranks)
+else:  # frag: h random hosts in name order, k consecutive ranks each
+    chosen = sorted(random.Random(7).sample(hosts, h))
+    ranks = [chosen[r // k] for r in range(h * k)]
+print("\n".join(ranks))
+PY
+}
 
 # run FABRIC PLACEMENT H K COLLECTIVE [SIZES [MODES [VARIANT]]]: one smpirun; its directory
 # (cells.txt, report.jsonl) goes to $RUNS with the run's description. VARIANT `private`
@@ -190,24 +214,7 @@ run() {
   [[ $variant == selector:* ]] && cfg=("${cfg[@]/coll-selector:ompi/coll-selector:${variant#selector:}}")
   local name=$fab-$placement-${h}x$k-$coll${variant:+-${variant/:/-}}
   local dir=$RUNDIR/$name hostfile=$RUNDIR/$name.hostfile
-  python3 - "$CACHE/fabrics/$fab.hosts" "$placement" "$h" "$k" >"$hostfile" <<'PY'
-import random, sys
-hosts = [l.strip() for l in open(sys.argv[1]) if l.strip()]
-placement, h, k = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-if placement == "bynode":  # the first h hosts, rank r on host r % h
-    chosen = hosts[:h]
-    ranks = [chosen[r % h] for r in range(h * k)]
-elif placement == "bycore":  # the first h hosts, k consecutive ranks each (Open MPI's default)
-    ranks = [hosts[r // k] for r in range(h * k)]
-elif placement == "random":  # h random hosts, the ranks in random order (seed 7)
-    rng = random.Random(7)
-    ranks = [host for host in rng.sample(hosts, h) for _ in range(k)]
-    rng.shuffle(ranks)
-else:  # frag: h random hosts in name order, k consecutive ranks each
-    chosen = sorted(random.Random(7).sample(hosts, h))
-    ranks = [chosen[r // k] for r in range(h * k)]
-print("\n".join(ranks))
-PY
+  placement_hosts "$fab" "$placement" "$h" "$k" >"$hostfile"
   local key
   key=$(cat "$BENCH" "$CACHE/fabrics/$fab.xml" "$CACHE/fabrics/$fab.costs" "$hostfile" \
         <(echo "$coll $sizes $modes ${cfg[*]} $fold $force $PRIVATE_LIBS${warmups[*]:+ verify=$verify calls=$VERIFY_CALLS ${warmups[*]}}") | sha256sum | cut -c1-16)

@@ -34,6 +34,8 @@ import shutil
 import subprocess
 import sys
 
+from smpi_runs import read_cells, read_decisions
+
 SIZE_NAMES = {8: "8 B", 1024: "1 KiB", 65536: "64 KiB", 1048576: "1 MiB",
               16777216: "16 MiB", 67108864: "64 MiB"}
 FABRIC_SHORT = {"bundled16": "bundled-16h", "ft256": "ft256-full", "ft256t": "ft256-tapered-4:1",
@@ -45,26 +47,6 @@ LAUNCH = "@launch"  # mode NAME@launch: toporr's NAME on the launch order, no de
 
 def size_name(b):
     return SIZE_NAMES.get(b, f"{b} B")
-
-
-def read_cells(path):
-    cells, skips = {}, {}
-    for line in open(path):
-        words = line.split()
-        if not words:
-            continue
-        fields = dict(w.split("=", 1) for w in words[1:] if "=" in w)
-        if words[0] == "cell":
-            cells[(fields["mode"], int(fields["bytes"]))] = float(fields["us"])
-        elif words[0] == "skip":
-            skips[fields["mode"]] = line.split("reason=", 1)[1].strip().strip('"')
-    return cells, skips
-
-
-def read_decisions(path):
-    if not os.path.exists(path):
-        return []
-    return [d for d in map(json.loads, filter(str.strip, open(path))) if d.get("event") == "decision"]
 
 
 class Run:

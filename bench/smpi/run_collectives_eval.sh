@@ -18,6 +18,13 @@
 #     --large-sizes LIST              the cells of more than 64 ranks at these sizes only
 #     --cached-only                   simulate nothing: the cells whose runs are cached (what
 #                                     a stopped --verify finished)
+#   run_collectives_eval.sh --allgather   MPI_Allgather (SMPI's ompi selector: Open MPI 4's
+#                                     rules, ring / recursive doubling / Bruck / neighbour
+#                                     exchange by size) against toporr_allgather (ring or
+#                                     recursive doubling on toporr's order) on the full table's
+#                                     64-rank cells (8 B .. 1 MiB per rank) and four 256-rank
+#                                     cells (8 B .. 64 KiB per rank) -> bench/results/
+#                                     allgather_smpi.md (allgather_report.py)
 #
 # What runs: bench/smpi/toporr_collective_time.cc linked with libtoporr's own sources
 # (bench/smpi/build_libtoporr_smpi.sh), under smpirun, once per (fabric, placement,
@@ -84,8 +91,9 @@ VERIFY=0
 MAX_RANKS=
 LARGE_SIZES=
 CACHED=0
+ALLGATHER=0
 usage() {
-  echo "usage: $0 [--quick [--write-baseline]] | [--verify [--max-ranks N] [--large-sizes LIST] [--cached-only]]" >&2
+  echo "usage: $0 [--quick [--write-baseline]] | [--verify [--max-ranks N] [--large-sizes LIST] [--cached-only]] | --allgather" >&2
   exit 2
 }
 while (($#)); do
@@ -96,6 +104,7 @@ while (($#)); do
     --max-ranks) [[ ${2:-} =~ ^[0-9]+$ ]] || usage; MAX_RANKS=$2; shift ;;
     --large-sizes) [[ ${2:-} =~ ^[0-9]+(,[0-9]+)*$ ]] || usage; LARGE_SIZES=$2; shift ;;
     --cached-only) CACHED=1 ;;
+    --allgather) ALLGATHER=1 ;;
     *) usage ;;
   esac
   shift
@@ -104,6 +113,7 @@ done
 ((VERIFY && QUICK)) && usage
 [[ -n $MAX_RANKS || -n $LARGE_SIZES ]] && ((!VERIFY)) && usage
 ((CACHED && !VERIFY)) && usage
+((ALLGATHER && (QUICK || VERIFY))) && usage
 # shellcheck source=bench/smpi/collectives_eval_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/collectives_eval_lib.sh"
 START=$EPOCHREALTIME
@@ -113,6 +123,8 @@ START=$EPOCHREALTIME
 # The verified table's runs have other modes under the same names: a directory of their own.
 if ((QUICK)); then
   start_runs "$CACHE/runs-quick"
+elif ((ALLGATHER)); then
+  start_runs "$CACHE/runs-allgather"
 elif ((VERIFY)); then
   start_runs "$CACHE/runs-verify"
 else
@@ -152,7 +164,22 @@ else
              "ft256t frag 32 8" "torus256 frag 16 16" "dfly288 random 32 8")
   # SMPI's hierarchical algorithms are baselines of these 256-rank cells.
   HIER_CELLS=" ft256t bynode 64 4 | ft256t frag 64 4 | ft1024x3 frag 64 4 | ft256t frag 32 8 "
-  if ((VERIFY)); then
+  if ((ALLGATHER)); then
+    # Sizes are per rank (the receive buffer is the job's size times one): 1 MiB per rank at
+    # 256 ranks would be 256 MiB per call and hours of SMPI.
+    for cell in "${CELLS_64[@]}"; do
+      # shellcheck disable=SC2086
+      run $cell allgather 8,1024,65536,1048576
+    done
+    for cell in "ft256 bynode 64 4" "ft256t bynode 64 4" "ft256t frag 64 4" "ft1024x3 frag 64 4"; do
+      # shellcheck disable=SC2086
+      run $cell allgather 8,1024,65536
+    done
+    elapsed=$(awk -v a="$START" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')
+    python3 "$REPO/bench/smpi/allgather_report.py" --runs "$RUNS" --elapsed "$elapsed" \
+      --commit "$(commit_id)" --output "$REPO/bench/results/allgather_smpi.md" || exit 1
+    exit 0
+  elif ((VERIFY)); then
     # Per cell the MPI default and the model's choice unverified (mpi and auto) and verified,
     # all after the same warm-up calls; --max-ranks N leaves out the cells of more ranks,
     # --large-sizes LIST simulates the cells of more than 64 ranks at those sizes only (their

@@ -1,6 +1,6 @@
 // Times libtoporr's real collectives against the MPI library's own, inside SimGrid SMPI.
 //
-//   toporr_collective_time --collective allreduce|bcast --sizes B1,B2,...
+//   toporr_collective_time --collective allreduce|bcast|allgather --sizes B1,B2,...
 //                          --modes MODE,MODE,... [--iters K] [--warmups N] [--print-hosts]
 //
 // Built by bench/smpi/build_libtoporr_smpi.sh together with the library's sources (so every
@@ -9,10 +9,11 @@
 // machine's own host name) and TOPORR_REPORT (the decisions, checked by the caller).
 //
 // Modes, each timed at every size:
-//   mpi          MPI_Allreduce / MPI_Bcast on MPI_COMM_WORLD in launch order: the MPI
-//                library's default (SMPI's collective selector, e.g. smpi/coll-selector:ompi)
-//   auto         toporr_allreduce / toporr_bcast (client/toporr.h) with TOPORR_ALG_AUTO:
-//                toporr's selection of algorithm and order
+//   mpi          MPI_Allreduce / MPI_Bcast / MPI_Allgather on MPI_COMM_WORLD in launch order:
+//                the MPI library's default (SMPI's collective selector, e.g.
+//                smpi/coll-selector:ompi)
+//   auto         toporr_allreduce / toporr_bcast / toporr_allgather (client/toporr.h) with
+//                TOPORR_ALG_AUTO: toporr's selection of algorithm and order
 //   NAME         the same call forcing the algorithm NAME (mapping/schedules/pattern.h names,
 //   through
 //                the C API's algorithm argument); a NAME that is no such algorithm is
@@ -29,7 +30,8 @@
 //   NAME@launch  toporr's own implementation of NAME (client/mpi/coll/) called
 //                directly on MPI_COMM_WORLD: the algorithm on the launch order, with no
 //                decision and no reordering (bcast: binomial, binary_tree, knomial,
-//                scatter_allgather; allreduce: ring, recursive_doubling, rabenseifner) — what
+//                scatter_allgather; allreduce: ring, recursive_doubling, rabenseifner;
+//                allgather: ring, recursive_doubling) — what
 //                NAME forced gains from toporr's order is NAME / NAME@launch.
 // Any other NAME is reported as
 //   skip collective=C mode=NAME reason="..."
@@ -52,9 +54,11 @@
 // (~9 us) showed as a 2 % difference between two runs of the same MPI_Allreduce (toporr's
 // library call and the mpi mode); after three they time alike to the nanosecond. (Several
 // timed calls would hide the skew too, but back-to-back bcasts pipeline.) Allreduce is in
-// place. Payloads come from SMPI_SHARED_MALLOC and the reduction operator is a commutative
-// do-nothing MPI_Op (only communication is simulated; the sum's real arithmetic would cost minutes
-// of wall time at 256 ranks x 64 MiB and is not timed anyway).
+// place, and so is allgather (MPI_IN_PLACE: each rank's block already at its place in the
+// receive buffer); an allgather size is the block of one rank (MPI's sendcount), its receive
+// buffer the job's size times that. Payloads come from SMPI_SHARED_MALLOC and the reduction
+// operator is a commutative do-nothing MPI_Op (only communication is simulated; the sum's real
+// arithmetic would cost minutes of wall time at 256 ranks x 64 MiB and is not timed anyway).
 #include <mpi.h>
 
 #include <algorithm>
@@ -70,6 +74,7 @@
 #include "client/cost_file.h"
 #include "client/job_layout.h"
 #include "client/launch_files.h"
+#include "client/mpi/coll/allgather.h"
 #include "client/mpi/coll/allreduce.h"
 #include "client/mpi/coll/bcast.h"
 #include "client/toporr.h"
@@ -142,8 +147,9 @@ bool ParseArgs(int argc, char** argv, Args* args, std::string* error) {
       return false;
     }
   }
-  if (args->collective != "allreduce" && args->collective != "bcast") {
-    *error = "--collective must be allreduce or bcast";
+  if (args->collective != "allreduce" && args->collective != "bcast" &&
+      args->collective != "allgather") {
+    *error = "--collective must be allreduce, bcast or allgather";
     return false;
   }
   if (args->sizes.empty() || args->modes.empty()) {
@@ -261,8 +267,9 @@ absl::StatusOr<std::vector<int32_t>> ScotchOrder(const Args& args, long long byt
     return absl::InvalidArgumentError("TOPORR_HOSTMAP does not list one host per rank");
   }
   ASSIGN_OR_RETURN(m::RankDistance distance, m::RankDistance::Create(placement, costs));
-  const m::Collective collective =
-      args.collective == "allreduce" ? m::Collective::kAllreduce : m::Collective::kBcast;
+  const m::Collective collective = args.collective == "allreduce" ? m::Collective::kAllreduce
+                                   : args.collective == "bcast"   ? m::Collective::kBcast
+                                                                  : m::Collective::kAllgather;
   ASSIGN_OR_RETURN(m::LibraryChoice choice,
                    m::LibraryDefault(m::LibraryRules::kSmpiOmpi, collective, size,
                                      std::max(1LL, bytes / 8), 8, 0));
@@ -304,6 +311,7 @@ bool LaunchOrderAlgorithm(const std::string& collective, const std::string& name
     return name == "binomial" || name == "binary_tree" || name == "knomial" ||
            name == "scatter_allgather";
   }
+  if (collective == "allgather") return name == "ring" || name == "recursive_doubling";
   return name == "ring" || name == "recursive_doubling" || name == "rabenseifner";
 }
 
@@ -317,6 +325,14 @@ int RunOnLaunchOrder(const std::string& collective, const std::string& name, voi
     if (name == "knomial") return coll::BcastKnomial(buffer, count, MPI_DOUBLE, 0, w, 4);
     return coll::BcastScatterAllgather(buffer, count, MPI_DOUBLE, 0, w);
   }
+  if (collective == "allgather") {
+    if (name == "ring") {
+      return coll::AllgatherRing(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buffer, count, MPI_DOUBLE, w,
+                                 nullptr);
+    }
+    return coll::AllgatherRecursiveDoubling(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buffer, count,
+                                            MPI_DOUBLE, w, nullptr);
+  }
   if (name == "ring") return coll::AllreduceRing(MPI_IN_PLACE, buffer, count, MPI_DOUBLE, op, w);
   if (name == "rabenseifner") {
     return coll::AllreduceRabenseifner(MPI_IN_PLACE, buffer, count, MPI_DOUBLE, op, w);
@@ -329,6 +345,15 @@ int RunOnLaunchOrder(const std::string& collective, const std::string& name, voi
 // `comm`: where the MPI default runs (MPI_COMM_WORLD, or Scotch's order for `scotch`).
 int RunOnce(const Args& args, const std::string& mode, toporr_algorithm algorithm, void* buffer,
             int count, MPI_Op op, MPI_Comm comm) {
+  if (args.collective == "allgather") {
+    if (mode == "scotch" || mode == "mpi") {
+      return MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buffer, count, MPI_DOUBLE, comm);
+    }
+    if (mode.find("@launch") == std::string::npos) {
+      return toporr_allgather(nullptr, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buffer, count,
+                              MPI_DOUBLE, MPI_COMM_WORLD, algorithm);
+    }
+  }
   if (mode == "scotch") {
     return args.collective == "allreduce"
                ? MPI_Allreduce(MPI_IN_PLACE, buffer, count, MPI_DOUBLE, op, comm)
@@ -416,7 +441,7 @@ int main(int argc, char** argv) {
     if (rank == 0) {
       std::fprintf(stderr,
                    "toporr_collective_time: %s\nusage: toporr_collective_time --collective "
-                   "allreduce|bcast --sizes B,... --modes mpi,auto,candidates,NAME,... "
+                   "allreduce|bcast|allgather --sizes B,... --modes mpi,auto,candidates,NAME,... "
                    "[--iters K] [--warmups N] [--print-hosts]\n",
                    error.c_str());
     }
@@ -435,6 +460,7 @@ int main(int argc, char** argv) {
 
   long long max_bytes = 0;
   for (long long s : args.sizes) max_bytes = s > max_bytes ? s : max_bytes;
+  if (args.collective == "allgather") max_bytes *= size;  // every rank's block
   void* buffer = SMPI_SHARED_MALLOC(max_bytes);
   MPI_Op keep_data = MPI_OP_NULL;
   MPI_Op_create(&KeepData, /*commute=*/1, &keep_data);

@@ -231,9 +231,10 @@ absl::Status WriteOutputFile(const std::string& path, const std::string& text) {
   return absl::OkStatus();
 }
 
-// `graph` embedded as libtoporr embeds a process graph (client/graph_plan.h), on the same
-// placement and costs as a collective's plan; the launcher files asked for are written, their
-// header comments naming `what`.
+// `graph` embedded as libtoporr embeds it (client/graph_plan.h: PlanTraffic for `what` ==
+// "traffic", PlanGraph for a topology function's graph), on the same placement and costs as a
+// collective's plan; the launcher files asked for are written, their header comments naming
+// `what`.
 absl::StatusOr<GraphPlanJob> PlanGraphForJob(const PlanArgs& p, const JobHosts& hosts,
                                              const mapping::Placement& placement,
                                              const JobCosts& costs,
@@ -241,7 +242,12 @@ absl::StatusOr<GraphPlanJob> PlanGraphForJob(const PlanArgs& p, const JobHosts& 
                                              const mapping::CommGraph& graph,
                                              std::string_view what) {
   GraphPlanJob job;
-  ASSIGN_OR_RETURN(job.embedding, PlanGraph(graph, placement, *costs.costs, intra));
+  if (what == "traffic") {
+    ASSIGN_OR_RETURN(job.embedding,
+                     PlanTraffic(graph, placement, *costs.costs, costs.routes.get(), intra));
+  } else {
+    ASSIGN_OR_RETURN(job.embedding, PlanGraph(graph, placement, *costs.costs, intra));
+  }
   const std::vector<int32_t>& order = job.embedding.mapping;
   RETURN_IF_ERROR(WriteOutputFile(p.rankfile_out, Rankfile(order, what, placement, hosts)));
   RETURN_IF_ERROR(WriteOutputFile(p.hostfile_out, ReorderedHostfile(order, placement, hosts)));
@@ -391,8 +397,9 @@ std::vector<Command> PlanCommands() {
                        traffic, recorded in an earlier run of the same size with
                        TOPORR_PROFILE=PROFILE: its point-to-point and one-sided bytes per
                        rank pair plus its collectives as the library's algorithms move them
-                       (--mpi-library, default openmpi), embedded as --cart's grid; never
-                       predicted slower than the launch order. --machinefile (--cart and
+                       (--mpi-library, default openmpi), judged as sent all at once (a
+                       host's ranks share its link); a new order only when predicted at
+                       least 2 % faster. --machinefile (--cart and
                        --traffic) writes an MPICH machinefile (`mpiexec -f OUT`)
 )",
            RunPlan}};

@@ -221,8 +221,8 @@ TEST_F(CartPlanTest, TrafficPlanPutsTheProfilesPairsTogetherAndWritesEveryLaunch
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_THAT(text.out, StartsWith(absl::StrCat("traffic of ", profile,
                                                 " over 16 ranks on 8 hosts; costs from fabric")));
-  EXPECT_THAT(text.out, HasSubstr("predicted cost (the profile's bytes per rank pair as one "
-                                  "message each): before "));
+  EXPECT_THAT(text.out, HasSubstr("predicted cost (the profile's traffic sent at once, sharing "
+                                  "links): before "));
 }
 
 TEST_F(CartPlanTest, TrafficPlanKeepsAnOrderNothingBeats) {

@@ -263,7 +263,7 @@ void TrafficText(const TrafficPlanReport& r, std::ostream& out) {
     out << "; " << r.unmodelled_calls << " collective calls on inter-communicators left out";
   }
   out << "\n";
-  EmbeddingText(r.job, "the profile's bytes per rank pair as one message each", "", out);
+  EmbeddingText(r.job, "the profile's traffic sent at once, sharing links", "", out);
 }
 
 }  // namespace

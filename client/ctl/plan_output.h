@@ -61,10 +61,10 @@ Reply CartPlanReply(CartPlanReport report);
 // traffic profile (client/traffic_graph.h) onto its hosts. JSON: "traffic" {"profile",
 // "p2p_bytes", "rma_bytes", "collective_bytes", "unmodelled_calls", "edges"}, then the
 // fields of --cart from "ranks" on ("ranks", "hosts", "cost_source", "embedder",
-// "reordered", "speedup", "before", "after", "new_order", "candidates"). time_ns is the
-// predicted communication time of the profiled run: the sum over the graph's edges of one
-// message of the edge's bytes, contention-free (a volume model that ranks orders, not a
-// forecast of the run's time).
+// "reordered", "speedup", "before", "after", "new_order", "candidates"). time_ns is
+// PlanTraffic's prediction (client/graph_plan.h): the profiled traffic sent at once, each rank
+// pair's bytes one message, sharing host links (and the fabric's, with routes) — a measure
+// that ranks orders, not a forecast of the run's time.
 struct TrafficPlanReport {
   std::string profile;  // the file read
   int64_t p2p_bytes = 0, rma_bytes = 0, collective_bytes = 0, unmodelled_calls = 0;

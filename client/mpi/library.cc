@@ -172,13 +172,15 @@ absl::StatusOr<mapping::CommGraph> LoadTrafficGraph(const char* path, int size) 
   return std::move(traffic.graph);
 }
 
-// GraphPlanner for the graph rank 0 loaded, or the reason it has none.
+// PlanTraffic (client/graph_plan.h) for the graph rank 0 loaded, or the reason it has none.
 Planner TrafficPlanner(const absl::StatusOr<mapping::CommGraph>* graph) {
   return [graph](const mapping::Placement& placement, const mapping::HostCostMatrix& costs,
                  const mapping::RouteSource* routes,
                  const mapping::IntraHostModel& intra) -> absl::StatusOr<PlannedOrder> {
     if (!graph->ok()) return graph->status();
-    return GraphPlanner(&**graph)(placement, costs, routes, intra);
+    ASSIGN_OR_RETURN(mapping::Embedding e, PlanTraffic(**graph, placement, costs, routes, intra));
+    return PlannedOrder{e.mapping, std::string(mapping::EmbedMethodName(e.method)),
+                        e.identity_cost_ns, e.cost_ns};
   };
 }
 
