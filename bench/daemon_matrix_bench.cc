@@ -22,7 +22,7 @@
 // RPC - (fill + response + serialise + parse) is what the transport adds:
 //   BM_StepMatrixFill         HostCosts::Matrix(HOSTS) (what the server computes);
 //   BM_StepFillResponse       the matrix into a GetCostMatrixResponse (packed arrays; the
-//                             same three adds per pair as daemon/grpc_services.cc);
+//                             same three adds per pair as daemon/cost_matrices.cc);
 //   BM_StepSerialize          SerializeToString of that response;
 //   BM_StepParse              ParseFromString of those bytes (what the client does);
 //   BM_StepCompactFill        PairCosts::MatrixCompact(HOSTS) into a fresh response's byte

@@ -17,7 +17,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::toporr::testing::StatusIs;
 
-// The two forms of one matrix, filled the way the daemon fills them (grpc_services.cc).
+// The two forms of one matrix, filled the way the daemon fills them (cost_matrices.cc).
 struct Replies {
   v1::GetCostMatrixResponse arrays, compact;
 };

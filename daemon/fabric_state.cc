@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "db/content_hash.h"
+#include "fabric/fabric_diff_report.h"
 #include "mapping/costs/lft_host_costs.h"
 #include "mapping/routes/trace_check.h"
 

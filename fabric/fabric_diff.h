@@ -1,6 +1,6 @@
 // What changed between two fabric snapshots: nodes, cables, link rates, hosts, and (when both
 // snapshots carry linear forwarding tables) routes. Serves `toporrctl diff SNAP_A SNAP_B` and
-// the daemon's GetDiff RPC.
+// the daemon's GetDiff RPC (the text report: fabric_diff_report.h).
 //
 // Identity across snapshots is by GUID, never by index (node, link and host indices of two
 // Fabric values are unrelated):
@@ -170,24 +170,6 @@ struct DiffOptions {
 // (ForwardingTables::lid_port_guid).
 FabricDiff DiffFabrics(const Fabric& a, const ForwardingTables* routes_a, const Fabric& b,
                        const ForwardingTables* routes_b, const DiffOptions& options = {});
-
-struct DiffFormatOptions {
-  // Lines listed per section before "... and N more". Default 20.
-  size_t max_lines_per_section = 20;
-  // Labels for the two snapshots in the heading, e.g. "snapshot 12". Default "A" / "B".
-  std::string label_a = "A";
-  std::string label_b = "B";
-};
-
-// Human-readable report: a heading, then one section per non-empty kind of change with its
-// count and one line per change (capped), e.g.
-//   Links degraded (1):
-//     0x0002c90200500100 "MF0;leaf02" port 1 <-> 0x0002c903000e0b50 "node05 HCA-1" port 1: 4xQDR 32
-//     Gb/s -> 1xQDR 8 Gb/s
-// (one line per change), then a "Routes:" summary line with the per-switch and destination
-// sections, or "Routes: not compared ..." without tables on both sides. An empty diff reads
-// "No differences between A and B." plus the routes line.
-std::string FormatFabricDiff(const FabricDiff& diff, const DiffFormatOptions& options = {});
 
 }  // namespace toporr::fabric
 

@@ -10,6 +10,7 @@
 #include "common/status_matchers.h"
 #include "common/test_data.h"
 #include "fabric/fabric.h"
+#include "fabric/fabric_diff_report.h"
 #include "fabric/forwarding_tables.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -17,7 +17,7 @@ import os
 import statistics
 import sys
 
-from smpi_runs import read_cells, read_decisions
+from collectives_runs import read_cells, read_decisions
 
 SIZE_NAMES = {8: "8 B", 1024: "1 KiB", 65536: "64 KiB", 1048576: "1 MiB"}
 FABRIC_NAMES = {"bundled16": "bundled-16h", "ft256": "ft256-full", "ft256t": "ft256-4:1",

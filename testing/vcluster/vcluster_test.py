@@ -36,6 +36,8 @@ import unittest
 ROOT = os.getcwd()
 os.environ["PATH"] = os.environ.get("PATH", "/usr/bin:/bin") + ":/usr/local/sbin:/usr/sbin:/sbin"
 VC = os.path.join(ROOT, "testing/vcluster/vcluster.py")
+VC_MODULES = [os.path.join(ROOT, "testing/vcluster", m)  # imported by vcluster.py
+              for m in ("vcluster_build.py", "vcluster_state.py")]
 TOPORRD = os.path.join(ROOT, "daemon/toporrd")
 TOPORRCTL = os.path.join(ROOT, "client/ctl/toporrctl")
 CHECK_SRC = os.path.join(ROOT, "client/mpi/testing/toporr_check.c")
@@ -179,7 +181,7 @@ class VclusterTest(unittest.TestCase):
         self.assertIn(f"cluster '{NAME}' exists already", p.stderr)
         public = tempfile.mkdtemp(prefix="vcluster_test.public.")  # readable by nobody
         os.chmod(public, 0o755)
-        subprocess.run(["cp", VC, public], check=True)
+        subprocess.run(["cp", VC] + VC_MODULES + [public], check=True)
         p = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
                             sys.executable, os.path.join(public, "vcluster.py"), "up", "--name",
                             "nobody1", "--no-fabric"], capture_output=True, text=True, timeout=60)
