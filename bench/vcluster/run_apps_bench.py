@@ -1,0 +1,796 @@
+#!/usr/bin/env python3
+"""Measured application time with toporr on the virtual cluster: real MPI applications from
+Debian's packages (LAMMPS, HPCC), unchanged, under real Open MPI over the emulated network of
+testing/vcluster (hosts as namespaces, tbf-shaped host links and leaf uplinks, toporrd on the
+head node).
+
+    bench/vcluster/run_apps_bench.py [--quick] [--reps 5] [--hpcc-reps 3]
+        [--profiles tapered,full] [--placements roundrobin,fragmented] [--apps lammps,hpcc]
+        [--hpcc-cells tapered-roundrobin] [--host-mbit 400] [--raw DIR] [--results DIR]
+    bench/vcluster/run_apps_bench.py --report-only --raw DIR
+
+For each fabric profile (4:1 tapered, full bisection), placement (node round-robin,
+scheduler-fragmented) and application, one cell: first a profiled run of the application in
+the launch order (LD_PRELOAD=libtoporr_pmpi.so, TOPORR_PROFILE, toporr otherwise disabled),
+then `toporrctl plan --traffic` on it with the costs of the cluster's toporrd, then --reps
+repetitions of four variants in an order shuffled per repetition:
+
+    default   the application in the launch order, nothing of toporr loaded
+    profiled  the application in the order `toporrctl plan --traffic` wrote (--hostfile-out)
+    dropin    the launch order under LD_PRELOAD=libtoporr_pmpi.so (toporr's topology
+              functions and collectives, rows from toporrd over TCP)
+    both      the planned order and the drop-in
+
+Every run records where each rank ran (checked against the hostfile), the application's own
+timers and output, which is compared with the default run of the same repetition. Ratios are
+per repetition and paired (default time / variant time, > 1: the variant is faster), reported
+as median [q1, q3]. Raw outputs go to --raw (a finished cell is not rerun); the report to
+bench/results/apps_vcluster.md. Needs root (the cluster), Debian's Open MPI, lammps and hpcc.
+"""
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+VC = os.path.join(REPO, "testing/vcluster/vcluster.py")
+RESULTS = os.path.join(REPO, "bench/results")
+NAME = "vapps"
+STATE_ROOT = os.environ.get("VCLUSTER_STATE_ROOT", "/run/toporr-vcluster")
+HOSTS = [f"node{i:02d}" for i in range(1, 9)]
+# A scheduler that hands out free nodes alternating between the two leaves.
+FRAGMENTED = ["node01", "node05", "node02", "node06", "node03", "node07", "node04", "node08"]
+VARIANTS = ["default", "profiled", "dropin", "both"]
+HOST_MBIT = 400  # --host-mbit
+LMP = "/usr/bin/lmp"
+HPCC = "/usr/bin/hpcc"
+HPCC_EXAMPLE = "/usr/share/doc/hpcc/examples/_hpccinf.txt"
+# Thermo values of a variant against the default run of the same repetition: equal within
+# this relative difference (the trajectory is the same; a reduction in another order may
+# change the last printed digit of a sum).
+THERMO_RTOL = 1e-6
+
+# The LJ benchmark of LAMMPS (bench/in.lj) on a smaller box: 8^3 fcc cells = 2,048 atoms,
+# 128 per rank at 16 ranks, so that each step's halo exchange is large against its compute.
+LAMMPS_INPUT = """# 3d Lennard-Jones melt: LAMMPS's bench/in.lj with a box of ${s}^3 fcc cells
+variable        s index 8
+variable        n index 500
+units           lj
+atom_style      atomic
+lattice         fcc 0.8442
+region          box block 0 ${s} 0 ${s} 0 ${s}
+create_box      1 box
+create_atoms    1 box
+mass            1 1.0
+velocity        all create 1.44 87287 loop geom
+pair_style      lj/cut 2.5
+pair_coeff      1 1 1.0 1.0 2.5
+neighbor        0.3 bin
+neigh_modify    delay 0 every 20 check no
+fix             1 all nve
+thermo          50
+run             ${n}
+"""
+LAMMPS_STEPS = 500
+HPCC_N = 800  # HPL's matrix order; HPCC sizes PTRANS, RandomAccess and FFT from it
+HPCC_GRIDS = {16: (4, 4), 8: (2, 4)}
+# HPCC's MPI-parallel tests with their own timers; their sum is HPCC's time here.
+HPCC_TIMES = ["HPL_time", "PTRANS_time", "MPIRandomAccess_time", "MPIRandomAccess_LCG_time"]
+# Rates (larger is better) reported beside them.
+HPCC_RATES = ["HPL_Tflops", "PTRANS_GBs", "MPIRandomAccess_GUPs", "MPIFFT_Gflops",
+              "NaturallyOrderedRingBandwidth_GBytes", "RandomlyOrderedRingBandwidth_GBytes"]
+
+# Rank wrapper: records the host each rank runs on, then runs the application, preloaded
+# when the variant asks (set here, not through mpirun, so that only the application loads it).
+WRAPPER = """#!/bin/sh
+hostname > "$APPS_WHERE.$OMPI_COMM_WORLD_RANK"
+if [ -n "$APPS_PRELOAD" ]; then
+    LD_PRELOAD="$APPS_PRELOAD"
+    export LD_PRELOAD
+fi
+exec "$@"
+"""
+
+os.environ.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+
+
+def log(msg):
+    print(f"apps-bench: {msg}", file=sys.stderr, flush=True)
+
+
+def run(cmd, **kw):
+    kw.setdefault("check", True)
+    return subprocess.run([str(c) for c in cmd], **kw)
+
+
+def placement(name, ranks):
+    """Host of each rank in launch order."""
+    per = ranks // len(HOSTS)
+    if name == "roundrobin":
+        return [HOSTS[r % len(HOSTS)] for r in range(ranks)]
+    if name == "fragmented":
+        return [FRAGMENTED[r // per] for r in range(ranks)]
+    raise ValueError(name)
+
+
+def build():
+    targets = ["//daemon:toporrd", "//client/ctl:toporrctl",
+               "//client/mpi/openmpi:libtoporr.so", "//client/mpi/openmpi:libtoporr_pmpi.so"]
+    run(["bazel", "build", "-c", "opt"] + targets, cwd=REPO)
+    return run(["bazel", "info", "-c", "opt", "bazel-bin"], cwd=REPO, capture_output=True,
+               text=True).stdout.strip()
+
+
+def available_apps(wanted):
+    """app -> None when it can run, else why it is skipped."""
+    why = {}
+    for app in wanted:
+        if app == "lammps":
+            why[app] = None if os.access(LMP, os.X_OK) else f"{LMP} not found"
+        elif app == "hpcc":
+            if not os.access(HPCC, os.X_OK):
+                why[app] = f"{HPCC} not found"
+            elif not os.path.exists(HPCC_EXAMPLE):
+                why[app] = f"{HPCC_EXAMPLE} (the input template) not found"
+            else:
+                why[app] = None
+        else:
+            raise ValueError(app)
+    return why
+
+
+def hpcc_input(ranks):
+    """Debian's example hpccinf.txt with the matrix order and process grid of this job."""
+    p, q = HPCC_GRIDS[ranks]
+    lines = open(HPCC_EXAMPLE).read().split("\n")
+    # Lines 6, 11 and 12 (1-based) hold Ns, Ps and Qs.
+    lines[5] = f"{HPCC_N:<12} Ns"
+    lines[10] = f"{p:<12} Ps"
+    lines[11] = f"{q:<12} Qs"
+    return "\n".join(lines)
+
+
+# ---- parsing the applications' output ----
+
+def parse_lammps(text):
+    out = {"thermo": [], "ok": False}
+    m = re.search(r"^Loop time of ([0-9.eE+-]+) on (\d+) procs for (\d+) steps", text, re.M)
+    if m:
+        out["time_s"] = float(m.group(1))
+        out["ok"] = True
+    m = re.search(r"^Comm\s*\|\s*([0-9.eE+-]+)\s*\|\s*([0-9.eE+-]+)\s*\|\s*([0-9.eE+-]+)"
+                  r"\s*\|\s*([0-9.eE+-]+)\s*\|\s*([0-9.eE+-]+)", text, re.M)
+    if m:
+        out["comm_s"] = float(m.group(2))
+        out["comm_pct"] = float(m.group(5))
+    inside = False
+    for line in text.splitlines():
+        if line.startswith("Step "):
+            inside = True
+            continue
+        if line.startswith("Loop time"):
+            inside = False
+        if inside:
+            f = line.split()
+            try:
+                out["thermo"].append([float(x) for x in f])
+            except ValueError:
+                pass
+    return out
+
+
+def parse_hpcc(text):
+    kv = {}
+    m = re.search(r"Begin of Summary section\.\n(.*?)End of Summary section", text, re.S)
+    if m:
+        for line in m.group(1).splitlines():
+            if "=" in line:
+                k, v = line.split("=", 1)
+                try:
+                    kv[k.strip()] = float(v)
+                except ValueError:
+                    kv[k.strip()] = v.strip()
+    out = {"ok": bool(kv) and all(k in kv for k in HPCC_TIMES)}
+    if out["ok"]:
+        out["time_s"] = sum(kv[k] for k in HPCC_TIMES)
+        for k in HPCC_TIMES + HPCC_RATES:
+            out[k] = kv.get(k)
+    # HPCC's own verdicts: RandomAccess's "(passed)", HPL's and PTRANS's "PASSED" rows, the
+    # counts of runs that failed their residual checks, STREAM's validation.
+    out["verdicts"] = ([w for w in re.findall(r"\((passed|failed)\)", text)] +
+                       [w.lower() for w in re.findall(r"\b(PASSED|FAILED)\b", text)] +
+                       ["failed" if int(n) else "passed" for n in
+                        re.findall(r"(\d+) tests completed and failed residual checks", text)] +
+                       ["passed" for _ in re.findall(r"Solution Validates", text)] +
+                       ["failed" for _ in re.findall(r"Failed Validation", text)])
+    out["success"] = kv.get("Success")
+    return out
+
+
+def thermo_diff(a, b):
+    """Largest relative difference between two runs' thermo tables; None if their shapes
+    differ (another number of lines or columns: a mismatch)."""
+    if len(a) != len(b) or not a:
+        return None
+    worst = 0.0
+    for ra, rb in zip(a, b):
+        if len(ra) != len(rb):
+            return None
+        for x, y in zip(ra, rb):
+            scale = max(abs(x), abs(y))
+            if scale > 0:
+                worst = max(worst, abs(x - y) / scale)
+    return worst
+
+
+def check_output(app, run_out, default_out):
+    """(correct, detail) of a run against the default run of the same repetition."""
+    if not run_out.get("ok"):
+        return False, "no result"
+    if app == "lammps":
+        d = thermo_diff(run_out["thermo"], default_out["thermo"]) if default_out.get("ok") \
+            else None
+        if d is None:
+            return False, "thermo lines differ in shape"
+        return d <= THERMO_RTOL, f"max rel diff {d:.1e}"
+    ok = run_out["success"] == 1 and "failed" not in run_out["verdicts"]
+    same = run_out["verdicts"] == default_out.get("verdicts")
+    return ok and same, ("" if ok else "HPCC reports a failure; ") + (
+        "" if same else "verdicts differ from the default run's")
+
+
+def profile_bytes(path):
+    """p2p, rma and collective bytes of a traffic profile."""
+    p2p = rma = coll = 0
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if w and w[0] == "p2p":
+                p2p += int(w[3])
+            elif w and w[0] == "rma":
+                rma += int(w[3]) + int(w[4])
+            elif w and w[0] == "coll":
+                coll += int(w[4])
+    return {"p2p": p2p, "rma": rma, "coll": coll}
+
+
+# ---- running ----
+
+class Cell:
+    def __init__(self, profile, app, ranks, pl, reps):
+        self.profile, self.app, self.ranks, self.pl, self.reps = profile, app, ranks, pl, reps
+        self.tag = f"{profile}-{app}-{ranks}-{pl}"
+
+
+def app_argv(app, workdir):
+    if app == "lammps":
+        return [LMP, "-in", os.path.join(workdir, "in.lj"), "-log", "none", "-var", "n",
+                str(LAMMPS_STEPS)]
+    return [HPCC]
+
+
+def run_app(cell, rundir, hosts, env, preload, binroot, wrapper, args):
+    """One launch of the application; returns its parsed output and the run's record."""
+    shutil.rmtree(rundir, ignore_errors=True)
+    os.makedirs(rundir)
+    hostfile = os.path.join(rundir, "hosts")
+    with open(hostfile, "w") as f:
+        f.write("".join(h + "\n" for h in hosts))
+    if cell.app == "lammps":
+        with open(os.path.join(rundir, "in.lj"), "w") as f:
+            f.write(LAMMPS_INPUT)
+    else:
+        with open(os.path.join(rundir, "hpccinf.txt"), "w") as f:
+            f.write(hpcc_input(cell.ranks))
+    where = os.path.join(rundir, "where")
+    # One-sided components as client/mpi/testing/profile_test.py uses them, for every variant.
+    env = dict(env, APPS_WHERE=where, OMPI_MCA_osc="sm,pt2pt")
+    if preload:
+        env["APPS_PRELOAD"] = os.path.join(binroot, "client/mpi/openmpi/libtoporr_pmpi.so")
+    cmd = [sys.executable, VC, "mpirun", "--name", NAME, "openmpi", "--hostfile", hostfile,
+           "--mca", "rmaps", "seq", "-np", str(cell.ranks), "--bind-to", "none"]
+    for k, v in sorted(env.items()):
+        cmd += ["-x", f"{k}={v}"]
+    cmd += [wrapper] + app_argv(cell.app, rundir)
+    load0 = os.getloadavg()[0]
+    t0 = time.monotonic()
+    p = run(cmd, check=False, capture_output=True, text=True, cwd=rundir,
+            timeout=args.run_timeout)
+    wall = time.monotonic() - t0
+    with open(os.path.join(rundir, "stdout"), "w") as f:
+        f.write(p.stdout)
+    with open(os.path.join(rundir, "stderr"), "w") as f:
+        f.write(p.stderr)
+    if p.returncode != 0:
+        raise RuntimeError(f"{cell.tag} {rundir}: exit {p.returncode}\n{p.stdout[-1500:]}\n"
+                           f"{p.stderr[-1500:]}")
+    if "cannot be preloaded" in p.stderr:
+        raise RuntimeError(f"{cell.tag} {rundir}: the drop-in was not loaded\n{p.stderr[-800:]}")
+    ran = []
+    for r in range(cell.ranks):
+        try:
+            with open(f"{where}.{r}") as f:
+                ran.append(f.read().strip())
+        except OSError:
+            ran.append(None)
+    if ran != hosts:
+        raise RuntimeError(f"{cell.tag} {rundir}: ranks ran on {ran}, asked {hosts}")
+    if cell.app == "lammps":
+        out = parse_lammps(p.stdout)
+    else:
+        path = os.path.join(rundir, "hpccoutf.txt")
+        out = parse_hpcc(open(path).read() if os.path.exists(path) else "")
+    rec = {"wall_s": round(wall, 2), "load1": [round(load0, 2), round(os.getloadavg()[0], 2)]}
+    return out, rec
+
+
+def plan(cell, state_dir, binroot, cdir, hosts, prof):
+    """toporrctl plan --traffic from the daemon on the head node; the planned hosts."""
+    distinct = list(dict.fromkeys(hosts))
+    hostfile = os.path.join(cdir, "plan.hosts")
+    ranksfile = os.path.join(cdir, "plan.ranks")
+    out = os.path.join(cdir, "planned.hosts")
+    with open(hostfile, "w") as f:
+        f.write("".join(f"{h} slots={hosts.count(h)}\n" for h in distinct))
+    with open(ranksfile, "w") as f:
+        f.write("".join(h + "\n" for h in hosts))
+    p = run([sys.executable, VC, "exec", "--name", NAME, "head", "--", "env",
+             f"TOPORR_CONFIG={os.path.join(state_dir, 'client.conf')}",
+             os.path.join(binroot, "client/ctl/toporrctl"), "--json", "plan", "--hostfile",
+             hostfile, "--ranks", ranksfile, "--traffic", prof, "--hostfile-out", out],
+            capture_output=True, text=True, check=False, timeout=120)
+    if p.returncode != 0:
+        raise RuntimeError(f"{cell.tag}: toporrctl plan failed: {p.stderr.strip()[-1000:]}")
+    with open(os.path.join(cdir, "plan.json"), "w") as f:
+        f.write(p.stdout)
+    with open(out) as f:
+        planned = [l.strip() for l in f if l.strip() and not l.startswith("#")]
+    if sorted(planned) != sorted(hosts):
+        raise RuntimeError(f"{cell.tag}: planned hosts {planned} are not the job's {hosts}")
+    return planned
+
+
+def measure_cell(cell, args, binroot, wrapper, state_dir):
+    cdir = os.path.join(args.raw, cell.tag)
+    shutil.rmtree(cdir, ignore_errors=True)
+    os.makedirs(cdir)
+    hosts = placement(cell.pl, cell.ranks)
+    records = []
+    # The profiled run (also the cell's warm-up; not reported as a variant).
+    prof = os.path.join(cdir, "traffic.prof")
+    out, rec = run_app(cell, os.path.join(cdir, "run-profile"), hosts,
+                       {"TOPORR_PROFILE": prof, "TOPORR_DISABLE": "1"}, True, binroot, wrapper,
+                       args)
+    if not os.path.exists(prof):
+        raise RuntimeError(f"{cell.tag}: the profiled run wrote no {prof}")
+    records.append(dict(kind="profile_run", **rec, time_s=out.get("time_s"),
+                        bytes=profile_bytes(prof)))
+    planned = plan(cell, state_dir, binroot, cdir, hosts, prof)
+    pj = json.load(open(os.path.join(cdir, "plan.json")))
+    records.append({"kind": "plan", "launch": hosts, "planned": planned,
+                    "new_order": pj.get("new_order"), "speedup": pj.get("speedup"),
+                    "reordered": pj.get("reordered"),
+                    "before_ns": (pj.get("before") or {}).get("time_ns"),
+                    "after_ns": (pj.get("after") or {}).get("time_ns")})
+    dropin_env = {"TOPORR_CONFIG": os.path.join(state_dir, "client.conf"),
+                  "TOPORR_SOCKET": "/nonexistent", "TOPORR_DEADLINE_MS": "5000"}
+    rng = random.Random(cell.tag)
+    for rep in range(cell.reps):
+        order = VARIANTS[:]
+        rng.shuffle(order)
+        outs = {}
+        for v in order:
+            env = dict(dropin_env, TOPORR_REPORT=os.path.join(cdir, f"report-{v}.jsonl")) \
+                if v in ("dropin", "both") else {}
+            h = planned if v in ("profiled", "both") else hosts
+            outs[v], rec = run_app(cell, os.path.join(cdir, f"run-{rep}-{v}"), h, env,
+                                   v in ("dropin", "both"), binroot, wrapper, args)
+            rec.update(kind="run", rep=rep, variant=v, position=order.index(v))
+            rec.update({k: x for k, x in outs[v].items() if k not in ("thermo", "verdicts")})
+            records.append(rec)
+            log(f"  {cell.tag} rep {rep} {v}: {outs[v].get('time_s')} s (wall {rec['wall_s']} s,"
+                f" load {rec['load1'][0]})")
+        for r in records:
+            if r.get("kind") == "run" and r["rep"] == rep:
+                ok, detail = check_output(cell.app, outs[r["variant"]], outs["default"])
+                r["correct"], r["check"] = ok, detail
+    with open(os.path.join(cdir, "cell.jsonl.tmp"), "w") as f:
+        f.write("".join(json.dumps(r) + "\n" for r in records))
+    os.replace(os.path.join(cdir, "cell.jsonl.tmp"), os.path.join(cdir, "cell.jsonl"))
+
+
+def cells_of(args, skipped):
+    cells = []
+    for profile in args.profiles:
+        for pl in args.placements:
+            for app in args.apps:
+                if skipped.get(app):
+                    continue
+                if app == "hpcc" and args.hpcc_cells and f"{profile}-{pl}" not in args.hpcc_cells:
+                    continue
+                cells.append(Cell(profile, app, args.ranks, pl,
+                                  args.hpcc_reps if app == "hpcc" else args.reps))
+    return cells
+
+
+def measure(args, binroot, cells):
+    toporrd = os.path.join(binroot, "daemon/toporrd")
+    toporrctl = os.path.join(binroot, "client/ctl/toporrctl")
+    wrapper = os.path.join(args.work, "rank.sh")
+    with open(wrapper, "w") as f:
+        f.write(WRAPPER)
+    os.chmod(wrapper, 0o755)
+    state_dir = os.path.join(STATE_ROOT, NAME)
+    start, done = time.monotonic(), 0
+    for profile in args.profiles:
+        pending = [c for c in cells if c.profile == profile and
+                   not os.path.exists(os.path.join(args.raw, c.tag, "cell.jsonl"))]
+        done += len([c for c in cells if c.profile == profile]) - len(pending)
+        if not pending:
+            continue
+        run([sys.executable, VC, "down", "--name", NAME], check=False)
+        try:
+            run([sys.executable, VC, "up", "--name", NAME, "--profile", profile, "--host-mbit",
+                 HOST_MBIT, "--toporrd", toporrd, "--toporrctl", toporrctl])
+            for cell in pending:
+                t0 = time.monotonic()
+                measure_cell(cell, args, binroot, wrapper, state_dir)
+                done += 1
+                log(f"[{done}/{len(cells)}] {cell.tag}: {time.monotonic() - t0:.0f} s (elapsed "
+                    f"{(time.monotonic() - start) / 60:.1f} min)")
+        finally:
+            run([sys.executable, VC, "down", "--name", NAME], check=False)
+
+
+# ---- report ----
+
+def quartiles(v):
+    v = sorted(v)
+    if len(v) == 1:
+        return v[0], v[0], v[0]
+    q = statistics.quantiles(v, n=4, method="inclusive")
+    return q[0], q[1], q[2]
+
+
+def load_cell(path):
+    runs, prof, pl = [], None, None
+    with open(path) as f:
+        for line in f:
+            r = json.loads(line)
+            if r["kind"] == "run":
+                runs.append(r)
+            elif r["kind"] == "profile_run":
+                prof = r
+            elif r["kind"] == "plan":
+                pl = r
+    return runs, prof, pl
+
+
+def paired(runs, var, key, larger_better=False):
+    """Per-repetition ratios default/variant of key (variant/default for rates)."""
+    by = {(r["rep"], r["variant"]): r for r in runs}
+    out = []
+    for rep in sorted({r["rep"] for r in runs}):
+        a, b = by.get((rep, "default")), by.get((rep, var))
+        if a and b and a.get(key) and b.get(key):
+            out.append(b[key] / a[key] if larger_better else a[key] / b[key])
+    return out
+
+
+def med(v):
+    return statistics.median(v) if v else None
+
+
+def fmt(x, digits=2):
+    return "—" if x is None else f"{x:.{digits}f}"
+
+
+def mb(b):
+    return f"{b / 1e6:.1f} MB"
+
+
+def decisions(path):
+    """Decisions the drop-in reported in TOPORR_REPORT (0 when it wrote none: every call
+    went to the MPI library)."""
+    n = 0
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                try:
+                    n += json.loads(line).get("event") == "decision"
+                except ValueError:
+                    pass
+    return n
+
+
+def report(args, cells, skipped):
+    rows = []
+    for cell in cells:
+        path = os.path.join(args.raw, cell.tag, "cell.jsonl")
+        if not os.path.exists(path):
+            continue
+        runs, prof, pl = load_cell(path)
+        dec = {v: decisions(os.path.join(args.raw, cell.tag, f"report-{v}.jsonl"))
+               for v in ("dropin", "both")}
+        base = [r for r in runs if r["variant"] == "default"]
+        for v in VARIANTS[1:]:
+            mine = [r for r in runs if r["variant"] == v]
+            ratios = paired(runs, v, "time_s")
+            if not ratios:
+                continue
+            q1, m, q3 = quartiles(ratios)
+            row = dict(cell=cell, variant=v, n=len(ratios), q1=q1, median=m, q3=q3,
+                       base_s=med([r["time_s"] for r in base if r.get("time_s")]),
+                       var_s=med([r["time_s"] for r in mine if r.get("time_s")]),
+                       base_comm=med([r["comm_pct"] for r in base if r.get("comm_pct")]),
+                       var_comm=med([r["comm_pct"] for r in mine if r.get("comm_pct")]),
+                       correct=sum(1 for r in mine if r.get("correct")), runs=len(mine),
+                       checks=[r.get("check", "") for r in mine],
+                       base_correct=sum(1 for r in base if r.get("correct")),
+                       base_runs=len(base), bytes=prof["bytes"], plan=pl,
+                       base_spread=None, extra={}, decisions=dec.get(v),
+                       load=med([r["load1"][0] for r in mine]),
+                       # The same code as the default run: the plan kept the launch order
+                       # (profiled), the drop-in passed every call to the library (dropin),
+                       # or both (both).
+                       aa=((v == "dropin" or not pl.get("reordered")) and
+                           (v == "profiled" or dec.get(v) == 0)))
+            bt = [r["time_s"] for r in base if r.get("time_s")]
+            if len(bt) > 1:
+                bq = quartiles(bt)
+                row["base_spread"] = (bq[2] - bq[0]) / bq[1]
+            if cell.app == "hpcc":
+                for k in HPCC_TIMES:
+                    row["extra"][k] = quartiles(paired(runs, v, k)) if paired(runs, v, k) else None
+                for k in HPCC_RATES:
+                    pr = paired(runs, v, k, larger_better=True)
+                    row["extra"][k] = quartiles(pr) if pr else None
+            rows.append(row)
+    write_report(args, rows, cells, skipped)
+    return rows
+
+
+def noise_bands(rows):
+    """app -> the 90th percentile of |1 - median| over the app's A/A cells (the same code
+    run twice), as for the collective tables."""
+    devs = {}
+    for r in rows:
+        if r["aa"]:
+            devs.setdefault(r["cell"].app, []).append(abs(1 - r["median"]))
+    return {k: sorted(v)[int(0.9 * (len(v) - 1))] for k, v in devs.items()}
+
+
+def targets(rows, skipped):
+    out = []
+    noise = noise_bands(rows)
+    band = lambda r: noise.get(r["cell"].app, 0.0)
+    tr = [r for r in rows if r["cell"].profile == "tapered" and r["cell"].pl == "roundrobin"
+          and r["variant"] == "profiled"]
+    hit = [r for r in tr if 1 - 1 / r["median"] >= 0.15 and r["median"] > 1 + band(r)]
+    out.append(("4:1 fabric, round-robin placement: at least one application >= 15 % lower run "
+                "time with the profile-driven order (median of the per-repetition ratios), by "
+                "more than the measured noise (the app's A/A band: " + ", ".join(
+                    f"{a} ±{100 * v:.0f} %" for a, v in sorted(noise.items())) + ")",
+                bool(hit), "; ".join(
+                    f"{r['cell'].app} {100 * (1 - 1 / r['median']):.0f} % lower "
+                    f"({r['median']:.2f}x [{r['q1']:.2f}, {r['q3']:.2f}]"
+                    f"{', within the noise' if r['median'] <= 1 + band(r) else ''})"
+                    for r in tr) or "no such cell measured"))
+    judged = [r for r in rows if not r["aa"]]
+    slower = [r for r in judged if r["median"] < 1 - band(r)]
+    lost = [r for r in judged if r["q3"] < 1]
+    out.append(("no application slower than the default beyond the measured noise in any cell "
+                "(as in NOTES.md: the noise of an application is the 90th percentile of the "
+                "deviations from 1 of its A/A cells' medians, the same code run twice: the "
+                "drop-in where it passed every call to the MPI library, the planned order where "
+                "the plan kept the launch order; A/A cells are not judged)",
+                not slower, f"{len(slower)} of {len(judged)} cells slower" +
+                (": " if slower else "") + "; ".join(
+                    f"{r['cell'].tag} {r['variant']} {r['median']:.2f}x "
+                    f"[{r['q1']:.2f}, {r['q3']:.2f}]" for r in slower) +
+                f"; cells whose upper quartile is below 1 (lost in more than 3 of 4 "
+                f"repetitions): {len(lost)}" + (": " if lost else "") + "; ".join(
+                    f"{r['cell'].tag} {r['variant']} {r['median']:.2f}x "
+                    f"[{r['q1']:.2f}, {r['q3']:.2f}]" for r in lost)))
+    bad = [r for r in rows if r["correct"] < r["runs"] or r["base_correct"] < r["base_runs"]]
+    out.append(("results correct: every run's output matches the default run of its "
+                f"repetition (LAMMPS: thermo lines within {THERMO_RTOL:g} relative; HPCC: its "
+                "own checks pass and give the same verdicts)", not bad,
+                f"{len(bad)} cells with a mismatch" + (": " if bad else "") + "; ".join(
+                    f"{r['cell'].tag} {r['variant']} {r['correct']}/{r['runs']} "
+                    f"({'; '.join(sorted(set(c for c in r['checks'] if c)))})" for r in bad)))
+    for app, why in skipped.items():
+        if why:
+            out.append((f"{app}", False, f"SKIPPED: {why}"))
+    return out
+
+
+def write_report(args, rows, cells, skipped):
+    os.makedirs(args.results, exist_ok=True)
+    md = os.path.join(args.results, "apps_vcluster.md")
+    hp = [c for c in cells if c.app == "hpcc"]
+    with open(md, "w") as f:
+        w = lambda s="": f.write(s + "\n")
+        w("# Measured on the virtual cluster: real applications with toporr's orders")
+        w()
+        w(f"Generated by `{args.command}`; do not edit by hand.")
+        w()
+        w("**Measured**, not simulated: Debian's LAMMPS (20220106) and HPCC (1.5.0), unchanged, "
+          f"under Open MPI 4.1 (TCP BTL between hosts, shared memory inside), {args.ranks} "
+          f"ranks on 8 hosts ({args.ranks // 8} per host) of the virtual cluster "
+          "(testing/vcluster: Linux namespace sets on one 2-core machine shared with other "
+          f"work, host links shaped to {HOST_MBIT:g} Mbit/s with `tc tbf`, two leaves of 4 "
+          f"hosts whose uplinks are 4:1 tapered (`tapered`: {HOST_MBIT:g} Mbit/s per leaf) or "
+          f"full bisection (`full`: {4 * HOST_MBIT:g} Mbit/s)), toporrd on the head node.")
+        w()
+        w("Variants, each against `default` (the application in the launch order, nothing of "
+          "toporr loaded) run in the same repetition, the four in an order shuffled per "
+          "repetition: `profiled` = the launch order `toporrctl plan --traffic` wrote from a "
+          "profiled run (`TOPORR_PROFILE`) of the same application and placement; `dropin` "
+          "= the launch order under `LD_PRELOAD=libtoporr_pmpi.so` (toporr's topology "
+          "functions and collectives, rows from toporrd); `both`. Ratio = default time / "
+          "variant time (> 1: the variant is faster), median of the per-repetition ratios "
+          "[q1, q3]; `lower` = 1 - 1/ratio, the run time saved. Times are medians over the "
+          "repetitions, from the applications' own timers: LAMMPS's `Loop time`, HPCC's "
+          f"{' + '.join(f'`{k}`' for k in HPCC_TIMES)} (its MPI-parallel tests; the "
+          "embarrassingly parallel Star/Single tests and the b_eff latency/bandwidth test, "
+          "which runs for a fixed time, are left out of it). `comm %`: LAMMPS's `Comm` row "
+          "(% of the loop time; HPCC has no communication timer: the profile's bytes "
+          "stand for its traffic). `model`: `toporrctl plan`'s predicted speedup of the "
+          "profiled traffic's communication time.")
+        w()
+        w("## Targets")
+        w()
+        for desc, met, detail in targets(rows, skipped):
+            w(f"- **{'met' if met else 'missed'}**: {desc}. {detail}")
+        w()
+        w("## Application time")
+        w()
+        w("| app | fabric | placement | variant | ratio [q1, q3] | lower | default s | "
+          "variant s | comm % (default / variant) | model | profile bytes (p2p / coll) | "
+          "correct | load |")
+        w("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for r in rows:
+            c = r["cell"]
+            pred = r["plan"].get("speedup") if r["variant"] != "dropin" else None
+            w(f"| {c.app} | {c.profile} | {c.pl} | {r['variant']}{' (A/A)' if r['aa'] else ''} | "
+              f"{r['median']:.2f} [{r['q1']:.2f}, {r['q3']:.2f}] | "
+              f"{100 * (1 - 1 / r['median']):.0f} % | {fmt(r['base_s'], 2)} | "
+              f"{fmt(r['var_s'], 2)} | {fmt(r['base_comm'], 0)} / {fmt(r['var_comm'], 0)} | "
+              f"{fmt(pred)} | {mb(r['bytes']['p2p'])} / {mb(r['bytes']['coll'])} | "
+              f"{r['correct']}/{r['runs']} | {fmt(r['load'], 0)} |")
+        w()
+        w("`(A/A)`: the variant ran the same code as the default (the drop-in reported no "
+          "decision in `TOPORR_REPORT`: every call went to the MPI library; or the plan kept "
+          "the launch order); its spread is the cell's noise. `load`: the machine's 1-minute "
+          "load average at the variant's runs' starts (median; 2 cores).")
+        w()
+        reps = sorted(set(f"{r['cell'].app} {r['n']}" for r in rows))
+        w(f"Repetitions: {', '.join(reps)}. "
+          "Spread of the default's own time per cell (interquartile range / median): " +
+          ", ".join(f"{r['cell'].tag} {100 * r['base_spread']:.0f} %" for r in rows
+                    if r["variant"] == "profiled" and r["base_spread"] is not None) + ".")
+        w()
+        hrows = [r for r in rows if r["cell"].app == "hpcc"]
+        if hrows:
+            w("## HPCC by test")
+            w()
+            w("Per test, the paired ratio (time: default / variant; rates: variant / "
+              "default; > 1: the variant is better), median [q1, q3].")
+            w()
+            keys = HPCC_TIMES + HPCC_RATES
+            w("| fabric | placement | variant | " + " | ".join(keys) + " |")
+            w("|---|---|---|" + "---|" * len(keys))
+            for r in hrows:
+                c = r["cell"]
+                cells_s = []
+                for k in keys:
+                    q = r["extra"].get(k)
+                    cells_s.append("—" if not q else f"{q[1]:.2f} [{q[0]:.2f}, {q[2]:.2f}]")
+                w(f"| {c.profile} | {c.pl} | {r['variant']} | " + " | ".join(cells_s) + " |")
+            w()
+        elif "hpcc" in args.apps and not skipped.get("hpcc"):
+            w(f"HPCC cells measured: {', '.join(c.tag for c in hp) or 'none'}.")
+            w()
+        w("## Plans")
+        w()
+        w("| cell | launch order (host of each rank) | planned order | model before / after (us) |")
+        w("|---|---|---|---|")
+        seen = set()
+        for r in rows:
+            c, p = r["cell"], r["plan"]
+            if c.tag in seen:
+                continue
+            seen.add(c.tag)
+            b, a = p.get("before_ns"), p.get("after_ns")
+            short = lambda hs: " ".join(h.replace("node0", "") for h in hs)
+            w(f"| {c.tag} | {short(p['launch'])} | {short(p['planned'])} | "
+              f"{fmt(b / 1e3 if b else None, 0)} / {fmt(a / 1e3 if a else None, 0)} |")
+        w()
+        notes = os.path.join(HERE, "NOTES.md")
+        if os.path.exists(notes):
+            text = open(notes).read()
+            m = re.search(r"^## Applications.*?(?=^## (?!#)|\Z)", text, re.S | re.M)
+            if m:
+                w(m.group(0).rstrip())
+                w()
+    log(f"wrote {md}")
+
+
+def main():
+    global HOST_MBIT, LAMMPS_STEPS
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--reps", type=int, default=5, help="repetitions per cell (LAMMPS)")
+    ap.add_argument("--hpcc-reps", type=int, default=3,
+                    help="repetitions per HPCC cell (a run takes ~2 min: b_eff runs for a "
+                         "fixed time)")
+    ap.add_argument("--profiles", default="tapered,full")
+    ap.add_argument("--placements", default="roundrobin,fragmented")
+    ap.add_argument("--apps", default="lammps,hpcc")
+    ap.add_argument("--hpcc-cells", default="tapered-roundrobin",
+                    help="PROFILE-PLACEMENT cells HPCC runs in ('' = all)")
+    ap.add_argument("--ranks", type=int, default=16, help="16 (8 hosts x 2) or 8 (8 x 1)")
+    ap.add_argument("--lammps-steps", type=int, default=LAMMPS_STEPS)
+    ap.add_argument("--quick", action="store_true",
+                    help="a smoke run: tapered, round-robin, 2 reps of LAMMPS, 1 of HPCC")
+    ap.add_argument("--raw", default="/tmp/toporr-apps-bench",
+                    help="raw results (kept between runs: a finished cell is not rerun)")
+    ap.add_argument("--host-mbit", type=float, default=HOST_MBIT,
+                    help="host link rate (default 400; uplinks follow the profile)")
+    ap.add_argument("--results", default=RESULTS, help="where the table goes")
+    ap.add_argument("--run-timeout", type=int, default=900, help="seconds per application run")
+    ap.add_argument("--report-only", action="store_true")
+    args = ap.parse_args()
+    # The command that measures (a report made again from its raw data names it too).
+    args.command = " ".join(["bench/vcluster/run_apps_bench.py"] +
+                            [a for a in sys.argv[1:] if a != "--report-only"])
+    if args.quick:
+        args.reps, args.hpcc_reps, args.profiles, args.placements = 2, 1, "tapered", "roundrobin"
+    HOST_MBIT = args.host_mbit
+    LAMMPS_STEPS = args.lammps_steps
+    args.profiles = args.profiles.split(",")
+    args.placements = args.placements.split(",")
+    args.apps = [a for a in args.apps.split(",") if a]
+    args.hpcc_cells = [c for c in args.hpcc_cells.split(",") if c]
+    if args.ranks not in (16, 8):
+        ap.error("--ranks: 16 or 8")
+    if any(a not in ("lammps", "hpcc") for a in args.apps):
+        ap.error("--apps: lammps and/or hpcc")
+    skipped = available_apps(args.apps)
+    for app, why in skipped.items():
+        if why:
+            print(f"apps-bench: {app} SKIPPED: {why}", flush=True)
+    os.makedirs(args.raw, exist_ok=True)
+    args.work = os.path.join(args.raw, "work")
+    os.makedirs(args.work, exist_ok=True)
+    cells = cells_of(args, skipped)
+
+    def on_signal(signum, _frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    # Stopped runs take the cluster down (the finally in measure); SIGKILL leaves it to
+    # `vcluster.py down --name vapps`.
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGHUP, on_signal)
+    if not args.report_only:
+        if os.geteuid() != 0:
+            sys.exit("apps-bench: must run as root (the virtual cluster)")
+        t0 = time.monotonic()
+        binroot = build()
+        measure(args, binroot, cells)
+        log(f"measured in {(time.monotonic() - t0) / 60:.1f} min")
+    report(args, cells, skipped)
+
+
+if __name__ == "__main__":
+    main()
