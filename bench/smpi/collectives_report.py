@@ -22,7 +22,7 @@ Checks (any failure: exit 1, after writing the table):
 
 Output (--output, markdown): per cell the MPI default, toporr's selection (with the chosen
 algorithm and whether it reordered), the speedup, the best forced algorithm, the
-multi-level version vs the best flat algorithm; then the targets of issue 9, the
+multi-level version vs the best flat algorithm; then the targets of the collective evaluation, the
 TOPORR_MIN_BYTES the cells support, the violations and a short summary.
 """
 
@@ -272,7 +272,7 @@ def main():
         ["MPI default ompi us", "MPI default mpich us", "toporr selected us", "toporr vs mpich"],
         lambda x: f"{x['mpi']:.1f} | {x['mpich']:.1f}")
 
-    # Targets of issue 9.
+    # The targets of the collective evaluation.
     w("## Targets (issue 9)\n")
     tapered_bcast = [x for x in rows if x["run"].fabric == "ft256t" and
                      x["run"].collective == "bcast" and x["bytes"] >= LARGE]
@@ -302,7 +302,7 @@ def main():
           f"{x['mpi']:.1f} us ({x['speedup']:.2f}x)")
     w("")
 
-    # Targets of issue 10 that this table decides (the model's pick is in model_quality_smpi.md).
+    # The model-quality targets this table decides (the model's pick is in model_quality_smpi.md).
     w("## Targets (issue 10)\n")
     contiguous = {(x["run"].fabric, x["run"].shape, x["run"].collective, x["bytes"]): x
                   for x in rows if x["run"].placement == "bycore"}
