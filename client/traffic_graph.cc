@@ -22,6 +22,11 @@ int64_t SaturatingProduct(uint64_t a, uint64_t b) {
   return static_cast<int64_t>(a * b);
 }
 
+// A profile's unsigned count as bytes, saturated at kMaxBytes.
+int64_t Clamped(uint64_t count) {
+  return static_cast<int64_t>(std::min<uint64_t>(count, kMaxBytes));
+}
+
 // Edge bytes by (from, to), added up with saturation.
 class EdgeSums {
  public:
@@ -47,24 +52,24 @@ class EdgeSums {
   absl::flat_hash_map<std::pair<int, int>, int64_t> sums_;
 };
 
-// The schedules of one call of `c` with `bytes` per call on `size` ranks, as edges between
-// communicator ranks with their bytes; `reversed` when the data flows the other way.
-struct CallPattern {
-  std::vector<mapping::WeightedEdge> edges;
-};
-
-absl::Status AddSchedule(const mapping::PatternSpec& spec, bool reversed, CallPattern* out) {
+// Appends the edges of `spec`'s schedule (communicator ranks, bytes of one call), each turned
+// around when `reversed` (the data flows the other way).
+absl::Status AddSchedule(const mapping::PatternSpec& spec, bool reversed,
+                         std::vector<mapping::WeightedEdge>* out) {
   ASSIGN_OR_RETURN(std::vector<mapping::WeightedEdge> edges, mapping::CommunicationGraph(spec));
   for (mapping::WeightedEdge e : edges) {
     if (reversed) std::swap(e.src, e.dst);
-    out->edges.push_back(e);
+    out->push_back(e);
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<CallPattern> PatternOf(ProfiledCollective c, int size, int64_t bytes,
-                                      mapping::LibraryRules rules) {
-  CallPattern pattern;
+// The edges of one call of `c` with `bytes` per call on `size` ranks, between communicator
+// ranks, as the library's algorithm moves them (traffic_graph.h).
+absl::StatusOr<std::vector<mapping::WeightedEdge>> PatternOf(ProfiledCollective c, int size,
+                                                             int64_t bytes,
+                                                             mapping::LibraryRules rules) {
+  std::vector<mapping::WeightedEdge> pattern;
   if (size < 2 || bytes <= 0) return pattern;
   auto library = [&](mapping::Collective collective) -> absl::Status {
     ASSIGN_OR_RETURN(mapping::LibraryChoice choice,
@@ -83,7 +88,7 @@ absl::StatusOr<CallPattern> PatternOf(ProfiledCollective c, int size, int64_t by
     return AddSchedule(spec, reversed, &pattern);
   };
   auto ring_next = [&](int64_t per_rank) {
-    for (int r = 0; r < size; ++r) pattern.edges.push_back({r, (r + 1) % size, per_rank});
+    for (int r = 0; r < size; ++r) pattern.push_back({r, (r + 1) % size, per_rank});
   };
   switch (c) {
     case ProfiledCollective::kBarrier:
@@ -114,7 +119,7 @@ absl::StatusOr<CallPattern> PatternOf(ProfiledCollective c, int size, int64_t by
     case ProfiledCollective::kAlltoallw:
       for (int from = 0; from < size; ++from) {
         for (int to = 0; to < size; ++to) {
-          if (from != to) pattern.edges.push_back({from, to, bytes});
+          if (from != to) pattern.push_back({from, to, bytes});
         }
       }
       break;
@@ -124,7 +129,7 @@ absl::StatusOr<CallPattern> PatternOf(ProfiledCollective c, int size, int64_t by
       break;
     case ProfiledCollective::kScan:
     case ProfiledCollective::kExscan:
-      for (int r = 0; r + 1 < size; ++r) pattern.edges.push_back({r, r + 1, bytes});
+      for (int r = 0; r + 1 < size; ++r) pattern.push_back({r, r + 1, bytes});
       break;
   }
   return pattern;
@@ -138,13 +143,13 @@ absl::StatusOr<TrafficGraph> TrafficGraphOf(const TrafficProfile& profile,
   EdgeSums sums;
   auto count = [](int64_t* total, int64_t bytes) { *total = std::min(kMaxBytes, *total + bytes); };
   for (const TrafficProfile::Pair& p : profile.p2p) {
-    const int64_t bytes = SaturatingProduct(p.traffic.bytes, 1);
+    const int64_t bytes = Clamped(p.traffic.bytes);
     sums.Add(p.src, p.dst, bytes);
     count(&out.p2p_bytes, bytes);
   }
   for (const TrafficProfile::RmaPair& p : profile.rma) {
-    const int64_t to_target = SaturatingProduct(p.traffic.bytes_to_target, 1);
-    const int64_t from_target = SaturatingProduct(p.traffic.bytes_from_target, 1);
+    const int64_t to_target = Clamped(p.traffic.bytes_to_target);
+    const int64_t from_target = Clamped(p.traffic.bytes_from_target);
     sums.Add(p.origin, p.target, to_target);
     sums.Add(p.target, p.origin, from_target);
     count(&out.rma_bytes, std::min(kMaxBytes, to_target + from_target));
@@ -154,19 +159,19 @@ absl::StatusOr<TrafficGraph> TrafficGraphOf(const TrafficProfile& profile,
       const CollectiveTraffic& t = comm.collectives[i];
       if (t.calls == 0) continue;
       if (!comm.remote.empty()) {
-        count(&out.unmodelled_calls, SaturatingProduct(t.calls, 1));
+        count(&out.unmodelled_calls, Clamped(t.calls));
         continue;
       }
       const auto collective = static_cast<ProfiledCollective>(i);
-      const int64_t per_call = SaturatingProduct(t.bytes / t.calls, 1);
-      absl::StatusOr<CallPattern> pattern =
+      const int64_t per_call = Clamped(t.bytes / t.calls);
+      absl::StatusOr<std::vector<mapping::WeightedEdge>> pattern =
           PatternOf(collective, static_cast<int>(comm.members.size()), per_call, rules);
       if (!pattern.ok()) {
         return absl::InvalidArgumentError(absl::StrCat(
             std::string(ProfiledCollectiveName(collective)), " of ", per_call, " bytes on ",
             comm.members.size(), " ranks: ", pattern.status().message()));
       }
-      for (const mapping::WeightedEdge& e : pattern->edges) {
+      for (const mapping::WeightedEdge& e : *pattern) {
         const int64_t bytes = SaturatingProduct(static_cast<uint64_t>(e.bytes), t.calls);
         sums.Add(comm.members[e.src], comm.members[e.dst], bytes);
         count(&out.collective_bytes, bytes);
