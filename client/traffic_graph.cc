@@ -140,6 +140,7 @@ absl::StatusOr<std::vector<mapping::WeightedEdge>> PatternOf(ProfiledCollective 
 absl::StatusOr<TrafficGraph> TrafficGraphOf(const TrafficProfile& profile,
                                             mapping::LibraryRules rules) {
   TrafficGraph out;
+  out.mpi_share = MpiShareOf(profile);
   EdgeSums sums;
   auto count = [](int64_t* total, int64_t bytes) { *total = std::min(kMaxBytes, *total + bytes); };
   for (const TrafficProfile::Pair& p : profile.p2p) {

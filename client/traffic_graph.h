@@ -25,6 +25,7 @@
 #define TOPORR_CLIENT_TRAFFIC_GRAPH_H_
 
 #include <cstdint>
+#include <optional>
 
 #include "absl/status/statusor.h"
 #include "client/traffic_profile.h"
@@ -38,8 +39,9 @@ struct TrafficGraph {
   // Bytes by origin, for reports.
   int64_t p2p_bytes = 0;
   int64_t rma_bytes = 0;
-  int64_t collective_bytes = 0;  // the bytes the modelled schedules move
-  int64_t unmodelled_calls = 0;  // collective calls on inter-communicators
+  int64_t collective_bytes = 0;           // the bytes the modelled schedules move
+  int64_t unmodelled_calls = 0;           // collective calls on inter-communicators
+  std::optional<MpiTimeShare> mpi_share;  // the profile's time inside MPI (MpiShareOf)
 };
 
 // The graph of `profile` (a parsed profile is consistent: every rank in 0..ranks-1).

@@ -74,6 +74,10 @@ void AppendPair(int src, int dst, const PeerTraffic& t, std::string* out) {
   absl::StrAppend(out, "p2p ", src, " ", dst, " ", t.bytes, " ", t.messages, "\n");
 }
 
+void AppendTime(int rank, const RankTime& t, std::string* out) {
+  absl::StrAppend(out, "time ", rank, " ", t.wall_us, " ", t.mpi_us, "\n");
+}
+
 void AppendRma(int origin, int target, const RmaTraffic& t, std::string* out) {
   absl::StrAppend(out, "rma ", origin, " ", target, " ", t.bytes_to_target, " ",
                   t.bytes_from_target, " ", t.operations, "\n");
@@ -118,8 +122,13 @@ class RowReader {
 bool DecodeRow(absl::Span<const uint64_t> row, int rank, int ranks, int* next_id,
                std::string* out) {
   RowReader in(row, ranks);
+  RankTime time;
   size_t peers, targets, communicators;
-  if (!in.Count(&peers) || !in.Count(&targets) || !in.Count(&communicators)) return false;
+  if (!in.Word(&time.wall_us) || !in.Word(&time.mpi_us) || !in.Count(&peers) ||
+      !in.Count(&targets) || !in.Count(&communicators)) {
+    return false;
+  }
+  AppendTime(rank, time, out);
   for (size_t i = 0; i < peers; ++i) {
     int dst;
     PeerTraffic t;
@@ -179,7 +188,9 @@ class Parser {
         continue;
       }
       absl::Status s;
-      if (f[0] == "p2p") {
+      if (f[0] == "time") {
+        s = Time(f);
+      } else if (f[0] == "p2p") {
         s = P2p(f);
       } else if (f[0] == "rma") {
         s = Rma(f);
@@ -191,7 +202,7 @@ class Parser {
         end = true;
       } else {
         s = Error(absl::StrCat("unknown record `", Quote(f[0], 32),
-                               "` (expected p2p, rma, comm, coll or end)"));
+                               "` (expected time, p2p, rma, comm, coll or end)"));
       }
       if (!s.ok()) return s;
     }
@@ -228,6 +239,18 @@ class Parser {
   }
   absl::Status RankError(std::string_view s) const {
     return Error(absl::StrCat("`", Quote(s, 20), "` is not a rank of 0..", profile_.ranks - 1));
+  }
+
+  absl::Status Time(const std::vector<std::string_view>& f) {
+    if (f.size() != 4) return Error("expected `time RANK WALL_US MPI_US`");
+    TrafficProfile::Time t;
+    if (!Rank(f[1], &t.rank)) return RankError(f[1]);
+    if (!Number(f[2], &t.time.wall_us) || !Number(f[3], &t.time.mpi_us)) {
+      return Error("time WALL_US and MPI_US must be unsigned numbers");
+    }
+    if (!timed_.insert(t.rank).second) return Error(absl::StrCat("time ", t.rank, " given twice"));
+    profile_.times.push_back(t);
+    return absl::OkStatus();
   }
 
   absl::Status P2p(const std::vector<std::string_view>& f) {
@@ -337,6 +360,7 @@ class Parser {
   long line_ = 0;
   TrafficProfile profile_;
   absl::flat_hash_set<std::pair<int, int>> pairs_, rma_pairs_;
+  absl::flat_hash_set<int> timed_;
 };
 
 }  // namespace
@@ -393,7 +417,7 @@ std::vector<uint64_t> RankTraffic::Encode() const {
   std::sort(comms.begin(), comms.end(), [](const auto* a, const auto* b) {
     return std::tie(a->members, a->remote) < std::tie(b->members, b->remote);
   });
-  std::vector<uint64_t> row = {peers.size(), rma.size(), comms.size()};
+  std::vector<uint64_t> row = {time_.wall_us, time_.mpi_us, peers.size(), rma.size(), comms.size()};
   for (const auto& [dst, t] : peers) row.insert(row.end(), {uint64_t(dst), t.bytes, t.messages});
   for (const auto& [target, t] : rma) {
     row.insert(row.end(), {uint64_t(target), t.bytes_to_target, t.bytes_from_target, t.operations});
@@ -433,6 +457,7 @@ absl::Status AppendRankLines(absl::Span<const uint64_t> row, int rank, int ranks
 
 std::string FormatTrafficProfile(const TrafficProfile& profile) {
   std::string out = TrafficProfileHeader(profile.ranks);
+  for (const TrafficProfile::Time& t : profile.times) AppendTime(t.rank, t.time, &out);
   for (const TrafficProfile::Pair& p : profile.p2p) AppendPair(p.src, p.dst, p.traffic, &out);
   for (const TrafficProfile::RmaPair& p : profile.rma) {
     AppendRma(p.origin, p.target, p.traffic, &out);
@@ -447,6 +472,22 @@ std::string FormatTrafficProfile(const TrafficProfile& profile) {
 absl::StatusOr<TrafficProfile> ParseTrafficProfile(std::string_view text,
                                                    std::string_view file_name) {
   return Parser(file_name).Parse(text);
+}
+
+std::optional<MpiTimeShare> MpiShareOf(const TrafficProfile& profile) {
+  MpiTimeShare share;
+  double sum = 0;
+  for (const TrafficProfile::Time& t : profile.times) {
+    if (t.time.wall_us == 0) continue;
+    const double f = std::min(1.0, static_cast<double>(t.time.mpi_us) / t.time.wall_us);
+    share.min = share.ranks == 0 ? f : std::min(share.min, f);
+    share.max = share.ranks == 0 ? f : std::max(share.max, f);
+    sum += f;
+    ++share.ranks;
+  }
+  if (share.ranks == 0) return std::nullopt;
+  share.mean = sum / share.ranks;
+  return share;
 }
 
 }  // namespace toporr::client

@@ -5,6 +5,7 @@
 // The file (text, one record per line, fields separated by one space, '\n' line ends):
 //
 //   toporr-profile 1 ranks N
+//   time RANK WALL_US MPI_US
 //   p2p SRC DST BYTES MESSAGES
 //   rma ORIGIN TARGET BYTES_TO_TARGET BYTES_FROM_TARGET OPERATIONS
 //   comm ID SIZE MEMBERS
@@ -14,6 +15,12 @@
 //
 // - The header comes first: the format version (1) and N, the size of MPI_COMM_WORLD. A
 //   reader refuses any other version. Every rank below is an MPI_COMM_WORLD rank, 0..N-1.
+// - `time`: how long RANK recorded, from its MPI_Init's return to its MPI_Finalize
+//   (WALL_US microseconds), and how much of that it spent inside MPI calls that may wait for
+//   another process (MPI_US): blocking sends and receives, probes, the completion calls
+//   (MPI_Wait*, not MPI_Test*), blocking collectives (toporr's own included) and one-sided
+//   synchronisation. Threads inside MPI at once each count, so MPI_US can exceed WALL_US
+//   under MPI_THREAD_MULTIPLE. At most one per rank; optional (a profile may lack them).
 // - `p2p`: point-to-point traffic from SRC to DST, counted at the sender when it posts the
 //   send (blocking, non-blocking, persistent at each MPI_Start, the send half of sendrecv):
 //   BYTES is the sum of count * the datatype's size, MESSAGES the number of sends. Only
@@ -46,8 +53,8 @@
 // All numbers are unsigned decimal (counts fit 64 bits). Blank lines and lines starting with
 // `#` are ignored by ParseTrafficProfile; the writer emits neither. Line order is free except
 // that the header is first, `end` last and a `coll` follows its `comm`; the writer emits, per
-// world rank in order, that rank's `p2p` lines (by DST), its `rma` lines (by TARGET), then the
-// `comm`/`coll` lines of the communicators whose rank 0 it is.
+// world rank in order, that rank's `time` line, its `p2p` lines (by DST), its `rma` lines (by
+// TARGET), then the `comm`/`coll` lines of the communicators whose rank 0 it is.
 #ifndef TOPORR_CLIENT_TRAFFIC_PROFILE_H_
 #define TOPORR_CLIENT_TRAFFIC_PROFILE_H_
 
@@ -111,6 +118,12 @@ struct CollectiveTraffic {
   uint64_t bytes = 0;
 };
 
+// One process's time (the `time` record).
+struct RankTime {
+  uint64_t wall_us = 0;
+  uint64_t mpi_us = 0;
+};
+
 struct CommunicatorTraffic {
   std::vector<int> members;  // world ranks in communicator rank order
   std::vector<int> remote;   // an inter-communicator's remote group; empty otherwise
@@ -135,15 +148,17 @@ class RankTraffic {
     ++t->messages;
   }
   void AddRma(int target, uint64_t bytes_to_target, uint64_t bytes_from_target);
+  void SetTime(RankTime t) { time_ = t; }
   // The counters of the communicator with these members (CommunicatorTraffic's meaning),
   // created on first use; the pointer stays valid for the life of this object.
   CollectiveTraffic* Collectives(const std::vector<int>& members, const std::vector<int>& remote);
 
-  // This process's row for its way to rank 0 (AppendRankLines reads it): peers by rank,
-  // targets by rank, communicators by member list, collectives without calls left out.
+  // This process's row for its way to rank 0 (AppendRankLines reads it): its time, peers by
+  // rank, targets by rank, communicators by member list, collectives without calls left out.
   std::vector<uint64_t> Encode() const;
 
  private:
+  RankTime time_;
   absl::flat_hash_map<int, PeerTraffic> peers_;
   absl::flat_hash_map<int, RmaTraffic> rma_;
   // Keyed by members, a -1, then the remote group (for an inter-communicator).
@@ -162,11 +177,27 @@ struct TrafficProfile {
     int target = 0;
     RmaTraffic traffic;
   };
+  struct Time {
+    int rank = 0;
+    RankTime time;
+  };
   int ranks = 0;
+  std::vector<Time> times;  // the `time` records, in file order
   std::vector<Pair> p2p;
   std::vector<RmaPair> rma;
   std::vector<CommunicatorTraffic> communicators;  // index: the `comm` ID
 };
+
+// How much of the job's time its processes spent inside MPI (the `time` records): the mean,
+// smallest and largest share over the ranks with a record (each share MPI_US / WALL_US, at
+// most 1); nullopt when no rank has a record with WALL_US > 0.
+struct MpiTimeShare {
+  double mean = 0;
+  double min = 0;
+  double max = 0;
+  int ranks = 0;  // the ranks counted
+};
+std::optional<MpiTimeShare> MpiShareOf(const TrafficProfile& profile);
 
 // "toporr-profile 1 ranks N\n".
 std::string TrafficProfileHeader(int ranks);
@@ -185,9 +216,9 @@ std::string FormatTrafficProfile(const TrafficProfile& profile);
 
 // kInvalidArgument "<file_name>:<line>: <what>" for a missing or malformed header, an
 // unknown version ("version 2: this reader knows version 1"), an unknown line kind or
-// collective name, a rank outside 0..N-1, a member list whose length is not its SIZE, a pair
-// given twice, a `coll` before its `comm`, communicator IDs out of order, and a file
-// without its `end` line ("truncated").
+// collective name, a rank outside 0..N-1, a `time` given twice for a rank, a member list whose
+// length is not its SIZE, a pair given twice, a `coll` before its `comm`, communicator IDs out of
+// order, and a file without its `end` line ("truncated").
 absl::StatusOr<TrafficProfile> ParseTrafficProfile(std::string_view text,
                                                    std::string_view file_name);
 

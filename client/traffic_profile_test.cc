@@ -1,5 +1,6 @@
 #include "client/traffic_profile.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,9 +45,11 @@ TEST(TrafficProfileTest, RowsBecomeSortedSparseLines) {
   ++odd[static_cast<int>(ProfiledCollective::kBcast)].calls;
   odd[static_cast<int>(ProfiledCollective::kBcast)].bytes += 4;
   r1.Collectives({3, 1}, {0, 2});  // no calls yet: a comm line without coll lines
+  r0.SetTime({2500000, 1250000});
 
   EXPECT_EQ(TwoRankFile(r0, r1),
             "toporr-profile 1 ranks 4\n"
+            "time 0 2500000 1250000\n"
             "p2p 0 1 100 1\n"
             "p2p 0 3 16 2\n"
             "rma 0 2 64 16 2\n"
@@ -54,6 +57,7 @@ TEST(TrafficProfileTest, RowsBecomeSortedSparseLines) {
             "coll 0 allreduce 2 16\n"
             "comm 1 2 0,2\n"
             "coll 1 barrier 1 0\n"
+            "time 1 0 0\n"
             "p2p 1 0 5 1\n"
             "comm 2 2 1,3\n"
             "coll 2 bcast 1 4\n"
@@ -81,7 +85,35 @@ TEST(TrafficProfileTest, ParseReadsWhatTheWriterWrites) {
   EXPECT_THAT(p.communicators[0].remote, ElementsAre(0));
   EXPECT_EQ(p.communicators[0].collectives[static_cast<int>(ProfiledCollective::kExscan)].calls,
             1u);
-  EXPECT_EQ(FormatTrafficProfile(p), TwoRankFile(r0, r1));
+  ASSERT_EQ(p.times.size(), 2u);
+  EXPECT_EQ(p.times[1].rank, 1);
+  EXPECT_EQ(p.times[1].time.mpi_us, 0u);
+  // The writer's own order (all time lines, then p2p, rma, comm) reads back the same.
+  const std::string text = FormatTrafficProfile(p);
+  ASSERT_OK_AND_ASSIGN(TrafficProfile back, ParseTrafficProfile(text, "job.prof"));
+  EXPECT_EQ(FormatTrafficProfile(back), text);
+}
+
+TEST(TrafficProfileTest, TimeRecordsGiveTheShareInsideMpi) {
+  ASSERT_OK_AND_ASSIGN(TrafficProfile p, ParseTrafficProfile("toporr-profile 1 ranks 4\n"
+                                                             "time 0 1000000 900000\n"
+                                                             "time 1 1000000 500000\n"
+                                                             "time 2 0 0\n"
+                                                             "time 3 1000 3000\n"
+                                                             "end\n",
+                                                             "f"));
+  ASSERT_EQ(p.times.size(), 4u);
+  EXPECT_EQ(p.times[0].time.wall_us, 1000000u);
+  EXPECT_EQ(p.times[0].time.mpi_us, 900000u);
+  const std::optional<MpiTimeShare> share = MpiShareOf(p);
+  ASSERT_TRUE(share.has_value());
+  EXPECT_EQ(share->ranks, 3);  // rank 2 recorded no time; rank 3's threads overlap (at most 1)
+  EXPECT_DOUBLE_EQ(share->min, 0.5);
+  EXPECT_DOUBLE_EQ(share->max, 1.0);
+  EXPECT_DOUBLE_EQ(share->mean, 0.8);
+  ASSERT_OK_AND_ASSIGN(TrafficProfile untimed,
+                       ParseTrafficProfile("toporr-profile 1 ranks 2\np2p 0 1 8 1\nend\n", "f"));
+  EXPECT_FALSE(MpiShareOf(untimed).has_value());
 }
 
 TEST(TrafficProfileTest, MemberListsRoundTrip) {
@@ -126,7 +158,7 @@ TEST(TrafficProfileTest, MalformedRowsAreRefusedAndLeaveTheOutputAlone) {
   std::vector<uint64_t> longer = row;
   longer.push_back(0);
   EXPECT_THAT(AppendRankLines(longer, 0, 4, &next, &out), StatusIs(absl::StatusCode::kDataLoss, _));
-  EXPECT_THAT(AppendRankLines({uint64_t{1} << 40, 0, 0}, 0, 4, &next, &out),
+  EXPECT_THAT(AppendRankLines({0, 0, uint64_t{1} << 40, 0, 0}, 0, 4, &next, &out),
               StatusIs(absl::StatusCode::kDataLoss, _));
   EXPECT_EQ(out, "kept");
   EXPECT_EQ(next, 3);
@@ -157,6 +189,10 @@ TEST(TrafficProfileTest, BadFilesAreRefusedWithLineAndReason) {
            {ok + "comm 1 2 1,1\nend\n", "f:4: member list `1,1` names rank 1 twice"},
            {ok + "comm 1 1 1 remote 1\nend\n", "f:4: expected `comm ID SIZE MEMBERS"},
            {ok + "hosts 1\nend\n", "f:4: unknown record `hosts`"},
+           {ok + "time 0 5\nend\n", "f:4: expected `time RANK WALL_US MPI_US`"},
+           {ok + "time 4 5 1\nend\n", "f:4: `4` is not a rank of 0..3"},
+           {ok + "time 0 5 -1\nend\n", "f:4: time WALL_US and MPI_US must be unsigned"},
+           {ok + "time 1 5 1\ntime 1 6 2\nend\n", "f:5: time 1 given twice"},
            {ok + "end\np2p 1 0 8 1\n", "f:5: a record after `end`"},
        }) {
     EXPECT_THAT(ParseTrafficProfile(c.text, "f"),

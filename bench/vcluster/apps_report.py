@@ -85,6 +85,19 @@ def decisions(path):
     return n
 
 
+def profile_mpi_share(path):
+    """The mean over ranks of the share of their run spent inside MPI, in %, from a traffic
+    profile's `time` records (None without them)."""
+    shares = []
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                w = line.split()
+                if len(w) == 4 and w[0] == "time" and int(w[2]) > 0:
+                    shares.append(min(1.0, int(w[3]) / int(w[2])))
+    return 100 * sum(shares) / len(shares) if shares else None
+
+
 def report(args, cells, skipped):
     rows = []
     for cell in cells:
@@ -105,6 +118,8 @@ def report(args, cells, skipped):
                        base_s=med([r["time_s"] for r in base if r.get("time_s")]),
                        var_s=med([r["time_s"] for r in mine if r.get("time_s")]),
                        base_comm=med([r["comm_pct"] for r in base if r.get("comm_pct")]),
+                       mpi_share=profile_mpi_share(
+                           os.path.join(args.raw, cell.tag, "traffic.prof")),
                        var_comm=med([r["comm_pct"] for r in mine if r.get("comm_pct")]),
                        correct=sum(1 for r in mine if r.get("correct")), runs=len(mine),
                        checks=[r.get("check", "") for r in mine],
@@ -217,8 +232,10 @@ def write_report(args, rows, cells, skipped):
           f"{' + '.join(f'`{k}`' for k in HPCC_TIMES)} (its MPI-parallel tests; the "
           "embarrassingly parallel Star/Single tests and the b_eff latency/bandwidth test, "
           "which runs for a fixed time, are left out of it). `comm %`: LAMMPS's `Comm` row "
-          "(% of the loop time; HPCC has no communication timer: the profile's bytes "
-          "stand for its traffic). `model`: `toporrctl plan`'s predicted speedup of the "
+          "(% of the loop time, default / variant; HPCC has no communication timer), then "
+          "after `·` the profiled run's time inside MPI (the profile's `time` records: "
+          "% of each rank's run between MPI_Init and MPI_Finalize, mean over the ranks). "
+          "`model`: `toporrctl plan`'s predicted speedup of the "
           "profiled traffic's communication time.")
         w()
         w("## Targets")
@@ -229,7 +246,7 @@ def write_report(args, rows, cells, skipped):
         w("## Application time")
         w()
         w("| app | fabric | placement | variant | ratio [q1, q3] | lower | default s | "
-          "variant s | comm % (default / variant) | model | profile bytes (p2p / coll) | "
+          "variant s | comm % (default / variant · profile) | model | profile bytes (p2p / coll) | "
           "correct | load |")
         w("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for r in rows:
@@ -238,7 +255,8 @@ def write_report(args, rows, cells, skipped):
             w(f"| {c.app} | {c.profile} | {c.pl} | {r['variant']}{' (A/A)' if r['aa'] else ''} | "
               f"{r['median']:.2f} [{r['q1']:.2f}, {r['q3']:.2f}] | "
               f"{100 * (1 - 1 / r['median']):.0f} % | {fmt(r['base_s'], 2)} | "
-              f"{fmt(r['var_s'], 2)} | {fmt(r['base_comm'], 0)} / {fmt(r['var_comm'], 0)} | "
+              f"{fmt(r['var_s'], 2)} | {fmt(r['base_comm'], 0)} / {fmt(r['var_comm'], 0)} · "
+              f"{fmt(r['mpi_share'], 0)} | "
               f"{fmt(pred)} | {mb(r['bytes']['p2p'])} / {mb(r['bytes']['coll'])} | "
               f"{r['correct']}/{r['runs']} | {fmt(r['load'], 0)} |")
         w()

@@ -327,6 +327,7 @@ absl::StatusOr<Reply> RunPlan(Invocation& inv, const CommandArgs& args) {
     report.collective_bytes = traffic->collective_bytes;
     report.unmodelled_calls = traffic->unmodelled_calls;
     report.edges = static_cast<int64_t>(traffic->graph.edges.size());
+    report.mpi_share = traffic->mpi_share;
     ASSIGN_OR_RETURN(report.job,
                      PlanGraphForJob(p, hosts, placement, costs, intra, traffic->graph, "traffic"));
     return TrafficPlanReply(std::move(report));

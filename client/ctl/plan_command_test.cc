@@ -1,6 +1,8 @@
 // `toporrctl plan --cart` and `plan --traffic` end to end through RunCtl, offline on the bundled
 // 16-host fat tree (deploy/demo/fattree-2l-16h.ibnet): its order is libtoporr's MPI_Cart_create
 // order for the same hosts and ranks (client/graph_plan.h on the same placement and costs).
+#include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -25,6 +27,7 @@ namespace {
 using testing::Ctl;
 using testing::CtlRun;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 constexpr char kFabric[] = "deploy/demo/fattree-2l-16h.ibnet";
@@ -223,6 +226,43 @@ TEST_F(CartPlanTest, TrafficPlanPutsTheProfilesPairsTogetherAndWritesEveryLaunch
                                                 " over 16 ranks on 8 hosts; costs from fabric")));
   EXPECT_THAT(text.out, HasSubstr("predicted cost (the profile's traffic sent at once, sharing "
                                   "links): before "));
+}
+
+// The number after `"key":` in a JSON text; NaN when there is none.
+double JsonNumber(const std::string& json, const std::string& key) {
+  const size_t at = json.find(absl::StrCat("\"", key, "\":"));
+  if (at == std::string::npos) return std::nan("");
+  return std::strtod(json.c_str() + at + key.size() + 3, nullptr);
+}
+
+TEST_F(CartPlanTest, TrafficPlanSaysTheTimeInsideMpiAndBoundsTheRunTime) {
+  const std::string profile = out_ + ".prof";
+  std::string text = PairsProfile(16);
+  // Every rank spent 60 % of its run inside MPI, rank 3 90 %.
+  std::string times;
+  for (int r = 0; r < 16; ++r)
+    absl::StrAppend(&times, "time ", r, " 1000000 ", r == 3 ? 900000 : 600000, "\n");
+  text.insert(text.find('\n') + 1, times);
+  std::ofstream(profile) << text;
+  CtlRun r = Ctl(Plan({"--traffic", profile}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\"mpi_time_share\":{\"mean\":"));
+  EXPECT_NEAR(JsonNumber(r.out, "mean"), 0.61875, 1e-9);
+  EXPECT_NEAR(JsonNumber(r.out, "min"), 0.6, 1e-9);
+  EXPECT_NEAR(JsonNumber(r.out, "max"), 0.9, 1e-9);
+  const double speedup = JsonNumber(r.out, "speedup");
+  const double bound = JsonNumber(r.out, "run_time_speedup_bound");
+  EXPECT_GT(speedup, 1.1);
+  EXPECT_NEAR(bound, 1 / (1 - 0.61875 + 0.61875 / speedup), 1e-9);
+  CtlRun t = Ctl(Plan({"--traffic", profile}, /*json=*/false));
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_THAT(t.out, HasSubstr("time inside MPI: 62 % of the run (mean over 16 ranks, 60-90 %)\n"));
+  EXPECT_THAT(t.out, HasSubstr("run time: at most "));
+  // Without time records neither line.
+  std::ofstream(profile) << PairsProfile(16);
+  CtlRun untimed = Ctl(Plan({"--traffic", profile}, /*json=*/false));
+  EXPECT_THAT(untimed.out, Not(HasSubstr("time inside MPI")));
+  EXPECT_THAT(untimed.out, Not(HasSubstr("run time:")));
 }
 
 TEST_F(CartPlanTest, TrafficPlanKeepsAnOrderNothingBeats) {

@@ -238,6 +238,12 @@ void CartText(const CartPlanReport& r, std::ostream& out) {
                 " and MPI_Cart_create with reorder = 0", out);
 }
 
+// The run's speedup when the time inside MPI, `share` of it, speeds up by `speedup` and the
+// rest not at all (Amdahl): a bound, since part of that time is waiting no order shortens.
+double RunTimeSpeedupBound(double share, double speedup) {
+  return speedup > 0 ? 1 / ((1 - share) + share / speedup) : 1;
+}
+
 void TrafficJson(const TrafficPlanReport& r, JsonWriter& w) {
   w.BeginObject();
   w.Key("traffic");
@@ -248,8 +254,21 @@ void TrafficJson(const TrafficPlanReport& r, JsonWriter& w) {
   w.Field("collective_bytes", r.collective_bytes);
   w.Field("unmodelled_calls", r.unmodelled_calls);
   w.Field("edges", r.edges);
+  if (r.mpi_share.has_value()) {
+    w.Key("mpi_time_share");
+    w.BeginObject();
+    w.Field("mean", r.mpi_share->mean);
+    w.Field("min", r.mpi_share->min);
+    w.Field("max", r.mpi_share->max);
+    w.Field("ranks", static_cast<int64_t>(r.mpi_share->ranks));
+    w.EndObject();
+  }
   w.EndObject();
   GraphJobJson(r.job, w);
+  if (r.mpi_share.has_value()) {
+    w.Field("run_time_speedup_bound",
+            RunTimeSpeedupBound(r.mpi_share->mean, CartSpeedup(r.job.embedding)));
+  }
   w.EndObject();
 }
 
@@ -263,7 +282,17 @@ void TrafficText(const TrafficPlanReport& r, std::ostream& out) {
     out << "; " << r.unmodelled_calls << " collective calls on inter-communicators left out";
   }
   out << "\n";
+  if (r.mpi_share.has_value()) {
+    const MpiTimeShare& s = *r.mpi_share;
+    out << "time inside MPI: " << Fixed(100 * s.mean, 0) << " % of the run (mean over " << s.ranks
+        << " ranks, " << Fixed(100 * s.min, 0) << "-" << Fixed(100 * s.max, 0) << " %)\n";
+  }
   EmbeddingText(r.job, "the profile's traffic sent at once, sharing links", "", out);
+  if (r.mpi_share.has_value() && r.job.embedding.method != mapping::EmbedMethod::kIdentity) {
+    out << "run time: at most "
+        << Fixed(RunTimeSpeedupBound(r.mpi_share->mean, CartSpeedup(r.job.embedding)), 2)
+        << "x faster (the time inside MPI sped up as predicted, the rest unchanged)\n";
+  }
 }
 
 }  // namespace

@@ -6,11 +6,13 @@
 #define TOPORR_CLIENT_CTL_PLAN_OUTPUT_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "client/ctl/output.h"
 #include "client/plan.h"
+#include "client/traffic_profile.h"
 #include "mapping/embedding/graph_embed.h"
 
 namespace toporr::client::ctl {
@@ -69,6 +71,7 @@ struct TrafficPlanReport {
   std::string profile;  // the file read
   int64_t p2p_bytes = 0, rma_bytes = 0, collective_bytes = 0, unmodelled_calls = 0;
   int64_t edges = 0;
+  std::optional<MpiTimeShare> mpi_share;  // the profile's time inside MPI, if it has one
   GraphPlanJob job;
 };
 

@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 #include <stdint.h>
+#include <time.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -82,8 +83,23 @@ struct toporr_profile_state {
     int dest;  // a world rank; -1: empty (slot: dest % TOPORR_PROFILE_RECENT)
     uint64_t* counters;
   } recent[TOPORR_PROFILE_RECENT];
+  // Nanoseconds this process spent, while recording, inside the MPI calls that may wait for
+  // another process (the profile's `time` record, traffic_profile.h): the interceptors add
+  // each such call's duration (toporr_profile_add_mpi_time), atomically.
+  uint64_t mpi_ns;
 };
 extern struct toporr_profile_state toporr_profile;
+
+// CLOCK_MONOTONIC in nanoseconds: the clock of the `time` record.
+static inline uint64_t toporr_profile_now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+// Adds the time since `start_ns` (toporr_profile_now_ns) to toporr_profile.mpi_ns.
+static inline void toporr_profile_add_mpi_time(uint64_t start_ns) {
+  __atomic_fetch_add(&toporr_profile.mpi_ns, toporr_profile_now_ns() - start_ns, __ATOMIC_RELAXED);
+}
 // Right after the MPI library's MPI_Init / MPI_Init_thread succeeded: starts recording when
 // the `profile` setting names a file (sets toporr_profile.enabled). Idempotent.
 void toporr_profile_begin(void);

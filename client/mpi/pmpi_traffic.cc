@@ -13,6 +13,14 @@
 // Not seen: neighbourhood collectives, persistent and partitioned collectives and sends
 // (MPI-4), large-count (_c) functions, and MPI calls the MPI library makes for itself.
 //
+// Timed (the profile's `time` record), while recording: the calls that may wait for another
+// process: MPI_Send, MPI_Ssend, MPI_Rsend, MPI_Recv, MPI_Mrecv, MPI_Sendrecv(_replace),
+// MPI_Probe, MPI_Mprobe, MPI_Wait, MPI_Waitall, MPI_Waitany, MPI_Waitsome, every blocking
+// collective (with pmpi.cc's), and one-sided synchronisation (MPI_Win_fence, MPI_Win_complete,
+// MPI_Win_wait, MPI_Win_unlock(_all), MPI_Win_flush(_all)); each costs two clock reads then.
+// Not timed: calls that return without waiting (MPI_Isend, MPI_Bsend, MPI_Test*, MPI_Iprobe,
+// MPI_Put, ...), so a program that polls with MPI_Test spends its waiting outside MPI here.
+//
 // Recording starts when the C MPI_Init / MPI_Init_thread returns and ends in MPI_Finalize.
 // Fortran: MPICH's Fortran bindings (mpif.h, `use mpi`) call these C functions, so Fortran
 // programs under MPICH are recorded like C ones. Open MPI's call PMPI_* directly: the PMPI
@@ -173,10 +181,30 @@ int MPI_Finalize(void) {
     }                                                                           \
     return PMPI_##name args;                                                    \
   }
-#define TOPORR_RECORDED_SEND(name)                                                                 \
-  TOPORR_RECORDED_SENDER(                                                                          \
-      name, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm), \
-      (buf, count, datatype, dest, tag, comm), dest, count, datatype, comm)
+// MPI_<name>(params), a call that may wait for another process: while recording, `record`
+// first, then the MPI library's PMPI_<name>(args) timed into toporr_profile.mpi_ns;
+// otherwise PMPI_<name>(args) alone, a tail call.
+#define TOPORR_TIMED(name, params, args, record)            \
+  __attribute__((noinline)) static int Timed##name params { \
+    record;                                                 \
+    const uint64_t start = toporr_profile_now_ns();         \
+    const int rc = PMPI_##name args;                        \
+    toporr_profile_add_mpi_time(start);                     \
+    return rc;                                              \
+  }                                                         \
+  int MPI_##name params { return Profiling() ? Timed##name args : PMPI_##name args; }
+// A blocking send: counted (in place or by libtoporr.so), then timed.
+#define TOPORR_TIMED_SENDER(name, params, args, dest, count, datatype, comm) \
+  TOPORR_TIMED(name, params, args,                                           \
+               if (!CountSendInPlace(dest, count, datatype, comm))           \
+                   toporr_profile_send(dest, count, datatype, comm))
+#define TOPORR_SEND_PARAMS \
+  (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+#define TOPORR_SEND_ARGS (buf, count, datatype, dest, tag, comm)
+#define TOPORR_TIMED_SEND(name) \
+  TOPORR_TIMED_SENDER(name, TOPORR_SEND_PARAMS, TOPORR_SEND_ARGS, dest, count, datatype, comm)
+#define TOPORR_RECORDED_SEND(name) \
+  TOPORR_RECORDED_SENDER(name, TOPORR_SEND_PARAMS, TOPORR_SEND_ARGS, dest, count, datatype, comm)
 #define TOPORR_RECORDED_ISEND(name)                                                               \
   TOPORR_RECORDED_SENDER(name,                                                                    \
                          (const void* buf, int count, MPI_Datatype datatype, int dest, int tag,   \
@@ -193,10 +221,10 @@ int MPI_Finalize(void) {
     return rc;                                                                         \
   }
 
-TOPORR_RECORDED_SEND(Send)
+TOPORR_TIMED_SEND(Send)
 TOPORR_RECORDED_SEND(Bsend)
-TOPORR_RECORDED_SEND(Ssend)
-TOPORR_RECORDED_SEND(Rsend)
+TOPORR_TIMED_SEND(Ssend)
+TOPORR_TIMED_SEND(Rsend)
 TOPORR_RECORDED_ISEND(Isend)
 TOPORR_RECORDED_ISEND(Ibsend)
 TOPORR_RECORDED_ISEND(Issend)
@@ -214,18 +242,18 @@ TOPORR_RECORDED(Request_free, (MPI_Request * request), (request),
 TOPORR_RECORDED(Type_free, (MPI_Datatype * datatype), (datatype),
                 toporr_profile_type_free(*datatype))
 
-TOPORR_RECORDED_SENDER(Sendrecv,
-                       (const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                        int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                        int source, int recvtag, MPI_Comm comm, MPI_Status* status),
-                       (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
-                        source, recvtag, comm, status),
-                       dest, sendcount, sendtype, comm)
-TOPORR_RECORDED_SENDER(Sendrecv_replace,
-                       (void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-                        int source, int recvtag, MPI_Comm comm, MPI_Status* status),
-                       (buf, count, datatype, dest, sendtag, source, recvtag, comm, status), dest,
-                       count, datatype, comm)
+TOPORR_TIMED_SENDER(Sendrecv,
+                    (const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                     int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+                     int recvtag, MPI_Comm comm, MPI_Status* status),
+                    (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                     source, recvtag, comm, status),
+                    dest, sendcount, sendtype, comm)
+TOPORR_TIMED_SENDER(Sendrecv_replace,
+                    (void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                     int recvtag, MPI_Comm comm, MPI_Status* status),
+                    (buf, count, datatype, dest, sendtag, source, recvtag, comm, status), dest,
+                    count, datatype, comm)
 
 #if MPI_VERSION >= 4
 int MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
@@ -248,6 +276,38 @@ int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
 }
 #endif
 
+// Receives, probes and completions: timed only.
+TOPORR_TIMED(Recv,
+             (void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Status* status),
+             (buf, count, datatype, source, tag, comm, status), (void)0)
+TOPORR_TIMED(Mrecv,
+             (void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
+              MPI_Status* status),
+             (buf, count, datatype, message, status), (void)0)
+TOPORR_TIMED(Probe, (int source, int tag, MPI_Comm comm, MPI_Status* status),
+             (source, tag, comm, status), (void)0)
+TOPORR_TIMED(Mprobe, (int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status),
+             (source, tag, comm, message, status), (void)0)
+TOPORR_TIMED(Wait, (MPI_Request * request, MPI_Status* status), (request, status), (void)0)
+TOPORR_TIMED(Waitall, (int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]),
+             (count, array_of_requests, array_of_statuses), (void)0)
+TOPORR_TIMED(Waitany, (int count, MPI_Request array_of_requests[], int* index, MPI_Status* status),
+             (count, array_of_requests, index, status), (void)0)
+TOPORR_TIMED(Waitsome,
+             (int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+              MPI_Status array_of_statuses[]),
+             (incount, array_of_requests, outcount, array_of_indices, array_of_statuses), (void)0)
+
+// One-sided synchronisation: timed only.
+TOPORR_TIMED(Win_fence, (int mode, MPI_Win win), (mode, win), (void)0)
+TOPORR_TIMED(Win_complete, (MPI_Win win), (win), (void)0)
+TOPORR_TIMED(Win_wait, (MPI_Win win), (win), (void)0)
+TOPORR_TIMED(Win_unlock, (int rank, MPI_Win win), (rank, win), (void)0)
+TOPORR_TIMED(Win_unlock_all, (MPI_Win win), (win), (void)0)
+TOPORR_TIMED(Win_flush, (int rank, MPI_Win win), (rank, win), (void)0)
+TOPORR_TIMED(Win_flush_all, (MPI_Win win), (win), (void)0)
+
 // ---- one-sided and collectives ----
 
 // MPI_<name>(params) and, with a request after them, MPI_<iname>: while recording, `record`
@@ -262,6 +322,11 @@ int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
   }
 #define TOPORR_COUNTED_PAIR(name, iname, params, args, record)          \
   TOPORR_COUNTED(name, params, args, record)                            \
+  TOPORR_COUNTED(iname, (TOPORR_UNPAREN params, MPI_Request * request), \
+                 (TOPORR_UNPAREN args, request), record)
+// A blocking collective (timed) and its non-blocking form (counted only).
+#define TOPORR_COLLECTIVE_PAIR(name, iname, params, args, record)       \
+  TOPORR_TIMED(name, params, args, record)                              \
   TOPORR_COUNTED(iname, (TOPORR_UNPAREN params, MPI_Request * request), \
                  (TOPORR_UNPAREN args, request), record)
 
@@ -314,8 +379,9 @@ TOPORR_COUNTED(Compare_and_swap,
 
 // Collectives, blocking and non-blocking alike (message sizes: traffic_profile.h).
 // MPI_Allreduce, MPI_Bcast, MPI_Reduce and MPI_Allgather are pmpi.cc's.
-TOPORR_COUNTED_PAIR(Barrier, Ibarrier, (MPI_Comm comm), (comm),
-                    toporr_profile_collective(TOPORR_PROFILE_BARRIER, comm, 0, MPI_DATATYPE_NULL))
+TOPORR_COLLECTIVE_PAIR(Barrier, Ibarrier, (MPI_Comm comm), (comm),
+                       toporr_profile_collective(TOPORR_PROFILE_BARRIER, comm, 0,
+                                                 MPI_DATATYPE_NULL))
 TOPORR_COUNTED(Ibcast,
                (void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                 MPI_Request* request),
@@ -336,84 +402,85 @@ TOPORR_COUNTED(Iallgather,
                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request),
                (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request),
                toporr_profile_collective(TOPORR_PROFILE_ALLGATHER, comm, recvcount, recvtype))
-TOPORR_COUNTED_PAIR(Allgatherv, Iallgatherv,
-                    (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                     MPI_Comm comm),
-                    (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm),
-                    Sized(TOPORR_PROFILE_ALLGATHERV, comm, TOPORR_PROFILE_NO_ROOT, CountsBytes,
-                          Counts{recvcounts, recvtype}))
-TOPORR_COUNTED_PAIR(Gather, Igather,
-                    (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
-                    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
-                    Sized(TOPORR_PROFILE_GATHER, comm, root, RootedBlockBytes,
-                          RootedBlock{recvcount, recvtype, sendcount, sendtype}))
-TOPORR_COUNTED_PAIR(Gatherv, Igatherv,
-                    (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                     MPI_Comm comm),
-                    (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
-                     comm),
-                    Sized(TOPORR_PROFILE_GATHERV, comm, root, RootedCountsBytes,
-                          RootedCounts{recvcounts, recvtype, sendcount, sendtype}))
-TOPORR_COUNTED_PAIR(Scatter, Iscatter,
-                    (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
-                    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
-                    Sized(TOPORR_PROFILE_SCATTER, comm, root, RootedBlockBytes,
-                          RootedBlock{sendcount, sendtype, recvcount, recvtype}))
-TOPORR_COUNTED_PAIR(Scatterv, Iscatterv,
-                    (const void* sendbuf, const int sendcounts[], const int displs[],
-                     MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                     int root, MPI_Comm comm),
-                    (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
-                     comm),
-                    Sized(TOPORR_PROFILE_SCATTERV, comm, root, RootedCountsBytes,
-                          RootedCounts{sendcounts, sendtype, recvcount, recvtype}))
-TOPORR_COUNTED_PAIR(Alltoall, Ialltoall,
-                    (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm),
-                    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
-                    toporr_profile_collective(TOPORR_PROFILE_ALLTOALL, comm, recvcount, recvtype))
-TOPORR_COUNTED_PAIR(Alltoallv, Ialltoallv,
-                    (const void* sendbuf, const int sendcounts[], const int sdispls[],
-                     MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm),
-                    (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
-                     comm),
-                    Sized(TOPORR_PROFILE_ALLTOALLV, comm, TOPORR_PROFILE_NO_ROOT, CountsBytes,
-                          Counts{recvcounts, recvtype}))
-TOPORR_COUNTED_PAIR(Alltoallw, Ialltoallw,
-                    (const void* sendbuf, const int sendcounts[], const int sdispls[],
-                     const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-                     const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),
-                    (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                     recvtypes, comm),
-                    Sized(TOPORR_PROFILE_ALLTOALLW, comm, TOPORR_PROFILE_NO_ROOT, TypedCountsBytes,
-                          TypedCounts{recvcounts, recvtypes}))
-TOPORR_COUNTED_PAIR(Reduce_scatter, Ireduce_scatter,
-                    (const void* sendbuf, void* recvbuf, const int recvcounts[],
-                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
-                    (sendbuf, recvbuf, recvcounts, datatype, op, comm),
-                    Sized(TOPORR_PROFILE_REDUCE_SCATTER, comm, TOPORR_PROFILE_NO_ROOT,
-                          ReduceScatterBytes, ReduceScatterCounts{recvcounts, datatype, comm}))
-TOPORR_COUNTED_PAIR(Reduce_scatter_block, Ireduce_scatter_block,
-                    (const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
-                     MPI_Op op, MPI_Comm comm),
-                    (sendbuf, recvbuf, recvcount, datatype, op, comm),
-                    toporr_profile_collective(TOPORR_PROFILE_REDUCE_SCATTER_BLOCK, comm, recvcount,
-                                              datatype))
-TOPORR_COUNTED_PAIR(Scan, Iscan,
-                    (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
-                     MPI_Op op, MPI_Comm comm),
-                    (sendbuf, recvbuf, count, datatype, op, comm),
-                    toporr_profile_collective(TOPORR_PROFILE_SCAN, comm, count, datatype))
-TOPORR_COUNTED_PAIR(Exscan, Iexscan,
-                    (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
-                     MPI_Op op, MPI_Comm comm),
-                    (sendbuf, recvbuf, count, datatype, op, comm),
-                    toporr_profile_collective(TOPORR_PROFILE_EXSCAN, comm, count, datatype))
+TOPORR_COLLECTIVE_PAIR(Allgatherv, Iallgatherv,
+                       (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                        const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                        MPI_Comm comm),
+                       (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm),
+                       Sized(TOPORR_PROFILE_ALLGATHERV, comm, TOPORR_PROFILE_NO_ROOT, CountsBytes,
+                             Counts{recvcounts, recvtype}))
+TOPORR_COLLECTIVE_PAIR(Gather, Igather,
+                       (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                        int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
+                       (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
+                       Sized(TOPORR_PROFILE_GATHER, comm, root, RootedBlockBytes,
+                             RootedBlock{recvcount, recvtype, sendcount, sendtype}))
+TOPORR_COLLECTIVE_PAIR(Gatherv, Igatherv,
+                       (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                        const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                        MPI_Comm comm),
+                       (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                        comm),
+                       Sized(TOPORR_PROFILE_GATHERV, comm, root, RootedCountsBytes,
+                             RootedCounts{recvcounts, recvtype, sendcount, sendtype}))
+TOPORR_COLLECTIVE_PAIR(Scatter, Iscatter,
+                       (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                        int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
+                       (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
+                       Sized(TOPORR_PROFILE_SCATTER, comm, root, RootedBlockBytes,
+                             RootedBlock{sendcount, sendtype, recvcount, recvtype}))
+TOPORR_COLLECTIVE_PAIR(Scatterv, Iscatterv,
+                       (const void* sendbuf, const int sendcounts[], const int displs[],
+                        MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                        int root, MPI_Comm comm),
+                       (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                        comm),
+                       Sized(TOPORR_PROFILE_SCATTERV, comm, root, RootedCountsBytes,
+                             RootedCounts{sendcounts, sendtype, recvcount, recvtype}))
+TOPORR_COLLECTIVE_PAIR(Alltoall, Ialltoall,
+                       (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+                       (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
+                       toporr_profile_collective(TOPORR_PROFILE_ALLTOALL, comm, recvcount,
+                                                 recvtype))
+TOPORR_COLLECTIVE_PAIR(Alltoallv, Ialltoallv,
+                       (const void* sendbuf, const int sendcounts[], const int sdispls[],
+                        MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm),
+                       (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                        recvtype, comm),
+                       Sized(TOPORR_PROFILE_ALLTOALLV, comm, TOPORR_PROFILE_NO_ROOT, CountsBytes,
+                             Counts{recvcounts, recvtype}))
+TOPORR_COLLECTIVE_PAIR(Alltoallw, Ialltoallw,
+                       (const void* sendbuf, const int sendcounts[], const int sdispls[],
+                        const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                        const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),
+                       (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                        recvtypes, comm),
+                       Sized(TOPORR_PROFILE_ALLTOALLW, comm, TOPORR_PROFILE_NO_ROOT,
+                             TypedCountsBytes, TypedCounts{recvcounts, recvtypes}))
+TOPORR_COLLECTIVE_PAIR(Reduce_scatter, Ireduce_scatter,
+                       (const void* sendbuf, void* recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
+                       (sendbuf, recvbuf, recvcounts, datatype, op, comm),
+                       Sized(TOPORR_PROFILE_REDUCE_SCATTER, comm, TOPORR_PROFILE_NO_ROOT,
+                             ReduceScatterBytes, ReduceScatterCounts{recvcounts, datatype, comm}))
+TOPORR_COLLECTIVE_PAIR(Reduce_scatter_block, Ireduce_scatter_block,
+                       (const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm),
+                       (sendbuf, recvbuf, recvcount, datatype, op, comm),
+                       toporr_profile_collective(TOPORR_PROFILE_REDUCE_SCATTER_BLOCK, comm,
+                                                 recvcount, datatype))
+TOPORR_COLLECTIVE_PAIR(Scan, Iscan,
+                       (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm),
+                       (sendbuf, recvbuf, count, datatype, op, comm),
+                       toporr_profile_collective(TOPORR_PROFILE_SCAN, comm, count, datatype))
+TOPORR_COLLECTIVE_PAIR(Exscan, Iexscan,
+                       (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm),
+                       (sendbuf, recvbuf, count, datatype, op, comm),
+                       toporr_profile_collective(TOPORR_PROFILE_EXSCAN, comm, count, datatype))
 
 }  // extern "C"
 

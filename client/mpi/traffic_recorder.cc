@@ -165,7 +165,11 @@ TrafficRecorder::Translation* TrafficRecorder::RecentHandles<Handle>::Find(Handl
 }
 
 TrafficRecorder::TrafficRecorder(std::string path, int world_rank, int world_size, bool threads)
-    : path_(std::move(path)), world_rank_(world_rank), world_size_(world_size), threads_(threads) {
+    : path_(std::move(path)),
+      world_rank_(world_rank),
+      world_size_(world_size),
+      threads_(threads),
+      start_ns_(toporr_profile_now_ns()) {
   for (int s = 0; s < RecentHandles<MPI_Comm>::kSlots; ++s) comms_.handle[s] = MPI_COMM_NULL;
   for (int s = 0; s < RecentHandles<MPI_Win>::kSlots; ++s) wins_.handle[s] = MPI_WIN_NULL;
 }
@@ -443,6 +447,8 @@ void TrafficRecorder::Finish() {
   std::vector<uint64_t> row;
   {
     MaybeLock lock(mu_, threads_);
+    counters_.SetTime({(toporr_profile_now_ns() - start_ns_) / 1000,
+                       __atomic_load_n(&toporr_profile.mpi_ns, __ATOMIC_RELAXED) / 1000});
     row = counters_.Encode();
   }
   if (row.size() > static_cast<size_t>(INT_MAX)) row = {1};  // rank 0 reports it malformed
@@ -505,6 +511,7 @@ void toporr_profile_begin(void) {
   toporr_profile.comm = MPI_COMM_NULL;
   toporr_profile.world = nullptr;
   toporr_profile.comm_size = 0;
+  toporr_profile.mpi_ns = 0;
   recorder = TrafficRecorder::Start(toporr::client::ProcessClientOptions().options.profile_path);
   toporr_profile.inline_sends = recorder != nullptr && !recorder->threads();
   toporr_profile.enabled = recorder != nullptr;

@@ -151,6 +151,7 @@ def program_commands(tmp):
         "other_series": ("ompi_version_shim.so", [MPICC, "-shared", "-fPIC",
                                                   t + "ompi_version_shim.c"]),
         "profile_check": ("profile_check", [MPICC, "-O1", t + "profile_check.c"]),
+        "profile_wait": ("profile_wait", [MPICC, "-O1", t + "profile_wait.c"]),
         "profile_fortran": ("profile_fortran", [MPIF90, t + "profile_fortran.f90"]),
         "profile_threads": ("profile_threads", [MPICC, "-O1", t + "profile_threads.c",
                                                 "-lpthread"]),

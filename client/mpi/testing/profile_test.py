@@ -42,8 +42,9 @@ JOB_ENV = {"OMPI_MCA_osc": "sm,pt2pt"} if MPI == "openmpi" else {}
 
 
 def read_profile(path):
-    """The file as {"ranks", "p2p": {(s, d): (bytes, msgs)}, "rma": {(o, t): (to, from, ops)},
-    "comms": [(members, remote, {name: (calls, bytes)})]}, checking its framing."""
+    """The file as {"ranks", "time": {rank: (wall_us, mpi_us)}, "p2p": {(s, d): (bytes, msgs)},
+    "rma": {(o, t): (to, from, ops)}, "comms": [(members, remote, {name: (calls, bytes)})]},
+    checking its framing."""
     with open(path) as f:
         lines = f.read().split("\n")
     assert lines[-1] == "", "the file ends with a newline"
@@ -51,7 +52,7 @@ def read_profile(path):
     head = lines[0].split()
     assert head[:3] == ["toporr-profile", "1", "ranks"] and len(head) == 4, lines[0]
     assert lines[-1] == "end", lines[-1]
-    out = {"ranks": int(head[3]), "p2p": {}, "rma": {}, "comms": []}
+    out = {"ranks": int(head[3]), "time": {}, "p2p": {}, "rma": {}, "comms": []}
 
     def members(text):
         ranks = []
@@ -62,7 +63,10 @@ def read_profile(path):
 
     for line in lines[1:-1]:
         f = line.split(" ")
-        if f[0] == "p2p":
+        if f[0] == "time":
+            assert int(f[1]) not in out["time"], line
+            out["time"][int(f[1])] = (int(f[2]), int(f[3]))
+        elif f[0] == "p2p":
             key = (int(f[1]), int(f[2]))
             assert key not in out["p2p"], line
             out["p2p"][key] = (int(f[3]), int(f[4]))
@@ -120,7 +124,7 @@ class ProfileTest(mpi_test.MpiTest):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix=f"toporr-profile-{MPI}-")
-        cls.build("profile_check", "profile_fortran", "profile_threads", "pairs")
+        cls.build("profile_check", "profile_wait", "profile_fortran", "profile_threads", "pairs")
         cls.serve_demo_fabric()
 
     @classmethod
@@ -164,6 +168,33 @@ class ProfileTest(mpi_test.MpiTest):
         self.assertEqual(got["p2p"], want["p2p"])
         self.assertEqual(got["rma"], want["rma"])
         self.assertEqual(got["comms"], want["comms"])
+        self.assertEqual(sorted(got["time"]), list(range(RANKS)))
+        for wall, mpi in got["time"].values():
+            self.assertGreater(wall, 0)
+            self.assertLessEqual(mpi, wall)
+
+    def test_time_inside_mpi_is_measured_per_rank(self):
+        """profile_wait.c's known waits: its `time` records say which ranks waited inside MPI
+        (a blocking receive, a wait, a collective) and which slept outside it."""
+        path = self.profile_path("wait.prof")
+        job = self.job(program=self.profile_wait, env={"TOPORR_PROFILE": path})
+        self.assertEqual(job.stdout, "WAIT ok 8\n")  # 1 + 1 + 3 + 3
+        self.assertEqual(self.warnings(job), [], job.stderr)
+        times = read_profile(path)["time"]
+        self.assertEqual(sorted(times), list(range(RANKS)))
+        ms = {r: (wall / 1000, mpi / 1000) for r, (wall, mpi) in times.items()}  # (wall, mpi)
+        for wall, mpi in ms.values():
+            self.assertGreaterEqual(wall, 650, ms)  # 400 ms and 300 ms of sleep on the way
+            self.assertLessEqual(mpi, wall, ms)
+        # Rank 0 waited ~400 ms in MPI_Recv, then slept 300 ms outside MPI.
+        self.assertGreaterEqual(ms[0][1], 350, ms)
+        self.assertLessEqual(ms[0][1], ms[0][0] - 250, ms)
+        # Rank 2 waited ~400 ms in MPI_Wait and ~300 ms in MPI_Allreduce for rank 0.
+        self.assertGreaterEqual(ms[2][1], ms[0][1] + 200, ms)
+        # Ranks 1 and 3 slept 400 ms outside MPI, then waited ~300 ms in MPI_Allreduce.
+        for r in (1, 3):
+            self.assertGreaterEqual(ms[r][1], 250, ms)
+            self.assertLessEqual(ms[r][1], ms[r][0] - 350, ms)
 
     def test_site_file_key_names_the_profile(self):
         path = self.profile_path("site.prof")
