@@ -81,6 +81,9 @@ constexpr Setting kSettings[] = {
      [](const std::string& v, ClientOptions* o) { return ParseBoolWord(v, &o->reproducible); },
      "0 or 1"},
     {"profile", TOPORR_TEXT(profile_path), "a file"},
+    {"profile_time",
+     [](const std::string& v, ClientOptions* o) { return ParseBoolWord(v, &o->profile_time); },
+     "0 or 1"},
 };
 
 #undef TOPORR_TEXT

@@ -70,6 +70,10 @@
 //                                                point, one-sided and collective traffic and
 //                                                rank 0 writes it to this file at
 //                                                MPI_Finalize (client/traffic_profile.h)
+//   profile_time      true                       the profile also times, per rank, the MPI
+//                                                calls that wait for other processes (its
+//                                                `time` records; two clock reads per such
+//                                                call); false leaves them out
 #ifndef TOPORR_CLIENT_CLIENT_OPTIONS_H_
 #define TOPORR_CLIENT_CLIENT_OPTIONS_H_
 
@@ -108,6 +112,7 @@ struct ClientOptions {
   bool check_arguments = true;
   bool reproducible = false;
   std::string profile_path;
+  bool profile_time = true;
   // The site configuration file that was applied (empty: none).
   std::string config_path;
 };

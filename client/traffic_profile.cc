@@ -128,7 +128,7 @@ bool DecodeRow(absl::Span<const uint64_t> row, int rank, int ranks, int* next_id
       !in.Count(&targets) || !in.Count(&communicators)) {
     return false;
   }
-  AppendTime(rank, time, out);
+  if (time.wall_us != 0 || time.mpi_us != 0) AppendTime(rank, time, out);
   for (size_t i = 0; i < peers; ++i) {
     int dst;
     PeerTraffic t;

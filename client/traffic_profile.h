@@ -20,7 +20,8 @@
 //   another process (MPI_US): blocking sends and receives, probes, the completion calls
 //   (MPI_Wait*, not MPI_Test*), blocking collectives (toporr's own included) and one-sided
 //   synchronisation. Threads inside MPI at once each count, so MPI_US can exceed WALL_US
-//   under MPI_THREAD_MULTIPLE. At most one per rank; optional (a profile may lack them).
+//   under MPI_THREAD_MULTIPLE. At most one per rank; optional (none with the client setting
+//   profile_time = false).
 // - `p2p`: point-to-point traffic from SRC to DST, counted at the sender when it posts the
 //   send (blocking, non-blocking, persistent at each MPI_Start, the send half of sendrecv):
 //   BYTES is the sum of count * the datatype's size, MESSAGES the number of sends. Only
@@ -153,7 +154,8 @@ class RankTraffic {
   // created on first use; the pointer stays valid for the life of this object.
   CollectiveTraffic* Collectives(const std::vector<int>& members, const std::vector<int>& remote);
 
-  // This process's row for its way to rank 0 (AppendRankLines reads it): its time, peers by
+  // This process's row for its way to rank 0 (AppendRankLines reads it): its time (no
+  // `time` line when both are 0: not timed), peers by
   // rank, targets by rank, communicators by member list, collectives without calls left out.
   std::vector<uint64_t> Encode() const;
 

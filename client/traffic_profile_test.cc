@@ -57,7 +57,6 @@ TEST(TrafficProfileTest, RowsBecomeSortedSparseLines) {
             "coll 0 allreduce 2 16\n"
             "comm 1 2 0,2\n"
             "coll 1 barrier 1 0\n"
-            "time 1 0 0\n"
             "p2p 1 0 5 1\n"
             "comm 2 2 1,3\n"
             "coll 2 bcast 1 4\n"
@@ -70,6 +69,8 @@ TEST(TrafficProfileTest, ParseReadsWhatTheWriterWrites) {
   r0.AddMessage(1, 1 << 20);
   r1.AddMessage(0, 7);
   r1.AddRma(3, 0, 24);
+  r0.SetTime({100, 50});
+  r1.SetTime({200, 0});
   ++r1.Collectives({1, 2, 3}, {0})[static_cast<int>(ProfiledCollective::kExscan)].calls;
   ASSERT_OK_AND_ASSIGN(TrafficProfile p, ParseTrafficProfile(TwoRankFile(r0, r1), "job.prof"));
   EXPECT_EQ(p.ranks, 4);

@@ -4,7 +4,8 @@
 # run plain, under the PMPI layer (LD_PRELOAD, no profile: one branch per call) and under the
 # PMPI layer with TOPORR_PROFILE, alternating the three ROUNDS times in one session (the
 # machine is shared and noisy: read the medians and the spread). The profiled runs also
-# compare the three in-process, in rotating blocks (BLOCKS rotations; message_rate_bench.c),
+# compare in-process, in rotating blocks, direct calls, the layer, counting without time records
+# and recording with them (BLOCKS rotations; message_rate_bench.c),
 # the figure least disturbed by the machine's load. Each profiled run's file is checked to
 # hold exactly the messages rank 0 sent while recording.
 # NP=2 (default): a ring of two ranks, in wall time; NP=1: one process's ring to itself in
@@ -26,7 +27,7 @@ SCRATCH="$(mktemp -d /tmp/toporr-message-rate.XXXXXX)"
 trap 'rm -rf "$SCRATCH"' EXIT
 # (-Wno-stringop-overflow: MPICH's MPI_Waitall prototype makes GCC 12 warn on MPI_STATUSES_IGNORE)
 "mpicc.$MPI" -O2 -Wno-stringop-overflow -o "$SCRATCH/bench" \
-  "$TOPORR_ROOT/bench/client/message_rate_bench.c" -ldl
+  -I "$TOPORR_ROOT" "$TOPORR_ROOT/bench/client/message_rate_bench.c" -ldl
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 run() {  # run plain|preload|profile
   local preload="" profile=""
@@ -71,9 +72,10 @@ for key in ("world_ns", "dup_ns"):
             cell += f" (x{med[kind] / med['preload']:.3f} of preload)"
         cells.append(cell)
     print(f"{key[:-3]:6s} " + "  ".join(cells))
-variants = ("direct", "layer", "recording")
-print("in-process, rotating blocks (direct: PMPI_Isend; layer: through the PMPI layer, not "
-      "recording; recording: TOPORR_PROFILE): per message, median over runs of the medians "
+variants = ("direct", "layer", "counting", "recording")
+print("in-process, rotating blocks (direct: PMPI_Isend/PMPI_Waitall; layer: through the PMPI "
+      "layer, not recording; counting: TOPORR_PROFILE with TOPORR_PROFILE_TIME=0; recording: "
+      "TOPORR_PROFILE, the waits timed): per message, median over runs of the medians "
       "over rotations [min-max], and ratio to direct")
 for key in ("world", "dup"):
     runs = rows["profile"]

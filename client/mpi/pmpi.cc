@@ -69,7 +69,8 @@ static inline void Profile(int collective, MPI_Comm comm, long long count, MPI_D
 // (pmpi_abi.h) while recording; one branch each way when not.
 class MpiTime {
  public:
-  MpiTime() : start_(toporr_profile.enabled ? toporr_profile_now_ns() : 0) {}
+  MpiTime()
+      : start_(toporr_profile.enabled && toporr_profile.timing ? toporr_profile_clock() : 0) {}
   ~MpiTime() {
     if (start_ != 0) toporr_profile_add_mpi_time(start_);
   }

@@ -9,6 +9,9 @@
 #include <mpi.h>
 #include <stdint.h>
 #include <time.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -83,22 +86,39 @@ struct toporr_profile_state {
     int dest;  // a world rank; -1: empty (slot: dest % TOPORR_PROFILE_RECENT)
     uint64_t* counters;
   } recent[TOPORR_PROFILE_RECENT];
-  // Nanoseconds this process spent, while recording, inside the MPI calls that may wait for
-  // another process (the profile's `time` record, traffic_profile.h): the interceptors add
-  // each such call's duration (toporr_profile_add_mpi_time), atomically.
-  uint64_t mpi_ns;
+  // The time this process spent, while recording, inside the MPI calls that may wait for
+  // another process (the profile's `time` record, traffic_profile.h), in ticks of
+  // toporr_profile_clock: the interceptors add each such call's duration
+  // (toporr_profile_add_mpi_time), atomically under MPI_THREAD_MULTIPLE.
+  uint64_t mpi_ticks;
+  // Nonzero while recording with time records (the `profile_time` setting): the calls that
+  // may wait are timed only then.
+  int timing;
+  // Nonzero when toporr_profile_clock reads the x86 time-stamp counter (the CPU says it is
+  // invariant: the same rate on every core, in every power state); libtoporr.so converts
+  // its ticks to nanoseconds against CLOCK_MONOTONIC over the recording.
+  int tsc;
 };
 extern struct toporr_profile_state toporr_profile;
 
-// CLOCK_MONOTONIC in nanoseconds: the clock of the `time` record.
-static inline uint64_t toporr_profile_now_ns(void) {
+// The clock of the `time` record: the time-stamp counter (toporr_profile.tsc), else
+// CLOCK_MONOTONIC in nanoseconds.
+static inline uint64_t toporr_profile_clock(void) {
+#if defined(__x86_64__)
+  if (toporr_profile.tsc) return __rdtsc();
+#endif
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
-// Adds the time since `start_ns` (toporr_profile_now_ns) to toporr_profile.mpi_ns.
-static inline void toporr_profile_add_mpi_time(uint64_t start_ns) {
-  __atomic_fetch_add(&toporr_profile.mpi_ns, toporr_profile_now_ns() - start_ns, __ATOMIC_RELAXED);
+// Adds the time since `start` (toporr_profile_clock) to toporr_profile.mpi_ticks.
+static inline void toporr_profile_add_mpi_time(uint64_t start) {
+  const uint64_t ticks = toporr_profile_clock() - start;
+  if (toporr_profile.inline_sends) {  // not MPI_THREAD_MULTIPLE: no other thread adds
+    toporr_profile.mpi_ticks += ticks;
+  } else {
+    __atomic_fetch_add(&toporr_profile.mpi_ticks, ticks, __ATOMIC_RELAXED);
+  }
 }
 // Right after the MPI library's MPI_Init / MPI_Init_thread succeeded: starts recording when
 // the `profile` setting names a file (sets toporr_profile.enabled). Idempotent.

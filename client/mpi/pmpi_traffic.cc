@@ -182,12 +182,14 @@ int MPI_Finalize(void) {
     return PMPI_##name args;                                                    \
   }
 // MPI_<name>(params), a call that may wait for another process: while recording, `record`
-// first, then the MPI library's PMPI_<name>(args) timed into toporr_profile.mpi_ns;
+// first, then the MPI library's PMPI_<name>(args), timed into toporr_profile.mpi_ticks when
+// toporr_profile.timing;
 // otherwise PMPI_<name>(args) alone, a tail call.
 #define TOPORR_TIMED(name, params, args, record)            \
   __attribute__((noinline)) static int Timed##name params { \
     record;                                                 \
-    const uint64_t start = toporr_profile_now_ns();         \
+    if (!toporr_profile.timing) return PMPI_##name args;    \
+    const uint64_t start = toporr_profile_clock();          \
     const int rc = PMPI_##name args;                        \
     toporr_profile_add_mpi_time(start);                     \
     return rc;                                              \

@@ -1,6 +1,10 @@
 #include "client/mpi/traffic_recorder.h"
 
+#include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 #include <algorithm>
 #include <cerrno>
@@ -29,6 +33,23 @@ static_assert(TOPORR_PROFILE_NUM_COLLECTIVES == kNumProfiledCollectives,
 static_assert(offsetof(PeerTraffic, bytes) == 0 && offsetof(PeerTraffic, messages) == 8 &&
                   std::is_same_v<decltype(PeerTraffic::bytes), uint64_t>,
               "toporr_profile.recent[].counters points at {bytes, messages}");
+
+// Whether the CPU's time-stamp counter runs at one rate on every core and in every power
+// state (CPUID leaf 0x80000007, EDX bit 8), so that it can time the profile's calls.
+bool InvariantTsc() {
+#if defined(__x86_64__)
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid(0x80000007, &eax, &ebx, &ecx, &edx) != 0 && (edx & (1u << 8)) != 0;
+#else
+  return false;
+#endif
+}
+
+uint64_t MonotonicNs() {
+  timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<uint64_t>(t.tv_sec) * 1000000000u + static_cast<uint64_t>(t.tv_nsec);
+}
 
 void ClearRecent() {
   for (auto& r : toporr_profile.recent) {
@@ -169,7 +190,8 @@ TrafficRecorder::TrafficRecorder(std::string path, int world_rank, int world_siz
       world_rank_(world_rank),
       world_size_(world_size),
       threads_(threads),
-      start_ns_(toporr_profile_now_ns()) {
+      start_ns_(MonotonicNs()),
+      start_ticks_(toporr_profile_clock()) {
   for (int s = 0; s < RecentHandles<MPI_Comm>::kSlots; ++s) comms_.handle[s] = MPI_COMM_NULL;
   for (int s = 0; s < RecentHandles<MPI_Win>::kSlots; ++s) wins_.handle[s] = MPI_WIN_NULL;
 }
@@ -447,8 +469,13 @@ void TrafficRecorder::Finish() {
   std::vector<uint64_t> row;
   {
     MaybeLock lock(mu_, threads_);
-    counters_.SetTime({(toporr_profile_now_ns() - start_ns_) / 1000,
-                       __atomic_load_n(&toporr_profile.mpi_ns, __ATOMIC_RELAXED) / 1000});
+    if (toporr_profile.timing) {
+      const uint64_t wall_ns = MonotonicNs() - start_ns_;
+      const uint64_t ticks = toporr_profile_clock() - start_ticks_;
+      const double ns_per_tick = toporr_profile.tsc && ticks > 0 ? double(wall_ns) / ticks : 1.0;
+      const uint64_t mpi_ticks = __atomic_load_n(&toporr_profile.mpi_ticks, __ATOMIC_RELAXED);
+      counters_.SetTime({wall_ns / 1000, static_cast<uint64_t>(mpi_ticks * ns_per_tick / 1000)});
+    }
     row = counters_.Encode();
   }
   if (row.size() > static_cast<size_t>(INT_MAX)) row = {1};  // rank 0 reports it malformed
@@ -511,9 +538,13 @@ void toporr_profile_begin(void) {
   toporr_profile.comm = MPI_COMM_NULL;
   toporr_profile.world = nullptr;
   toporr_profile.comm_size = 0;
-  toporr_profile.mpi_ns = 0;
+  toporr_profile.mpi_ticks = 0;
+  toporr_profile.tsc = toporr::client::mpi::InvariantTsc();
+  toporr_profile.timing = 0;
   recorder = TrafficRecorder::Start(toporr::client::ProcessClientOptions().options.profile_path);
   toporr_profile.inline_sends = recorder != nullptr && !recorder->threads();
+  toporr_profile.timing =
+      recorder != nullptr && toporr::client::ProcessClientOptions().options.profile_time;
   toporr_profile.enabled = recorder != nullptr;
 }
 

@@ -109,8 +109,10 @@ class TrafficRecorder {
   const std::string path_;
   const int world_rank_;
   const int world_size_;
-  const bool threads_;       // MPI_THREAD_MULTIPLE: lock
-  const uint64_t start_ns_;  // toporr_profile_now_ns() when recording started
+  const bool threads_;  // MPI_THREAD_MULTIPLE: lock
+  // When recording started: CLOCK_MONOTONIC nanoseconds, and toporr_profile_clock().
+  const uint64_t start_ns_;
+  const uint64_t start_ticks_;
   MPI_Group world_group_ = MPI_GROUP_NULL;
   int comm_keyval_ = MPI_KEYVAL_INVALID;
   int win_keyval_ = MPI_KEYVAL_INVALID;

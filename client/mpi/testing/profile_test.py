@@ -195,6 +195,13 @@ class ProfileTest(mpi_test.MpiTest):
         for r in (1, 3):
             self.assertGreaterEqual(ms[r][1], 250, ms)
             self.assertLessEqual(ms[r][1], ms[r][0] - 350, ms)
+        # TOPORR_PROFILE_TIME=0: the same traffic, no time records.
+        untimed = self.job(program=self.profile_wait,
+                           env={"TOPORR_PROFILE": path, "TOPORR_PROFILE_TIME": "0"})
+        self.assertEqual(untimed.stdout, job.stdout)
+        got = read_profile(path)
+        self.assertEqual(got["time"], {})
+        self.assertEqual(set(got["p2p"]), {(1, 0), (3, 2)})
 
     def test_site_file_key_names_the_profile(self):
         path = self.profile_path("site.prof")
