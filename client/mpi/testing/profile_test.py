@@ -186,14 +186,15 @@ class ProfileTest(mpi_test.MpiTest):
         for wall, mpi in ms.values():
             self.assertGreaterEqual(wall, 650, ms)  # 400 ms and 300 ms of sleep on the way
             self.assertLessEqual(mpi, wall, ms)
-        # Rank 0 waited ~400 ms in MPI_Recv, then slept 300 ms outside MPI.
-        self.assertGreaterEqual(ms[0][1], 350, ms)
+        # Rank 0 waited ~400 ms in MPI_Recv, then slept 300 ms outside MPI. (The bounds leave
+        # 100-150 ms for MPI_Init's skew between ranks and a loaded machine.)
+        self.assertGreaterEqual(ms[0][1], 300, ms)
         self.assertLessEqual(ms[0][1], ms[0][0] - 250, ms)
         # Rank 2 waited ~400 ms in MPI_Wait and ~300 ms in MPI_Allreduce for rank 0.
         self.assertGreaterEqual(ms[2][1], ms[0][1] + 200, ms)
         # Ranks 1 and 3 slept 400 ms outside MPI, then waited ~300 ms in MPI_Allreduce.
         for r in (1, 3):
-            self.assertGreaterEqual(ms[r][1], 250, ms)
+            self.assertGreaterEqual(ms[r][1], 200, ms)
             self.assertLessEqual(ms[r][1], ms[r][0] - 350, ms)
         # TOPORR_PROFILE_TIME=0: the same traffic, no time records.
         untimed = self.job(program=self.profile_wait,
