@@ -37,6 +37,7 @@ TOPORR_MPI_SRCS = [
     "//client/mpi:library.cc",
     "//client/mpi:mpi_abi_guard.cc",
     "//client/mpi:multilevel.cc",
+    "//client/mpi:profile_file.cc",
     "//client/mpi:topology.cc",
     "//client/mpi:traffic_recorder.cc",
 ]
@@ -61,6 +62,7 @@ TOPORR_MPI_HDRS = [
     "//client/mpi:mpi_abi_guard.h",
     "//client/mpi:multilevel.h",
     "//client/mpi:pmpi_abi.h",
+    "//client/mpi:profile_file.h",
     "//client/mpi:topology.h",
     "//client/mpi:traffic_recorder.h",
 ]

@@ -1,25 +1,22 @@
 #include "client/mpi/traffic_recorder.h"
 
 #include <time.h>
-#include <unistd.h>
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
 
 #include <algorithm>
-#include <cerrno>
 #include <climits>
 #include <cstddef>
 #include <cstdio>
-#include <cstring>
 #include <memory>
 #include <numeric>
 #include <type_traits>
 #include <utility>
 
-#include "absl/status/status.h"
 #include "client/client_options.h"
 #include "client/mpi/pmpi_abi.h"
+#include "client/mpi/profile_file.h"
 
 extern "C" {
 struct toporr_profile_state toporr_profile = {};
@@ -105,64 +102,6 @@ void Warn(const std::string& path, const std::string& why) {
   std::fprintf(stderr, "toporr: warning: traffic profile not written: %s: %s\n", path.c_str(),
                why.c_str());
 }
-
-// Rank 0's output: FILE.tmp written line by line, renamed to FILE when complete. The first
-// failure is kept and everything after it is skipped.
-class ProfileFile {
- public:
-  explicit ProfileFile(std::string path) : path_(std::move(path)), tmp_(path_ + ".tmp") {}
-  ~ProfileFile() {
-    if (f_ != nullptr) std::fclose(f_);
-  }
-
-  bool Open(int ranks) {
-    f_ = std::fopen(tmp_.c_str(), "w");
-    if (f_ == nullptr) {
-      error_ = std::strerror(errno);
-      return false;
-    }
-    Write(TrafficProfileHeader(ranks));
-    return true;
-  }
-
-  void AddRow(absl::Span<const uint64_t> row, int rank, int ranks) {
-    if (!error_.empty()) return;
-    lines_.clear();
-    const absl::Status s = AppendRankLines(row, rank, ranks, &next_communicator_, &lines_);
-    if (!s.ok()) {
-      error_ = std::string(s.message());
-      return;
-    }
-    Write(lines_);
-  }
-
-  // "" once FILE is in place, else why not (FILE.tmp removed).
-  std::string Close() {
-    Write(kTrafficProfileEnd);
-    if (std::fclose(f_) != 0 && error_.empty()) error_ = std::strerror(errno);
-    f_ = nullptr;
-    if (error_.empty() && std::rename(tmp_.c_str(), path_.c_str()) != 0) {
-      error_ = std::string("renaming ") + tmp_ + ": " + std::strerror(errno);
-    }
-    if (!error_.empty()) unlink(tmp_.c_str());
-    return error_;
-  }
-
-  const std::string& error() const { return error_; }
-
- private:
-  void Write(std::string_view s) {
-    if (error_.empty() && std::fwrite(s.data(), 1, s.size(), f_) != s.size()) {
-      error_ = std::strerror(errno);
-    }
-  }
-
-  const std::string path_, tmp_;
-  std::FILE* f_ = nullptr;
-  std::string error_;
-  std::string lines_;
-  int next_communicator_ = 0;
-};
 
 constexpr int kGoTag = 1;
 constexpr int kRowTag = 2;

@@ -1,0 +1,44 @@
+// Rank 0's traffic profile file (client/traffic_profile.h): FILE.tmp written row by row as
+// the processes' counts arrive, renamed to FILE when complete, so that FILE appears only
+// whole. The first failure is kept and everything after it is skipped.
+#ifndef TOPORR_CLIENT_MPI_PROFILE_FILE_H_
+#define TOPORR_CLIENT_MPI_PROFILE_FILE_H_
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "absl/types/span.h"
+
+namespace toporr::client::mpi {
+
+class ProfileFile {
+ public:
+  explicit ProfileFile(std::string path);
+  ~ProfileFile();
+  ProfileFile(const ProfileFile&) = delete;
+  ProfileFile& operator=(const ProfileFile&) = delete;
+
+  // Creates FILE.tmp and writes the header of a job of `ranks`; false (error() says why)
+  // when it cannot be created.
+  bool Open(int ranks);
+  // World rank `rank`'s encoded row (RankTraffic::Encode), as its lines.
+  void AddRow(absl::Span<const uint64_t> row, int rank, int ranks);
+  // "" once FILE is in place, else why not (FILE.tmp removed).
+  std::string Close();
+  const std::string& error() const { return error_; }
+
+ private:
+  void Write(std::string_view s);
+
+  const std::string path_, tmp_;
+  std::FILE* f_ = nullptr;
+  std::string error_;
+  std::string lines_;
+  int next_communicator_ = 0;
+};
+
+}  // namespace toporr::client::mpi
+
+#endif  // TOPORR_CLIENT_MPI_PROFILE_FILE_H_
