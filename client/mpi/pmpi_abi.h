@@ -101,15 +101,19 @@ struct toporr_profile_state {
 };
 extern struct toporr_profile_state toporr_profile;
 
-// The clock of the `time` record: the time-stamp counter (toporr_profile.tsc), else
 // CLOCK_MONOTONIC in nanoseconds.
+static inline uint64_t toporr_profile_monotonic_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+// The clock of the `time` record: the time-stamp counter (toporr_profile.tsc), else
+// toporr_profile_monotonic_ns.
 static inline uint64_t toporr_profile_clock(void) {
 #if defined(__x86_64__)
   if (toporr_profile.tsc) return __rdtsc();
 #endif
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+  return toporr_profile_monotonic_ns();
 }
 // Adds the time since `start` (toporr_profile_clock) to toporr_profile.mpi_ticks.
 static inline void toporr_profile_add_mpi_time(uint64_t start) {

@@ -183,8 +183,7 @@ int MPI_Finalize(void) {
   }
 // MPI_<name>(params), a call that may wait for another process: while recording, `record`
 // first, then the MPI library's PMPI_<name>(args), timed into toporr_profile.mpi_ticks when
-// toporr_profile.timing;
-// otherwise PMPI_<name>(args) alone, a tail call.
+// toporr_profile.timing; otherwise PMPI_<name>(args) alone, a tail call.
 #define TOPORR_TIMED(name, params, args, record)            \
   __attribute__((noinline)) static int Timed##name params { \
     record;                                                 \

@@ -1,6 +1,5 @@
 #include "client/mpi/traffic_recorder.h"
 
-#include <time.h>
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
@@ -40,12 +39,6 @@ bool InvariantTsc() {
 #else
   return false;
 #endif
-}
-
-uint64_t MonotonicNs() {
-  timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return static_cast<uint64_t>(t.tv_sec) * 1000000000u + static_cast<uint64_t>(t.tv_nsec);
 }
 
 void ClearRecent() {
@@ -129,7 +122,7 @@ TrafficRecorder::TrafficRecorder(std::string path, int world_rank, int world_siz
       world_rank_(world_rank),
       world_size_(world_size),
       threads_(threads),
-      start_ns_(MonotonicNs()),
+      start_ns_(toporr_profile_monotonic_ns()),
       start_ticks_(toporr_profile_clock()) {
   for (int s = 0; s < RecentHandles<MPI_Comm>::kSlots; ++s) comms_.handle[s] = MPI_COMM_NULL;
   for (int s = 0; s < RecentHandles<MPI_Win>::kSlots; ++s) wins_.handle[s] = MPI_WIN_NULL;
@@ -409,7 +402,7 @@ void TrafficRecorder::Finish() {
   {
     MaybeLock lock(mu_, threads_);
     if (toporr_profile.timing) {
-      const uint64_t wall_ns = MonotonicNs() - start_ns_;
+      const uint64_t wall_ns = toporr_profile_monotonic_ns() - start_ns_;
       const uint64_t ticks = toporr_profile_clock() - start_ticks_;
       const double ns_per_tick = toporr_profile.tsc && ticks > 0 ? double(wall_ns) / ticks : 1.0;
       const uint64_t mpi_ticks = __atomic_load_n(&toporr_profile.mpi_ticks, __ATOMIC_RELAXED);
