@@ -3,13 +3,16 @@
 
 Hosts are Linux namespace sets (net + UTS + IPC + mount) with their own host names
 (node01 ...), addresses and /etc/hosts; their links run through a fabric namespace that
-holds one bridge per leaf and a spine bridge, every host link and every leaf uplink shaped
-with `tc tbf`, so that every packet between two leaves crosses both leaves' uplinks. A head
-node namespace (host name `head`) on the spine runs toporrd. MPI jobs start on the head node
-and reach the hosts through an rsh agent that enters a host's namespaces (`nsenter`).
+holds one bridge per leaf, a bridge per pod (three levels) and a spine or core bridge on top,
+every host link and every inter-bridge uplink shaped with `tc tbf` in both directions, so that
+every packet between two leaves crosses both leaves' uplinks. A head node namespace (host
+name `head`) on the top bridge runs toporrd. MPI jobs start on the head node and reach the
+hosts through an rsh agent that enters a host's namespaces (`nsenter`).
 
-    vcluster up [--name NAME] [--hosts 8] [--hosts-per-leaf 4] [--profile tapered|full]
-                [--host-mbit 400] [--uplink-mbit M] [--toporrd BIN --toporrctl BIN]
+    vcluster up [--name NAME] [--profile P] [--hosts N] [--hosts-per-leaf 4]
+                [--leaf-hosts N1,N2,...] [--leaves-per-pod 2] [--host-mbit 400]
+                [--uplink-mbit M] [--pod-uplink-mbit M] [--damaged-uplink LEAF]
+                [--toporrd BIN --toporrctl BIN]
     vcluster down [--name NAME]        remove one cluster (also after a killed run)
     vcluster cleanup                   remove every cluster this tool left on the machine
     vcluster status [--name NAME] [--json]
@@ -17,6 +20,33 @@ and reach the hosts through an rsh agent that enters a host's namespaces (`nsent
     vcluster mpirun [--name NAME] openmpi|mpich ARGS...   the MPI launcher on the head node
     vcluster daemon [--name NAME] start|stop [--toporrd BIN --toporrctl BIN]
     vcluster run [up options] -- CMD...  up, CMD (with VCLUSTER_NAME set), then down
+
+Profiles (--profile; a leaf uplink's rate is relative to the hosts on the leaf unless
+--uplink-mbit gives it):
+  tapered  (default) 8 hosts, leaves under one spine, leaf uplinks 4:1
+  full     as tapered with full bisection: a leaf uplink carries all its host links (1:1)
+  tree3    a 3-level fat tree: 16 hosts = 2 pods x 2 leaves x 4 hosts; leaf uplinks to
+           the pod switch 2:1, pod uplinks to the core 2:1 of the pod's leaf uplinks
+           (--leaves-per-pod, --pod-uplink-mbit)
+  damaged  tapered with 12 hosts on 3 leaves, leaf3's uplink at a quarter of its rate
+  uneven   tapered with leaves of 5, 3 and 1 hosts (--leaf-hosts 5,3,1); each leaf uplink
+           at one host link's rate (a leaf of n hosts is n:1)
+--damaged-uplink LEAF (leafN or N) damages a leaf's uplink, towards the spine or its pod, in
+any profile: 1/4 of the rate of its healthy siblings in tbf, and in the fabric dump the same
+number of links at 1/4 of their width x speed (4x QDR -> 4x SDR). --leaf-hosts gives leaves of
+different sizes in any profile (tree3: consecutive leaves form the pods). Host addresses are
+198.18.LEAF.INDEX (leaf and host numbered from 1 in name order).
+
+The fabric dump (an ibsim net file of exactly the emulated fabric, read back through the
+real OpenSM, ibnetdiscover and dump_fts) has one switch per bridge, leafNN, podNN and core01,
+or leafNN and spine01, and expresses each emulated uplink rate as k parallel 4x QDR links
+(k x the host rate) or one narrower or slower link (1/2 .. 1/16 of it).
+
+Not built: a dragonfly. Its groups are joined by loops that learning bridges cannot forward
+along (they need a tree, or STP, which would cut the loops). It would need the fabric
+namespace to route instead of bridge: one namespace (or VRF) per switch with a route per
+host pair following the next hops of the fabric dump's LFTs (dump_fts), so that a packet
+takes the path OpenSM computed, and tbf on every inter-switch link as today.
 
 Everything a cluster creates carries the prefix `tvc-NAME-` (namespaces) or lives under
 /run/toporr-vcluster/NAME (state.json, the namespace files, /etc/hosts, the rsh agent, the
@@ -35,7 +65,7 @@ import sys
 
 # What a cluster is on the machine, and removing it: vcluster_state.py; creating one:
 # vcluster_build.py (beside this script).
-from vcluster_build import start_toporrd, stop_toporrd, up
+from vcluster_build import PROFILES, start_toporrd, stop_toporrd, up
 from vcluster_state import (DAEMON_IP, HEAD_IP, SUBNET, VclusterError, cleanup, down, load, log,
                             namespace_argv)
 
@@ -72,25 +102,42 @@ def status(name, as_json):
     if as_json:
         print(json.dumps(state.data, indent=1))
         return
+    layout = state.data["layout"]
     print(f"cluster {name}: {state.data['describe']}")
     print(f"  state   {state.dir}")
-    print(f"  head    {HEAD_IP}, toporrd {DAEMON_IP} ("
+    print(f"  head    {HEAD_IP} on {layout['top']}, toporrd {DAEMON_IP} ("
           f"{state.data.get('toporrd', {}).get('address', 'not started')})")
-    shape = state.data["shape"]
-    for i, h in enumerate(state.data["hosts"]):
-        print(f"  {h}  198.18.{i // shape['hosts_per_leaf'] + 1}.{i + 1}  "
-              f"leaf{i // shape['hosts_per_leaf'] + 1}")
+    for p in layout["pods"]:
+        print(f"  {p['name']}  leaves {','.join(p['leaves'])}, uplink to {layout['top']} "
+              f"{p['uplink_mbit']:g} Mbit/s (dump: {p['ib']})")
+    for l in layout["leaves"]:
+        print(f"  {l['name']}  {l['hosts']} hosts, uplink to {l['pod'] or layout['top']} "
+              f"{l['uplink_mbit']:g} Mbit/s (dump: {l['ib']})"
+              + ("  DAMAGED" if l["damaged"] else ""))
+    for h in layout["hosts"]:
+        print(f"  {h['name']}  {h['ip']}  {h['leaf']}" + (f"  {h['pod']}" if h["pod"] else ""))
     print(f"  rsh agent {state.dir}/rsh")
 
 
 def add_up_args(p):
-    p.add_argument("--hosts", type=int, default=8, help="hosts (2..16, default 8)")
+    p.add_argument("--profile", choices=PROFILES, default="tapered",
+                   help="the fabric's shape: tapered (default: leaf uplinks 4:1), full (1:1), "
+                        "tree3 (3 levels, 2:1 at each), damaged (3 leaves, leaf3's uplink at "
+                        "1/4), uneven (leaves of 5, 3, 1 hosts); see above")
+    p.add_argument("--hosts", type=int,
+                   help="hosts (2..16; default 8, tree3 16, damaged 12)")
     p.add_argument("--hosts-per-leaf", type=int, default=4, help="hosts per leaf (default 4)")
-    p.add_argument("--profile", choices=("tapered", "full"), default="tapered",
-                   help="leaf uplinks 4:1 tapered (default) or full bisection")
+    p.add_argument("--leaf-hosts", metavar="N1,N2,...",
+                   help="hosts on each leaf, for leaves of different sizes (uneven: 5,3,1)")
+    p.add_argument("--leaves-per-pod", type=int, help="tree3: leaves per pod (default 2)")
     p.add_argument("--host-mbit", type=float, default=400, help="host link rate (default 400)")
     p.add_argument("--uplink-mbit", type=float,
                    help="rate of a leaf's uplink (default: from --profile)")
+    p.add_argument("--pod-uplink-mbit", type=float,
+                   help="tree3: rate of a pod's uplink to the core (default: half the sum of "
+                        "its leaves' uplinks)")
+    p.add_argument("--damaged-uplink", metavar="LEAF",
+                   help="leafN (or N) whose uplink runs at 1/4 of its rate (damaged: leaf3)")
     p.add_argument("--head-mbit", type=float, default=0,
                    help="head node link rate (default 0: not shaped)")
     p.add_argument("--toporrd", help="start this toporrd on the head node and ingest the fabric")

@@ -4,6 +4,7 @@ on the head node. Everything made is recorded in state.json first (vcluster_stat
 failed or killed creation is removed by `down`.
 """
 
+import io
 import os
 import shlex
 import shutil
@@ -24,62 +25,214 @@ NAME_MAX = 8  # interface and namespace names stay short; `tvc-NAME-node16` fits
 # host link's (4x QDR): one uplink of a power-of-two fraction, or k parallel host-rate links.
 IB_FRACTIONS = {1: ("4x", "QDR"), 2: ("4x", "DDR"), 4: ("4x", "SDR"), 8: ("1x", "DDR"),
                 16: ("1x", "SDR")}
+PROFILES = ("tapered", "full", "tree3", "damaged", "uneven")
+# A leaf uplink's default rate is (hosts on the leaf x host rate) / TAPER[profile].
+TAPER = {"tapered": 4, "damaged": 4, "uneven": 4, "full": 1, "tree3": 2}
+POD_TAPER = 2  # tree3: a pod uplink's default rate is the sum of its leaves' uplinks / 2
+DAMAGE = 4     # a damaged uplink runs at 1/DAMAGE of its healthy rate
+DEFAULT_HOSTS = {"tree3": 16, "damaged": 12}  # others: 8
+DEFAULT_LEAF_HOSTS = {"uneven": "5,3,1"}
+DEFAULT_DAMAGED = {"damaged": "leaf3"}
 
 
 # ---- the shape -----------------------------------------------------------------------------
 
 
-class Shape:
-    """Hosts, leaves and rates of one cluster (all rates in Mbit/s)."""
-
-    def __init__(self, hosts, hosts_per_leaf, host_mbit, uplink_mbit, head_mbit, profile):
-        if not 2 <= hosts <= MAX_HOSTS:
-            raise VclusterError(f"--hosts must be 2..{MAX_HOSTS}, got {hosts}")
-        if not 1 <= hosts_per_leaf <= hosts:
-            raise VclusterError(f"--hosts-per-leaf must be 1..{hosts}, got {hosts_per_leaf}")
-        if hosts % hosts_per_leaf:
-            raise VclusterError(f"--hosts ({hosts}) must be a multiple of --hosts-per-leaf "
-                                f"({hosts_per_leaf}): every leaf holds the same number")
-        if host_mbit <= 0:
-            raise VclusterError("--host-mbit must be positive")
-        self.hosts = [f"node{i + 1:02d}" for i in range(hosts)]
-        self.hosts_per_leaf = hosts_per_leaf
-        self.leaves = hosts // hosts_per_leaf
-        self.host_mbit = host_mbit
-        self.profile = profile
-        if uplink_mbit is None:
-            taper = 4 if profile == "tapered" else 1
-            uplink_mbit = hosts_per_leaf * host_mbit / taper
-        self.uplink_mbit = uplink_mbit
-        self.head_mbit = head_mbit
-        self.ib_uplinks, self.ib_uplink_rate = self.ib_uplink()
-
-    def ib_uplink(self):
-        """(links per leaf, (width, speed) of each) expressing the uplink rate in the dump."""
-        ratio = self.uplink_mbit / self.host_mbit
+def ib_links(mbit, host_mbit, what, count=None):
+    """(parallel links, (width, speed) of each) expressing an emulated rate in the fabric
+    dump: k host-rate links for a whole multiple k of the host rate, else one link of a
+    power-of-two fraction of it; with count, that many links sharing the rate equally."""
+    ratio = mbit / host_mbit
+    if count is None:
         if ratio >= 1 and abs(ratio - round(ratio)) < 1e-9:
             return int(round(ratio)), IB_FRACTIONS[1]
-        for div, rate in IB_FRACTIONS.items():
-            if abs(ratio * div - 1) < 1e-9:
-                return 1, rate
-        raise VclusterError(
-            f"leaf uplink {self.uplink_mbit:g} Mbit/s is neither a whole multiple of the host "
-            f"link ({self.host_mbit:g} Mbit/s) nor 1/2, 1/4, 1/8 or 1/16 of it: the fabric dump "
-            "(InfiniBand widths and speeds) cannot express it")
+        count = 1
+    for div, rate in IB_FRACTIONS.items():
+        if abs(ratio / count * div - 1) < 1e-9:
+            return count, rate
+    raise VclusterError(
+        f"{what} {mbit:g} Mbit/s is neither a whole multiple of the host link "
+        f"({host_mbit:g} Mbit/s) nor 1/2, 1/4, 1/8 or 1/16 of it"
+        + (f" per link over {count} links" if count > 1 else "")
+        + ": the fabric dump (InfiniBand widths and speeds) cannot express it")
+
+
+def leaf_index(text, leaves):
+    """0-based index of a leaf named `leafN` or `N` (1-based)."""
+    num = text[4:] if text.startswith("leaf") else text
+    if not num.isdigit() or not 1 <= int(num) <= leaves:
+        raise VclusterError(f"--damaged-uplink must name a leaf leaf1..leaf{leaves}, "
+                            f"got '{text}'")
+    return int(num) - 1
+
+
+class Shape:
+    """Hosts, leaves, pods and rates of one cluster (all rates in Mbit/s).
+
+    Two levels (profiles tapered, full, damaged, uneven): leaves under one spine. Three
+    levels (tree3): leaves under pod switches (leaves_per_pod consecutive leaves each) under
+    one core. Host i is on leaf host_leaf[i]; leaves hold leaf_hosts[l] hosts each (equal
+    unless --leaf-hosts says otherwise). leaf_uplink_mbit[l] is leaf l's rate towards its
+    pod or the spine (the damaged leaf's at 1/DAMAGE of healthy), pod_uplink_mbit[p] pod p's
+    towards the core; ib_leaf[l] and ib_pod[p] express them as (links, (width, speed))."""
+
+    def __init__(self, profile="tapered", hosts=None, hosts_per_leaf=4, host_mbit=400,
+                 uplink_mbit=None, head_mbit=0, leaf_hosts=None, leaves_per_pod=None,
+                 pod_uplink_mbit=None, damaged_uplink=None):
+        if profile not in PROFILES:
+            raise VclusterError(f"unknown --profile '{profile}' ({', '.join(PROFILES)})")
+        if host_mbit <= 0:
+            raise VclusterError("--host-mbit must be positive")
+        self.profile = profile
+        self.levels = 3 if profile == "tree3" else 2
+        self.top = "core" if self.levels == 3 else "spine"
+        leaf_hosts = leaf_hosts if leaf_hosts is not None else DEFAULT_LEAF_HOSTS.get(profile)
+        damaged_uplink = (damaged_uplink if damaged_uplink is not None
+                          else DEFAULT_DAMAGED.get(profile))
+        if leaf_hosts is not None:
+            try:
+                counts = [int(t) for t in str(leaf_hosts).split(",")]
+            except ValueError:
+                counts = []
+            if not counts or min(counts) < 1:
+                raise VclusterError(f"--leaf-hosts must be host counts per leaf like 5,3,1, "
+                                    f"got '{leaf_hosts}'")
+            if hosts is not None and hosts != sum(counts):
+                raise VclusterError(f"--hosts ({hosts}) differs from the sum of --leaf-hosts "
+                                    f"({sum(counts)})")
+            hosts = sum(counts)
+        else:
+            hosts = hosts if hosts is not None else DEFAULT_HOSTS.get(profile, 8)
+            if not 2 <= hosts <= MAX_HOSTS:
+                raise VclusterError(f"--hosts must be 2..{MAX_HOSTS}, got {hosts}")
+            if not 1 <= hosts_per_leaf <= hosts:
+                raise VclusterError(f"--hosts-per-leaf must be 1..{hosts}, got {hosts_per_leaf}")
+            if hosts % hosts_per_leaf:
+                raise VclusterError(f"--hosts ({hosts}) must be a multiple of --hosts-per-leaf "
+                                    f"({hosts_per_leaf}): every leaf holds the same number "
+                                    "(--leaf-hosts gives leaves of different sizes)")
+            counts = [hosts_per_leaf] * (hosts // hosts_per_leaf)
+        if not 2 <= hosts <= MAX_HOSTS:
+            raise VclusterError(f"--hosts must be 2..{MAX_HOSTS}, got {hosts}")
+        self.hosts = [f"node{i + 1:02d}" for i in range(hosts)]
+        self.leaf_hosts = counts
+        self.leaves = len(counts)
+        self.host_leaf = [l for l, n in enumerate(counts) for _ in range(n)]
+        self.uneven = len(set(counts)) > 1
+        self.hosts_per_leaf = None if self.uneven else counts[0]
+        self.host_mbit = host_mbit
+        self.head_mbit = head_mbit
+
+        if self.levels == 3:
+            self.leaves_per_pod = leaves_per_pod if leaves_per_pod is not None else 2
+            if self.leaves_per_pod < 1:
+                raise VclusterError("--leaves-per-pod must be at least 1")
+            self.pods = -(-self.leaves // self.leaves_per_pod)
+            if self.pods < 2:
+                raise VclusterError(f"profile tree3 needs at least two pods: {self.leaves} "
+                                    f"leaves in pods of {self.leaves_per_pod}")
+            self.leaf_pod = [l // self.leaves_per_pod for l in range(self.leaves)]
+        else:
+            if leaves_per_pod is not None or pod_uplink_mbit is not None:
+                raise VclusterError("--leaves-per-pod and --pod-uplink-mbit are options of "
+                                    "profile tree3")
+            self.leaves_per_pod, self.pods, self.leaf_pod = None, 0, [None] * self.leaves
+
+        # Leaf uplinks: a given rate for every leaf, else the profile's taper of the leaf's
+        # hosts; tapered leaves of different sizes default to one host link's rate each
+        # (a leaf of n hosts is n:1), since n/4 of a host link is not expressible in general.
+        if uplink_mbit is not None:
+            healthy = [float(uplink_mbit)] * self.leaves
+        elif self.uneven and TAPER[profile] == 4:
+            healthy = [float(host_mbit)] * self.leaves
+        else:
+            healthy = [n * host_mbit / TAPER[profile] for n in counts]
+        if min(healthy) <= 0:
+            raise VclusterError("--uplink-mbit must be positive")
+        self.damaged = None if damaged_uplink is None else leaf_index(damaged_uplink,
+                                                                      self.leaves)
+        self.healthy_uplink_mbit = healthy
+        self.leaf_uplink_mbit = list(healthy)
+        self.ib_leaf = [ib_links(r, host_mbit, "leaf uplink") for r in healthy]
+        if self.damaged is not None:
+            d = self.damaged
+            self.leaf_uplink_mbit[d] = healthy[d] / DAMAGE
+            # As many links as a healthy uplink of that rate, each 1/DAMAGE as fast.
+            self.ib_leaf[d] = ib_links(self.leaf_uplink_mbit[d], host_mbit,
+                                       f"the damaged uplink of leaf{d + 1}",
+                                       count=self.ib_leaf[d][0])
+        if self.levels == 3:
+            if pod_uplink_mbit is not None:
+                self.pod_uplink_mbit = [float(pod_uplink_mbit)] * self.pods
+            else:
+                self.pod_uplink_mbit = [
+                    sum(healthy[l] for l in self.pod_leaves(p)) / POD_TAPER
+                    for p in range(self.pods)]
+            if min(self.pod_uplink_mbit) <= 0:
+                raise VclusterError("--pod-uplink-mbit must be positive")
+            self.ib_pod = [ib_links(r, host_mbit, "pod uplink") for r in self.pod_uplink_mbit]
+        else:
+            self.pod_uplink_mbit, self.ib_pod = [], []
+
+    def pod_leaves(self, p):
+        return [l for l in range(self.leaves) if self.leaf_pod[l] == p]
 
     def leaf_of(self, i):
-        return i // self.hosts_per_leaf
+        return self.host_leaf[i]
 
     def host_ip(self, i):
         return f"198.18.{self.leaf_of(i) + 1}.{i + 1}"
 
-    def taper(self):
-        return self.hosts_per_leaf * self.host_mbit / self.uplink_mbit
+    def leaf_taper(self, l):
+        return self.leaf_hosts[l] * self.host_mbit / self.leaf_uplink_mbit[l]
+
+    def pod_taper(self, p):
+        return sum(self.healthy_uplink_mbit[l] for l in self.pod_leaves(p)) / \
+            self.pod_uplink_mbit[p]
 
     def describe(self):
-        return (f"{len(self.hosts)} hosts on {self.leaves} leaves of {self.hosts_per_leaf}, "
-                f"host links {self.host_mbit:g} Mbit/s, leaf uplinks {self.uplink_mbit:g} Mbit/s "
-                f"({self.taper():g}:1), profile {self.profile}")
+        def rates(values, tapers):
+            if len(set(values)) == 1 and len(set(tapers)) == 1:
+                return f"{values[0]:g} Mbit/s ({tapers[0]:g}:1)"
+            return ", ".join(f"{v:g} ({t:g}:1)" for v, t in zip(values, tapers)) + " Mbit/s"
+
+        healthy = [l for l in range(self.leaves) if l != self.damaged]
+        leaves = (f"{self.leaves} leaves of {self.hosts_per_leaf}" if not self.uneven else
+                  f"{self.leaves} leaves of {','.join(map(str, self.leaf_hosts))} hosts")
+        text = f"{len(self.hosts)} hosts on {leaves}"
+        if self.levels == 3:
+            text += (f" in {self.pods} pods of {self.leaves_per_pod} leaves under one core "
+                     "(3 levels)")
+        text += (f", host links {self.host_mbit:g} Mbit/s, leaf uplinks "
+                 + rates([self.leaf_uplink_mbit[l] for l in healthy],
+                         [self.leaf_taper(l) for l in healthy]))
+        if self.levels == 3:
+            text += ", pod uplinks " + rates(
+                self.pod_uplink_mbit, [self.pod_taper(p) for p in range(self.pods)])
+        if self.damaged is not None:
+            d = self.damaged
+            text += (f", leaf{d + 1}'s uplink damaged: {self.leaf_uplink_mbit[d]:g} Mbit/s "
+                     f"(1/{DAMAGE} of {self.healthy_uplink_mbit[d]:g})")
+        return text + f", profile {self.profile}"
+
+    def layout(self):
+        """The cluster's shape for state.json (`vcluster status`, the rsh agent, tests)."""
+        ib = lambda links: f"{links[0]} x {links[1][0]} {links[1][1]}"
+        pod = lambda p: None if p is None else f"pod{p + 1}"
+        return {
+            "levels": self.levels, "top": self.top, "host_mbit": self.host_mbit,
+            "hosts": [{"name": h, "ip": self.host_ip(i), "leaf": f"leaf{self.leaf_of(i) + 1}",
+                       "pod": pod(self.leaf_pod[self.leaf_of(i)])}
+                      for i, h in enumerate(self.hosts)],
+            "leaves": [{"name": f"leaf{l + 1}", "hosts": self.leaf_hosts[l],
+                        "pod": pod(self.leaf_pod[l]), "uplink_mbit": self.leaf_uplink_mbit[l],
+                        "damaged": l == self.damaged, "ib": ib(self.ib_leaf[l])}
+                       for l in range(self.leaves)],
+            "pods": [{"name": f"pod{p + 1}", "leaves": [f"leaf{l + 1}" for l in
+                                                         self.pod_leaves(p)],
+                      "uplink_mbit": self.pod_uplink_mbit[p], "ib": ib(self.ib_pod[p])}
+                     for p in range(self.pods)],
+        }
 
 
 def tbf(dev, mbit, netns):
@@ -171,13 +324,17 @@ def make_host(state, host, hosts_file):
 def up(args):
     name = args.name
     preflight(name)
-    shape = Shape(args.hosts, args.hosts_per_leaf, args.host_mbit, args.uplink_mbit,
-                  args.head_mbit, args.profile)
+    shape = Shape(profile=args.profile, hosts=args.hosts, hosts_per_leaf=args.hosts_per_leaf,
+                  host_mbit=args.host_mbit, uplink_mbit=args.uplink_mbit,
+                  head_mbit=args.head_mbit, leaf_hosts=args.leaf_hosts,
+                  leaves_per_pod=args.leaves_per_pod, pod_uplink_mbit=args.pod_uplink_mbit,
+                  damaged_uplink=args.damaged_uplink)
     os.makedirs(STATE_ROOT, exist_ok=True)
     state = State(name)
     os.makedirs(state.dir)
-    state.data.update({"shape": vars(args).copy(), "hosts": shape.hosts, "state_dir": state.dir,
-                       "created": time.time(), "describe": shape.describe()})
+    state.data.update({"shape": vars(args).copy(), "layout": shape.layout(),
+                       "hosts": shape.hosts, "state_dir": state.dir, "created": time.time(),
+                       "describe": shape.describe()})
     state.data["shape"].pop("func", None)
     state.data["shape"].pop("command", None)
     state.save()
@@ -211,17 +368,26 @@ def build(state, shape, args):
            netns=fab)
         sh("ip", "link", "set", br, "up", netns=fab)
 
-    bridge("spine")
-    for l in range(shape.leaves):
-        leaf = f"leaf{l + 1}"
-        bridge(leaf)
-        # The leaf uplink: leafN-up on the leaf bridge, leafN-dn on the spine, shaped both ways.
-        up_dev, dn_dev = f"l{l + 1}up", f"l{l + 1}dn"
+    # Bridges in a tree (leaves under pods under the core, or leaves under the spine): no
+    # loops, so plain learning bridges forward every packet along the one path the fabric
+    # dump routes. Every inter-bridge link is a veth pair shaped both ways: XNup on the lower
+    # bridge, XNdn on the upper one.
+    def uplink(lower, upper, up_dev, dn_dev, mbit):
         sh("ip", "link", "add", up_dev, "type", "veth", "peer", "name", dn_dev, netns=fab)
-        sh("ip", "link", "set", up_dev, "master", leaf, "up", netns=fab)
-        sh("ip", "link", "set", dn_dev, "master", "spine", "up", netns=fab)
-        tbf(up_dev, shape.uplink_mbit, fab)
-        tbf(dn_dev, shape.uplink_mbit, fab)
+        sh("ip", "link", "set", up_dev, "master", lower, "up", netns=fab)
+        sh("ip", "link", "set", dn_dev, "master", upper, "up", netns=fab)
+        tbf(up_dev, mbit, fab)
+        tbf(dn_dev, mbit, fab)
+
+    bridge(shape.top)
+    for p in range(shape.pods):
+        bridge(f"pod{p + 1}")
+        uplink(f"pod{p + 1}", shape.top, f"p{p + 1}up", f"p{p + 1}dn", shape.pod_uplink_mbit[p])
+    for l in range(shape.leaves):
+        pod = shape.leaf_pod[l]
+        bridge(f"leaf{l + 1}")
+        uplink(f"leaf{l + 1}", shape.top if pod is None else f"pod{pod + 1}", f"l{l + 1}up",
+               f"l{l + 1}dn", shape.leaf_uplink_mbit[l])
 
     def attach(host, ip, br, port, mbit):
         make_host(state, host, hosts_file)
@@ -235,7 +401,7 @@ def build(state, shape, args):
             tbf(port, mbit, fab)       # leaf -> host
             tbf("eth0", mbit, ns)      # host -> leaf
 
-    attach("head", HEAD_IP, "spine", "head", shape.head_mbit)
+    attach("head", HEAD_IP, shape.top, "head", shape.head_mbit)
     sh("ip", "addr", "add", f"{DAEMON_IP}/16", "dev", "eth0", netns=state.ns("head"))
     for i, h in enumerate(shape.hosts):
         attach(h, shape.host_ip(i), f"leaf{shape.leaf_of(i) + 1}", f"h{i + 1:02d}",
@@ -268,11 +434,10 @@ def write_agent(state):
     """The rsh agent MPI launchers call as `AGENT [options] HOST COMMAND...`: it runs COMMAND
     with /bin/sh inside HOST's namespaces (HOST: a host name of this cluster or its address),
     keeping the caller's environment and working directory, as ssh to a shared file system."""
-    shape = state.data["shape"]
     names = {HEAD_IP: "head", "head": "head"}
-    for i, h in enumerate(state.data["hosts"]):
-        names[f"198.18.{i // shape['hosts_per_leaf'] + 1}.{i + 1}"] = h
-        names[h] = h
+    for h in state.data["layout"]["hosts"]:
+        names[h["ip"]] = h["name"]
+        names[h["name"]] = h["name"]
     cases = "\n".join(f"  {a}) pid={state.data['pids']['holder-' + h]} ;;"
                       for a, h in names.items())
     agent = f"""#!/bin/sh
@@ -310,22 +475,90 @@ def build_mpich_shim(state):
     state.save()
 
 
+def fabric_net(shape):
+    """The ibsim net file text of exactly the emulated fabric, in collectors/sim/gen_fattree.py's
+    conventions (its Net and Node, GUIDs and names): switches leaf01.. with their hosts on
+    ports 1..n and their uplinks after them, then the hosts node01.. (one 4x QDR HCA port
+    each), then pod01.. and core01 (three levels) or spine01 (two). Each emulated uplink is
+    ib_leaf/ib_pod parallel links of one width and speed, so that every rate keeps its ratio
+    to the host link's; a damaged uplink has its healthy siblings' link count at 1/DAMAGE
+    of their rate."""
+    sys.path.insert(0, os.path.join(REPO, "collectors/sim"))
+    import gen_fattree as gf  # the project's own net file writer, beside run_ibsim.sh
+
+    net = gf.Net()
+
+    def switch(level, code, i, ports):
+        name = f"{level}{i + 1:02d}"
+        guid = gf.SWITCH_GUID_BASE | (code << 20) | (i + 1)
+        return net.add(gf.Node("Switch", name, f"MF0;{name}:MQM8700/U1", guid, 0xCF08, ports))
+
+    def cables(lower, upper, links):
+        count, (width, speed) = links
+        for _ in range(count):
+            net.connect(lower, lower.take_port(), upper, upper.take_port(), width, speed)
+
+    leaves = [switch("leaf", 1, l, shape.leaf_hosts[l] + shape.ib_leaf[l][0])
+              for l in range(shape.leaves)]
+    first = [sum(shape.leaf_hosts[:l]) for l in range(shape.leaves)]
+    for i, h in enumerate(shape.hosts):
+        hca = net.add(gf.Node("Hca", h, f"{h} mlx5_0", gf.HCA_GUID_BASE + ((i + 1) << 4),
+                              0x101B, 1))
+        l = shape.leaf_of(i)
+        net.connect(hca, 1, leaves[l], i - first[l] + 1, *IB_FRACTIONS[1])
+    if shape.levels == 3:
+        pods = [switch("pod", 2, p, 0) for p in range(shape.pods)]
+        core = switch("core", 3, 0, 0)
+        for l, leaf in enumerate(leaves):
+            cables(leaf, pods[shape.leaf_pod[l]], shape.ib_leaf[l])
+        for p, pod in enumerate(pods):
+            cables(pod, core, shape.ib_pod[p])
+    else:
+        spine = switch("spine", 2, 0, 0)
+        for l, leaf in enumerate(leaves):
+            cables(leaf, spine, shape.ib_leaf[l])
+    header = ["ibsim net file of a vcluster, written by testing/vcluster/vcluster_build.py",
+              shape.describe()]
+    for l in range(shape.leaves):
+        count, (width, speed) = shape.ib_leaf[l]
+        header.append(f"leaf{l + 1:02d}: {shape.leaf_hosts[l]} hosts 4x QDR, uplink "
+                      f"{count} x {width} {speed}" + (" (damaged)" if l == shape.damaged
+                                                       else ""))
+    for p in range(shape.pods):
+        count, (width, speed) = shape.ib_pod[p]
+        header.append(f"pod{p + 1:02d}: uplink {count} x {width} {speed}")
+    out = io.StringIO()
+    net.write(out, header)
+    return out.getvalue()
+
+
 def write_fabric(state, shape):
-    """An ibsim net file of exactly the emulated fabric (host names, leaves, uplinks as
-    InfiniBand links whose rates keep the emulated ratios), routed by the real OpenSM and read
-    back with the real ibnetdiscover and dump_fts (collectors/sim/run_ibsim.sh)."""
+    """An ibsim net file of exactly the emulated fabric (fabric_net), routed by the real
+    OpenSM and read back with the real ibnetdiscover and dump_fts (collectors/sim/
+    run_ibsim.sh). run_ibsim's pid is in state.json while it runs: down stops it, and it
+    stops ibsim and opensm."""
     out = os.path.join(state.dir, "fabric")
     os.makedirs(out, exist_ok=True)
     net = os.path.join(out, "vcluster.net")
-    width, speed = shape.ib_uplink_rate
-    sh(sys.executable, os.path.join(REPO, "collectors/sim/gen_fattree.py"), "--hosts",
-       len(shape.hosts), "--hosts-per-leaf", shape.hosts_per_leaf, "--leaf-uplinks",
-       shape.ib_uplinks, "--host-speeds", "QDR", "--host-widths", "4x", "--uplink-speed", speed,
-       "--uplink-width", width, "--host-prefix", "node", "--host-digits", 2, "--out", net)
-    p = sh("bash", os.path.join(REPO, "collectors/sim/run_ibsim.sh"), net, out, "--timeout",
-           120, check=False, timeout=300)
-    if p.returncode != 0:
-        raise VclusterError(f"the fabric dump failed: {p.stderr.strip()[-800:]}")
+    with open(net, "w") as f:
+        f.write(fabric_net(shape))
+    with open(os.path.join(out, "run_ibsim.log"), "w") as logf:
+        proc = subprocess.Popen(["bash", os.path.join(REPO, "collectors/sim/run_ibsim.sh"), net,
+                                 out, "--timeout", "120"], stdin=subprocess.DEVNULL,
+                                stdout=logf, stderr=subprocess.STDOUT)
+        state.data["pids"]["fabric"] = proc.pid
+        state.save()
+        try:
+            rc = proc.wait(timeout=300)
+        except subprocess.TimeoutExpired:
+            kill_all([proc.pid])
+            rc = None
+    state.data["pids"].pop("fabric", None)
+    state.save()
+    if rc != 0:
+        with open(os.path.join(out, "run_ibsim.log")) as f:
+            tail = f.read().strip()[-800:]
+        raise VclusterError(f"the fabric dump failed: {tail}")
     log(f"fabric dump: {out}/ibnetdiscover.txt, {out}/dump_fts.txt")
 
 

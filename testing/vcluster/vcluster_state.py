@@ -122,6 +122,24 @@ def processes_inside(inodes):
     return pids
 
 
+def processes_naming(directory):
+    """Pids of processes with an argument inside directory (the fabric dump's run_ibsim.sh,
+    ibsim and opensm name their files in the state directory)."""
+    prefix = os.fsencode(directory.rstrip("/") + "/")
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                args = f.read().split(b"\0")
+        except OSError:
+            continue
+        if any(a.startswith(prefix) for a in args):
+            pids.append(int(entry))
+    return pids
+
+
 def kill_all(pids, grace=5.0):
     for sig in (signal.SIGCONT, signal.SIGTERM):
         for pid in pids:
@@ -158,6 +176,7 @@ def down_state(state):
                              if n.startswith(f"{NS_PREFIX}{state.name}-") and n not in listed
                              ] + state.data["objects"]
     kill_all(processes_inside(ns_inodes(state)) + list(state.data.get("pids", {}).values()))
+    kill_all(processes_naming(state.dir))  # what outlived the run_ibsim.sh just stopped
     problems = []
     for obj in reversed(state.data["objects"]):
         if obj["kind"] == "netns" and obj["name"] in list_netns():
