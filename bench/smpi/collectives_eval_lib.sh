@@ -198,6 +198,11 @@ PY
 # 1 + 2 x $VERIFY_CALLS warm-up calls per cell (the run-time check completes in them, the
 # timed call runs what it kept); `warmups` with TOPORR_VERIFY=0 and as many warm-up calls
 # (the unverified twin of `verified`). Both print the warm-up calls' total time.
+# `leafsorted` runs on the leaf-sorted order of the placement (bench/smpi/leaf_sorted.py), with
+# the `ompi` selector, `leafsorted:NAME` with SMPI's selector NAME; where that order is the
+# launch order itself nothing is simulated and the run's row names the directory of its
+# launch-order twin (`run` with the same cell and no variant, resp. `selector:NAME`), which
+# must have run before in this invocation.
 run() {
   local fab=$1 placement=$2 h=$3 k=$4 coll=$5 sizes=${6:-$SIZES}
   local modes=${7:-mpi,auto,candidates,scotch,${LAUNCH_MODES[$5]}} variant=${8:-} p=$(($3 * $4))
@@ -212,9 +217,25 @@ run() {
   [[ $variant == smpi:* ]] && cfg+=(--cfg=smpi/$coll:${variant#smpi:})
   # selector:NAME: the MPI default under another of SMPI's selectors (mpich: MPICH's rules)
   [[ $variant == selector:* ]] && cfg=("${cfg[@]/coll-selector:ompi/coll-selector:${variant#selector:}}")
+  [[ $variant == leafsorted:* ]] && cfg=("${cfg[@]/coll-selector:ompi/coll-selector:${variant#leafsorted:}}")
   local name=$fab-$placement-${h}x$k-$coll${variant:+-${variant/:/-}}
   local dir=$RUNDIR/$name hostfile=$RUNDIR/$name.hostfile
   placement_hosts "$fab" "$placement" "$h" "$k" >"$hostfile"
+  if [[ $variant == leafsorted* ]]; then
+    local launch_order=$RUNDIR/$name.launch
+    mv "$hostfile" "$launch_order"
+    python3 "$REPO/bench/smpi/leaf_sorted.py" --ibnetdiscover "$CACHE/fabrics/$fab/ibnetdiscover.txt" \
+      "$launch_order" >"$hostfile" || die "leaf_sorted.py failed ($name)"
+    if cmp -s "$launch_order" "$hostfile"; then
+      local twin=$RUNDIR/$fab-$placement-${h}x$k-$coll
+      [[ $variant == leafsorted:* ]] && twin+=-selector-${variant#leafsorted:}
+      [[ -f $twin/key ]] || die "$name: the launch order is leaf-sorted, but its twin $twin has not run"
+      LAST_RUN=$twin
+      printf "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n" "$fab" "$placement" "${h}x$k" "$p" "$coll" \
+        "$variant" 0.0 "$twin" >>"$RUNS"
+      return 0
+    fi
+  fi
   local key
   key=$(cat "$BENCH" "$CACHE/fabrics/$fab.xml" "$CACHE/fabrics/$fab.costs" "$hostfile" \
         <(echo "$coll $sizes $modes ${cfg[*]} $fold $force $PRIVATE_LIBS${warmups[*]:+ verify=$verify calls=$VERIFY_CALLS ${warmups[*]}}") | sha256sum | cut -c1-16)

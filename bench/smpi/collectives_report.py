@@ -3,9 +3,11 @@
 
 Input: --runs TSV, one line per smpirun: fabric, placement (bynode|frag), HxK, ranks,
 collective, variant (default; private: no folded temporaries; forced: the multi-level
-version forced by TOPORR_ALGORITHM), wall seconds, and the run's directory, which holds
-cells.txt (the `cell ...` / `skip ...` lines of toporr_collective_time) and report.jsonl
-(TOPORR_REPORT: one JSON line per decision of rank 0).
+version forced by TOPORR_ALGORITHM; leafsorted / leafsorted:NAME: the MPI default on the
+leaf-sorted order, bench/smpi/leaf_sorted.py, under the ompi / NAME selector; its directory
+is its launch-order twin's where the launch order is leaf-sorted already), wall seconds, and
+the run's directory, which holds cells.txt (the `cell ...` / `skip ...` lines of
+toporr_collective_time) and report.jsonl (TOPORR_REPORT: one JSON line per decision of rank 0).
 
 Checks (any failure: exit 1, after writing the table):
   - every toporr cell (auto or forced) has exactly one decision for its (algorithm, size),
@@ -20,10 +22,13 @@ Checks (any failure: exit 1, after writing the table):
     deterministic: any change is the code's). --write-baseline FILE records this run's times
     (after a change that is meant to move them; commit the file with the change).
 
-Output (--output, markdown): per cell the MPI default, toporr's selection (with the chosen
-algorithm and whether it reordered), the speedup, the best forced algorithm, the
-multi-level version vs the best flat algorithm; then the targets of the collective evaluation, the
-TOPORR_MIN_BYTES the cells support, the violations and a short summary.
+Output (--output, markdown): the leaf-sorted baseline's definition and summary (median and
+range of toporr's selection vs the MPI default on the leaf-sorted order, by collective and
+fabric); per cell the MPI default on the launch order and on the leaf-sorted order, toporr's
+selection (with the chosen algorithm and whether it reordered), its ratio to each, the best
+forced algorithm, the multi-level version vs the best flat algorithm; then the targets of the
+collective evaluation, the TOPORR_MIN_BYTES the cells support, the violations and a short
+summary.
 """
 
 import argparse
@@ -35,7 +40,8 @@ import sys
 # collectives_verified_report.py and model_quality.py import these names from here.
 from collectives_runs import (FABRIC_SHORT, LARGE, LAUNCH, Run, check_decisions,
                               comparable, decision_of, reordered, size_name)
-from collectives_sections import launch_section, speedup_plots, write_report
+from collectives_sections import (FAMILIES, launch_section, leaf_sorted_summary,
+                                  speedup_plots, write_report)
 
 
 def main():
@@ -56,16 +62,22 @@ def main():
                     "they go next to --output, which links them")
     ap.add_argument("--elapsed", default="?")
     ap.add_argument("--commit", default="?")
+    ap.add_argument("--command", help="the command that made the runs, as the table names it "
+                    "(default: bench/smpi/run_collectives_eval.sh [--quick])")
+    ap.add_argument("--note", default="", help="a sentence for the table's header (a subset...)")
     args = ap.parse_args()
 
     runs = [Run(l.rstrip("\n").split("\t")) for l in open(args.runs) if l.strip()]
-    # Tables by collective, then fabric (FABRIC_SHORT's order), in the order the runs came.
+    # Tables by collective (FAMILIES' order), then fabric (FABRIC_SHORT's order), in the order
+    # the runs came.
     fabrics = list(FABRIC_SHORT)
-    runs.sort(key=lambda r: (r.collective,
+    runs.sort(key=lambda r: (FAMILIES.index(r.collective) if r.collective in FAMILIES else
+                             len(FAMILIES), r.collective,
                              fabrics.index(r.fabric) if r.fabric in fabrics else len(fabrics)))
     errors = []
     for r in runs:
-        check_decisions(r, args.multilevel, errors)
+        if not r.variant.startswith("leafsorted"):  # no decision of its own (or its twin's)
+            check_decisions(r, args.multilevel, errors)
         if not r.cells:
             errors.append(f"{r.label()}: no cells (see {r.dir}/stderr.txt)")
     # Shared temporaries must not change any decision.
@@ -98,6 +110,19 @@ def main():
             for (mode, b), us in r.cells.items():
                 if mode == "mpi":
                     mpich[(r.fabric, r.placement, r.shape, r.collective, b)] = us
+    # Baseline: the MPI default on the leaf-sorted order (variant leafsorted: ompi selector,
+    # leafsorted:mpich: mpich selector) -> (us, whether that order is the launch order itself).
+    leaf, leaf_mpich = {}, {}
+    for r in runs:
+        if r.variant not in ("leafsorted", "leafsorted:mpich"):
+            continue
+        twin = by_key.get((r.fabric, r.placement, r.shape, r.collective,
+                           "default" if r.variant == "leafsorted" else "selector:mpich"))
+        same = twin is not None and twin.dir == r.dir
+        for (mode, b), us in r.cells.items():
+            if mode == "mpi":
+                (leaf if r.variant == "leafsorted" else leaf_mpich)[
+                    (r.fabric, r.placement, r.shape, r.collective, b)] = (us, same)
     rows, violations = [], []
     for r in runs:
         if r.variant != "default":
@@ -118,13 +143,21 @@ def main():
             if ml is None and ml_run is not None:
                 ml = ml_run.cells.get((args.multilevel, b))
             h = min(hier.get((r.fabric, r.placement, r.shape, r.collective, b), []), default=None)
+            cell = (r.fabric, r.placement, r.shape, r.collective, b)
+            ls, ls_same = leaf.get(cell, (None, False))
+            lsm, lsm_same = leaf_mpich.get(cell, (None, False))
             row = dict(run=r, bytes=b, mpi=mpi, sel=sel, chosen=chosen, reordered=reordered(d),
                        speedup=mpi / sel if sel > 0 else float("inf"), best=best, ml=ml, hier=h,
-                       mpich=mpich.get((r.fabric, r.placement, r.shape, r.collective, b)),
-                       scotch=r.cells.get(("scotch", b)))
+                       mpich=mpich.get(cell), scotch=r.cells.get(("scotch", b)),
+                       leaf=ls, leaf_same=ls_same, leaf_mpich=lsm, leaf_mpich_same=lsm_same,
+                       vs_leaf=ls / sel if ls is not None and sel > 0 else None)
             rows.append(row)
             if sel > mpi * (1 + args.tolerance):
                 violations.append(row)
+    for row in rows:
+        if row["leaf"] is None:
+            errors.append(f"{row['run'].label()} {size_name(row['bytes'])}: no MPI default on the "
+                          "leaf-sorted order (run variant leafsorted)")
     if args.quick:
         for row in rows:
             r = row["run"]
@@ -171,16 +204,25 @@ def main():
 
     out = []
     w = out.append
+    command = args.command or \
+        f"bench/smpi/run_collectives_eval.sh{' --quick' if args.quick else ''}"
     w("# libtoporr's own collectives and selection in SimGrid SMPI\n")
-    w(f"Generated by `bench/smpi/run_collectives_eval.sh{' --quick' if args.quick else ''}` "
-      f"(commit {args.commit}, {args.elapsed} s wall on this machine). Simulated time per call "
+    leaf_sorted_summary(rows, args.tolerance, w)
+    w(f"Generated by `{command}` (commit {args.commit}, {args.elapsed} s wall on this machine)"
+      f".{' ' + args.note if args.note else ''} Simulated time per call "
       "(deterministic), after a warm-up call that made toporr's decision. `MPI default` = "
-      "MPI_Allreduce / MPI_Bcast with SMPI's `ompi` selector (Open MPI 4's fixed rules) on the "
-      "launch order; `toporr selected` = toporr_allreduce / toporr_bcast with automatic "
-      "selection and the file cost source, the algorithm it chose in parentheses (`+r`: on a "
-      "reordered communicator); speedup = MPI default / toporr selected; `best forced` = the "
-      "fastest of the algorithms selection chose among, each forced; `multilevel vs flat` = "
-      "best forced flat / multilevel.\n")
+      "MPI_Allreduce / MPI_Bcast / MPI_Allgather with SMPI's `ompi` selector (Open MPI 4's fixed "
+      "rules) on the launch order (allgather: the size is one rank's block, and only the MPI "
+      "default and toporr's selection run; `run_collectives_eval.sh --allgather` times its "
+      "algorithms one by one); `MPI default leaf-sorted` = the same on the leaf-sorted order (`= launch`: "
+      "the launch order is leaf-sorted already, its time is the MPI default's); `toporr "
+      "selected` = toporr_allreduce / toporr_bcast / toporr_allgather with automatic selection and the file cost "
+      "source, started from the launch order, the algorithm it chose in parentheses (`+r`: on a "
+      "reordered communicator); `vs launch order` = MPI default / toporr selected; `vs "
+      "leaf-sorted` = MPI default leaf-sorted / toporr selected (**slower**: toporr more than "
+      f"{100 * args.tolerance:.0f} % slower than it); `best forced` = the fastest of the "
+      "algorithms selection chose among, each forced; `multilevel vs flat` = best forced flat / "
+      "multilevel.\n")
     if args.sources and os.path.exists(args.sources):
         w("Library build (bench/smpi/build_libtoporr_smpi.sh):\n")
         w("```")
@@ -189,9 +231,10 @@ def main():
     if not ml_present:
         w(f"**Multi-level:** not in this build (`{args.multilevel}`: {ml_reason}); "
           "the column says `n/a`.\n")
-    w("| fabric | placement | ranks | collective | size | MPI default us | toporr selected us "
-      "(algorithm) | speedup | best forced | multilevel vs flat |")
-    w("|---|---|---|---|---|---|---|---|---|---|")
+    w("| fabric | placement | ranks | collective | size | MPI default us | MPI default "
+      "leaf-sorted us | toporr selected us (algorithm) | vs launch order | vs leaf-sorted | "
+      "best forced | multilevel vs flat |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         r = row["run"]
         best = f"{row['best'][1]} {row['best'][0]:.1f}" if row["best"] else "-"
@@ -200,10 +243,16 @@ def main():
         else:
             ml = "n/a"
         flag = " **slower**" if row in violations else ""
+        if row["leaf"] is None:
+            leaf_us, vs_leaf = "-", "-"
+        else:
+            leaf_us = "= launch" if row["leaf_same"] else f"{row['leaf']:.1f}"
+            vs_leaf = f"{row['vs_leaf']:.2f}x" + (
+                " **slower**" if row["vs_leaf"] < 1 / (1 + args.tolerance) else "")
         w(f"| {FABRIC_SHORT.get(r.fabric, r.fabric)} | {r.placement} {r.shape} | {r.ranks} | "
-          f"{r.collective} | {size_name(row['bytes'])} | {row['mpi']:.1f} | {row['sel']:.1f} "
-          f"({row['chosen']}{' +r' if row['reordered'] else ''}) | {row['speedup']:.2f}x{flag} | "
-          f"{best} | {ml} |")
+          f"{r.collective} | {size_name(row['bytes'])} | {row['mpi']:.1f} | {leaf_us} | "
+          f"{row['sel']:.1f} ({row['chosen']}{' +r' if row['reordered'] else ''}) | "
+          f"{row['speedup']:.2f}x{flag} | {vs_leaf} | {best} | {ml} |")
     w("")
 
     if args.plots:
@@ -228,10 +277,11 @@ def main():
               f"{x['sel']:.1f} ({x['chosen']}) | {x['hier'][0] / x['sel']:.2f}x |")
         w("")
 
-    def baseline_section(key, title, intro, columns, baseline_cells):
+    def baseline_section(key, title, intro, columns, baseline_cells, extra=None):
         """A section comparing toporr's selection with the baseline in row[key]: the counts
         (faster / equal within the tolerance / slower, median ratio), then one table row per
-        cell: the columns' values, toporr's selection, baseline / toporr."""
+        cell: the columns' values, toporr's selection, baseline / toporr, and extra(row)'s
+        cells when given (one per column beyond those)."""
         at = [x for x in rows if x[key] is not None]
         if not at:
             return
@@ -249,7 +299,8 @@ def main():
             flag = " **slower**" if x in slower else ""
             w(f"| {FABRIC_SHORT.get(r.fabric, r.fabric)} | {r.placement} {r.shape} | "
               f"{r.collective} | {size_name(x['bytes'])} | {baseline_cells(x)} | "
-              f"{x['sel']:.1f} ({x['chosen']}) | {x[key] / x['sel']:.2f}x{flag} |")
+              f"{x['sel']:.1f} ({x['chosen']}) | {x[key] / x['sel']:.2f}x{flag} |" +
+              (f" {extra(x)} |" if extra else ""))
         w("")
 
     gains = sorted(x["mpi"] / x["scotch"] for x in rows if x["scotch"] is not None)
@@ -263,14 +314,30 @@ def main():
             f"median {gains[len(gains) // 2]:.2f}x, best {gains[-1]:.2f}x. Against Scotch: ",
             ["MPI default us", "Scotch order us", "toporr selected us", "toporr vs Scotch"],
             lambda x: f"{x['mpi']:.1f} | {x['scotch']:.1f}")
+    def mpich_leaf(x):
+        if x["leaf_mpich"] is None:
+            return "- | -"
+        v = x["leaf_mpich"] / x["sel"]
+        us = "= launch" if x["leaf_mpich_same"] else f"{x['leaf_mpich']:.1f}"
+        return f"{us} | {v:.2f}x" + (" **slower**" if v < 1 / (1 + args.tolerance) else "")
+
+    at_mpich = sorted(x["leaf_mpich"] / x["sel"] for x in rows
+                      if x["mpich"] is not None and x["leaf_mpich"] is not None)
+    mpich_leaf_intro = (
+        "On the leaf-sorted order (the same selector): median "
+        f"{at_mpich[len(at_mpich) // 2]:.2f}x, range {at_mpich[0]:.2f}x .. {at_mpich[-1]:.2f}x, "
+        f"toporr slower by more than {100 * args.tolerance:.0f} % in "
+        f"{sum(v < 1 / (1 + args.tolerance) for v in at_mpich)} of {len(at_mpich)} cells. "
+        if at_mpich else "")
     baseline_section(
         "mpich", "Against MPICH's default (SMPI's `mpich` selector)",
         "The MPI default once more, under SMPI's `mpich` collective selector (MPICH's own "
-        "decision rules and implementations) on the launch order, against the same toporr "
-        "selection (which still weighs the library's own call with the `ompi` rules it was "
-        "built for). ",
-        ["MPI default ompi us", "MPI default mpich us", "toporr selected us", "toporr vs mpich"],
-        lambda x: f"{x['mpi']:.1f} | {x['mpich']:.1f}")
+        "decision rules and implementations) on the launch order and on the leaf-sorted order, "
+        "against the same toporr selection (which still weighs the library's own call with the "
+        f"`ompi` rules it was built for). {mpich_leaf_intro}On the launch order: ",
+        ["MPI default ompi us", "MPI default mpich us", "toporr selected us", "toporr vs mpich",
+         "MPI default mpich leaf-sorted us", "toporr vs mpich leaf-sorted"],
+        lambda x: f"{x['mpi']:.1f} | {x['mpich']:.1f}", extra=mpich_leaf)
 
     # The targets of the collective evaluation.
     w("## Targets (issue 9)\n")

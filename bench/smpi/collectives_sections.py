@@ -1,15 +1,100 @@
 """Sections of the collectives reports (collectives_report.py and the reports that import it)
-that are not the main table: the same algorithm on toporr's order against the launch order,
-the speedup-vs-size plots (gnuplot), and writing the markdown with its check failures.
+that are not the main table: the summary against the leaf-sorted order, the same algorithm on
+toporr's order against the launch order, the speedup-vs-size plots (gnuplot), and writing the
+markdown with its check failures.
 """
 
 import collections
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 
 from collectives_runs import FABRIC_SHORT, LAUNCH, decision_of, reordered, size_name
+
+
+FAMILIES = ("allreduce", "bcast", "allgather")
+
+
+def leaf_sorted_summary(rows, tolerance, w):
+    """The table's opening: what the leaf-sorted order is and, by collective and fabric, the
+    median and range of toporr's selection against the MPI default on it (rows' `vs_leaf`:
+    leaf-sorted MPI default / toporr selected; rows without it are left out and counted)."""
+    at = [x for x in rows if x.get("vs_leaf") is not None]
+    w("## Against the leaf-sorted order\n")
+    w("All times are simulated (SimGrid SMPI, deterministic), not measured. The **leaf-sorted "
+      "order** of a launch order is its hosts grouped by the leaf switch they hang off in the "
+      "fabric dump (`ibnetdiscover`: the switch a host's CA port is cabled to), the groups in "
+      "the order of their first host in the launch order, the hosts within a group in launch "
+      "order, and each host's ranks contiguous, in launch order (`bench/smpi/leaf_sorted.py`; "
+      "`toporrctl plan` reports the same order). A site gets it without toporr: Slurm's "
+      "`TopologyParam=SwitchAsNodeRank`, or a by-slot launch on a host list sorted by leaf "
+      "switch. `vs leaf-sorted` = the MPI default (SMPI's `ompi` selector: Open MPI 4's rules) "
+      "on the leaf-sorted order / toporr's selection started from the launch order: what "
+      "toporr adds over that free order (1.00x: nothing; below 1: toporr is slower).\n")
+    if not at:
+        w("No cell has the leaf-sorted baseline.\n")
+        return
+    placements = collections.OrderedDict()  # (fabric, placement) -> leaf-sorted == launch
+    for x in at:
+        r = x["run"]
+        placements[(r.fabric, f"{r.placement} {r.shape}")] = x["leaf_same"]
+    same = [k for k, v in placements.items() if v]
+    moved = [k for k, v in placements.items() if not v]
+
+    def names(keys):
+        return ", ".join(f"{FABRIC_SHORT.get(f, f)} {p}" for f, p in keys) or "none"
+
+    w(f"The launch order is leaf-sorted already in {len(same)} of {len(placements)} placements "
+      "(by core and fragmented ones: hosts in name order, their ranks contiguous; by node with "
+      "one rank per host), where `vs leaf-sorted` = `vs launch order`; leaf-sorting moves ranks "
+      f"in {len(moved)}: {names(moved)}.\n")
+    fabrics = list(FABRIC_SHORT)
+    present = [c for c in FAMILIES if any(x["run"].collective == c for x in at)]
+    present += sorted({x["run"].collective for x in at} - set(present))
+    missing = [c for c in FAMILIES if c not in present]
+
+    def stats(xs):
+        v = sorted(x["vs_leaf"] for x in xs)
+        big = sorted(x["vs_leaf"] for x in xs if x["bytes"] >= 1048576)
+        faster = sum(1 for y in v if y > 1 + tolerance)
+        slower = sum(1 for y in v if y < 1 / (1 + tolerance))
+        return (f"{len(v)} | {statistics.median(v):.2f}x | {v[0]:.2f}x .. {v[-1]:.2f}x | "
+                f"{f'{statistics.median(big):.2f}x' if big else '-'} | "
+                f"{faster} / {len(v) - faster - slower} / {slower}")
+
+    headline = []
+    for coll in present:
+        xs = [x for x in at if x["run"].collective == coll]
+        v = [x["vs_leaf"] for x in xs]
+        headline.append(f"{coll} median {statistics.median(v):.2f}x (range {min(v):.2f}x .. "
+                        f"{max(v):.2f}x, {len(v)} cells)")
+    w("Headline (simulated): toporr's selection vs the MPI default on the leaf-sorted order, "
+      "all fabrics, placements and sizes: " + "; ".join(headline) + "." +
+      (f" Not in this table: {', '.join(missing)}." if missing else "") + "\n")
+    w(f"| collective | fabric | cells | median | range | median, 1 MiB and up | toporr faster / "
+      f"equal within {100 * tolerance:.0f} % / slower |")
+    w("|---|---|---|---|---|---|---|")
+    for coll in present:
+        xs = [x for x in at if x["run"].collective == coll]
+        by_fabric = collections.defaultdict(list)
+        for x in xs:
+            by_fabric[x["run"].fabric].append(x)
+        for f in sorted(by_fabric, key=lambda f: (fabrics.index(f) if f in fabrics else
+                                                  len(fabrics), f)):
+            w(f"| {coll} | {FABRIC_SHORT.get(f, f)} | {stats(by_fabric[f])} |")
+        w(f"| {coll} | **all** | {stats(xs)} |")
+    w("")
+    chosen = collections.defaultdict(collections.Counter)  # collective -> algorithm -> cells
+    for x in at:
+        if x["vs_leaf"] > 1 + tolerance:
+            chosen[x["run"].collective][x["chosen"]] += 1
+    if chosen:
+        w("Where toporr beats the leaf-sorted order by more than "
+          f"{100 * tolerance:.0f} %, its selection ran: " + "; ".join(
+              f"{coll}: " + ", ".join(f"{a} {n}" for a, n in chosen[coll].most_common())
+              for coll in present if chosen[coll]) + " (cells).\n")
 
 
 def launch_section(rows, tolerance, w):
@@ -70,9 +155,9 @@ def launch_section(rows, tolerance, w):
 
 
 def speedup_plots(rows, plot_dir, w):
-    """Per fabric, speedup vs message size (one line per placement, allreduce and bcast side by
-    side) as PLOT_DIR/speedup_FABRIC.png with its data file; the table's markdown links them.
-    Returns an error message or None."""
+    """Per fabric, speedup vs message size (one line per placement, one panel per collective,
+    side by side) as PLOT_DIR/speedup_FABRIC.png with its data file; the table's markdown links
+    them. Returns an error message or None."""
     gp = shutil.which("gnuplot")
     os.makedirs(plot_dir, exist_ok=True)
     by_fabric = collections.OrderedDict()
@@ -109,10 +194,11 @@ def speedup_plots(rows, plot_dir, w):
         for i, ((coll, placement), _) in enumerate(blocks):
             plots.setdefault(coll, []).append(
                 f"'{dat}' index {i} using 1:2 with linespoints lw 2 title '{placement}'")
+        panels = [c for c in FAMILIES if c in plots]
         script = [
-            "set terminal pngcairo size 1200,500 noenhanced",
+            f"set terminal pngcairo size {600 * max(2, len(panels))},500 noenhanced",
             f"set output '{png}'",
-            "set multiplot layout 1,2 title "
+            f"set multiplot layout 1,{max(2, len(panels))} title "
             f"'{FABRIC_SHORT.get(fabric, fabric)}: MPI default / toporr selected (SimGrid SMPI)'",
             "set logscale x 2", "set logscale y 2", "set grid",
             "set xtics ('8B' 8, '1K' 1024, '64K' 65536, '1M' 1048576, '16M' 16777216, "
@@ -120,10 +206,8 @@ def speedup_plots(rows, plot_dir, w):
             "set xrange [6:90000000]", f"set yrange [0.8:{max(2.0, ymax * 1.25):.2f}]",
             "set xlabel 'message size'", "set ylabel 'speedup (x)'", "set key top left",
         ]
-        for coll in ("allreduce", "bcast"):
-            if coll not in plots:
-                continue
-            script.append(f"set title '{coll}'")
+        for coll in panels:
+            script.append(f"set title '{coll}{' (size per rank)' if coll == 'allgather' else ''}'")
             script.append("plot " + ", ".join(plots[coll]) +
                           ", 1 with lines dt 2 lc rgb 'gray' title 'MPI default'")
         script.append("unset multiplot")

@@ -1,13 +1,19 @@
 #!/bin/bash
 # libtoporr's real collectives and selection vs the MPI library's default, in SimGrid SMPI.
 #
-#   run_collectives_eval.sh           the full table -> bench/results/collectives_smpi.md
+#   run_collectives_eval.sh           the full table -> bench/results/collectives_smpi.md, and
+#                                     its runs' raw data -> bench/results/collectives_smpi_runs.tar.xz
+#     --fabrics LIST                  the full table's cells on these fabrics only (comma-
+#                                     separated names below; the table says which are left out)
+#   run_collectives_eval.sh --tabulate   simulate nothing: the table (and its plots) again from
+#                                     bench/results/collectives_smpi_runs.tar.xz
 #   run_collectives_eval.sh --quick   CI gate: bundled 16-host fat tree, 64 ranks, 64 KiB and
 #                                     16 MiB; fails on a fallback, on toporr slower than the
 #                                     MPI default, on the 16 MiB allreduce gain vanishing, on
 #                                     decisions that change when temporaries are shared, or on
 #                                     a simulated time more than 2 % above
-#                                     bench/smpi/quick_baseline.tsv
+#                                     bench/smpi/quick_baseline.tsv (which also holds the MPI
+#                                     default on the cell's leaf-sorted order)
 #   run_collectives_eval.sh --quick --write-baseline   the gate, then its times become the
 #                                     baseline (after a change meant to move them)
 #   run_collectives_eval.sh --verify  the full table's cells with the run-time check on
@@ -37,6 +43,11 @@
 # forwarding tables), ranks name their hosts through TOPORR_HOSTMAP, every decision is
 # recorded (TOPORR_REPORT) and bench/smpi/collectives_report.py fails the run if one fell
 # back to the identity order or did not run the algorithm asked for.
+# The leaf-sorted baseline: per cell, the MPI default (ompi selector, and mpich where the cell
+# has that baseline) once more on the leaf-sorted order of the launch order
+# (bench/smpi/leaf_sorted.py: hosts grouped by leaf switch, groups and hosts in launch order,
+# each host's ranks contiguous), the order a site gets from its resource manager without
+# toporr; where the launch order is leaf-sorted already, its launch-order run stands for it.
 #
 # Fabrics (cached under $TOPORR_SMPI_CACHE/fabrics, default /tmp/toporr-smpi):
 #   bundled16   deploy/demo/fattree-2l-16h.net through ibsim + OpenSM: the fabric of the
@@ -92,8 +103,12 @@ MAX_RANKS=
 LARGE_SIZES=
 CACHED=0
 ALLGATHER=0
+FABRICS=
+TABULATE=0
+ALL_FABRICS=(bundled16 ft256 ft256t torus256 dfly288 ft1024x3)
+ARCHIVE_REL=bench/results/collectives_smpi_runs.tar.xz
 usage() {
-  echo "usage: $0 [--quick [--write-baseline]] | [--verify [--max-ranks N] [--large-sizes LIST] [--cached-only]] | --allgather" >&2
+  echo "usage: $0 [--fabrics LIST] | --tabulate | --quick [--write-baseline] | [--verify [--max-ranks N] [--large-sizes LIST] [--cached-only]] | --allgather" >&2
   exit 2
 }
 while (($#)); do
@@ -105,6 +120,8 @@ while (($#)); do
     --large-sizes) [[ ${2:-} =~ ^[0-9]+(,[0-9]+)*$ ]] || usage; LARGE_SIZES=$2; shift ;;
     --cached-only) CACHED=1 ;;
     --allgather) ALLGATHER=1 ;;
+    --fabrics) [[ ${2:-} =~ ^[a-z0-9]+(,[a-z0-9]+)*$ ]] || usage; FABRICS=$2; shift ;;
+    --tabulate) TABULATE=1 ;;
     *) usage ;;
   esac
   shift
@@ -114,6 +131,26 @@ done
 [[ -n $MAX_RANKS || -n $LARGE_SIZES ]] && ((!VERIFY)) && usage
 ((CACHED && !VERIFY)) && usage
 ((ALLGATHER && (QUICK || VERIFY))) && usage
+[[ -n $FABRICS ]] && ((QUICK || VERIFY || ALLGATHER || TABULATE)) && usage
+((TABULATE && (QUICK || VERIFY || ALLGATHER))) && usage
+for f in ${FABRICS//,/ }; do
+  [[ " ${ALL_FABRICS[*]} " == *" $f "* ]] || { echo "unknown fabric $f (${ALL_FABRICS[*]})" >&2; exit 2; }
+done
+if ((TABULATE)); then
+  # The committed raw data of the table: its runs TSV (run directories relative to the
+  # archive's root), each run's cells.txt, report.jsonl and seconds, sources.txt and the
+  # report's arguments (args.txt, one per line).
+  here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  tar -xJf "$here/$ARCHIVE_REL" -C "$tmp" || exit 1
+  awk -v root="$tmp/" 'BEGIN { FS = OFS = "\t" } { $8 = root $8; print }' "$tmp/runs.tsv" >"$tmp/runs.abs.tsv"
+  mapfile -t saved <"$tmp/args.txt"
+  python3 "$here/bench/smpi/collectives_report.py" --runs "$tmp/runs.abs.tsv" \
+    --sources "$tmp/sources.txt" "${saved[@]}" \
+    --output "$here/bench/results/collectives_smpi.md" --plots "$here/bench/results" >/dev/null
+  exit $?
+fi
 # shellcheck source=bench/smpi/collectives_eval_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/collectives_eval_lib.sh"
 START=$EPOCHREALTIME
@@ -141,6 +178,8 @@ if ((QUICK)); then
     # The same decisions with every C++ allocation private: folding the collectives'
     # temporaries (smpi_shared_new.cc) must not touch what the planner computes.
     run bundled16 bynode 16 4 "$coll" 65536,16777216 mpi,auto private
+    # The MPI default on the leaf-sorted order (the baseline of the table's "vs leaf-sorted").
+    run bundled16 bynode 16 4 "$coll" 65536,16777216 mpi leafsorted
   done
   REPORT_ARGS=(--quick --output "$CACHE/collectives_quick.md")
   if ((WRITE_BASELINE)); then
@@ -149,7 +188,10 @@ if ((QUICK)); then
     REPORT_ARGS+=(--baseline "$REPO/bench/smpi/quick_baseline.tsv")
   fi
 else
-  for fab in bundled16 ft256 ft256t torus256 dfly288 ft1024x3; do fabric "$fab"; done
+  USE_FABRICS=("${ALL_FABRICS[@]}")
+  if [[ -n $FABRICS ]]; then IFS=, read -r -a USE_FABRICS <<<"$FABRICS"; fi
+  if ((ALLGATHER)); then USE_FABRICS=("${ALL_FABRICS[@]}"); fi
+  for fab in "${USE_FABRICS[@]}"; do fabric "$fab"; done
   # The cells (FABRIC PLACEMENT H K): 64 ranks, then 256 (~16 GiB peak: SMPI's own allreduce
   # allocates its temporaries for real, 64 MiB per rank); the reports order the tables.
   CELLS_64=("bundled16 bynode 16 1" "bundled16 bynode 16 4" "ft256t frag 64 1"
@@ -164,6 +206,7 @@ else
              "ft256t frag 32 8" "torus256 frag 16 16" "dfly288 random 32 8")
   # SMPI's hierarchical algorithms are baselines of these 256-rank cells.
   HIER_CELLS=" ft256t bynode 64 4 | ft256t frag 64 4 | ft1024x3 frag 64 4 | ft256t frag 32 8 "
+  ALLGATHER_256=("ft256 bynode 64 4" "ft256t bynode 64 4" "ft256t frag 64 4" "ft1024x3 frag 64 4")
   if ((ALLGATHER)); then
     # Sizes are per rank (the receive buffer is the job's size times one): 1 MiB per rank at
     # 256 ranks would be 256 MiB per call and hours of SMPI.
@@ -171,7 +214,7 @@ else
       # shellcheck disable=SC2086
       run $cell allgather 8,1024,65536,1048576
     done
-    for cell in "ft256 bynode 64 4" "ft256t bynode 64 4" "ft256t frag 64 4" "ft1024x3 frag 64 4"; do
+    for cell in "${ALLGATHER_256[@]}"; do
       # shellcheck disable=SC2086
       run $cell allgather 8,1024,65536
     done
@@ -198,30 +241,63 @@ else
       done
     done
   else
+    # wanted CELL: the cell's fabric is one of this invocation's (--fabrics).
+    wanted() { [[ " ${USE_FABRICS[*]} " == *" ${1%% *} "* ]]; }
     for coll in allreduce bcast; do
-      # shellcheck disable=SC2086
-      for cell in "${CELLS_64[@]}"; do run_all $cell "$coll"; done
+      for cell in "${CELLS_64[@]}"; do
+        wanted "$cell" || continue
+        # shellcheck disable=SC2086
+        run_all $cell "$coll"
+        # shellcheck disable=SC2086
+        run $cell "$coll" "$SIZES" mpi leafsorted
+      done
     done
     # The MPI default under SMPI's mpich selector (MPICH's rules) for the 64-rank cells but
-    # the by-core twins.
+    # the by-core twins, on the launch order and on the leaf-sorted order.
     for coll in allreduce bcast; do
       for cell in "${CELLS_64[@]:0:7}"; do
+        wanted "$cell" || continue
         # shellcheck disable=SC2086
         run $cell "$coll" "$SIZES" mpi selector:mpich
+        # shellcheck disable=SC2086
+        run $cell "$coll" "$SIZES" mpi leafsorted:mpich
       done
     done
     for coll in allreduce bcast; do
       for cell in "${CELLS_256[@]}"; do
+        wanted "$cell" || continue
         # shellcheck disable=SC2086
         run_all $cell "$coll"
+        # shellcheck disable=SC2086
+        run $cell "$coll" "$SIZES" mpi leafsorted
         if [[ $HIER_CELLS == *" $cell "* ]]; then
           # shellcheck disable=SC2086
           baselines $cell "$coll"
         fi
       done
     done
+    # Allgather: the MPI default and toporr's selection only (the algorithms one by one are
+    # --allgather's table), on the cells and sizes per rank of --allgather, and the MPI default
+    # on the leaf-sorted order.
+    for cell in "${CELLS_64[@]}" "${ALLGATHER_256[@]}"; do
+      wanted "$cell" || continue
+      read -r _ _ h k <<<"$cell"
+      sizes=8,1024,65536,1048576
+      ((h * k > 64)) && sizes=8,1024,65536
+      # shellcheck disable=SC2086
+      run $cell allgather "$sizes" mpi,auto
+      # shellcheck disable=SC2086
+      run $cell allgather "$sizes" mpi leafsorted
+    done
   fi
-  REPORT_ARGS=(--output "$REPO/bench/results/collectives_smpi.md" --plots "$REPO/bench/results")
+  LEFT=()
+  for f in "${ALL_FABRICS[@]}"; do [[ " ${USE_FABRICS[*]} " == *" $f "* ]] || LEFT+=("$f"); done
+  NOTE=
+  ((${#LEFT[@]})) && NOTE="A subset: the cells of fabric(s) ${LEFT[*]} are left out (--fabrics)."
+  TABLE_ARGS=(--command "bench/smpi/run_collectives_eval.sh${FABRICS:+ --fabrics $FABRICS}"
+              --note "$NOTE")
+  REPORT_ARGS=(--output "$REPO/bench/results/collectives_smpi.md" --plots "$REPO/bench/results"
+               "${TABLE_ARGS[@]}")
 fi
 elapsed=$(awk -v a="$START" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')
 if ((VERIFY)); then
@@ -238,10 +314,33 @@ if ((VERIFY)); then
     --output "$REPO/bench/results/collectives_smpi_verified.md" >/dev/null || status=1
   exit "${status:-0}"
 fi
+COMMIT=$(commit_id)
 python3 "$REPO/bench/smpi/collectives_report.py" --runs "$RUNS" --multilevel "$MULTILEVEL" \
-  --sources "$CACHE/libtoporr-smpi/sources.txt" --elapsed "$elapsed" --commit "$(commit_id)" \
+  --sources "$CACHE/libtoporr-smpi/sources.txt" --elapsed "$elapsed" --commit "$COMMIT" \
   "${REPORT_ARGS[@]}" || status=1
 if ((!QUICK)); then
+  # The table's raw data (what --tabulate reads): each run's cells, decisions, seconds and
+  # hostfile, the runs TSV with directories relative to the archive, the report's arguments.
+  stage=$(mktemp -d)
+  mkdir -p "$stage/runs"
+  while IFS=$'\t' read -r -a row; do
+    base=$(basename "${row[7]}")
+    if [[ ! -d $stage/runs/$base ]]; then
+      mkdir -p "$stage/runs/$base"
+      for f in cells.txt report.jsonl seconds; do
+        if [[ -f ${row[7]}/$f ]]; then cp "${row[7]}/$f" "$stage/runs/$base/"; fi
+      done
+      if [[ -f ${row[7]}.hostfile ]]; then cp "${row[7]}.hostfile" "$stage/runs/$base.hostfile"; fi
+    fi
+    row[7]=runs/$base
+    (IFS=$'\t'; echo "${row[*]}") >>"$stage/runs.tsv"
+  done <"$RUNS"
+  cp "$CACHE/libtoporr-smpi/sources.txt" "$stage/sources.txt"
+  printf '%s\n' --multilevel "$MULTILEVEL" --elapsed "$elapsed" --commit "$COMMIT" \
+    "${TABLE_ARGS[@]}" >"$stage/args.txt"
+  tar -cJf "$REPO/$ARCHIVE_REL" -C "$stage" --sort=name --owner=0 --group=0 --mtime=@0 . \
+    || status=1
+  rm -rf "$stage"
   python3 "$REPO/bench/smpi/model_quality.py" --runs "$RUNS" --multilevel "$MULTILEVEL" \
     --output "$REPO/bench/results/model_quality_smpi.md" \
     --plot "$REPO/bench/results/model_vs_smpi.png" >/dev/null || status=1
