@@ -1,5 +1,8 @@
 #include "client/client_options.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <map>
 #include <string_view>
@@ -116,18 +119,69 @@ EnvironmentOptions OptionsFromEnvironment(ClientOptions base) {
   return OptionsFromEnvironment(std::move(base), [](const char* n) { return std::getenv(n); });
 }
 
-absl::Status ParseClientConfig(std::string_view text, std::string_view file_name,
-                               ClientOptions* options) {
-  ClientOptions o = *options;
-  RETURN_IF_ERROR(ForEachKeyValue(text, file_name, [&](const KeyValue& kv) -> absl::Status {
-    for (const Setting& s : kSettings) {
-      if (kv.key != s.key) continue;
-      if (!s.apply(kv.value, &o)) return KeyValueError(file_name, kv, s.expected);
-      return absl::OkStatus();
+bool ApplyClientSetting(std::string_view key, const std::string& value, ClientOptions* options,
+                        std::string* expected) {
+  for (const Setting& s : kSettings) {
+    if (key != s.key) continue;
+    ClientOptions o = *options;
+    if (!s.apply(value, &o)) {
+      *expected = s.expected;
+      return false;
     }
-    return KeyValueError(file_name, kv, absl::StrCat("one of the known keys (", KnownKeys(), ")"));
+    *options = std::move(o);
+    return true;
+  }
+  *expected = absl::StrCat("one of the known keys (", KnownKeys(), ")");
+  return false;
+}
+
+absl::Status ParseClientConfig(std::string_view text, std::string_view file_name,
+                               ClientOptions* options, std::vector<std::string>* notes) {
+  ClientOptions o = *options;
+  std::vector<std::string> found;
+  std::map<std::string, long> seen;  // key -> line
+  RETURN_IF_ERROR(ForEachKeyValue(text, file_name, [&](const KeyValue& kv) -> absl::Status {
+    auto skipped = [&](absl::Status why) {
+      if (notes == nullptr) return why;
+      found.push_back(absl::StrCat(why.message(), ": line ignored"));
+      return absl::OkStatus();
+    };
+    if (!kv.value.empty() && (kv.value.front() == '"' || kv.value.back() == '"')) {
+      return skipped(KeyValueError(file_name, kv, "a value with both its double quotes"));
+    }
+    const Setting* setting = nullptr;
+    for (const Setting& s : kSettings) {
+      if (kv.key == s.key) setting = &s;
+    }
+    if (setting == nullptr) {
+      return skipped(
+          KeyValueError(file_name, kv, absl::StrCat("one of the known keys (", KnownKeys(), ")")));
+    }
+    if (!setting->apply(kv.value, &o)) return KeyValueError(file_name, kv, setting->expected);
+    if (auto [it, first] = seen.emplace(kv.key, kv.line); !first) {
+      RETURN_IF_ERROR(skipped(absl::InvalidArgumentError(
+          absl::StrCat(std::string(file_name), ":", kv.line, ": ", kv.key,
+                       " was already set on line ", it->second, "; this one wins"))));
+      it->second = kv.line;
+    }
+    return absl::OkStatus();
   }));
   *options = std::move(o);
+  if (notes != nullptr) notes->insert(notes->end(), found.begin(), found.end());
+  return absl::OkStatus();
+}
+
+absl::Status CheckTrustedConfig(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return absl::OkStatus();  // the read names the failure
+  if ((st.st_mode & S_IWOTH) != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, " is writable by every user: not trusted"));
+  }
+  if (st.st_uid != 0 && st.st_uid != ::geteuid()) {
+    return absl::FailedPreconditionError(absl::StrCat(path, " is owned by uid ", st.st_uid,
+                                                      ", neither root nor this user: not trusted"));
+  }
   return absl::OkStatus();
 }
 
@@ -137,9 +191,12 @@ EnvironmentOptions LoadClientOptions(const GetEnvFn& getenv_fn, const std::strin
   const char* named = getenv_fn("TOPORR_CONFIG");
   const std::string path = named != nullptr && *named != '\0' ? named : site_config;
   std::string text;
-  absl::Status read = ReadRegularFile(path, &text);
+  std::vector<std::string> notes;
+  absl::Status read = ReadRegularFile(path, &text, kConfigFileMaxBytes, "configuration file");
+  if (read.ok()) read = CheckTrustedConfig(path);
   // A missing default file is the unconfigured site; a missing named file is a mistake.
-  if (read.ok()) read = ParseClientConfig(text, path, &base);
+  if (read.ok()) read = ParseClientConfig(text, path, &base, &notes);
+  for (const std::string& note : notes) warnings.push_back("site configuration: " + note);
   if (read.ok()) {
     base.config_path = path;
   } else if (!absl::IsNotFound(read) || path != site_config) {

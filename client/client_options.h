@@ -128,10 +128,27 @@ using GetEnvFn = std::function<const char*(const char*)>;
 EnvironmentOptions OptionsFromEnvironment(ClientOptions base, const GetEnvFn& getenv_fn);
 EnvironmentOptions OptionsFromEnvironment(ClientOptions base = {});
 
-// Applies the `key = value` lines of a site configuration file to *options, all or nothing:
-// on kInvalidArgument "<file>:<line>: ..." *options is unchanged.
+// Applies one setting by its key (a site file's key; the environment variable without its
+// TOPORR_ prefix, lower case) with the same check as the environment and the site file: false
+// for an unknown key or a value out of its range, with what a good value is in *expected and
+// *options unchanged. The Open MPI components validate their parameters through it.
+bool ApplyClientSetting(std::string_view key, const std::string& value, ClientOptions* options,
+                        std::string* expected);
+
+// Applies the `key = value` lines of a site configuration file to *options. A line that is
+// not `key = value` or a value out of its range refuses the file, all or nothing: on
+// kInvalidArgument "<file>:<line>: ..." *options is unchanged. With `notes`, what a newer or
+// careless file may hold is skipped with one note each instead, the rest applied: an unknown
+// key (one a newer release added), a value with an unbalanced double quote, and a key given
+// twice (the last one wins); without `notes` they refuse the file too.
 absl::Status ParseClientConfig(std::string_view text, std::string_view file_name,
-                               ClientOptions* options);
+                               ClientOptions* options, std::vector<std::string>* notes = nullptr);
+
+// Whether a site configuration file may be trusted: it decides which daemon a job asks and
+// where it writes, so, as ssh refuses a configuration others can change, a file writable by
+// every user or owned by a user other than root and the caller is refused:
+// kFailedPrecondition "<path>: ..." naming why.
+absl::Status CheckTrustedConfig(const std::string& path);
 
 // The three layers: defaults, the site configuration file (TOPORR_CONFIG from `getenv_fn`,
 // else `site_config`), the environment.

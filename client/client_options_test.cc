@@ -1,5 +1,8 @@
 #include "client/client_options.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -135,10 +138,48 @@ TEST_F(SiteConfigTest, MalformedFileIsIgnoredWholeWithOneWarningNamingTheLine) {
   EXPECT_EQ(e.options.deadline_ms, 2000);
   ASSERT_EQ(e.warnings.size(), 1u);
   EXPECT_THAT(e.warnings[0], HasSubstr(path_ + ":2: deadline_ms must be milliseconds"));
-  Write("adress = mgmt01:50051\n");
-  e = Load({});
-  ASSERT_EQ(e.warnings.size(), 1u);
+}
+
+TEST_F(SiteConfigTest, UnknownKeysQuotesAndRepeatsAreSkippedWithOneWarningEach) {
+  Write(
+      "adress = mgmt01:50051\ntls_ca = /etc/toporr/ca.pem\nsocket = \"/run/x.sock\n"
+      "deadline_ms = 500\ndeadline_ms = 700\naddress = mgmt02:50051\n");
+  EnvironmentOptions e = Load({});
+  EXPECT_EQ(e.options.tls_ca, "/etc/toporr/ca.pem");  // the rest is kept
+  EXPECT_EQ(e.options.address, "mgmt02:50051");
+  EXPECT_EQ(e.options.socket, "/run/toporr/toporrd.sock");  // the unbalanced quote: skipped
+  EXPECT_EQ(e.options.deadline_ms, 700);                    // the last one wins
+  EXPECT_EQ(e.options.config_path, path_);
+  ASSERT_EQ(e.warnings.size(), 3u) << ::testing::PrintToString(e.warnings);
   EXPECT_THAT(e.warnings[0], HasSubstr(":1: adress must be one of the known keys"));
+  EXPECT_THAT(e.warnings[1], HasSubstr(":3: socket must be a value with both its double quotes"));
+  EXPECT_THAT(e.warnings[2], HasSubstr(":5: deadline_ms was already set on line 4"));
+  // Without notes (a strict reader) each of them refuses the file.
+  ClientOptions o;
+  EXPECT_FALSE(ParseClientConfig("adress = x\n", "f", &o).ok());
+  EXPECT_FALSE(ParseClientConfig("verbose = 1\nverbose = 2\n", "f", &o).ok());
+}
+
+TEST_F(SiteConfigTest, FilesOthersCanChangeAreNotTrusted) {
+  Write("address = mgmt01:50051\n");
+  ASSERT_EQ(::chmod(path_.c_str(), 0666), 0);
+  EnvironmentOptions e = Load({});
+  EXPECT_TRUE(e.options.address.empty());
+  EXPECT_THAT(e.warnings, ElementsAre(HasSubstr("writable by every user: not trusted")));
+  ASSERT_EQ(::chmod(path_.c_str(), 0644), 0);
+  if (::geteuid() == 0) {
+    ASSERT_EQ(::chown(path_.c_str(), 65534, 65534), 0);
+    e = Load({});
+    EXPECT_TRUE(e.options.address.empty());
+    EXPECT_THAT(e.warnings, ElementsAre(HasSubstr("owned by uid 65534")));
+  }
+}
+
+TEST_F(SiteConfigTest, AFileBeyondItsBoundIsRefusedUnread) {
+  Write("");
+  ASSERT_EQ(::truncate(path_.c_str(), int64_t{1} << 30), 0);  // sparse: no disk used
+  EnvironmentOptions e = Load({});
+  EXPECT_THAT(e.warnings, ElementsAre(HasSubstr("larger than the 1048576 bytes a configuration file may have")));
 }
 
 TEST_F(SiteConfigTest, NamedFileMustExistAndBeARegularFile) {

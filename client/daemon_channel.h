@@ -47,8 +47,19 @@ std::optional<std::string> TlsFailureCause(const DaemonEndpoint& endpoint,
 
 // The cause of a failed call in words a user acts on: for UNAVAILABLE over TCP, what the
 // transport's message says about TLS (certificate not trusted or expired, name mismatch, a
-// plaintext listener) with the setting to check; otherwise gRPC's message.
+// plaintext listener) with the setting to check; otherwise gRPC's message. When the daemon's
+// certificate failed verification, the certificate is fetched once more and verified here
+// (ServerCertificateProblem, at most kDiagnosisTimeoutMs) to name which: expired, not yet
+// valid, signed by another CA.
 std::string ExplainRpcFailure(const DaemonEndpoint& endpoint, const grpc::Status& status);
+
+inline constexpr int kDiagnosisTimeoutMs = 1000;
+
+// Connects to endpoint.address over TLS without verifying, takes the certificate chain the
+// daemon presents and verifies it against endpoint.tls_ca: OpenSSL's reason when it fails
+// ("certificate has expired", "unable to get local issuer certificate", ...); nullopt when
+// it verifies or nothing can be learnt within `timeout_ms`.
+std::optional<std::string> ServerCertificateProblem(const DaemonEndpoint& endpoint, int timeout_ms);
 
 }  // namespace toporr::client
 

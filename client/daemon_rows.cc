@@ -1,6 +1,7 @@
 // The daemon source: RegisterHostList once (rank 0), then one compact GetCostRow per
 // leader, each under the configured deadline.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <mutex>
 
@@ -129,34 +130,21 @@ class DaemonRowSource final : public RowSource {
     return stub_.get();
   }
 
-  // During the back-off of a daemon that could not be reached (not one that was connected and
-  // did not answer): whether a connection is up again, tried for at most kProbe.
-  bool Reconnected() {
-    if (channel_ == nullptr) return false;
-    const auto limit = std::chrono::system_clock::now() + kProbe;
-    grpc_connectivity_state state = channel_->GetState(true);
-    while (state != GRPC_CHANNEL_READY && std::chrono::system_clock::now() < limit) {
-      grpc::experimental::ChannelResetConnectionBackoff(channel_.get());
-      channel_->WaitForStateChange(state, limit);
-      state = channel_->GetState(true);
-    }
-    return state == GRPC_CHANNEL_READY;
-  }
-
-  // Runs rpc under one deadline. A call that failed UNAVAILABLE (a connection the daemon
-  // closed, e.g. when it restarted; not a TLS failure, which would repeat) is made once more,
-  // on a new connection, while the deadline allows: both requests are reads (a host list registers
-  // to the same token), safe to repeat.
-  // The back-off of an unanswered daemon (row_source.h) applies to every call.
+  // Runs rpc under one deadline. A call that failed UNAVAILABLE on a daemon that has answered
+  // before (a connection the daemon closed, e.g. when it restarted; not a TLS failure, which
+  // would repeat) is made once more, on a new connection, while the deadline allows: both
+  // requests are reads (a host list registers to the same token), safe to repeat. A daemon
+  // never reached (refused, no socket) is not asked twice: the first failure, named as it is,
+  // is the answer.
+  // The back-off of an unanswered daemon (row_source.h) applies to every call: during it a
+  // call fails at once with the last failure, without touching the network, whether the
+  // daemon refused the connection or accepted it and stalled.
   template <typename Rpc>
   absl::Status Call(const char* method, Rpc rpc) {
     {
-      std::unique_lock<std::mutex> lock(backoff_mu_);
+      std::lock_guard<std::mutex> lock(backoff_mu_);
       if (!unanswered_.ok() && std::chrono::steady_clock::now() < quiet_until_) {
-        const absl::Status quiet = unanswered_;
-        const bool stalled = stalled_;
-        lock.unlock();
-        if (stalled || !Reconnected()) return quiet;
+        return unanswered_;
       }
     }
     const auto started = std::chrono::steady_clock::now();
@@ -168,7 +156,7 @@ class DaemonRowSource final : public RowSource {
       grpc::ClientContext context;
       context.set_deadline(deadline);
       s = rpc(stub, &context);
-      if (s.error_code() != grpc::StatusCode::UNAVAILABLE ||
+      if (s.error_code() != grpc::StatusCode::UNAVAILABLE || !answered_before_.load() ||
           std::chrono::system_clock::now() >= deadline || TlsFailureCause(endpoint_, s)) {
         break;
       }
@@ -183,12 +171,9 @@ class DaemonRowSource final : public RowSource {
       backoff_ = std::min(unanswered_.ok() ? base : std::max(2 * backoff_, base), kMaxBackoff);
       quiet_until_ = now + backoff_;
       unanswered_ = result;
-      // Connected, or a connection accepted and waiting for the daemon's first word: stalled.
-      const grpc_connectivity_state state =
-          channel_ != nullptr ? channel_->GetState(false) : GRPC_CHANNEL_TRANSIENT_FAILURE;
-      stalled_ = state == GRPC_CHANNEL_READY || state == GRPC_CHANNEL_CONNECTING;
     } else {
       unanswered_ = absl::OkStatus();
+      answered_before_ = true;
     }
     return result;
   }
@@ -214,12 +199,11 @@ class DaemonRowSource final : public RowSource {
   std::unique_ptr<v1::Topology::Stub> stub_;
   static constexpr std::chrono::milliseconds kMinBackoff{1000}, kMaxBackoff{600000};
   static constexpr int kBackoffPerCallTime = 30;
-  static constexpr std::chrono::milliseconds kProbe{100};
   std::mutex backoff_mu_;
   absl::Status unanswered_;  // the last unanswered call's failure; OK once answered
   std::chrono::steady_clock::time_point quiet_until_;
   std::chrono::milliseconds backoff_{0};
-  bool stalled_ = false;  // the unanswered call had a connection: the daemon did not answer
+  std::atomic<bool> answered_before_{false};  // some call reached the daemon
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/json_writer.h"
+#include "common/output_file.h"
 
 namespace toporr::client {
 
@@ -92,6 +93,16 @@ std::string DecisionJsonLine(const Decision& d) {
   };
   maybe("predicted_before_ns", d.predicted_before_ns);
   maybe("predicted_after_ns", d.predicted_after_ns);
+  w.Key("leaf_sorted");
+  if (d.leaf_sorted.has_value()) {
+    w.BeginObject();
+    w.Field("algorithm", d.leaf_sorted->algorithm);
+    w.Field("effective", d.leaf_sorted->effective);
+    w.Field("predicted_ns", d.leaf_sorted->predicted_ns);
+    w.EndObject();
+  } else {
+    w.Null();
+  }
   w.Key("candidates");
   w.BeginArray();
   for (const CandidateTime& c : d.candidates) {
@@ -122,20 +133,7 @@ std::string DecisionJsonLine(const Decision& d) {
 }
 
 absl::Status AppendReportLine(const std::string& path, const std::string& line) {
-  // O_NONBLOCK: a FIFO without a reader fails at once (ENXIO) instead of blocking the job, a
-  // full pipe fails the write (EAGAIN); regular files are unaffected.
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0644);
-  if (fd < 0) {
-    return absl::UnavailableError(absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
-  }
-  ssize_t n = ::write(fd, line.data(), line.size());
-  int err = errno;
-  ::close(fd);
-  if (n != static_cast<ssize_t>(line.size())) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot append to ", path, ": ", n < 0 ? std::strerror(err) : "short write"));
-  }
-  return absl::OkStatus();
+  return AppendToFile(path, line);  // a regular file, never a planted link; never blocks
 }
 
 std::string VerificationJsonLine(const Decision& d, const Verification& v) {

@@ -21,6 +21,11 @@
 //   new_order              new rank i = old rank new_order[i]
 //   predicted_before_ns, predicted_after_ns   the mapping engine's prediction (null on
 //                          fallback)
+//   leaf_sorted            the free baseline (client/plan.h LeafSortedMapping): {algorithm,
+//                          effective, predicted_ns} of what the communicator would run in
+//                          the leaf-sorted order (the MPI library's own call where it is a
+//                          candidate); null unless a report is written and the job has at
+//                          most kLeafSortedMaxHosts hosts, and on fallback
 //   candidates             what the choice was among (rank 0's view): [{algorithm, mapping,
 //                          predicted_ns, effective}], in evaluation order; [] when not
 //                          planned. "mpi_library" is the MPI library's own call on the
@@ -50,6 +55,7 @@
 #define TOPORR_CLIENT_DECISION_REPORT_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -83,6 +89,7 @@ struct Decision {
   std::vector<int32_t> new_order;
   double predicted_before_ns = -1;  // < 0: null
   double predicted_after_ns = -1;
+  std::optional<CandidateTime> leaf_sorted;  // mapping "leaf-sorted"
   std::vector<CandidateTime> candidates;
   std::vector<std::string> levels;  // empty: null
   std::vector<PlanStage> stages;    // with levels; empty: null
@@ -100,8 +107,9 @@ std::string VerificationJsonLine(const Decision& d, const Verification& v);
 // `stages` as the report's JSON array, or null when empty (also toporrctl plan's).
 void StagesJson(const std::vector<PlanStage>& stages, JsonWriter& w);
 
-// Appends `line` to `path` in one write(2) with O_APPEND (created 0644). Never blocks: a FIFO
-// without a reader, or whose pipe is full, is an error. Errors name the path.
+// Appends `line` to `path` in one write(2) with O_APPEND (created 0644), under
+// common/output_file.h's AppendToFile rule: a regular file only, another user's link in a
+// shared sticky directory refused, never blocking. Errors name the path.
 absl::Status AppendReportLine(const std::string& path, const std::string& line);
 
 }  // namespace toporr::client

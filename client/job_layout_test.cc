@@ -235,11 +235,11 @@ TEST(DecisionReportTest, OneJsonLineWithNullsForWhatIsUnknown) {
   EXPECT_EQ(::toporr::testing::ReadFileOrDie(dir + "/r.jsonl"), line + line);
   EXPECT_THAT(AppendReportLine(dir + "/absent/r.jsonl", line),
               StatusIs(absl::StatusCode::kUnavailable, HasSubstr("absent/r.jsonl")));
-  // A FIFO nobody reads: an error at once, not a blocked job.
+  // A FIFO nobody reads: refused at once (not a regular file), not a blocked job.
   const std::string fifo = dir + "/fifo";
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   EXPECT_THAT(AppendReportLine(fifo, line),
-              StatusIs(absl::StatusCode::kUnavailable, HasSubstr("fifo")));
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("fifo")));
 }
 
 }  // namespace

@@ -45,11 +45,12 @@ PlanCandidate ToCandidate(const mapping::Candidate& c) {
   return out;
 }
 
-// The MPI library's own call on the launch order: its rules' phases predicted one after the
-// other (identity mapping).
+// The MPI library's own call on the launch order in `mapping` (empty: the launch order
+// itself): its rules' phases predicted one after the other.
 absl::StatusOr<PlanCandidate> LibraryCandidate(mapping::LibraryRules rules,
                                                const mapping::SelectionRequest& sel,
-                                               const mapping::PredictInputs& inputs) {
+                                               const mapping::PredictInputs& inputs,
+                                               const std::vector<int>& mapping = {}) {
   ASSIGN_OR_RETURN(mapping::LibraryChoice choice,
                    mapping::LibraryDefault(rules, sel.collective, sel.num_ranks, sel.count,
                                            sel.type_size, sel.root));
@@ -58,7 +59,7 @@ absl::StatusOr<PlanCandidate> LibraryCandidate(mapping::LibraryRules rules,
   c.effective = choice.name;
   c.mapping = "identity";
   for (const mapping::PatternSpec& phase : choice.phases) {
-    ASSIGN_OR_RETURN(mapping::Prediction p, mapping::PredictCollective(phase, {}, inputs));
+    ASSIGN_OR_RETURN(mapping::Prediction p, mapping::PredictCollective(phase, mapping, inputs));
     c.time_ns += p.time_ns;
     c.max_link_load = std::max(c.max_link_load, p.max_link_load);
     c.hop_bytes += p.hop_bytes;
@@ -217,7 +218,65 @@ absl::StatusOr<PlanResult> Plan(const PlanRequest& request, const mapping::Place
   if (request.multilevel != MultilevelChoice::kOff) {
     RETURN_IF_ERROR(AddMultilevel(request, inputs, &result));
   }
+  if (!request.leaf_sorted) return result;
+  ASSIGN_OR_RETURN(result.leaf_sorted_mapping, LeafSortedMapping(placement, costs));
+  const std::vector<int> leaf_sorted(result.leaf_sorted_mapping.begin(),
+                                     result.leaf_sorted_mapping.end());
+  if (library.has_value()) {
+    ASSIGN_OR_RETURN(result.leaf_sorted,
+                     LibraryCandidate(*request.library_rules, sel, inputs, leaf_sorted));
+  } else {
+    ASSIGN_OR_RETURN(
+        mapping::Prediction p,
+        mapping::PredictCollective(mapping::SpecFor(sel, best.algorithm), leaf_sorted, inputs));
+    result.leaf_sorted = ToCandidate(best);
+    result.leaf_sorted.time_ns = p.time_ns;
+    result.leaf_sorted.max_link_load = p.max_link_load;
+    result.leaf_sorted.hop_bytes = p.hop_bytes;
+  }
+  result.leaf_sorted.mapping = "leaf-sorted";
   return result;
+}
+
+absl::StatusOr<std::vector<int32_t>> LeafSortedMapping(const mapping::Placement& placement,
+                                                       const mapping::HostCostMatrix& costs) {
+  const int num_hosts = costs.num_hosts();
+  for (const mapping::RankLocation& r : placement.ranks) {
+    if (r.host < 0 || r.host >= num_hosts) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("host ", r.host, " is outside the ", num_hosts, "-host cost matrix"));
+    }
+  }
+  std::vector<int32_t> leaf(num_hosts, 0);
+  if (num_hosts > 1) {
+    ASSIGN_OR_RETURN(mapping::HostLevels levels, mapping::DetectLevels(costs));
+    leaf = levels.levels[std::min(1, levels.num_levels() - 1)].group;
+  }
+  // Leaves, then hosts, in the order of their first rank; each host's ranks in launch order.
+  std::vector<int32_t> leaf_order, host_order;
+  std::vector<bool> leaf_seen(num_hosts, false), host_seen(num_hosts, false);
+  std::vector<std::vector<int32_t>> ranks_of(num_hosts);
+  for (int32_t r = 0; r < placement.size(); ++r) {
+    const int h = placement.ranks[r].host;
+    if (!leaf_seen[leaf[h]]) leaf_seen[leaf[h]] = true, leaf_order.push_back(leaf[h]);
+    if (!host_seen[h]) host_seen[h] = true, host_order.push_back(h);
+    ranks_of[h].push_back(r);
+  }
+  std::vector<int32_t> out;
+  out.reserve(placement.size());
+  for (int32_t l : leaf_order) {
+    for (int32_t h : host_order) {
+      if (leaf[h] == l) out.insert(out.end(), ranks_of[h].begin(), ranks_of[h].end());
+    }
+  }
+  return out;
+}
+
+mapping::Placement Reordered(const mapping::Placement& placement,
+                             const std::vector<int32_t>& mapping) {
+  mapping::Placement out = placement;
+  for (size_t i = 0; i < mapping.size(); ++i) out.ranks[i] = placement.ranks[mapping[i]];
+  return out;
 }
 
 absl::StatusOr<int64_t> ParseBytes(std::string_view text) {

@@ -93,6 +93,9 @@ struct PlanRequest {
   // recursive doubling; libtoporr passes the algorithms it runs, client/mpi/coll/).
   std::vector<mapping::Algorithm> multilevel_bcast;
   std::vector<mapping::Algorithm> multilevel_allreduce;
+  // Also predict the leaf-sorted baseline (PlanResult::leaf_sorted): one more prediction and
+  // O(hosts^2) cost reads to find the leaves.
+  bool leaf_sorted = false;
 };
 
 // PlanCandidate::algorithm of the MPI library's own call (effective = the library's name).
@@ -118,6 +121,26 @@ struct PlanStage {
   double time_ns = 0;
 };
 
+// The leaf-sorted order of a launch order: what a site gets for free from its scheduler or
+// launcher (Slurm's TopologyParam=SwitchAsNodeRank, a by-slot launch on a host list sorted by
+// leaf switch), and so the baseline toporr has to beat. The launch order's hosts grouped by
+// the leaf switch they hang off (the "leaf" level of mapping/levels/levels.h: the closest
+// level above "host"; one group when the costs show none), groups in the order of their first
+// host in the launch order, hosts inside a group in launch order, and each host's ranks
+// contiguous, in launch order. mapping[new_rank] = old rank. kInvalidArgument for hosts
+// outside the cost matrix.
+absl::StatusOr<std::vector<int32_t>> LeafSortedMapping(const mapping::Placement& placement,
+                                                       const mapping::HostCostMatrix& costs);
+
+// libtoporr reports the leaf-sorted baseline for jobs of at most this many hosts (finding the
+// leaves reads every pair of the job's costs).
+inline constexpr int kLeafSortedMaxHosts = 4096;
+
+// `placement` in the order of `mapping` (mapping[new_rank] = old rank): new rank i runs
+// where old rank mapping[i] ran.
+mapping::Placement Reordered(const mapping::Placement& placement,
+                             const std::vector<int32_t>& mapping);
+
 struct PlanResult {
   std::string algorithm;         // chosen algorithm
   std::vector<int32_t> mapping;  // mapping[new_rank] = old rank (slot)
@@ -126,6 +149,12 @@ struct PlanResult {
   PlanCandidate after;                    // the chosen (algorithm, mapping)
   std::vector<PlanCandidate> candidates;  // the multi-level one: "multilevel", "levels"
   bool library_call = false;  // the MPI library's own call wins (algorithm = kLibraryCandidate)
+  // The free baseline (LeafSortedMapping) and what a job launched in it would run: the MPI
+  // library's own call with PlanRequest::library_rules and auto, else the chosen algorithm
+  // (the forced one), predicted on it. Compare `after` with it for what toporr adds beyond the
+  // leaf-sorted order.
+  std::vector<int32_t> leaf_sorted_mapping;
+  PlanCandidate leaf_sorted;
   // When the multi-level version was considered: the levels' names ("host", "leaf", "top").
   std::vector<std::string> levels;
   std::vector<PlanStage> stages;  // and its stages, in execution order

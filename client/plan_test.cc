@@ -80,6 +80,57 @@ TEST_F(FattreePlan, RingReorderGroupsHostsAndIsPredictedFaster) {
   EXPECT_EQ(hostfile.substr(0, 28), "node01\nnode01\nnode01\nnode01\n");
 }
 
+TEST_F(FattreePlan, LeafSortedGroupsHostsByLeafInLaunchOrder) {
+  // node01, node05, node09, node13 are on four leaves: each host its own group, its four
+  // round-robin ranks (r, r+4, r+8, r+12) contiguous.
+  ASSERT_OK_AND_ASSIGN(std::vector<int32_t> sorted, LeafSortedMapping(placement_, *costs_.costs));
+  EXPECT_EQ(sorted, (std::vector<int32_t>{0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15}));
+  // Two leaves, interleaved: leaves in the order of their first host, hosts in launch order.
+  ASSERT_OK_AND_ASSIGN(JobHosts mixed,
+                       ParseHostfile("node05\nnode01\nnode06\nnode02\nnode07\n", "hf"));
+  ASSERT_OK_AND_ASSIGN(JobCosts costs, JobCostsFromFabric(fabric_, mixed.names));
+  ASSERT_OK_AND_ASSIGN(mapping::Placement one_each, InitialPlacement(mixed, MapBy::kNode, 0));
+  ASSERT_OK_AND_ASSIGN(sorted, LeafSortedMapping(one_each, *costs.costs));
+  EXPECT_EQ(sorted, (std::vector<int32_t>{0, 2, 4, 1, 3}));
+  // Already leaf-sorted: the identity.
+  ASSERT_OK_AND_ASSIGN(std::vector<int32_t> again,
+                       LeafSortedMapping(Reordered(one_each, sorted), *costs.costs));
+  EXPECT_EQ(again, (std::vector<int32_t>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(Reordered(one_each, sorted).ranks[1].host, one_each.ranks[2].host);
+  // A host outside the matrix.
+  mapping::Placement bad = one_each;
+  bad.ranks[0].host = 99;
+  EXPECT_THAT(LeafSortedMapping(bad, *costs.costs).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("host 99")));
+}
+
+TEST_F(FattreePlan, LeafSortedBaselineIsPredictedWhenAsked) {
+  PlanRequest req;
+  req.collective = mapping::Collective::kAllreduce;
+  req.algorithm = mapping::Algorithm::kRing;
+  req.message_bytes = 1 << 20;
+  ASSERT_OK_AND_ASSIGN(PlanResult plain, Plan(req, placement_, *costs_.costs, costs_.routes.get()));
+  EXPECT_TRUE(plain.leaf_sorted_mapping.empty());
+  req.leaf_sorted = true;
+  ASSERT_OK_AND_ASSIGN(PlanResult plan, Plan(req, placement_, *costs_.costs, costs_.routes.get()));
+  EXPECT_EQ(plan.mapping, plain.mapping) << "the baseline does not change the plan";
+  ASSERT_EQ(plan.leaf_sorted_mapping.size(), 16u);
+  EXPECT_EQ(plan.leaf_sorted.algorithm, "ring");
+  EXPECT_EQ(plan.leaf_sorted.mapping, "leaf-sorted");
+  // A ring on a two-level tree: the free order is as good as toporr's, far better than the
+  // round-robin launch.
+  EXPECT_LT(plan.leaf_sorted.time_ns, plan.before.time_ns / 2);
+  EXPECT_NEAR(plan.leaf_sorted.time_ns / plan.after.time_ns, 1.0, 0.05);
+  // With the library's rules and auto, the baseline is the library's own call in that order.
+  req.algorithm.reset();
+  req.library_rules = mapping::LibraryRules::kOpenMpi;
+  req.collective = mapping::Collective::kBcast;
+  req.message_bytes = 16 << 20;
+  ASSERT_OK_AND_ASSIGN(PlanResult bcast, Plan(req, placement_, *costs_.costs, costs_.routes.get()));
+  EXPECT_EQ(bcast.leaf_sorted.algorithm, kLibraryCandidate);
+  EXPECT_GT(bcast.leaf_sorted.time_ns, 0);
+}
+
 TEST_F(FattreePlan, AutoPicksTheBestCandidateAndNeverWorseThanIdentity) {
   PlanRequest req;
   req.collective = mapping::Collective::kBcast;

@@ -11,11 +11,12 @@
 // once for a back-off of 30 times what the unanswered call took (at least 1 s: a refused
 // connection is retried soon, a stalled daemon that took the 2 s deadline after a minute),
 // at least doubling with each further unanswered call, at most 10 minutes; the first call
-// after the back-off asks again, and an answer ends it. During the back-off of a daemon that
-// could not be reached (no connection, unlike one that was connected and did not answer), a
-// call first looks for at most 100 ms whether the connection is up again, and asks if it is.
-// So a job whose daemon is stalled pays the deadline about once, not once per decision; one
-// whose daemon restarts gets its rows at the first decision (or retry) after it is back.
+// after the back-off asks again, and an answer ends it. During the back-off no call touches
+// the network, whether the daemon refused the connection (its failure, which names the
+// refusal, comes at once) or accepted it and stalled (the deadline). So a job whose daemon
+// is down or stalled pays one connection attempt or one deadline about once, not once per
+// communicator; one whose daemon restarts gets its rows at the first decision (or retry)
+// after the back-off.
 // Thread-safety: sources are thread-safe (decisions on several communicators may run in
 // several threads at once, MPI_THREAD_MULTIPLE): the daemon source shares one gRPC channel,
 // created once under a lock; the file source reads the file per call.

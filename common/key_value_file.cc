@@ -80,7 +80,8 @@ absl::Status ParseKeyValueBool(std::string_view file_name, const KeyValue& kv, b
                        loose ? "true or false (1/0, yes/no, on/off)" : "true or false");
 }
 
-absl::Status ReadRegularFile(const std::string& path, std::string* text) {
+absl::Status ReadRegularFile(const std::string& path, std::string* text, int64_t max_bytes,
+                             std::string_view kind) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     return absl::NotFoundError(absl::StrCat(path, ": cannot open: ", std::strerror(errno)));
@@ -90,9 +91,17 @@ absl::Status ReadRegularFile(const std::string& path, std::string* text) {
     close(fd);
     return absl::FailedPreconditionError(absl::StrCat(path, ": not a regular file"));
   }
+  auto too_large = [&]() {
+    close(fd);
+    return absl::ResourceExhaustedError(absl::StrCat(path, ": larger than the ", max_bytes,
+                                                     " bytes a ", std::string(kind), " may have"));
+  };
+  if (st.st_size > max_bytes) return too_large();
   text->clear();
+  text->reserve(static_cast<size_t>(st.st_size));
   char buf[1 << 16];
   for (;;) {
+    if (static_cast<int64_t>(text->size()) > max_bytes) return too_large();
     const ssize_t n = read(fd, buf, sizeof(buf));
     if (n == 0) break;
     if (n < 0) {

@@ -41,11 +41,22 @@ bool ParseBoolWord(std::string_view text, bool* out);
 absl::Status ParseKeyValueBool(std::string_view file_name, const KeyValue& kv, bool loose,
                                bool* out);
 
+// Size bounds of the files settings name, by kind (toporr(7) states them): a file beyond its
+// bound is refused before it is read, in bounded time and memory.
+inline constexpr int64_t kConfigFileMaxBytes = int64_t{1} << 20;     // site and daemon settings
+inline constexpr int64_t kPemFileMaxBytes = int64_t{1} << 20;        // TLS CA, certificate, key
+inline constexpr int64_t kHostListFileMaxBytes = int64_t{64} << 20;  // host maps, hostfiles
+inline constexpr int64_t kProfileFileMaxBytes = int64_t{256} << 20;  // traffic profiles
+inline constexpr int64_t kFabricFileMaxBytes = int64_t{4} << 30;     // fabric dumps
+
 // The whole content of the regular file `path`: kNotFound "<path>: cannot open: <errno text>"
 // when it does not exist or cannot be opened, kFailedPrecondition "<path>: not a regular file"
 // for a directory, socket or device (which would otherwise read as an empty configuration),
-// kDataLoss when reading fails midway.
-absl::Status ReadRegularFile(const std::string& path, std::string* text);
+// kResourceExhausted "<path>: larger than the N bytes a <kind> may have" beyond `max_bytes`
+// (checked before reading, and again while reading a file that grows), kDataLoss when
+// reading fails midway.
+absl::Status ReadRegularFile(const std::string& path, std::string* text, int64_t max_bytes,
+                             std::string_view kind);
 
 }  // namespace toporr
 

@@ -73,17 +73,24 @@ TEST(KeyValueFile, ParsesIntegersAndBooleansInRange) {
 TEST(KeyValueFile, ReadsRegularFilesOnly) {
   std::string dir = ::testing::TempDir();
   std::string text;
-  EXPECT_THAT(ReadRegularFile(dir, &text),
+  EXPECT_THAT(ReadRegularFile(dir, &text, 100, "test file"),
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("not a regular file")));
-  EXPECT_THAT(ReadRegularFile(dir + "/absent.conf", &text),
+  EXPECT_THAT(ReadRegularFile(dir + "/absent.conf", &text, 100, "test file"),
               StatusIs(absl::StatusCode::kNotFound, HasSubstr("cannot open")));
   const std::string path = dir + "/kv_test.conf";
   FILE* f = std::fopen(path.c_str(), "w");
   ASSERT_NE(f, nullptr);
   std::fputs("a = 1\n", f);
   std::fclose(f);
-  ASSERT_TRUE(ReadRegularFile(path, &text).ok());
+  ASSERT_TRUE(ReadRegularFile(path, &text, 6, "test file").ok());
   EXPECT_EQ(text, "a = 1\n");
+  // One byte beyond the bound: refused before reading, naming the bound and the kind.
+  EXPECT_THAT(ReadRegularFile(path, &text, 5, "test file"),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       HasSubstr("larger than the 5 bytes a test file may have")));
+  ASSERT_EQ(truncate(path.c_str(), int64_t{1} << 40), 0);  // sparse: no disk used
+  EXPECT_THAT(ReadRegularFile(path, &text, int64_t{1} << 20, "test file"),
+              StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("larger than")));
   unlink(path.c_str());
 }
 

@@ -131,7 +131,7 @@ absl::Status ParseConfig(std::string_view text, std::string_view file_name, Daem
 
 absl::Status LoadConfigFile(const std::string& path, DaemonConfig* config) {
   std::string text;
-  RETURN_IF_ERROR(ReadRegularFile(path, &text));
+  RETURN_IF_ERROR(ReadRegularFile(path, &text, kConfigFileMaxBytes, "configuration file"));
   return ParseConfig(text, path, config);
 }
 

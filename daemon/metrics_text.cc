@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
+#include "common/output_file.h"
 
 namespace toporr::daemon {
 namespace {
@@ -168,36 +169,9 @@ std::string RenderDaemonMetrics(const MetricsSources& sources) {
 }
 
 absl::Status WriteTextfile(const std::string& dir, const std::string& text) {
-  const std::string final_path = dir + "/toporrd.prom";
-  // node_exporter reads only *.prom: the temporary name is never picked up half written.
-  const std::string tmp_path = final_path + ".tmp";
-  int fd = open(tmp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0) {
-    return absl::UnavailableError(absl::StrCat(tmp_path, ": ", std::strerror(errno)));
-  }
-  fchmod(fd, 0644);
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int err = errno;
-      close(fd);
-      unlink(tmp_path.c_str());
-      return absl::UnavailableError(absl::StrCat(tmp_path, ": write: ", std::strerror(err)));
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (fsync(fd) != 0 || close(fd) != 0) {
-    unlink(tmp_path.c_str());
-    return absl::UnavailableError(absl::StrCat(tmp_path, ": ", std::strerror(errno)));
-  }
-  if (rename(tmp_path.c_str(), final_path.c_str()) != 0) {
-    const int err = errno;
-    unlink(tmp_path.c_str());
-    return absl::UnavailableError(absl::StrCat(final_path, ": rename: ", std::strerror(err)));
-  }
-  return absl::OkStatus();
+  // node_exporter reads only *.prom: the temporary name ("toporrd.prom.tmp.XXXXXX") is never
+  // picked up half written.
+  return WriteFileReplacing(dir + "/toporrd.prom", text);
 }
 
 }  // namespace toporr::daemon

@@ -48,7 +48,7 @@ absl::Status WithContext(absl::string_view context, const absl::Status& status) 
 // it (collectors/hosts.h ParseHostMap), so that a malformed map is refused at start and on
 // SIGHUP rather than by every ingest.
 absl::Status ReadHostMap(const std::string& path, std::string* out) {
-  RETURN_IF_ERROR(ReadRegularFile(path, out));
+  RETURN_IF_ERROR(ReadRegularFile(path, out, kHostListFileMaxBytes, "host map"));
   return collectors::ParseHostMap(*out, path).status();
 }
 

@@ -30,11 +30,14 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> TcpCredentials(
     return grpc::InsecureServerCredentials();
   }
   grpc::SslServerCredentialsOptions::PemKeyCertPair pair;
-  RETURN_IF_ERROR(ReadRegularFile(config.tls_key_path, &pair.private_key));
-  RETURN_IF_ERROR(ReadRegularFile(config.tls_cert_path, &pair.cert_chain));
+  RETURN_IF_ERROR(
+      ReadRegularFile(config.tls_key_path, &pair.private_key, kPemFileMaxBytes, "PEM file"));
+  RETURN_IF_ERROR(
+      ReadRegularFile(config.tls_cert_path, &pair.cert_chain, kPemFileMaxBytes, "PEM file"));
   grpc::SslServerCredentialsOptions ssl(GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
   if (!config.tls_client_ca_path.empty()) {
-    RETURN_IF_ERROR(ReadRegularFile(config.tls_client_ca_path, &ssl.pem_root_certs));
+    RETURN_IF_ERROR(ReadRegularFile(config.tls_client_ca_path, &ssl.pem_root_certs,
+                                    kPemFileMaxBytes, "PEM file"));
     // Read RPCs stay open to clients without a certificate; one that presents a certificate
     // must present a valid one.
     ssl.client_certificate_request = GRPC_SSL_REQUEST_CLIENT_CERTIFICATE_AND_VERIFY;

@@ -68,7 +68,7 @@ ctl plan --hostfile "$SCRATCH/job.hosts" --map-by node --collective allreduce --
 # mca_base_component_path (a directory of their own here; the .deb installs them in Open MPI's
 # component directory): no LD_PRELOAD.
 echo; echo "== building libtoporr and toporr's Open MPI components, and the demo program (mpicc)"
-toporr_build //client/mpi/openmpi:libtoporr.so \
+toporr_build //client/mpi/openmpi:libtoporr.so //client/mpi/openmpi:libtoporr_pmpi.so \
   //client/mpi/openmpi_component:mca_coll_toporr.so //client/mpi/openmpi_component:mca_topo_toporr.so
 LIB="$(dirname "$(readlink -f "$BIN/client/mpi/openmpi/libtoporr.so")")"
 mkdir "$SCRATCH/components"
@@ -81,9 +81,10 @@ mpicc.openmpi -O2 -I "$TOPORR_ROOT" -o "$SCRATCH/reorder_demo" \
 for i in $(seq 0 15); do
   echo "node$(printf %02d $(((i % 4) * 4 + (i / 4) % 2 + 1)))"
 done >"$SCRATCH/hostmap"
+# mpi_job [mpirun options]: the demo program with toporr's components on the path.
 mpi_job() {
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-    mpirun.openmpi --oversubscribe --bind-to none -np 16 \
+    mpirun.openmpi --oversubscribe --bind-to none -np 16 "$@" \
     -x OMPI_MCA_mca_base_component_path="$SCRATCH/components:/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3" \
     -x TOPORR_SOCKET="$SOCK" \
     -x TOPORR_HOSTMAP="$SCRATCH/hostmap" -x TOPORR_REPORT="$SCRATCH/report.jsonl" \
@@ -91,6 +92,11 @@ mpi_job() {
 }
 echo; echo "== mpirun -np 16 with toporr's coll and topo components, TOPORR_HOSTMAP: $(paste -sd' ' "$SCRATCH/hostmap")"
 mpi_job
+# Open MPI answers MPI_Cart_map on MPI_COMM_WORLD itself (each process's own rank), so the topo
+# component builds that grid in MPI_COMM_WORLD's order, as the map function says; the PMPI
+# layer answers both calls and reorders the grid.
+echo; echo "== the same job with the PMPI layer preloaded: the Cartesian grid reordered too"
+mpi_job -x LD_PRELOAD="$LIB/libtoporr_pmpi.so"
 echo; echo "== the same job with toporrd stopped (SIGSTOP), TOPORR_DEADLINE_MS=500: identity, one warning"
 kill -STOP "$DAEMON"
 TOPORR_DEADLINE_MS=500 mpi_job

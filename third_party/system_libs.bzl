@@ -14,6 +14,7 @@ _LIBS = {
     "hwloc": (["hwloc"], []),
     "sqlite3": (["sqlite3"], []),
     "crypto": (["libcrypto"], []),
+    "ssl": (["libssl", "libcrypto"], []),
     "ibnetdisc": (["libibnetdisc", "libibmad", "libibumad"], []),
     "gtest": (["gtest", "gmock"], ["-lpthread"]),
     "gtest_main": (["gtest_main", "gmock"], ["-lpthread"]),

@@ -174,7 +174,8 @@ absl::StatusOr<Reply> Ingest(Invocation& inv, const CommandArgs& args) {
     return absl::NotFoundError(absl::StrCat(files[0], ": cannot open: ", std::strerror(errno)));
   }
   if (!host_map_file.empty()) {
-    ASSIGN_OR_RETURN(*req.mutable_host_map(), ReadInputFile(host_map_file));
+    ASSIGN_OR_RETURN(*req.mutable_host_map(),
+                     ReadInputFile(host_map_file, kHostListFileMaxBytes, "host map"));
   }
   req.set_source_name(Basename(files[0]));
   req.set_allow_shrink(allow_shrink);

@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/status_macros.h"
 
 namespace toporr::client::ctl {
 namespace {
@@ -74,12 +75,11 @@ absl::StatusOr<int64_t> ParseInteger(absl::string_view text, int64_t min, int64_
   return n;
 }
 
-absl::StatusOr<std::string> ReadInputFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+absl::StatusOr<std::string> ReadInputFile(const std::string& path, int64_t max_bytes,
+                                          std::string_view kind) {
+  std::string text;
+  RETURN_IF_ERROR(ReadRegularFile(path, &text, max_bytes, kind));
+  return text;
 }
 
 std::string Basename(const std::string& path) {

@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -19,6 +20,7 @@
 #include "absl/strings/string_view.h"
 #include "client/ctl/daemon_client.h"
 #include "client/ctl/output.h"
+#include "common/key_value_file.h"
 
 namespace toporr::client::ctl {
 
@@ -62,8 +64,10 @@ absl::Status AppendHostList(absl::string_view command, absl::string_view list,
 absl::StatusOr<int64_t> ParseInteger(absl::string_view text, int64_t min, int64_t max,
                                      absl::string_view what);
 
-// The whole content of `path`; kNotFound "PATH: cannot open".
-absl::StatusOr<std::string> ReadInputFile(const std::string& path);
+// The whole content of the regular file `path`, of at most `max_bytes` (a bound of
+// common/key_value_file.h for its `kind`): ReadRegularFile's errors, which name the path.
+absl::StatusOr<std::string> ReadInputFile(const std::string& path, int64_t max_bytes,
+                                          std::string_view kind);
 
 // "dir/fabric.topo" -> "fabric.topo": the name a file is known by in errors and snapshots.
 std::string Basename(const std::string& path);

@@ -9,6 +9,7 @@
 #include "client/cost_file.h"
 #include "client/ctl/topology_export.h"
 #include "common/json_writer.h"
+#include "common/output_file.h"
 #include "common/status_macros.h"
 #include "toporr/v1/toporr.grpc.pb.h"
 
@@ -23,20 +24,10 @@ struct ExportAnswer {
   bool routes = false;  // TOPORRC2: the routes are in the file
 };
 
-// Written to a temporary file beside `path` and renamed over it: a reader never sees half.
+// Written to a new temporary file beside `path` and renamed over it: a reader never sees
+// half, and no link at either name is followed (common/output_file.h).
 absl::Status WriteAtomically(const std::string& path, const std::string& bytes) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", tmp));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return absl::UnavailableError(absl::StrCat("cannot rename ", tmp, " to ", path));
-  }
-  return absl::OkStatus();
+  return WriteFileReplacing(path, bytes);
 }
 
 struct TopologyExport {

@@ -22,6 +22,7 @@
 #include "client/traffic_profile.h"
 #include "collectors/fabric_input.h"
 #include "collectors/hwloc_topology.h"
+#include "common/output_file.h"
 #include "common/status_macros.h"
 #include "mapping/prediction/library_rules.h"
 
@@ -44,6 +45,9 @@ struct PlanArgs {
   std::optional<CartArgs> cart;
   MapBy map_by = MapBy::kCore;
   int np = 0;
+  // --from leaf-sorted: the job is launched in the leaf-sorted order of the placement
+  // (client/plan.h LeafSortedMapping), and toporr plans from there.
+  bool from_leaf_sorted = false;
   PlanRequest request;
   CostSourceOptions costs;
 };
@@ -84,7 +88,7 @@ absl::StatusOr<CartArgs> ParseCart(std::string_view text) {
 
 absl::StatusOr<PlanArgs> ParsePlanArgs(const CommandArgs& args) {
   std::string format = "ibnetdiscover", map_by = "core", algorithm, size, cart;
-  std::string np, root, radix, mpi_library, multilevel;
+  std::string np, root, radix, mpi_library, multilevel, from;
   PlanArgs p;
   std::vector<std::string> positional;
   RETURN_IF_ERROR(ParseOptions("plan", args,
@@ -107,6 +111,7 @@ absl::StatusOr<PlanArgs> ParsePlanArgs(const CommandArgs& args) {
                                 {"--radix", &radix},
                                 {"--mpi-library", &mpi_library},
                                 {"--multilevel", &multilevel},
+                                {"--from", &from},
                                 {"--cart", &cart}},
                                &positional));
   if (!positional.empty()) return UsageError("plan: unknown argument " + positional[0]);
@@ -124,6 +129,14 @@ absl::StatusOr<PlanArgs> ParsePlanArgs(const CommandArgs& args) {
   auto fabric_format = collectors::ParseInputFormat(format);
   if (!fabric_format.ok()) return PlanUsage(fabric_format.status());
   p.costs.fabric_format = *fabric_format;
+  if (from == "leaf-sorted") {
+    p.from_leaf_sorted = true;
+  } else if (!from.empty() && from != "launch") {
+    return UsageError("plan: --from must be launch or leaf-sorted");
+  }
+  if (p.from_leaf_sorted && (!p.traffic.empty() || !cart.empty())) {
+    return UsageError("plan: --from leaf-sorted is for --collective");
+  }
   if (!p.traffic.empty()) {
     if (!p.collective.empty() || !cart.empty()) {
       return UsageError("plan: --traffic excludes --collective and --cart");
@@ -191,6 +204,7 @@ absl::StatusOr<PlanArgs> ParsePlanArgs(const CommandArgs& args) {
   auto bytes = ParseBytes(size);
   if (!bytes.ok()) return PlanUsage(bytes.status());
   p.request.message_bytes = *bytes;
+  p.request.leaf_sorted = true;
   return p;
 }
 
@@ -223,12 +237,11 @@ CostMatrixFetcher DaemonCostMatrix(DaemonClient& daemon) {
   };
 }
 
+// `text` as the file `path` (nothing when empty), never through a planted link
+// (common/output_file.h).
 absl::Status WriteOutputFile(const std::string& path, const std::string& text) {
   if (path.empty()) return absl::OkStatus();
-  std::ofstream f(path);
-  f << text;
-  if (!f) return absl::PermissionDeniedError(absl::StrCat("cannot write ", path));
-  return absl::OkStatus();
+  return WriteFileReplacing(path, text);
 }
 
 // `graph` embedded as libtoporr embeds it (client/graph_plan.h: PlanTraffic for `what` ==
@@ -269,7 +282,8 @@ absl::StatusOr<GraphPlanJob> PlanGraphForJob(const PlanArgs& p, const JobHosts& 
 // communication graph of its traffic (client/traffic_graph.h). Errors name the file.
 absl::StatusOr<TrafficGraph> LoadTrafficGraph(const PlanArgs& p,
                                               const mapping::Placement& placement) {
-  ASSIGN_OR_RETURN(std::string text, ReadInputFile(p.traffic));
+  ASSIGN_OR_RETURN(std::string text,
+                   ReadInputFile(p.traffic, kProfileFileMaxBytes, "traffic profile"));
   ASSIGN_OR_RETURN(TrafficProfile profile, ParseTrafficProfile(text, p.traffic));
   if (profile.ranks != placement.size()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -285,14 +299,16 @@ absl::StatusOr<TrafficGraph> LoadTrafficGraph(const PlanArgs& p,
 
 absl::StatusOr<Reply> RunPlan(Invocation& inv, const CommandArgs& args) {
   ASSIGN_OR_RETURN(PlanArgs p, ParsePlanArgs(args));
-  ASSIGN_OR_RETURN(std::string host_text, ReadInputFile(p.hostfile));
+  ASSIGN_OR_RETURN(std::string host_text,
+                   ReadInputFile(p.hostfile, kHostListFileMaxBytes, "hostfile"));
   ASSIGN_OR_RETURN(JobHosts hosts, ParseHostfile(host_text, p.hostfile));
   NodeShape shape;
   mapping::IntraHostModel intra;
   if (!p.node_xml.empty()) RETURN_IF_ERROR(LoadNodeTopology(p.node_xml, &shape, &intra));
   mapping::Placement placement;
   if (!p.ranks_file.empty()) {
-    ASSIGN_OR_RETURN(std::string ranks_text, ReadInputFile(p.ranks_file));
+    ASSIGN_OR_RETURN(std::string ranks_text,
+                     ReadInputFile(p.ranks_file, kHostListFileMaxBytes, "rank list"));
     ASSIGN_OR_RETURN(placement, ExplicitPlacement(hosts, ranks_text, p.ranks_file, shape));
   } else {
     ASSIGN_OR_RETURN(placement, InitialPlacement(hosts, p.map_by, p.np, shape));
@@ -334,6 +350,11 @@ absl::StatusOr<Reply> RunPlan(Invocation& inv, const CommandArgs& args) {
   }
 
   PlanReport report;
+  if (p.from_leaf_sorted) {
+    ASSIGN_OR_RETURN(std::vector<int32_t> leaf_sorted, LeafSortedMapping(placement, *costs.costs));
+    placement = Reordered(placement, leaf_sorted);
+    report.from = "leaf-sorted";
+  }
   ASSIGN_OR_RETURN(report.plan,
                    Plan(p.request, placement, *costs.costs, costs.routes.get(), intra));
   RETURN_IF_ERROR(WriteOutputFile(p.rankfile_out, Rankfile(report.plan, placement, hosts)));
@@ -362,7 +383,7 @@ std::vector<Command> PlanCommands() {
        [--mpi-library openmpi|mpich|smpi-ompi]
        [--fabric DUMP [--format ibnetdiscover]] [--node-topology HWLOC.xml]
        [--rankfile OUT] [--hostfile-out OUT] [--slurm-hostfile OUT]
-       [--multilevel candidate|force]
+       [--multilevel candidate|force] [--from launch|leaf-sorted]
   plan --hostfile FILE --cart DIMS[:PERIODS] [--map-by core|node | --ranks FILE] [--np N]
        [--fabric DUMP [--format ibnetdiscover]] [--node-topology HWLOC.xml]
        [--rankfile OUT] [--hostfile-out OUT] [--slurm-hostfile OUT] [--machinefile OUT]
@@ -389,6 +410,13 @@ std::vector<Command> PlanCommands() {
                        --multilevel: also predict the multi-level (leader) version over the
                        fabric's levels (bcast, reduce, allreduce, gather), as a candidate or
                        forced
+                       Every collective plan also predicts the leaf-sorted order, the
+                       baseline a site gets for free (Slurm's SwitchAsNodeRank, a by-slot
+                       launch on a host list sorted by leaf switch): the launch order's
+                       hosts grouped by leaf switch, each host's ranks contiguous, with the
+                       library's own call (--mpi-library) or the chosen algorithm.
+                       --from leaf-sorted: plan a job launched in that order (its ranks and
+                       the files written are of the leaf-sorted launch)
                        --cart: instead of a collective, the order libtoporr gives
                        MPI_Cart_create(dims, periods, reorder=1) for these hosts and ranks
                        (its graph embedding, never predicted slower than the launch order):

@@ -1,6 +1,7 @@
 // `toporrctl plan --cart` and `plan --traffic` end to end through RunCtl, offline on the bundled
 // 16-host fat tree (deploy/demo/fattree-2l-16h.ibnet): its order is libtoporr's MPI_Cart_create
 // order for the same hosts and ranks (client/graph_plan.h on the same placement and costs).
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -151,6 +152,41 @@ TEST_F(CartPlanTest, SlurmHostfileIsTheNewOrderAfterAComment) {
                                         "--distribution=arbitrary, SLURM_HOSTFILE)\n")));
     EXPECT_EQ(text.substr(text.find('\n') + 1), ::toporr::testing::ReadFileOrDie(out_));
   }
+}
+
+TEST_F(CartPlanTest, CollectivePlansGiveTheLeafSortedBaselineAndPlanFromIt) {
+  // Ranks r on spread[r % 8]: leaves in order of their first host, each host's ranks
+  // together (node01: 0 8, node02: 4 12 under leaf 1, ...).
+  const std::string leaf_sorted = "[0,8,4,12,1,9,5,13,2,10,6,14,3,11,7,15]";
+  CtlRun r = Ctl(Plan({"--collective", "allreduce", "--algorithm", "ring", "--size", "1M"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\"from\":\"launch\""));
+  EXPECT_THAT(r.out, HasSubstr("\"leaf_sorted\":{\"algorithm\":\"ring\",\"effective_algorithm\":"
+                               "\"ring\",\"mapping\":\"leaf-sorted\",\"time_ns\":"));
+  EXPECT_THAT(r.out, HasSubstr("\"leaf_sorted_order\":" + leaf_sorted));
+  EXPECT_THAT(r.out, HasSubstr("\"speedup_vs_leaf_sorted\":"));
+  CtlRun text = Ctl(Plan({"--collective", "bcast", "--size", "16M", "--mpi-library", "openmpi"},
+                         /*json=*/false));
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("leaf-sorted order (the free baseline: hosts grouped by leaf "
+                                  "switch): mpi_library ("));
+  EXPECT_THAT(text.out, HasSubstr("; toporr vs leaf-sorted "));
+  // --from leaf-sorted: the launch is that order, so its own leaf-sorted order is itself, and
+  // the files written are of that launch.
+  const std::string from_out = out_ + ".from";
+  CtlRun from = Ctl(Plan({"--collective", "allreduce", "--algorithm", "ring", "--size", "1M",
+                          "--from", "leaf-sorted", "--hostfile-out", from_out}));
+  ASSERT_EQ(from.exit_code, 0) << from.err;
+  EXPECT_THAT(from.out, HasSubstr("\"from\":\"leaf-sorted\""));
+  EXPECT_THAT(from.out, HasSubstr("\"leaf_sorted_order\":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]"));
+  const std::string hosts = ::toporr::testing::ReadFileOrDie(from_out);
+  EXPECT_EQ(std::count(hosts.begin(), hosts.end(), '\n'), 16);
+  CtlRun bad = Ctl(Plan({"--collective", "bcast", "--size", "1M", "--from", "sorted"}));
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--from must be launch or leaf-sorted"));
+  CtlRun cart = Ctl(Plan({"--cart", "4x4", "--from", "leaf-sorted"}));
+  EXPECT_EQ(cart.exit_code, 2);
+  EXPECT_THAT(cart.err, HasSubstr("--from leaf-sorted is for --collective"));
 }
 
 TEST_F(CartPlanTest, UsageErrorsExitTwo) {

@@ -36,6 +36,13 @@ double Speedup(const PlanResult& plan) {
   return plan.after.time_ns > 0 ? plan.before.time_ns / plan.after.time_ns : 1;
 }
 
+// toporr's choice against the leaf-sorted baseline (1 when it was not predicted).
+double SpeedupVsLeafSorted(const PlanResult& plan) {
+  return plan.after.time_ns > 0 && !plan.leaf_sorted_mapping.empty()
+             ? plan.leaf_sorted.time_ns / plan.after.time_ns
+             : 1;
+}
+
 void CandidateJson(const PlanCandidate& c, JsonWriter& w) {
   w.BeginObject();
   w.Field("algorithm", c.algorithm);
@@ -58,6 +65,7 @@ void PlanJson(const PlanReport& r, JsonWriter& w) {
   w.Field("cost_source", r.cost_source);
   w.Field("reordered", plan.reordered);
   w.Field("speedup", Speedup(plan));
+  w.Field("from", r.from);
   w.Key("before");
   CandidateJson(plan.before, w);
   w.Key("after");
@@ -66,6 +74,17 @@ void PlanJson(const PlanReport& r, JsonWriter& w) {
   w.BeginArray();
   for (int32_t old_rank : plan.mapping) w.Int(old_rank);
   w.EndArray();
+  w.Key("leaf_sorted");  // the free baseline; null when not predicted
+  if (plan.leaf_sorted_mapping.empty()) {
+    w.Null();
+  } else {
+    CandidateJson(plan.leaf_sorted, w);
+  }
+  w.Key("leaf_sorted_order");
+  w.BeginArray();
+  for (int32_t old_rank : plan.leaf_sorted_mapping) w.Int(old_rank);
+  w.EndArray();
+  w.Field("speedup_vs_leaf_sorted", SpeedupVsLeafSorted(plan));
   w.Key("candidates");
   w.BeginArray();
   for (const auto& c : plan.candidates) CandidateJson(c, w);
@@ -99,7 +118,17 @@ void PlanText(const PlanReport& r, std::ostream& out) {
   };
   out << "predicted time: before " << Fixed(plan.before.time_ns / 1000, 1) << " us"
       << load(plan.before) << ", after " << Fixed(plan.after.time_ns / 1000, 1) << " us"
-      << load(plan.after) << ", speedup " << Fixed(Speedup(plan), 2) << "x\n";
+      << load(plan.after) << ", speedup " << Fixed(Speedup(plan), 2) << "x"
+      << (r.from == "launch" ? "" : " (from the " + r.from + " launch)") << "\n";
+  if (!plan.leaf_sorted_mapping.empty()) {
+    out << "leaf-sorted order (the free baseline: hosts grouped by leaf switch): "
+        << plan.leaf_sorted.algorithm
+        << (plan.leaf_sorted.effective != plan.leaf_sorted.algorithm
+                ? " (" + plan.leaf_sorted.effective + ")"
+                : "")
+        << " " << Fixed(plan.leaf_sorted.time_ns / 1000, 1) << " us" << load(plan.leaf_sorted)
+        << "; toporr vs leaf-sorted " << Fixed(SpeedupVsLeafSorted(plan), 2) << "x\n";
+  }
   if (!plan.reordered) {
     out << "no reordering is predicted to help: keep the current order\n";
   } else {

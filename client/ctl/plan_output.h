@@ -22,8 +22,9 @@ struct PlanReport {
   int64_t message_bytes = 0;
   std::vector<std::string> rank_hosts;  // host of each (old) rank, in launch order
   int64_t num_hosts = 0;
-  std::string cost_source;  // JobCosts::source
-  bool contention = false;  // routes known: link loads are meaningful
+  std::string cost_source;      // JobCosts::source
+  bool contention = false;      // routes known: link loads are meaningful
+  std::string from = "launch";  // the order planned from: "launch" or "leaf-sorted"
   PlanResult plan;
   std::string rankfile_out;  // files written, if any ("" = none)
   std::string hostfile_out;

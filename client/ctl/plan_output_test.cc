@@ -45,12 +45,13 @@ TEST(PlanOutputTest, JsonFieldsInOrder) {
   EXPECT_EQ(Rendered(TwoRanksSwapped(), true),
             "{\"collective\":\"allreduce\",\"algorithm\":\"ring\",\"message_bytes\":1048576,"
             "\"ranks\":2,\"hosts\":2,\"cost_source\":\"fabric f.topo (routes modelled)\","
-            "\"reordered\":true,\"speedup\":2,"
+            "\"reordered\":true,\"speedup\":2,\"from\":\"launch\","
             "\"before\":{\"algorithm\":\"ring\",\"effective_algorithm\":\"ring\","
             "\"mapping\":\"identity\",\"time_ns\":4000,\"max_link_load\":2,\"hop_bytes\":10},"
             "\"after\":{\"algorithm\":\"ring\",\"effective_algorithm\":\"ring\","
             "\"mapping\":\"greedy\",\"time_ns\":2000,\"max_link_load\":1,\"hop_bytes\":5},"
-            "\"new_order\":[1,0],"
+            "\"new_order\":[1,0],\"leaf_sorted\":null,\"leaf_sorted_order\":[],"
+            "\"speedup_vs_leaf_sorted\":1,"
             "\"candidates\":[{\"algorithm\":\"ring\",\"effective_algorithm\":\"ring\","
             "\"mapping\":\"greedy\",\"time_ns\":2000,\"max_link_load\":1,\"hop_bytes\":5}],"
             "\"levels\":null,\"stages\":null}\n");

@@ -128,7 +128,8 @@ absl::StatusOr<Reply> RunValidate(Invocation& inv, const CommandArgs& args) {
     report.top = static_cast<int>(t);
   }
   report.probe_name = Basename(positional[0]);
-  ASSIGN_OR_RETURN(std::string text, ReadInputFile(positional[0]));
+  ASSIGN_OR_RETURN(std::string text,
+                   ReadInputFile(positional[0], kProfileFileMaxBytes, "probe result"));
   ASSIGN_OR_RETURN(collectors::PlogpProbe probe,
                    collectors::ParsePlogpProbe(text, report.probe_name));
   in.probe = &probe;
@@ -139,7 +140,8 @@ absl::StatusOr<Reply> RunValidate(Invocation& inv, const CommandArgs& args) {
   std::unique_ptr<mapping::RouteSource> job_lft_routes;
   if (!fabric_path.empty()) {
     ASSIGN_OR_RETURN(collectors::InputFormat f, collectors::ParseInputFormat(format));
-    ASSIGN_OR_RETURN(std::string dump, ReadInputFile(fabric_path));
+    ASSIGN_OR_RETURN(std::string dump,
+                     ReadInputFile(fabric_path, kFabricFileMaxBytes, "fabric dump"));
     collectors::FabricInput input;
     input.format = f;
     input.source_name = Basename(fabric_path);
@@ -152,7 +154,8 @@ absl::StatusOr<Reply> RunValidate(Invocation& inv, const CommandArgs& args) {
     report.model = absl::StrCat("fabric ", input.source_name, " (routes modelled)");
     in.routes = costs.routes.get();
     if (!lfts_path.empty()) {  // the subnet manager's routes instead of the model's
-      ASSIGN_OR_RETURN(std::string lfts, ReadInputFile(lfts_path));
+      ASSIGN_OR_RETURN(std::string lfts,
+                       ReadInputFile(lfts_path, kFabricFileMaxBytes, "fabric dump"));
       ASSIGN_OR_RETURN(fabric::ForwardingTables tables,
                        collectors::ParseForwardingTablesInput(collectors::InputFormat::kLft,
                                                               Basename(lfts_path), lfts));

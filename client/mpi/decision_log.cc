@@ -51,6 +51,7 @@ void DecisionLog::Fallback(int rank, const absl::Status& why, Decision* d) {
   d->cost_form.clear();
   d->contention.clear();
   d->candidates.clear();
+  d->leaf_sorted.reset();
   if (!absl::IsCancelled(why)) Warn(rank, d->fallback_reason);  // TOPORR_DISABLE: silent
 }
 
@@ -58,7 +59,7 @@ void DecisionLog::Decided(MPI_Comm comm, const Decision& d) {
   if (IsWorldRankZero()) {  // the configuration's warnings, once per job
     std::lock_guard<std::mutex> lock(mu_);
     for (const std::string& w : option_warnings_) {
-      if (FirstInProcess("option: " + w)) std::fprintf(stderr, "toporr: %s\n", w.c_str());
+      if (FirstInProcess("option: " + w)) std::fprintf(stderr, "toporr: warning: %s\n", w.c_str());
     }
     option_warnings_.clear();
   }

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/launch_files.h"
 #include "client/mpi/collective_status.h"
+#include "common/key_value_file.h"
 #include "common/status_macros.h"
 
 namespace toporr::client::mpi {
@@ -23,13 +24,13 @@ std::string ShortHostName() {
 
 absl::StatusOr<std::string> HostOfThisRank(const ClientOptions& o) {
   if (o.hostmap_path.empty()) return ShortHostName();
-  std::ifstream in(o.hostmap_path);
-  if (!in)
-    return absl::NotFoundError(absl::StrCat("TOPORR_HOSTMAP ", o.hostmap_path, ": cannot open"));
-  std::stringstream text;
-  text << in.rdbuf();
+  std::string text;
+  if (absl::Status read = ReadRegularFile(o.hostmap_path, &text, kHostListFileMaxBytes, "host map");
+      !read.ok()) {
+    return absl::Status(read.code(), absl::StrCat("TOPORR_HOSTMAP ", read.message()));
+  }
   ASSIGN_OR_RETURN(std::vector<std::string> hosts,
-                   ParseRankHosts(text.str(), "TOPORR_HOSTMAP " + o.hostmap_path));
+                   ParseRankHosts(text, "TOPORR_HOSTMAP " + o.hostmap_path));
   int world_rank = 0, world_size = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &world_size);

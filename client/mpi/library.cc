@@ -19,6 +19,7 @@
 #include "client/plan.h"
 #include "client/traffic_graph.h"
 #include "client/traffic_profile.h"
+#include "common/key_value_file.h"
 #include "common/status_macros.h"
 #include "mapping/embedding/graph_embed.h"
 
@@ -130,9 +131,15 @@ Planner CollectivePlanner(PlanRequest plan, Decision* d) {
              const mapping::Placement& placement, const mapping::HostCostMatrix& costs,
              const mapping::RouteSource* routes,
              const mapping::IntraHostModel& intra) -> absl::StatusOr<PlannedOrder> {
-    ASSIGN_OR_RETURN(PlanResult r, Plan(plan, placement, costs, routes, intra));
+    PlanRequest request = plan;
+    request.leaf_sorted = plan.leaf_sorted && costs.num_hosts() <= kLeafSortedMaxHosts;
+    ASSIGN_OR_RETURN(PlanResult r, Plan(request, placement, costs, routes, intra));
     for (const PlanCandidate& c : r.candidates) {  // rank 0 only: it reports
       d->candidates.push_back({c.algorithm, c.mapping, c.time_ns, c.effective});
+    }
+    if (!r.leaf_sorted_mapping.empty()) {
+      const PlanCandidate& c = r.leaf_sorted;
+      d->leaf_sorted = CandidateTime{c.algorithm, c.mapping, c.time_ns, c.effective};
     }
     d->levels = r.levels;
     d->stages = r.stages;
@@ -156,11 +163,12 @@ Planner GraphPlanner(const mapping::CommGraph* graph) {
 // ranks; errors name the file.
 absl::StatusOr<mapping::CommGraph> LoadTrafficGraph(const char* path, int size) {
   if (path == nullptr || *path == '\0') return absl::InvalidArgumentError("no traffic profile");
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read the traffic profile ", path));
-  ASSIGN_OR_RETURN(TrafficProfile profile, ParseTrafficProfile(text.str(), path));
+  std::string text;
+  if (absl::Status read = ReadRegularFile(path, &text, kProfileFileMaxBytes, "traffic profile");
+      !read.ok()) {
+    return absl::Status(read.code(), absl::StrCat("the traffic profile ", read.message()));
+  }
+  ASSIGN_OR_RETURN(TrafficProfile profile, ParseTrafficProfile(text, path));
   if (profile.ranks != size) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": a profile of ", profile.ranks,
                                                    " ranks, the communicator has ", size));
@@ -304,8 +312,9 @@ absl::Status Library::DecideCollective(MPI_Comm work, const ReorderRequest& requ
   if (request.root < 0 || request.root >= d->size) {
     return absl::InvalidArgumentError(absl::StrCat("root ", request.root, " is not a rank"));
   }
-  return Decide(work, CollectivePlanner(PlanRequestFor(request, d->size), d), d, order,
-                multilevel_plan, unanswered);
+  PlanRequest plan = PlanRequestFor(request, d->size);
+  plan.leaf_sorted = !options_.report_path.empty();  // only the report shows it
+  return Decide(work, CollectivePlanner(std::move(plan), d), d, order, multilevel_plan, unanswered);
 }
 
 void Library::EnsureKeyvals() {

@@ -1,9 +1,5 @@
 #include "client/mpi/profile_file.h"
 
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -11,16 +7,12 @@
 
 namespace toporr::client::mpi {
 
-ProfileFile::ProfileFile(std::string path) : path_(std::move(path)), tmp_(path_ + ".tmp") {}
-
-ProfileFile::~ProfileFile() {
-  if (f_ != nullptr) std::fclose(f_);
-}
+ProfileFile::ProfileFile(std::string path) : path_(std::move(path)) {}
 
 bool ProfileFile::Open(int ranks) {
-  f_ = std::fopen(tmp_.c_str(), "w");
-  if (f_ == nullptr) {
-    error_ = std::strerror(errno);
+  const absl::Status s = file_.Open(path_);
+  if (!s.ok()) {
+    error_ = std::string(s.message());
     return false;
   }
   Write(TrafficProfileHeader(ranks));
@@ -40,19 +32,18 @@ void ProfileFile::AddRow(absl::Span<const uint64_t> row, int rank, int ranks) {
 
 std::string ProfileFile::Close() {
   Write(kTrafficProfileEnd);
-  if (std::fclose(f_) != 0 && error_.empty()) error_ = std::strerror(errno);
-  f_ = nullptr;
-  if (error_.empty() && std::rename(tmp_.c_str(), path_.c_str()) != 0) {
-    error_ = std::string("renaming ") + tmp_ + ": " + std::strerror(errno);
+  if (error_.empty()) {
+    const absl::Status s = file_.Commit();
+    if (!s.ok()) error_ = std::string(s.message());
   }
-  if (!error_.empty()) unlink(tmp_.c_str());
+  file_.Abandon();
   return error_;
 }
 
 void ProfileFile::Write(std::string_view s) {
-  if (error_.empty() && std::fwrite(s.data(), 1, s.size(), f_) != s.size()) {
-    error_ = std::strerror(errno);
-  }
+  if (!error_.empty()) return;
+  const absl::Status written = file_.Write(s);
+  if (!written.ok()) error_ = std::string(written.message());
 }
 
 }  // namespace toporr::client::mpi

@@ -1,8 +1,9 @@
 /* The README demo's MPI program: an allreduce on a communicator toporr reordered for it
  * (C API), which toporr's coll component (or the PMPI layer) then runs, and a 2-D
- * MPI_Cart_create with reorder=1 that toporr's topo component (or the PMPI layer,
- * LD_PRELOAD=libtoporr_pmpi.so) reorders without any toporr call in the program.
- * Rank 0 prints each decision and checks the allreduce result. */
+ * MPI_Cart_create with reorder=1 on MPI_COMM_WORLD that the PMPI layer
+ * (LD_PRELOAD=libtoporr_pmpi.so) reorders without any toporr call in the program (toporr's
+ * Open MPI topo component keeps it in MPI_COMM_WORLD's order, as Open MPI's own
+ * MPI_Cart_map answers there). Rank 0 prints each decision and checks the allreduce result. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -37,7 +37,11 @@ std::vector<std::string> Names(const char* key) {
 
 std::optional<JobSetting> ParseJobSetting(std::string_view text, std::string* error) {
   JobSetting s;
-  if (text.empty() || text == "auto") return s;
+  if (text.empty()) {
+    *error = std::string("an empty value: expected ") + kForms;
+    return std::nullopt;
+  }
+  if (text == "auto") return s;
   if (text == "off") {
     s.enabled = false;
     return s;
@@ -51,6 +55,17 @@ std::optional<JobSetting> ParseJobSetting(std::string_view text, std::string* er
   if (s.report.empty()) {
     *error = "'report=' names no file: expected report=FILE";
     return std::nullopt;
+  }
+  if (s.report.size() > kMaxReportPath) {
+    *error = "report=FILE: a path of " + std::to_string(s.report.size()) + " bytes, more than " +
+             std::to_string(kMaxReportPath);
+    return std::nullopt;
+  }
+  for (char c : s.report) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      *error = "report=FILE: the path holds a control character";
+      return std::nullopt;
+    }
   }
   for (size_t i = 0; i < s.report.size(); ++i) {
     if (s.report[i] != '%') continue;

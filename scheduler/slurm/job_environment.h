@@ -32,8 +32,13 @@ struct JobSetting {
   std::string report;  // report=FILE: FILE with its %j unexpanded; "" = no report
 };
 
-// "auto", "off" or "report=FILE" (an empty `text` is "auto": `--toporr` alone). nullopt
-// with `*error` set to a sentence naming the value and the accepted forms otherwise.
+// The longest report=FILE path accepted (PATH_MAX).
+inline constexpr size_t kMaxReportPath = 4096;
+
+// "auto", "off" or "report=FILE" (`--toporr` alone is "auto": the plugin passes that). nullopt
+// with `*error` set to a sentence naming the value and the accepted forms otherwise: an empty
+// value (`--toporr=`), any other word, a FILE that is empty, longer than kMaxReportPath,
+// holds a control character, or has a '%' not followed by j or %.
 std::optional<JobSetting> ParseJobSetting(std::string_view text, std::string* error);
 
 // The plugin's arguments in plugstack.conf.

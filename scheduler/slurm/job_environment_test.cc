@@ -31,7 +31,6 @@ JobSetting Parse(const std::string& text) {
 }
 
 TEST(ParseJobSetting, AutoOffAndReport) {
-  EXPECT_TRUE(Parse("").enabled);
   EXPECT_TRUE(Parse("auto").enabled);
   EXPECT_FALSE(Parse("off").enabled);
   JobSetting r = Parse("report=/scratch/%j/toporr.jsonl");
@@ -41,12 +40,16 @@ TEST(ParseJobSetting, AutoOffAndReport) {
 }
 
 TEST(ParseJobSetting, BadValuesNameTheForms) {
-  for (const char* bad : {"on", "Auto", "report", "report=", "report=x%d", "report=x%"}) {
+  for (const char* bad : {"", "on", "Auto", "report", "report=", "report=x%d", "report=x%",
+                          "report=a\nb", "report=a\x1b[2Jb", "report=a\x7f"}) {
     std::string error;
     EXPECT_FALSE(ParseJobSetting(bad, &error).has_value()) << bad;
     EXPECT_FALSE(error.empty());
   }
   std::string error;
+  EXPECT_FALSE(ParseJobSetting("report=" + std::string(4097, 'x'), &error).has_value());
+  EXPECT_THAT(error, HasSubstr("more than 4096"));
+  EXPECT_TRUE(ParseJobSetting("report=" + std::string(4096, 'x'), &error).has_value());
   ParseJobSetting("bogus", &error);
   EXPECT_EQ(error, "'bogus': expected auto, off or report=FILE");
   ParseJobSetting("report=x%d", &error);

@@ -96,6 +96,13 @@ out=$(srun --toporr=sometimes true 2>&1) && fail "srun accepted --toporr=sometim
 echo "$out" | head -3
 out=$(srun --toporr=report=x%d true 2>&1) && fail "srun accepted report=x%d"
 [[ $out == *"'%' is followed by j (the job id) or %"* ]] || fail "bad report file: $out"
+out=$(srun --toporr= true 2>&1) && fail "srun accepted an empty --toporr="
+[[ $out == *"an empty value"* ]] || fail "empty value: $out"
+out=$(srun "--toporr=report=$(printf 'a\033b')" true 2>&1) && fail "srun accepted a control byte"
+[[ $out == *"control character"* ]] || fail "control byte: $out"
+out=$(srun "--toporr=report=/$(head -c 4100 /dev/zero | tr '\0' x)" true 2>&1) &&
+  fail "srun accepted a 4,101-byte path"
+[[ $out == *"more than 4096"* ]] || fail "long path: ${out:0:300}"
 echo "ok   srun lists --toporr and refuses bad values with toporr's message"
 
 # --- the daemons ------------------------------------------------------------------------

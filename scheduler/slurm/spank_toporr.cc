@@ -23,9 +23,12 @@ using toporr::scheduler::slurm::PluginArguments;
 PluginArguments site;
 std::optional<JobSetting> option;  // --toporr, when given
 
-int OnOption(int, const char* value, int) {
+// `--toporr` alone reaches srun/sbatch/salloc (local) as no value and slurmstepd (remote) as
+// an empty one; an empty value on the command line (`--toporr=`) is refused where it is typed.
+int OnOption(int, const char* value, int remote) {
   std::string error;
-  option = toporr::scheduler::slurm::ParseJobSetting(value == nullptr ? "" : value, &error);
+  const bool alone = value == nullptr || (remote != 0 && *value == '\0');
+  option = toporr::scheduler::slurm::ParseJobSetting(alone ? "auto" : value, &error);
   if (!option.has_value()) {
     slurm_error("toporr: --toporr=%s", error.c_str());
     return -1;

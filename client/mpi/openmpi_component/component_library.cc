@@ -1,7 +1,9 @@
 #include "client/mpi/openmpi_component/component_library.h"
 
 #include <string>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "client/client_options.h"
 #include "client/mpi/openmpi_component/component.h"
 
@@ -56,23 +58,35 @@ int toporr_mca_configure(int component, const toporr_mca_params* p) {
   if (component != TOPORR_MCA_COLL && component != TOPORR_MCA_TOPO) return 0;
   toporr::client::mpi::Library*& library = toporr::client::mpi::libraries[component];
   if (library == nullptr) {
+    // Each parameter through the client's settings table, so an Open MPI parameter gets the
+    // checks its TOPORR_* variable gets: a value out of range is refused with one warning
+    // naming the parameter, and the process configuration's value is kept.
     toporr::client::ClientOptions o = toporr::client::mpi::Defaults();
-    o.min_bytes = p->min_bytes;
-    o.disable = p->disable;
-    o.verify = p->verify;
-    o.verify_calls = p->verify_calls;
-    o.check_arguments = p->check_arguments;
-    o.reproducible = p->reproducible;
-    o.deadline_ms = p->deadline_ms;
-    o.verbose = p->verbose;
-    o.report_path = Text(p->report);
-    o.address = Text(p->address);
-    o.socket = Text(p->socket);
-    o.tls_ca = Text(p->tls_ca);
-    o.costs_path = Text(p->costs);
-    o.hostmap_path = Text(p->hostmap);
-    o.algorithm = Text(p->algorithm);
-    library = new toporr::client::mpi::Library(o, toporr::client::ProcessClientOptions().warnings);
+    std::vector<std::string> warnings = toporr::client::ProcessClientOptions().warnings;
+    const char* framework = component == TOPORR_MCA_COLL ? "coll" : "topo";
+    auto apply = [&](const char* key, const std::string& value) {
+      std::string expected;
+      if (!toporr::client::ApplyClientSetting(key, value, &o, &expected)) {
+        warnings.push_back(absl::StrCat(framework, "_toporr_", key, "=", value.substr(0, 64),
+                                        " ignored: expected ", expected));
+      }
+    };
+    apply("min_bytes", std::to_string(p->min_bytes));
+    apply("disable", p->disable ? "1" : "0");
+    apply("verify", p->verify ? "1" : "0");
+    apply("verify_calls", std::to_string(p->verify_calls));
+    apply("check_arguments", p->check_arguments ? "1" : "0");
+    apply("reproducible", p->reproducible ? "1" : "0");
+    apply("deadline_ms", std::to_string(p->deadline_ms));
+    apply("verbose", std::to_string(p->verbose));
+    apply("report", Text(p->report));
+    apply("address", Text(p->address));
+    apply("socket", Text(p->socket));
+    apply("tls_ca", Text(p->tls_ca));
+    apply("costs", Text(p->costs));
+    apply("hostmap", Text(p->hostmap));
+    apply("algorithm", Text(p->algorithm));
+    library = new toporr::client::mpi::Library(o, std::move(warnings));
   }
   return library->options().disable ? 0 : 1;
 }

@@ -8,10 +8,16 @@
  * caller's arguments, as topo/basic's module would. Every other function of the module
  * (coordinates, shifts, neighbours, sub-grids) is the framework's base one.
  *
- * Open MPI 4.1 consults a topo module for MPI_Cart_map / MPI_Graph_map only on a communicator
- * that already has that topology; there the module answers with toporr's order. On any other
- * communicator Open MPI answers the calling process's rank itself (the PMPI layer,
- * libtoporr_pmpi.so, answers those too).
+ * MPI_Cart_map and MPI_Graph_map must give each process the rank the constructor with reorder
+ * = 1 gives it for the same arguments on the same communicator (client/mpi/topology.h). Open
+ * MPI 4.1 asks a topo module for them only on a communicator that already has that topology
+ * (its module answers with toporr's decision); on any other communicator Open MPI answers the
+ * calling process's rank itself, without any component. So this module reorders
+ * MPI_Cart_create only on a Cartesian communicator whose map function is toporr's, and
+ * MPI_Graph_create only on such a graph communicator; on every other communicator it builds
+ * them in the caller's order, as Open MPI's own map functions answer. The PMPI layer
+ * (libtoporr_pmpi.so) answers the map functions itself and reorders on every communicator.
+ * Distributed graphs have no map function: they are reordered on every communicator.
  *
  * MCA parameters (ompi_info --param topo toporr --level 9): topo_toporr_priority (50, above
  * treematch's 42 and basic's 0), and toporr's settings that decisions read (topo_toporr_disable,
@@ -51,11 +57,21 @@ static int toporr_cart_construct(void* context, MPI_Comm comm, int reorder) {
                                    c->out);
 }
 
+static int toporr_cart_map(ompi_communicator_t* comm, int ndims, const int* dims,
+                           const int* periods, int* newrank);
+
+/* Whether MPI_Cart_map on `comm` is answered by this module (see the file comment). */
+static bool toporr_answers_cart_map(const ompi_communicator_t* comm) {
+  return OMPI_COMM_IS_CART(comm) && comm->c_topo != NULL &&
+         comm->c_topo->topo.cart.cart_map == toporr_cart_map;
+}
+
 static int toporr_cart_create(mca_topo_base_module_t* topo, ompi_communicator_t* old_comm,
                               int ndims, const int* dims, const int* periods, bool reorder,
                               ompi_communicator_t** comm_topo) {
   struct toporr_cart_call call = {topo, NULL, ndims, dims, periods, comm_topo};
-  return toporr_mca_cart_create(old_comm, ndims, dims, periods, reorder, toporr_cart_construct,
+  return toporr_mca_cart_create(old_comm, ndims, dims, periods,
+                                reorder && toporr_answers_cart_map(old_comm), toporr_cart_construct,
                                 &call);
 }
 
@@ -85,12 +101,22 @@ static int toporr_graph_construct(void* context, MPI_Comm comm, int reorder) {
                                     c->out);
 }
 
+static int toporr_graph_map(ompi_communicator_t* comm, int nnodes, const int* index,
+                            const int* edges, int* newrank);
+
+/* Whether MPI_Graph_map on `comm` is answered by this module (see the file comment). */
+static bool toporr_answers_graph_map(const ompi_communicator_t* comm) {
+  return OMPI_COMM_IS_GRAPH(comm) && comm->c_topo != NULL &&
+         comm->c_topo->topo.graph.graph_map == toporr_graph_map;
+}
+
 static int toporr_graph_create(mca_topo_base_module_t* topo, ompi_communicator_t* old_comm,
                                int nnodes, const int* index, const int* edges, bool reorder,
                                ompi_communicator_t** new_comm) {
   struct toporr_graph_call call = {topo, NULL, nnodes, index, edges, new_comm};
-  return toporr_mca_graph_create(old_comm, nnodes, index, edges, reorder, toporr_graph_construct,
-                                 &call);
+  return toporr_mca_graph_create(old_comm, nnodes, index, edges,
+                                 reorder && toporr_answers_graph_map(old_comm),
+                                 toporr_graph_construct, &call);
 }
 
 static int toporr_graph_map_base(void* context, int* newrank) {

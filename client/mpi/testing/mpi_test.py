@@ -397,9 +397,17 @@ class MpiTest(unittest.TestCase):
             self.assertEqual(job.orders[spec][0]["order"], self.plan_order(hosts, spec))
             for case, env, reason in [
                     ("wrong CA", {"TOPORR_ADDRESS": good, "TOPORR_TLS_CA": certs.other_ca},
-                     "the daemon's certificate is not valid for tls_ca"),
+                     "not valid for tls_ca " + certs.other_ca +
+                     ": unable to get local issuer certificate"),
                     ("expired", {"TOPORR_ADDRESS": old, "TOPORR_TLS_CA": certs.ca},
-                     "expired or not yet valid"),
+                     "not valid for tls_ca " + certs.ca + ": certificate has expired"),
+                    ("client key of another certificate",
+                     {"TOPORR_ADDRESS": good, "TOPORR_TLS_CA": certs.ca,
+                      "TOPORR_TLS_CERT": certs.server_cert, "TOPORR_TLS_KEY": certs.expired_key},
+                     f"tls_key {certs.expired_key} is not the key of tls_cert"),
+                    ("server name without CA", {"TOPORR_ADDRESS": good,
+                                                "TOPORR_TLS_SERVER_NAME": "toporrd"},
+                     "tls_server_name is set but tls_ca is not"),
                     ("plaintext to TLS", {"TOPORR_ADDRESS": good},
                      "is the daemon's listener TLS?"),
                     ("TLS to plaintext", {"TOPORR_ADDRESS": self.tcp, "TOPORR_TLS_CA": certs.ca},
@@ -435,13 +443,28 @@ class MpiTest(unittest.TestCase):
             self.assertEqual(job.orders[spec][0]["source"], "daemon")
             with open(site, "a") as f:
                 f.write("deadline = 3\n")
-            # The file's deadline is ignored with the rest: a loaded machine gets the variable's.
-            job = self.run_job(8, [spec], hosts,
+            # A key this release does not know (a newer one's) is skipped with one warning;
+            # the rest of the file, its TLS settings included, still applies.
+            job = self.run_job(8, [spec], hosts, socket="/nonexistent/toporrd.sock",
                                env={"TOPORR_CONFIG": site, "TOPORR_DEADLINE_MS": "10000"})
-            self.assertEqual(job.orders[spec][0]["source"], "daemon", job.stderr)  # the socket
-            notes = [l for l in job.stderr.splitlines() if "site configuration ignored" in l]
+            self.assertEqual(job.orders[spec][0]["source"], "daemon", job.stderr)  # over TLS
+            notes = [l for l in job.stderr.splitlines() if "site configuration" in l]
             self.assertEqual(len(notes), 1, job.stderr)
+            self.assertTrue(notes[0].startswith("toporr: warning: "), notes[0])
             self.assertIn(f"{site}:5: deadline must be one of the known keys", notes[0])
+            self.assertIn("line ignored", notes[0])
+            # A file another user owns, or every user may change, is not trusted.
+            for mode, owner in [(0o666, 0), (0o644, 65534)]:
+                os.chown(site, owner, owner)
+                os.chmod(site, mode)
+                job = self.run_job(8, [spec], hosts, socket="/nonexistent/toporrd.sock",
+                                   env={"TOPORR_CONFIG": site, "TOPORR_DEADLINE_MS": "10000"})
+                notes = [l for l in job.stderr.splitlines() if "site configuration" in l]
+                self.assertEqual(len(notes), 1, job.stderr)
+                self.assertIn("not trusted", notes[0])
+                self.assertEqual(job.orders[spec][0]["source"], "fallback", job.stderr)
+            os.chown(site, 0, 0)
+            os.chmod(site, 0o644)
 
     def test_file_cost_source_needs_no_daemon(self):
         hosts = round_robin(16, 4)
@@ -762,6 +785,9 @@ class MpiTest(unittest.TestCase):
                 self.assertEqual(job.checks["map"], ["ok"], job.stderr)
                 self.assertEqual(job.checks["graphmap"], ["ok"], job.stderr)
                 self.assertNotEqual(job.orders["cart-map"][0]["order"], list(range(np)))
+                # A grid in MPI_COMM_WORLD's order is mapped as MPI_COMM_WORLD.
+                self.assertEqual(job.orders["cart-map-on-grid"][0]["order"],
+                                 job.orders["cart-map"][0]["order"])
         f_job = self.run_job(8, [], round_robin(8, 8), program=self.fcart, preload=True)
         self.assertEqual(f_job.checks["fortran-cart"], ["ok"], f_job.stderr)
         self.assertEqual(f_job.checks["fortran-graph-map"], ["ok"], f_job.stderr)
@@ -822,6 +848,70 @@ class MpiTest(unittest.TestCase):
         np = len(job.orders[spec][0]["order"])
         self.assertLessEqual(job.report[0]["elapsed_us"],
                              (deadline_ms + 1000) * 1000 + self.mpi_overhead_us(np))
+
+    def test_a_refused_daemon_costs_one_attempt_per_job(self):
+        """No daemon (its socket gone, or a TCP port nobody listens on): 32 MPI_Comm_dup + 1 MiB
+        allreduce steps try the connection about once, not once per communicator (no decision
+        waits for a probe), and the one warning names the refusal at once instead of waiting
+        out the deadline."""
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            closed_port = probe.getsockname()[1]
+        cases = [("no socket", {}, os.path.join(self.tmp, "absent.sock"), "absent.sock"),
+                 ("no listener", {"TOPORR_ADDRESS": f"127.0.0.1:{closed_port}"},
+                  "/nonexistent/toporrd.sock", f"127.0.0.1:{closed_port}")]
+        for name, env, sock, named in cases:
+            with self.subTest(name=name):
+                job = self.run_job(4, ["dups:32"], round_robin(4, 4), program=self.misuse,
+                                   preload=True, socket=sock,
+                                   env={"TOPORR_DEADLINE_MS": "500", **env})
+                self.assertIn("CHECK dups ok", job.stdout, job.stderr)
+                self.assertEqual(len(job.warnings()), 1, job.stderr)
+                self.assertIn(named, job.warnings()[0])
+                self.assertNotIn("no answer within", job.warnings()[0])
+                fallbacks = [r for r in job.report if r["source"] == "fallback"]
+                self.assertEqual(len(fallbacks), 32, job.report)
+                # A probe of the dead channel took 100 ms or more per decision; a decision that
+                # asks nothing is its MPI steps.
+                slow = [r["elapsed_us"] for r in fallbacks if r["elapsed_us"] >= 90000]
+                self.assertLessEqual(len(slow), 2, [r["elapsed_us"] for r in fallbacks])
+
+    def test_files_beyond_their_bound_are_refused_unread(self):
+        """A 1 GiB (sparse) file named by a setting is refused by its size, before it is read,
+        with one warning naming the file and the bound: as TOPORR_HOSTMAP (the identity
+        order), TOPORR_CONFIG and TOPORR_TLS_CA (the rest of the configuration still used),
+        and `toporrctl plan --traffic` (an error, at once)."""
+        huge = os.path.join(self.tmp, "huge")
+        with open(huge, "wb") as f:
+            f.truncate(1 << 30)
+        spec = "allreduce:auto:1048576:0"
+        hosts = round_robin(4, 4)
+        started = time.monotonic()
+        job = self.run_job(4, [spec], hosts, env={"TOPORR_HOSTMAP": huge})
+        notes = [l for l in job.stderr.splitlines() if "toporr: warning" in l]
+        self.assertEqual(len(notes), 1, job.stderr)
+        self.assertIn(f"TOPORR_HOSTMAP {huge}: larger than the {64 << 20} bytes a host map",
+                      notes[0])
+        self.assertEqual(job.orders[spec][0]["order"], list(range(4)))
+        job = self.run_job(4, [spec], hosts, env={"TOPORR_CONFIG": huge})
+        notes = [l for l in job.stderr.splitlines() if "site configuration ignored" in l]
+        self.assertEqual(len(notes), 1, job.stderr)
+        self.assertIn(f"{huge}: larger than the {1 << 20} bytes a configuration file", notes[0])
+        self.assertEqual(job.orders[spec][0]["source"], "daemon")
+        job = self.run_job(4, [spec], hosts, socket="/nonexistent/toporrd.sock",
+                           env={"TOPORR_ADDRESS": "127.0.0.1:1", "TOPORR_TLS_CA": huge})
+        self.assertEqual(len(job.warnings()), 1, job.stderr)
+        self.assertIn(f"{huge}: larger than the {1 << 20} bytes a PEM file", job.warnings()[0])
+        hostfile = os.path.join(self.tmp, "bound.hosts")
+        with open(hostfile, "w") as f:
+            f.write("node01 slots=2\nnode05 slots=2\n")
+        p = subprocess.run([TOPORRCTL, "--socket", self.sock, "plan", "--hostfile", hostfile,
+                            "--traffic", huge], capture_output=True, text=True, timeout=60)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn(f"{huge}: larger than the {256 << 20} bytes a traffic profile may have",
+                      p.stderr)
+        # Four jobs and a plan: none read a GiB (that took ~18 s and 3 GB for one rank).
+        self.assertLess(time.monotonic() - started, 120)
 
     def test_fallback_without_daemon(self):
         spec = "allreduce:auto:1048576:0"

@@ -10,11 +10,12 @@ tree. Shares mpi_test.py's job and daemon plumbing (only the tests below run). C
   - ompi_info lists both components and their parameters (coll: priority 40, min_bytes and
     toporr's settings; topo: priority 50 and the settings decisions read); a TOPORR_* variable
     is a parameter's default, an OMPI_MCA_* one wins over it;
-  - the topo component reorders MPI_Cart_create, MPI_Graph_create, MPI_Dist_graph_create and
-    MPI_Dist_graph_create_adjacent (reorder = 1) as the PMPI layer does (same orders, same
-    decisions), with correct coordinates, shifts and neighbour lists (toporr_check's checks,
-    topo_map_check's cartwork, the Fortran grid); `topo ^toporr` and topo_toporr_disable
-    leave the library's order;
+  - the topo component reorders MPI_Dist_graph_create and MPI_Dist_graph_create_adjacent
+    (reorder = 1) as the PMPI layer does (same orders, same decisions), and MPI_Cart_create /
+    MPI_Graph_create only on communicators whose map function Open MPI asks it for: the map
+    functions agree with the constructors everywhere (topo_map_check's map, graphmap and
+    cartwork, the Fortran grid), with correct coordinates, shifts and neighbour lists;
+    `topo ^toporr` and topo_toporr_disable leave the library's order;
   - coll_check's collectives table with the coll component taking every call;
   - unchanged programs (stencil.c, fortran_coll.f90) print the same with the component as
     without, and toporr decides their large allreduce / bcast / reduce / allgather from the
@@ -130,16 +131,17 @@ class OpenMpiComponentsTest(mpi_test.MpiTest):
         job = self.component_job(np, hosts, self.stencil)
         self.assertEqual(job.stdout, plain.stdout)
         self.assertEqual(job.warnings(), [], job.stderr)
-        # The stencil's grid (MPI_Cart_create, reorder = 1) through the topo component, its
-        # large collectives through the coll component.
-        self.assertEqual({r["collective"] for r in job.report},
-                         {"cart_create", "allreduce", "bcast", "reduce"})
-        colls = [r for r in job.report if r["collective"] != "cart_create"]
+        # The stencil's large collectives through the coll component; its grid
+        # (MPI_Cart_create on MPI_COMM_WORLD, reorder = 1) in MPI_COMM_WORLD's order, as Open
+        # MPI's MPI_Cart_map answers there.
+        self.assertEqual({r["collective"] for r in job.report}, {"allreduce", "bcast", "reduce"})
+        colls = job.report
         self.assertTrue(all(r["source"] == "daemon" and r["bytes"] >= 65536
                             for r in colls), job.report)
         self.check_library_candidate(colls, np)
         pmpi = self.run_job(np, [], hosts, program=self.stencil, preload=True)
-        self.assertEqual(self.decisions(job), self.decisions(pmpi))
+        self.assertEqual(self.decisions(job), [d for d in self.decisions(pmpi)
+                                               if d["collective"] != "cart_create"])
         # Fortran: the library's bindings reach the component as C calls do.
         np = 8
         hosts = round_robin(np, 4)
@@ -174,8 +176,8 @@ class OpenMpiComponentsTest(mpi_test.MpiTest):
 
     def test_fallbacks_identity_and_one_warning(self):
         """Every fallback cause of the PMPI suite, under the components: the identity order
-        for the topo component's MPI_Cart_create and the coll component's collectives, the
-        output of the plain run, and one warning per job naming the cause."""
+        for the coll component's collectives, the output of the plain run, and one warning per
+        job naming the cause."""
         np = 8
         hosts = round_robin(np, 4)
         plain = self.run_job(np, [], hosts, program=self.stencil)
@@ -233,7 +235,6 @@ class OpenMpiComponentsTest(mpi_test.MpiTest):
                         warnings = job.warnings()
                         self.assertEqual(len(warnings), 1, job.stderr)
                         self.assertIn(named, warnings[0])
-                        self.assertIn("cart_create", {r["collective"] for r in job.report})
                         self.assertIn("allreduce", {r["collective"] for r in job.report})
                         # A split fails once (in the first decision); the later ones succeed.
                         failed = job.report[:1] if kwargs.get("rank_env") is split else job.report
@@ -243,6 +244,57 @@ class OpenMpiComponentsTest(mpi_test.MpiTest):
         finally:
             garbage.kill()
             garbage.wait()
+
+    def test_out_of_range_parameters_are_refused_with_one_warning(self):
+        """An Open MPI parameter gets the check of its TOPORR_* variable: a value out of its
+        range is refused with one warning naming the parameter and the range, and the
+        process configuration's value is kept: the decisions of the default run, and a stalled
+        daemon given up after the default deadline instead of never."""
+        np = 4
+        hosts = round_robin(np, 4)
+        default = self.component_job(np, hosts, self.stencil)
+        dist = self.component_job(np, hosts, self.check, specs=["dist"])
+        cases = [
+            # (parameter, value, program, what the warning says is expected)
+            ("coll_toporr_deadline_ms", "0", self.stencil, "milliseconds in 1..600000"),
+            ("coll_toporr_deadline_ms", "-5", self.stencil, "milliseconds in 1..600000"),
+            # Open MPI reads an int64 this large as -1.
+            ("coll_toporr_min_bytes", "99999999999999999999", self.stencil, "a byte count >= 0"),
+            ("coll_toporr_verify_calls", "0", self.stencil, "a count in 1..50"),
+            ("coll_toporr_verify_calls", "-5", self.stencil, "a count in 1..50"),
+            ("topo_toporr_deadline_ms", "0", self.check, "milliseconds in 1..600000"),
+        ]
+        for name, value, program, expected in cases:
+            with self.subTest(name=name, value=value):
+                topo = program is self.check
+                job = self.component_job(np, hosts, program, specs=["dist"] if topo else (),
+                                         env={f"OMPI_MCA_{name}": value})
+                baseline = dist if topo else default
+                self.assertEqual(job.stdout, baseline.stdout)
+                refused = [l for l in job.stderr.splitlines() if f"{name}=" in l]
+                self.assertEqual(len(refused), 1, job.stderr)
+                self.assertTrue(refused[0].startswith("toporr: warning: "), refused[0])
+                self.assertIn(f"ignored: expected {expected}", refused[0])
+                self.assertEqual(job.warnings(), [], job.stderr)
+                self.assertEqual(self.decisions(job), self.decisions(baseline))
+                if name == "coll_toporr_verify_calls":  # the run-time check still runs
+                    self.assertEqual([len(v["toporr_us"]) for v in job.verified],
+                                     [len(v["toporr_us"]) for v in default.verified])
+        # A deadline too large to be one: with the daemon stalled the job ends after the
+        # default deadline (2 s per decision) with the fallback, instead of hanging.
+        self.daemon.send_signal(signal.SIGSTOP)
+        try:
+            started = time.monotonic()
+            job = self.component_job(np, hosts, self.stencil, timeout=120,
+                                     env={"OMPI_MCA_coll_toporr_deadline_ms": "2147483647"})
+            elapsed = time.monotonic() - started
+        finally:
+            self.daemon.send_signal(signal.SIGCONT)
+        self.assertEqual(job.stdout, default.stdout)
+        self.assertIn("coll_toporr_deadline_ms=2147483647 ignored", job.stderr)
+        self.assertEqual(len(job.warnings()), 1, job.stderr)
+        self.assertTrue(all(r["source"] == "fallback" for r in job.report), job.report)
+        self.assertLess(elapsed, 100)
 
     def test_another_open_mpi_series_refuses_the_components(self):
         """Both components, opened by an Open MPI whose MPI_Get_library_version names another
@@ -270,7 +322,11 @@ class OpenMpiComponentsTest(mpi_test.MpiTest):
 
     # ---- the topo component ----
 
-    def test_topo_component_reorders_constructors_as_the_pmpi_layer(self):
+    def test_topo_component_reorders_where_the_map_functions_agree(self):
+        """Distributed graphs (no map function) are reordered as the PMPI layer reorders them.
+        Cartesian and graph constructors on MPI_COMM_WORLD keep the launch order, because Open
+        MPI answers MPI_Cart_map / MPI_Graph_map there without asking a component, and the two
+        must agree."""
         np = 16
         hosts = round_robin(np, 8)
         specs = ["cart", "graph", "dist", "distgen"]
@@ -281,21 +337,42 @@ class OpenMpiComponentsTest(mpi_test.MpiTest):
             with self.subTest(name=name):
                 self.assertTrue(job.checks[name] and all(c == "ok" for c in job.checks[name]),
                                 job.checks[name])
-                self.assertNotEqual(job.orders[name][0]["order"], list(range(np)))
-                self.assertEqual(job.orders[name][0]["order"], pmpi.orders[name][0]["order"])
-        self.assertEqual({r["collective"] for r in job.report},
-                         {"cart_create", "graph_create", "dist_graph_create",
-                          "dist_graph_create_adjacent"})
+                self.assertNotEqual(pmpi.orders[name][0]["order"], list(range(np)))
+                if name in ("cart", "graph"):
+                    self.assertEqual(job.orders[name][0]["order"], list(range(np)))
+                else:
+                    self.assertEqual(job.orders[name][0]["order"],
+                                     pmpi.orders[name][0]["order"])
+        distributed = {"dist_graph_create", "dist_graph_create_adjacent"}
+        self.assertEqual({r["collective"] for r in job.report}, distributed)
         self.assertTrue(all(r["source"] == "daemon" for r in job.report), job.report)
-        self.assertEqual(self.decisions(job), self.decisions(pmpi))
-        # mpi4py's Cartesian checks on grids built with reorder = 1 and 0, and the Fortran
-        # grid: the same order as C's. (Its check also compares MPI_CART_MAP on
-        # MPI_COMM_WORLD, which Open MPI answers without a topo module: not asserted here.)
-        work = self.component_job(np, hosts, self.topo_map, specs=["cartwork"])
-        self.assertEqual(work.checks["cartwork"], ["ok"], work.stderr)
-        self.assertIn("cart_create", {r["collective"] for r in work.report})
+        self.assertEqual(self.decisions(job),
+                         [d for d in self.decisions(pmpi) if d["collective"] in distributed])
         fortran = self.component_job(np, hosts, self.fcart)
-        self.assertEqual(fortran.orders["fortran-cart"][0]["order"], job.orders["cart"][0]["order"])
+        self.assertEqual(fortran.checks["fortran-cart"], ["ok"], fortran.stderr)
+        self.assertEqual(fortran.checks["fortran-graph-map"], ["ok"], fortran.stderr)
+        self.assertEqual(fortran.orders["fortran-cart"][0]["order"], list(range(np)))
+
+    def test_topo_component_map_functions_answer_as_the_constructors(self):
+        """mpi4py's testCartMap / testGraphMap and its Cartesian checks under the components
+        alone (they hung a job when the constructors reordered on MPI_COMM_WORLD): every map
+        call agrees with its constructor, on MPI_COMM_WORLD, MPI_COMM_SELF, duplicates and on
+        Cartesian and graph communicators, where Open MPI asks the component and toporr
+        reorders with the PMPI layer's order."""
+        np = 8
+        hosts = round_robin(np, 8)
+        specs = ["map", "graphmap", "cartwork"]
+        job = self.component_job(np, hosts, self.topo_map, specs=specs, timeout=600)
+        pmpi = self.run_job(np, ["map"], hosts, program=self.topo_map, preload=True, timeout=600)
+        self.assertEqual(job.warnings(), [], job.stderr)
+        for name in specs:
+            self.assertEqual(job.checks[name], ["ok"], job.stderr)
+        self.assertEqual(job.orders["cart-map"][0]["order"], list(range(np)))
+        on_grid = job.orders["cart-map-on-grid"][0]["order"]
+        self.assertNotEqual(on_grid, list(range(np)))
+        self.assertEqual(on_grid, pmpi.orders["cart-map-on-grid"][0]["order"])
+        decided = {r["collective"] for r in job.report if r["source"] == "daemon"}
+        self.assertTrue({"cart_create", "graph_create"} <= decided, job.report)
 
     def test_topo_component_excluded_or_disabled_leaves_the_librarys_order(self):
         np = 16

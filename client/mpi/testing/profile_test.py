@@ -20,6 +20,7 @@ demo fabric, so the program's one large MPI_Allreduce is taken over by toporr. C
     toporr_comm_reorder_traffic put traffic_pairs.c's partners on one host (the same order),
     a profile of another size gives the identity and one warning.
 """
+import glob
 import json
 import os
 import sys
@@ -140,8 +141,8 @@ class ProfileTest(mpi_test.MpiTest):
 
     def profile_path(self, name):
         path = os.path.join(self.tmp, name)
-        for p in (path, path + ".tmp"):
-            if os.path.exists(p):
+        for p in [path] + glob.glob(path + ".tmp*"):
+            if os.path.lexists(p):
                 os.unlink(p)
         return path
 
@@ -162,7 +163,7 @@ class ProfileTest(mpi_test.MpiTest):
         # toporr took the large allreduce over (its own traffic is not the program's).
         self.assertIn(("allreduce", LARGE * 4),
                       {(r["collective"], r["bytes"]) for r in profiled.report})
-        self.assertFalse(os.path.exists(path + ".tmp"))
+        self.assertEqual(glob.glob(path + ".tmp*"), [])
         got, want = read_profile(path), expected_profile(LARGE)
         self.assertEqual(got["ranks"], want["ranks"])
         self.assertEqual(got["p2p"], want["p2p"])
@@ -220,8 +221,47 @@ class ProfileTest(mpi_test.MpiTest):
         self.assertEqual(job.stdout, plain.stdout)
         warnings = self.warnings(job)
         self.assertEqual(len(warnings), 1, job.stderr)
-        self.assertIn(f"{WARNING}: {path}: No such file or directory", warnings[0])
+        self.assertIn(f"{WARNING}: {path}: ", warnings[0])
+        self.assertIn("No such file or directory", warnings[0])
         self.assertFalse(os.path.exists(os.path.dirname(path)))
+
+    def test_links_and_fifos_planted_by_another_user_are_not_followed(self):
+        """In a sticky world-writable directory (as /tmp), user nobody plants a link to a file
+        the job could write at the profile's name and at the report's, and a FIFO at the
+        profile's old fixed temporary name: the profile replaces the link with a whole file of
+        its own, the report is refused with one warning, the victim is untouched and the job
+        neither hangs nor changes its output."""
+        if os.geteuid() != 0:
+            print("SKIPPED: planting another user's link needs root")
+            return
+        shared = os.path.join(self.tmp, "shared")
+        os.makedirs(shared, exist_ok=True)
+        os.chmod(shared, 0o1777)
+        victim = os.path.join(self.tmp, "victim")
+        with open(victim, "w") as f:
+            f.write("precious\n")
+        profile, report = os.path.join(shared, "job.prof"), os.path.join(shared, "r.jsonl")
+        for link in (profile, report):
+            if os.path.lexists(link):
+                os.unlink(link)
+            os.symlink(victim, link)
+            os.lchown(link, 65534, 65534)
+        fifo = profile + ".tmp"
+        if os.path.lexists(fifo):
+            os.unlink(fifo)
+        os.mkfifo(fifo)
+        plain = self.job(preload=False)
+        job = self.job(env={"TOPORR_PROFILE": profile, "TOPORR_REPORT": report})
+        self.assertEqual(job.stdout, plain.stdout)
+        with open(victim) as f:
+            self.assertEqual(f.read(), "precious\n")
+        self.assertFalse(os.path.islink(profile))
+        self.assertEqual(read_profile(profile)["p2p"], expected_profile(LARGE)["p2p"])
+        refused = [l for l in job.stderr.splitlines() if "r.jsonl" in l]
+        self.assertEqual(len(refused), 1, job.stderr)
+        self.assertIn("symbolic link", refused[0])
+        self.assertTrue(os.path.islink(report))
+        self.assertEqual([p for p in glob.glob(profile + ".tmp*") if p != fifo], [])
 
     def test_fortran_program(self):
         path = self.profile_path("fortran.prof")

@@ -6,10 +6,12 @@
  *             gives it for the same arguments on the same communicator (MPI_UNDEFINED where
  *             the constructor returns MPI_COMM_NULL): 1 to 5 dimensions (MPI_Dims_create),
  *             periods all, none and mixed, map called after the constructor (on the
- *             communicator) and before it (on a fresh duplicate), on MPI_COMM_WORLD and
- *             MPI_COMM_SELF, and a grid of all processes but the last
+ *             communicator) and before it (on a fresh duplicate), on MPI_COMM_WORLD,
+ *             MPI_COMM_SELF and a 2-D Cartesian communicator built with reorder = 0 (whose
+ *             map function Open MPI asks its topo component for), and a grid of all processes
+ *             but the last
  *   graphmap  the same for MPI_Graph_map and MPI_Graph_create: a ring over all processes and
- *             one over all but the last
+ *             one over all but the last, on MPI_COMM_WORLD and on a graph communicator
  *   cartwork  what mpi4py's Cartesian test does, on grids built with reorder = 1 (1, 3 and
  *             5 dimensions) and reorder = 0 (2): coordinates, MPI_Cart_rank and
  *             MPI_Cart_shift agree (a halo exchange too), every MPI_Cart_sub has the parent's
@@ -19,6 +21,7 @@
  *             members' MPI_COMM_WORLD ranks
  * Output from MPI_COMM_WORLD rank 0:
  *   ORDER cart-map - 0 <world rank of grid rank 0> ...  (the 2-D periodic grid of `map`)
+ *   ORDER cart-map-on-grid - 0 ...  (the same grid mapped on the Cartesian communicator)
  *   CHECK <map|graphmap|cartwork> ok|FAILED <what>
  * A process that fails a check names it on stderr. */
 #include <mpi.h>
@@ -80,16 +83,17 @@ static int CartAgrees(MPI_Comm comm, int ndims, const int dims[], const int peri
   return Agrees(comm, MPI_Cart_create, MPI_Cart_map, "MPI_Cart_map", ndims, dims, periods);
 }
 
-static void PrintOrder(void) {
+/* `on`: MPI_COMM_WORLD or a communicator of all processes in MPI_COMM_WORLD's order. */
+static void PrintOrder(MPI_Comm on, const char* name) {
   int dims[2] = {0, 0}, periods[2] = {1, 1}, mapped = 0;
   MPI_Dims_create(world_size, 2, dims);
-  MPI_Cart_map(MPI_COMM_WORLD, 2, dims, periods, &mapped);
+  MPI_Cart_map(on, 2, dims, periods, &mapped);
   int* at = malloc(sizeof(int) * world_size);
   MPI_Gather(&mapped, 1, MPI_INT, at, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (world_rank == 0) {
     int* order = calloc(world_size, sizeof(int));
     for (int r = 0; r < world_size; ++r) order[at[r]] = r;
-    printf("ORDER cart-map - 0");
+    printf("ORDER %s - 0", name);
     for (int i = 0; i < world_size; ++i) printf(" %d", order[i]);
     printf("\n");
     free(order);
@@ -115,13 +119,24 @@ static void Map(void) {
       ok &= CartAgrees(comms[c], 1, dims, periods);
     }
   }
-  PrintOrder();
+  PrintOrder(MPI_COMM_WORLD, "cart-map");
+  /* A Cartesian communicator in MPI_COMM_WORLD's order (reorder = 0). */
+  int dims[2] = {0, 0}, periods[2] = {1, 1};
+  MPI_Dims_create(world_size, 2, dims);
+  MPI_Comm grid;
+  MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &grid);
+  ok &= CartAgrees(grid, 2, dims, periods);
+  periods[1] = 0;
+  ok &= CartAgrees(grid, 2, dims, periods);
+  periods[1] = 1;
+  PrintOrder(grid, "cart-map-on-grid");
+  MPI_Comm_free(&grid);
   Check("map", ok, "cart_map==cart_create");
 }
 
 /* mpi4py's testGraphMap graph over the first n processes (n >= 1): a ring, vertex v's
  * neighbours v-1 and v+1 (mod n), in that order. */
-static int GraphAgrees(int n) {
+static int GraphAgrees(MPI_Comm comm, int n) {
   int* index = malloc(sizeof(int) * n);
   int* edges = malloc(sizeof(int) * 2 * n);
   for (int v = 0, e = 0; v < n; ++v) {
@@ -129,16 +144,29 @@ static int GraphAgrees(int n) {
     edges[e++] = (v + 1) % n;
     index[v] = e;
   }
-  int ok =
-      Agrees(MPI_COMM_WORLD, MPI_Graph_create, MPI_Graph_map, "MPI_Graph_map", n, index, edges);
+  int ok = Agrees(comm, MPI_Graph_create, MPI_Graph_map, "MPI_Graph_map", n, index, edges);
   free(index);
   free(edges);
   return ok;
 }
 
 static void GraphMap(void) {
-  int ok = GraphAgrees(world_size);
-  if (world_size > 1) ok &= GraphAgrees(world_size - 1);
+  int ok = GraphAgrees(MPI_COMM_WORLD, world_size);
+  if (world_size > 1) ok &= GraphAgrees(MPI_COMM_WORLD, world_size - 1);
+  /* A graph communicator in MPI_COMM_WORLD's order (reorder = 0): a ring of all processes. */
+  int* index = malloc(sizeof(int) * world_size);
+  int* edges = malloc(sizeof(int) * 2 * world_size);
+  for (int v = 0; v < world_size; ++v) {
+    edges[2 * v] = (v + 1) % world_size;
+    edges[2 * v + 1] = (v + world_size - 1) % world_size;
+    index[v] = 2 * v + 2;
+  }
+  MPI_Comm graph;
+  MPI_Graph_create(MPI_COMM_WORLD, world_size, index, edges, 0, &graph);
+  ok &= GraphAgrees(graph, world_size);
+  MPI_Comm_free(&graph);
+  free(index);
+  free(edges);
   Check("graphmap", ok, "graph_map==graph_create");
 }
 
