@@ -5,6 +5,9 @@
 #                                     its runs' raw data -> bench/results/collectives_smpi_runs.tar.xz
 #     --fabrics LIST                  the full table's cells on these fabrics only (comma-
 #                                     separated names below; the table says which are left out)
+#     --cells-256 LIST                of the 256-rank cells only these ("FABRIC PLACEMENT H K",
+#                                     `;`-separated, e.g. "ft256 bynode 64 4;ft256t bynode 64 4";
+#                                     the table says which are left out)
 #   run_collectives_eval.sh --tabulate   simulate nothing: the table (and its plots) again from
 #                                     bench/results/collectives_smpi_runs.tar.xz
 #   run_collectives_eval.sh --quick   CI gate: bundled 16-host fat tree, 64 ranks, 64 KiB and
@@ -104,6 +107,7 @@ LARGE_SIZES=
 CACHED=0
 ALLGATHER=0
 FABRICS=
+CELLS_256_ONLY=
 TABULATE=0
 ALL_FABRICS=(bundled16 ft256 ft256t torus256 dfly288 ft1024x3)
 ARCHIVE_REL=bench/results/collectives_smpi_runs.tar.xz
@@ -121,6 +125,7 @@ while (($#)); do
     --cached-only) CACHED=1 ;;
     --allgather) ALLGATHER=1 ;;
     --fabrics) [[ ${2:-} =~ ^[a-z0-9]+(,[a-z0-9]+)*$ ]] || usage; FABRICS=$2; shift ;;
+    --cells-256) [[ -n ${2:-} ]] || usage; CELLS_256_ONLY=$2; shift ;;
     --tabulate) TABULATE=1 ;;
     *) usage ;;
   esac
@@ -131,7 +136,7 @@ done
 [[ -n $MAX_RANKS || -n $LARGE_SIZES ]] && ((!VERIFY)) && usage
 ((CACHED && !VERIFY)) && usage
 ((ALLGATHER && (QUICK || VERIFY))) && usage
-[[ -n $FABRICS ]] && ((QUICK || VERIFY || ALLGATHER || TABULATE)) && usage
+[[ -n $FABRICS || -n $CELLS_256_ONLY ]] && ((QUICK || VERIFY || ALLGATHER || TABULATE)) && usage
 ((TABULATE && (QUICK || VERIFY || ALLGATHER))) && usage
 for f in ${FABRICS//,/ }; do
   [[ " ${ALL_FABRICS[*]} " == *" $f "* ]] || { echo "unknown fabric $f (${ALL_FABRICS[*]})" >&2; exit 2; }
@@ -241,8 +246,19 @@ else
       done
     done
   else
-    # wanted CELL: the cell's fabric is one of this invocation's (--fabrics).
-    wanted() { [[ " ${USE_FABRICS[*]} " == *" ${1%% *} "* ]]; }
+    # wanted CELL: the cell's fabric is one of this invocation's (--fabrics) and, for a cell of
+    # more than 64 ranks, it is one of --cells-256 when that is given.
+    IFS=';' read -r -a ONLY_256 <<<"$CELLS_256_ONLY"
+    for cell in "${ONLY_256[@]}"; do
+      [[ " | ${CELLS_256[*]/%/ |} " == *" | $cell | "* ]] \
+        || die "--cells-256: \"$cell\" is not a 256-rank cell (${CELLS_256[*]/%/;})"
+    done
+    wanted() {
+      local h k
+      [[ " ${USE_FABRICS[*]} " == *" ${1%% *} "* ]] || return 1
+      read -r _ _ h k <<<"$1"
+      ((h * k <= 64)) || [[ -z $CELLS_256_ONLY || ";$CELLS_256_ONLY;" == *";$1;"* ]]
+    }
     for coll in allreduce bcast; do
       for cell in "${CELLS_64[@]}"; do
         wanted "$cell" || continue
@@ -292,9 +308,17 @@ else
   fi
   LEFT=()
   for f in "${ALL_FABRICS[@]}"; do [[ " ${USE_FABRICS[*]} " == *" $f "* ]] || LEFT+=("$f"); done
+  LEFT_FABRICS=("${LEFT[@]}")
   NOTE=
   ((${#LEFT[@]})) && NOTE="A subset: the cells of fabric(s) ${LEFT[*]} are left out (--fabrics)."
-  TABLE_ARGS=(--command "bench/smpi/run_collectives_eval.sh${FABRICS:+ --fabrics $FABRICS}"
+  if [[ -n $CELLS_256_ONLY ]]; then
+    LEFT=()
+    for cell in "${CELLS_256[@]}"; do
+      [[ " ${LEFT_FABRICS[*]} " == *" ${cell%% *} "* ]] || wanted "$cell" || LEFT+=("$cell")
+    done
+    ((${#LEFT[@]})) && NOTE+="${NOTE:+ }A subset: of the 256-rank cells only $CELLS_256_ONLY (--cells-256); left out: $(IFS=';'; echo "${LEFT[*]}")."
+  fi
+  TABLE_ARGS=(--command "bench/smpi/run_collectives_eval.sh${FABRICS:+ --fabrics $FABRICS}${CELLS_256_ONLY:+ --cells-256 \"$CELLS_256_ONLY\"}"
               --note "$NOTE")
   REPORT_ARGS=(--output "$REPO/bench/results/collectives_smpi.md" --plots "$REPO/bench/results"
                "${TABLE_ARGS[@]}")
