@@ -121,6 +121,10 @@ class DaemonRowSource final : public RowSource {
         return stub_.get();
       }
     }
+    // A failed connection is tried again at once (gRPC would wait out its own reconnect
+    // backoff, missing a daemon that has started or restarted since): the call waits until the
+    // new attempt has begun, then fails with a refusal or gets its answer. Calls during the
+    // back-off (Call) never get here, so this costs one attempt per back-off.
     if (channel_->GetState(false) == GRPC_CHANNEL_TRANSIENT_FAILURE) {
       grpc::experimental::ChannelResetConnectionBackoff(channel_.get());
       channel_->WaitForStateChange(
@@ -163,6 +167,12 @@ class DaemonRowSource final : public RowSource {
     }
     absl::Status result = Check(s, method);
     std::lock_guard<std::mutex> lock(backoff_mu_);
+    // A daemon never reached that refused before and now only lets the call time out is still
+    // the refused daemon: one cause, one warning.
+    if (absl::IsDeadlineExceeded(result) && !answered_before_.load() &&
+        absl::IsUnavailable(unanswered_)) {
+      result = unanswered_;
+    }
     if (absl::IsUnavailable(result) || absl::IsDeadlineExceeded(result)) {
       const auto now = std::chrono::steady_clock::now();
       const auto base = std::max<std::chrono::milliseconds>(

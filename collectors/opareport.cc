@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/fnv.h"
 #include "common/text_scan.h"
 
 namespace toporr::collectors {
@@ -49,11 +50,7 @@ std::optional<OpaRate> OpaRateFromCode(int code) {
 }
 
 uint64_t SynthesizedOpaNodeGuid(std::string_view description) {
-  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a 64 offset basis
-  for (unsigned char c : description) {
-    h ^= c;
-    h *= 0x100000001b3ULL;  // FNV-1a 64 prime
-  }
+  const uint64_t h = Fnv64a(std::string_view(description.data(), description.size()));
   return (kSynthesizedTopByte << 56) | (h & 0x00ffffffffffffffULL);
 }
 

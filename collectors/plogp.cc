@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "collectors/json_value.h"
+#include "common/fnv.h"
 #include "common/json_writer.h"
 #include "common/printable.h"
 #include "common/status_macros.h"
@@ -230,19 +231,10 @@ absl::StatusOr<PlogpHwlocCheck> ParseHwlocCheck(const Doc& doc, const JsonValue&
   return check;
 }
 
-uint64_t Fnv1a(std::string_view s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
 // Synthetic GUIDs carry a fixed top 16 bits ("probe" GUIDs cannot meet real ones: 0x7072 is
 // not an IEEE OUI prefix any vendor ships in a GUID's top bytes here).
 uint64_t SyntheticGuid(const std::string& key) {
-  return (0x7072ull << 48) | (Fnv1a(key) & 0x0000FFFFFFFFFFFFull) | 1;
+  return (0x7072ull << 48) | (Fnv64a(key) & 0x0000FFFFFFFFFFFFull) | 1;
 }
 
 template <typename T>

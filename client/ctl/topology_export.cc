@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/fnv.h"
 #include "common/json_writer.h"
 #include "common/status_macros.h"
 
@@ -61,11 +62,7 @@ std::string KubernetesLabelValue(const std::string& value) {
   bool valid = value.size() <= 63;
   for (char c : value) valid = valid && (alnum(c) || c == '-' || c == '_' || c == '.');
   if (valid && (value.empty() || (alnum(value.front()) && alnum(value.back())))) return value;
-  uint64_t hash = 14695981039346656037ull;  // FNV-64a offset basis
-  for (char c : value) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 1099511628211ull;  // FNV-64 prime
-  }
+  const uint64_t hash = Fnv64a(std::string_view(value.data(), value.size()));
   char hex[24];
   std::snprintf(hex, sizeof(hex), "x%llx", static_cast<unsigned long long>(hash));
   return hex;

@@ -16,6 +16,7 @@
 #include "client/mpi/collective_status.h"
 #include "client/mpi/library.h"
 #include "client/mpi/multilevel.h"
+#include "common/fnv.h"
 #include "mapping/schedules/pattern.h"
 
 namespace toporr::client::mpi {
@@ -69,17 +70,17 @@ void HashType(MPI_Datatype type, uint64_t* h) {
   for (int64_t v :
        {int64_t{size}, int64_t{lb}, int64_t{extent}, int64_t{true_lb}, int64_t{true_extent},
         int64_t{combiner}, int64_t{integers}, int64_t{addresses}, int64_t{types}}) {
-    *h = (*h ^ static_cast<uint64_t>(v)) * 1099511628211ull;
+    *h = Fnv64aWord(*h, static_cast<uint64_t>(v));
   }
 }
 
 // The arguments of one call that every rank must pass alike for toporr to run its own path.
 uint64_t CallHash(const ReorderRequest& r, int64_t count, MPI_Datatype type) {
-  uint64_t h = 1469598103934665603ull;
+  uint64_t h = kFnv64Offset;
   for (int64_t v :
        {int64_t{static_cast<int>(r.collective)}, r.bytes, count, int64_t{r.root}, int64_t{r.radix},
         int64_t{r.algorithm ? static_cast<int>(*r.algorithm) : -1}, int64_t{r.force_multilevel}}) {
-    h = (h ^ static_cast<uint64_t>(v)) * 1099511628211ull;
+    h = Fnv64aWord(h, static_cast<uint64_t>(v));
   }
   if (type != MPI_DATATYPE_NULL) HashType(type, &h);
   return h;

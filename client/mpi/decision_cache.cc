@@ -5,6 +5,8 @@
 #include <mutex>
 #include <set>
 
+#include "common/fnv.h"
+
 namespace toporr::client::mpi {
 namespace {
 
@@ -47,9 +49,9 @@ int RetryAfterCalls(int retry) { return 8 << std::min(retry, 7); }
 int LiveCaches() { return live_caches.load(); }
 
 uint64_t KeyHash(const CacheKey& k) {
-  uint64_t h = 1469598103934665603ull;
+  uint64_t h = kFnv64Offset;
   for (int v : {std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k), std::get<4>(k)}) {
-    h = (h ^ static_cast<uint64_t>(static_cast<uint32_t>(v))) * 1099511628211ull;
+    h = Fnv64aWord(h, static_cast<uint64_t>(static_cast<uint32_t>(v)));
   }
   return h;
 }

@@ -89,6 +89,7 @@ TOPORR_MPI_NEUTRAL_DEPS = [
     "//client:traffic_graph",
     "//client:traffic_profile",
     "//collectors:hwloc_topology",
+    "//common:fnv",
     "//common:key_value_file",
     "//common:output_file",
     "//common:status_macros",

@@ -8,14 +8,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/mpi/collective_status.h"
+#include "common/fnv.h"
 #include "common/status_macros.h"
 #include "mapping/costs/hierarchical_cost_matrix.h"
 
 namespace toporr::client::mpi {
 namespace {
 
-constexpr uint64_t kHashSeed = 1469598103934665603ull;  // FNV-1a
-uint64_t Mix(uint64_t h, uint64_t v) { return (h ^ v) * 1099511628211ull; }
+constexpr uint64_t kHashSeed = kFnv64Offset;
+uint64_t Mix(uint64_t h, uint64_t v) { return Fnv64aWord(h, v); }
 uint64_t Bits(float f) {
   uint32_t b = 0;
   std::memcpy(&b, &f, sizeof(b));

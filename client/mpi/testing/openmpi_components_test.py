@@ -139,9 +139,12 @@ class OpenMpiComponentsTest(mpi_test.MpiTest):
         self.assertTrue(all(r["source"] == "daemon" and r["bytes"] >= 65536
                             for r in colls), job.report)
         self.check_library_candidate(colls, np)
+        # The PMPI layer also reorders the grid, so the collectives it decides run on another
+        # order: the same calls are decided, from the same costs.
         pmpi = self.run_job(np, [], hosts, program=self.stencil, preload=True)
-        self.assertEqual(self.decisions(job), [d for d in self.decisions(pmpi)
-                                               if d["collective"] != "cart_create"])
+        key = lambda ds: [(d["collective"], d["bytes"], d["source"]) for d in ds]
+        self.assertEqual(key(self.decisions(job)), key(d for d in self.decisions(pmpi)
+                                                       if d["collective"] != "cart_create"))
         # Fortran: the library's bindings reach the component as C calls do.
         np = 8
         hosts = round_robin(np, 4)
@@ -362,7 +365,9 @@ class OpenMpiComponentsTest(mpi_test.MpiTest):
         np = 8
         hosts = round_robin(np, 8)
         specs = ["map", "graphmap", "cartwork"]
-        job = self.component_job(np, hosts, self.topo_map, specs=specs, timeout=600)
+        # Grids smaller than MPI_COMM_WORLD left out: Open MPI answers MPI_Cart_map there with
+        # the caller's rank, not MPI_UNDEFINED, without asking any component.
+        job = self.component_job(np, hosts, self.topo_map, specs=["full"] + specs, timeout=600)
         pmpi = self.run_job(np, ["map"], hosts, program=self.topo_map, preload=True, timeout=600)
         self.assertEqual(job.warnings(), [], job.stderr)
         for name in specs:
