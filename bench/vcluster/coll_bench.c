@@ -3,19 +3,27 @@
  * one job (bench/vcluster/run_vcluster_bench.py runs it on the virtual cluster).
  *
  *   coll_bench --collective allreduce|bcast --sizes B1,B2,... --algorithms A1,A2
- *              [--reps R] [--warmup W] [--pause-us U]
+ *              [--reps R] [--warmup W] [--warmup-max-bytes B] [--pause-us U]
+ *              [--leaf-order R0,R1,...] [--no-launch-algorithms 1]
  *
  * Variants, each timed at every size and repetition:
  *   default      PMPI_Allreduce / PMPI_Bcast on MPI_COMM_WORLD: the MPI library's own choice
  *                on the launch order (the PMPI entry, so the drop-in never intercepts it)
  *   A@launch     toporr's implementation of algorithm A run directly on MPI_COMM_WORLD
+ *                (left out with --no-launch-algorithms 1)
  *   A@toporr     the same implementation on the communicator toporr_comm_reorder made for
  *                A and the size (decided once, before timing)
  *   dropin       MPI_Allreduce / MPI_Bcast: under LD_PRELOAD=libtoporr_pmpi.so toporr's
  *                selection of algorithm and order; without it the library's call again
+ * With --leaf-order (the launch ranks in the leaf-sorted order: new rank i is launch rank Ri,
+ * a permutation of 0..P-1):
+ *   default@leafsorted  PMPI_Allreduce / PMPI_Bcast on that order (a communicator split from
+ *                MPI_COMM_WORLD with key = position): the MPI library's own choice on the
+ *                leaf-sorted order
+ *   A@leafsorted toporr's implementation of A on that order
  * Algorithms: allreduce ring, rabenseifner, recursive_doubling; bcast binomial,
  * scatter_allgather, scatter_allgather_ring, binary_tree, knomial. Bcast root: rank 0 of the
- * launch order (its new rank on a reordered communicator).
+ * launch order (its new rank on a reordered or leaf-sorted communicator).
  *
  * One repetition runs every (size, variant) once, the variants of a size in an order shuffled
  * per repetition (the same seeded shuffle on every rank), so that no variant always follows
@@ -23,7 +31,10 @@
  * so that every call starts on drained queues and full shaper buckets whatever ran before
  * it; then a barrier, and the call's time is the slowest rank's. Every result is checked
  * (allreduce: the sum of the ranks' integers; bcast: the root's pattern) and a wrong one aborts the
- * job. W warm-up repetitions (default 1) are run first and not reported.
+ * job. W warm-up repetitions (default 1) are run first and not reported; with
+ * --warmup-max-bytes they run every variant only at the sizes up to B bytes and only the
+ * drop-in above (its decision for that size is made there, outside the timed repetitions;
+ * connections are made by the smaller sizes).
  *
  * Rank 0 prints JSON lines on stdout:
  *   {"kind":"setup", "ranks":P, "hosts":[host of each rank], "dropin":0|1}
@@ -46,7 +57,7 @@
 
 #define MAX_SIZES 16
 #define MAX_ALGS 4
-#define MAX_VARIANTS (2 + 2 * MAX_ALGS)
+#define MAX_VARIANTS (3 + 3 * MAX_ALGS)
 
 static int rank, nranks;
 
@@ -72,12 +83,12 @@ static const AlgName kAlgs[] = {
     {"knomial", TOPORR_ALG_KNOMIAL, 1},
 };
 
-typedef enum { kDefault, kLaunch, kToporr, kDropin } Kind;
+typedef enum { kDefault, kLaunch, kToporr, kDropin, kDefaultLeaf, kLeaf } Kind;
 
 typedef struct {
   char name[64];
   Kind kind;
-  int alg; /* index into kAlgs for kLaunch / kToporr */
+  int alg; /* index into kAlgs for kLaunch / kToporr / kLeaf */
 } Variant;
 
 /* The communicator and root a variant runs on, per size. */
@@ -133,9 +144,12 @@ static int Run(const Variant* v, int bcast, int* buf, long count, const Target* 
         return PMPI_Bcast(buf, (int)count, MPI_INT, 0, MPI_COMM_WORLD);
       case kDropin:
         return MPI_Bcast(buf, (int)count, MPI_INT, 0, MPI_COMM_WORLD);
+      case kDefaultLeaf:
+        return PMPI_Bcast(buf, (int)count, MPI_INT, t->root, t->comm);
       case kLaunch:
         return toporr_coll_bcast(kAlgs[v->alg].alg, buf, (int)count, MPI_INT, 0, MPI_COMM_WORLD, 4);
       case kToporr:
+      case kLeaf:
         return toporr_coll_bcast(kAlgs[v->alg].alg, buf, (int)count, MPI_INT, t->root, t->comm, 4);
     }
   }
@@ -144,10 +158,13 @@ static int Run(const Variant* v, int bcast, int* buf, long count, const Target* 
       return PMPI_Allreduce(MPI_IN_PLACE, buf, (int)count, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     case kDropin:
       return MPI_Allreduce(MPI_IN_PLACE, buf, (int)count, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    case kDefaultLeaf:
+      return PMPI_Allreduce(MPI_IN_PLACE, buf, (int)count, MPI_INT, MPI_SUM, t->comm);
     case kLaunch:
       return toporr_coll_allreduce(kAlgs[v->alg].alg, MPI_IN_PLACE, buf, (int)count, MPI_INT,
                                    MPI_SUM, MPI_COMM_WORLD, 0);
     case kToporr:
+    case kLeaf:
       return toporr_coll_allreduce(kAlgs[v->alg].alg, MPI_IN_PLACE, buf, (int)count, MPI_INT,
                                    MPI_SUM, t->comm, 0);
   }
@@ -236,6 +253,19 @@ static Target Reorder(const Variant* v, int bcast, long bytes) {
   return t;
 }
 
+/* The communicator of the leaf-sorted order: new rank i is launch rank leaf_order[i]; the
+ * root is launch rank 0's new rank. */
+static Target LeafSorted(const int* leaf_order) {
+  Target t = {MPI_COMM_NULL, 0};
+  int key = -1;
+  for (int i = 0; i < nranks; ++i) {
+    if (leaf_order[i] == rank) key = i;
+    if (leaf_order[i] == 0) t.root = i;
+  }
+  if (PMPI_Comm_split(MPI_COMM_WORLD, 0, key, &t.comm) != MPI_SUCCESS) Die("leaf-sorted split");
+  return t;
+}
+
 /* The order of `n` variants in one repetition: a Fisher-Yates shuffle driven by a linear
  * congruential generator seeded with `seed`, identical on every rank. */
 static void Shuffle(int* order, int n, unsigned seed) {
@@ -257,7 +287,10 @@ int main(int argc, char** argv) {
   const char* collective = NULL;
   const char* sizes_arg = NULL;
   const char* algs_arg = NULL;
+  const char* leaf_arg = NULL;
   int reps = 10, warmup = 1, pause_us = 5000;
+  long warmup_max_bytes = -1;
+  int no_launch = 0;
   for (int i = 1; i < argc; ++i) {
     if (i + 1 >= argc) Die("every option takes a value (usage in coll_bench.c)");
     if (strcmp(argv[i], "--collective") == 0) {
@@ -270,6 +303,12 @@ int main(int argc, char** argv) {
       reps = atoi(argv[++i]);
     } else if (strcmp(argv[i], "--warmup") == 0) {
       warmup = atoi(argv[++i]);
+    } else if (strcmp(argv[i], "--warmup-max-bytes") == 0) {
+      warmup_max_bytes = atol(argv[++i]);
+    } else if (strcmp(argv[i], "--no-launch-algorithms") == 0) {
+      no_launch = atoi(argv[++i]) != 0;
+    } else if (strcmp(argv[i], "--leaf-order") == 0) {
+      leaf_arg = argv[++i];
     } else if (strcmp(argv[i], "--pause-us") == 0) {
       pause_us = atoi(argv[++i]);
     } else {
@@ -308,10 +347,34 @@ int main(int argc, char** argv) {
     Variant launch = {"", kLaunch, idx}, reordered = {"", kToporr, idx};
     snprintf(launch.name, sizeof(launch.name), "%s@launch", kAlgs[idx].name);
     snprintf(reordered.name, sizeof(reordered.name), "%s@toporr", kAlgs[idx].name);
-    variants[nvariants++] = launch;
+    if (!no_launch) variants[nvariants++] = launch;
     variants[nvariants++] = reordered;
   }
   variants[nvariants++] = (Variant){"dropin", kDropin, -1};
+  int* leaf_order = NULL;
+  if (leaf_arg != NULL) {
+    leaf_order = malloc(sizeof(int) * (size_t)nranks);
+    int* seen = calloc((size_t)nranks, sizeof(int));
+    const char* p = leaf_arg;
+    for (int i = 0; i < nranks; ++i) {
+      char* end = NULL;
+      long r = strtol(p, &end, 10);
+      if (end == p || r < 0 || r >= nranks || seen[r] || (*end != ',' && *end != '\0') ||
+          (*end == '\0') != (i == nranks - 1)) {
+        Die("--leaf-order: a permutation of the launch ranks 0..P-1");
+      }
+      seen[r] = 1;
+      leaf_order[i] = (int)r;
+      p = end + 1;
+    }
+    free(seen);
+    variants[nvariants++] = (Variant){"default@leafsorted", kDefaultLeaf, -1};
+    for (int a = 0; a < nalgs; ++a) {
+      Variant leaf = {"", kLeaf, FindAlg(alg_items[a], bcast)};
+      snprintf(leaf.name, sizeof(leaf.name), "%s@leafsorted", kAlgs[leaf.alg].name);
+      variants[nvariants++] = leaf;
+    }
+  }
 
   PrintSetup(DropinLoaded());
   long max_bytes = 0;
@@ -319,10 +382,13 @@ int main(int argc, char** argv) {
   int* buf = malloc((size_t)max_bytes);
   if (buf == NULL) Die("out of memory");
   Target targets[MAX_SIZES][MAX_VARIANTS];
+  Target leaf = {MPI_COMM_WORLD, 0};
+  if (leaf_order != NULL) leaf = LeafSorted(leaf_order);
   for (int s = 0; s < nsizes; ++s) {
     for (int k = 0; k < nvariants; ++k) {
       targets[s][k] = (Target){MPI_COMM_WORLD, 0};
       if (variants[k].kind == kToporr) targets[s][k] = Reorder(&variants[k], bcast, sizes[s]);
+      if (variants[k].kind == kDefaultLeaf || variants[k].kind == kLeaf) targets[s][k] = leaf;
     }
   }
 
@@ -334,6 +400,10 @@ int main(int argc, char** argv) {
       for (int j = 0; j < nvariants; ++j) {
         int k = order[j];
         const Variant* v = &variants[k];
+        if (rep < 0 && warmup_max_bytes >= 0 && sizes[s] > warmup_max_bytes &&
+            v->kind != kDropin) {
+          continue;
+        }
         Fill(buf, count, bcast ? (rank == 0 ? 0 : nranks + 7) : rank);
         if (pause_us > 0) usleep((useconds_t)pause_us);
         MPI_Barrier(MPI_COMM_WORLD);
@@ -359,9 +429,13 @@ int main(int argc, char** argv) {
   }
   for (int s = 0; s < nsizes; ++s) {
     for (int k = 0; k < nvariants; ++k) {
-      if (targets[s][k].comm != MPI_COMM_WORLD) MPI_Comm_free(&targets[s][k].comm);
+      if (targets[s][k].comm != MPI_COMM_WORLD && targets[s][k].comm != leaf.comm) {
+        MPI_Comm_free(&targets[s][k].comm);
+      }
     }
   }
+  if (leaf.comm != MPI_COMM_WORLD) MPI_Comm_free(&leaf.comm);
+  free(leaf_order);
   free(buf);
   MPI_Finalize();
   return 0;
