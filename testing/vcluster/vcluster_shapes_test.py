@@ -17,7 +17,9 @@ One cluster at a time, each removed when its test ends (also when it fails). For
   - a 4 MiB TCP transfer across a damaged uplink takes longer than one across healthy
     uplinks, in proportion to the shaped rates (the shaping is real, on 2 and 3 levels);
   - `down` leaves no namespace, no `tvc-` link in the machine's namespace and no process;
-  - an `up` SIGKILLed while its fabric dump runs (ibsim up), then `cleanup`: the same.
+  - an `up` SIGKILLed while its fabric dump runs (ibsim up), then `cleanup`: the same;
+  - SIGTERM, SIGHUP or SIGINT to the tool's process alone during the fabric dump: the tool
+    removes everything itself (no ibsim or opensm left, no namespace, no state).
 Where namespaces cannot be created the run prints one line "SKIPPED: <why>" and exits 0.
 """
 import json
@@ -415,6 +417,42 @@ class VclusterShapesTest(unittest.TestCase):
                 p = vc("cleanup", check=False)
                 self.assertIn(f"removed cluster '{name}'", p.stderr)
         self.assert_gone(name, pids)
+
+
+class SignalDuringDumpTest(unittest.TestCase):
+    def test_signals_to_the_tool_alone_leave_nothing(self):
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            with self.subTest(signal=sig.name):
+                name = f"g{TAG}"
+                fabric = os.path.join(STATE_ROOT, name, "fabric")
+                # SIGINT at its default even when this test was started with it ignored.
+                proc = subprocess.Popen(
+                    [sys.executable, VC, "up", "--name", name, "--hosts", "4",
+                     "--hosts-per-leaf", "2"], stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                try:
+                    deadline = time.monotonic() + 60
+                    while time.monotonic() < deadline and proc.poll() is None:
+                        try:
+                            with open(os.path.join(fabric, "ibsim.log")) as f:
+                                if "Network simulator ready" in f.read():
+                                    break
+                        except OSError:
+                            pass
+                        time.sleep(0.01)
+                    self.assertIsNone(proc.poll(), "up ended before its fabric dump ran")
+                    self.assertTrue(processes_of(name), "the fabric dump is not running")
+                    proc.send_signal(sig)  # the tool's process alone, not its group
+                    self.assertNotEqual(proc.wait(timeout=60), 0)
+                finally:
+                    if proc.poll() is None:
+                        proc.kill()
+                        proc.wait()
+                    leftover = processes_of(name)
+                    vc("down", "--name", name, check=False)
+                self.assertEqual(leftover, [], "left running after the tool's own cleanup")
+                VclusterShapesTest.assert_gone(self, name)
 
 
 def on_signal(signum, _frame):
