@@ -299,4 +299,34 @@ assert next(h for h in d["hosts"] if h["name"] == "node16")["switch"] == "leaf04
 PY
 ctl export --format json --hosts node01 >/dev/null 2>&1 && fail "json with hosts"
 echo "ok   json"
+
+# --- k8s-labels for host names Kubernetes does not take, and nodes that do not exist -------
+sed -e 's/"node03 HCA-1"/"B11-P1-CUFM-02 HCA-1"/g' -e 's/"node04 HCA-1"/"ufm_appliance HCA-1"/g' \
+  "$WORK/second.ibnet" > "$WORK/names.ibnet"
+ctl ingest --format ibnetdiscover --allow-shrink "$WORK/names.ibnet" | grep -q "snapshot 3 created" ||
+  fail "third snapshot"
+ctl export --format k8s-labels --output "$WORK/names.sh" >/dev/null
+grep -qx "# lower-cased: B11-P1-CUFM-02 -> b11-p1-cufm-02" "$WORK/names.sh" ||
+  fail "the lower-cased host is not said"
+grep -qx "# left out (not a Kubernetes node name): ufm_appliance" "$WORK/names.sh" ||
+  fail "the host left out is not said"
+mkdir -p "$WORK/k8s3"
+# A cluster without b11-p1-cufm-02 (an appliance, not a node): kubectl fails for it alone.
+cat > "$WORK/kubectl-missing" <<'SH'
+#!/bin/bash
+if [[ $3 == b11-p1-cufm-02 ]]; then
+  echo "Error from server (NotFound): nodes \"$3\" not found" >&2
+  exit 1
+fi
+exec "$KUBECTL_LOCAL" "$@"
+SH
+chmod +x "$WORK/kubectl-missing"
+if out=$(K8S_DIR="$WORK/k8s3" KUBECTL_LOCAL="$WORK/kubectl-local" KUBECTL="$WORK/kubectl-missing" \
+  sh "$WORK/names.sh" 2>&1); then
+  fail "a node that could not be labelled went unreported: $out"
+fi
+[[ $out == *"toporr: labelled 14 of 15 nodes; failed: b11-p1-cufm-02"* ]] || fail "summary: $out"
+[[ $(ls "$WORK/k8s3"/*.json | wc -l) -eq 14 && -f "$WORK/k8s3/node05.json" ]] ||
+  fail "the other nodes were not all labelled"
+echo "ok   k8s-labels: names Kubernetes refuses lower-cased or left out, the other nodes labelled past a missing one, which is reported"
 echo PASS

@@ -68,6 +68,21 @@ std::string KubernetesLabelValue(const std::string& value) {
   return hex;
 }
 
+namespace {
+
+// A Kubernetes node name (an RFC 1123 subdomain): at most 253 lower-case alphanumerics, '-'
+// and '.', starting and ending with an alphanumeric.
+bool IsNodeName(const std::string& s) {
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  if (s.empty() || s.size() > 253 || !alnum(s.front()) || !alnum(s.back())) return false;
+  for (char c : s) {
+    if (!alnum(c) && c != '-' && c != '.') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 absl::StatusOr<std::string> KubernetesLabels(const v1::GetTopologyResponse& topo,
                                              const std::vector<std::string>& hosts) {
   const TopologyAnalysis a = AnalyzeTopology(topo);
@@ -77,6 +92,24 @@ absl::StatusOr<std::string> KubernetesLabels(const v1::GetTopologyResponse& topo
                                    "network.topology.nvidia.com/spine",
                                    "network.topology.nvidia.com/core"};
   const std::vector<int> spine = DomainsAt(a, 1), core = DomainsAt(a, 2);
+  // Host names as node names: as they are, lower-cased when that makes one, else left out.
+  std::vector<std::pair<int, std::string>> nodes;
+  std::string notes;
+  for (int h : selected.order) {
+    const std::string& name = a.hosts[h].name;
+    std::string lower = name;
+    for (char& c : lower) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    if (IsNodeName(name)) {
+      nodes.emplace_back(h, name);
+    } else if (IsNodeName(lower)) {
+      nodes.emplace_back(h, lower);
+      absl::StrAppend(&notes, "# lower-cased: ", name, " -> ", lower, "\n");
+    } else {
+      std::string shown = name;  // a comment line: no byte may end it
+      for (char& c : shown) c = (c < 0x20 || c == 0x7f) ? '?' : c;
+      absl::StrAppend(&notes, "# left out (not a Kubernetes node name): ", shown, "\n");
+    }
+  }
   std::ostringstream out;
   out << "#!/bin/sh\n"
       << "# Kubernetes node labels in NVIDIA topograph's format, written by toporrctl from\n"
@@ -84,12 +117,24 @@ absl::StatusOr<std::string> KubernetesLabels(const v1::GetTopologyResponse& topo
       << "# leaf: the host's leaf switch; spine: its level-1 domain; core: its level-2 domain\n"
       << "# (switch names; over 63 characters: x + FNV-64a hash). A level the fabric lacks is\n"
       << "# removed. Usage: sh FILE [kubectl options, e.g. --dry-run=client]; KUBECTL\n"
-      << "# overrides the command.\n"
-      << "set -e\n";
-  for (int h : selected.order) {
+      << "# overrides the command. Host names that are not Kubernetes node names (RFC 1123:\n"
+      << "# lower case, digits, '-', '.') are lower-cased when that makes one, else left out.\n"
+      << "# A node that cannot be labelled (not in the cluster) does not stop the others: the\n"
+      << "# last line says how many were labelled and which failed (exit status 1 then).\n"
+      << notes << "labelled=0\nfailed=\"\"\n"
+      << "label() {\n"
+      << "  node=$1\n"
+      << "  shift\n"
+      << "  if ${KUBECTL:-kubectl} label node \"$node\" --overwrite \"$@\"; then\n"
+      << "    labelled=$((labelled + 1))\n"
+      << "  else\n"
+      << "    failed=\"$failed $node\"\n"
+      << "  fi\n"
+      << "}\n";
+  for (const auto& [h, node] : nodes) {
     const int leaf = a.hosts[h].leaf;
     const int domains[] = {leaf, spine[leaf], core[leaf]};
-    out << "${KUBECTL:-kubectl} label node " << ShellWord(a.hosts[h].name) << " --overwrite";
+    out << "label " << ShellWord(node);
     for (int level = 0; level < 3; ++level) {
       if (domains[level] < 0) {
         out << " " << kKeys[level] << "-";
@@ -99,6 +144,9 @@ absl::StatusOr<std::string> KubernetesLabels(const v1::GetTopologyResponse& topo
     }
     out << " \"$@\"\n";
   }
+  out << "echo \"toporr: labelled $labelled of " << nodes.size()
+      << " nodes${failed:+; failed:$failed}\" >&2\n"
+      << "[ -z \"$failed\" ]\n";
   return out.str();
 }
 
