@@ -5,6 +5,8 @@
 #                                     its runs' raw data -> bench/results/collectives_smpi_runs.tar.xz
 #     --fabrics LIST                  the full table's cells on these fabrics only (comma-
 #                                     separated names below; the table says which are left out)
+#     --collectives LIST              the full table's collectives (default
+#                                     allreduce,bcast,allgather; the table says which are left out)
 #     --cells-256 LIST                of the 256-rank cells only these ("FABRIC PLACEMENT H K",
 #                                     `;`-separated, e.g. "ft256 bynode 64 4;ft256t bynode 64 4";
 #                                     the table says which are left out)
@@ -108,6 +110,8 @@ CACHED=0
 ALLGATHER=0
 FABRICS=
 CELLS_256_ONLY=
+COLLECTIVES=allreduce,bcast,allgather
+COLLECTIVES_SET=0
 TABULATE=0
 ALL_FABRICS=(bundled16 ft256 ft256t torus256 dfly288 ft1024x3)
 ARCHIVE_REL=bench/results/collectives_smpi_runs.tar.xz
@@ -126,6 +130,8 @@ while (($#)); do
     --allgather) ALLGATHER=1 ;;
     --fabrics) [[ ${2:-} =~ ^[a-z0-9]+(,[a-z0-9]+)*$ ]] || usage; FABRICS=$2; shift ;;
     --cells-256) [[ -n ${2:-} ]] || usage; CELLS_256_ONLY=$2; shift ;;
+    --collectives) [[ ${2:-} =~ ^(allreduce|bcast|allgather)(,(allreduce|bcast|allgather))*$ ]] || usage
+                   COLLECTIVES=$2; COLLECTIVES_SET=1; shift ;;
     --tabulate) TABULATE=1 ;;
     *) usage ;;
   esac
@@ -136,7 +142,7 @@ done
 [[ -n $MAX_RANKS || -n $LARGE_SIZES ]] && ((!VERIFY)) && usage
 ((CACHED && !VERIFY)) && usage
 ((ALLGATHER && (QUICK || VERIFY))) && usage
-[[ -n $FABRICS || -n $CELLS_256_ONLY ]] && ((QUICK || VERIFY || ALLGATHER || TABULATE)) && usage
+[[ -n $FABRICS || -n $CELLS_256_ONLY ]] || ((COLLECTIVES_SET)) && ((QUICK || VERIFY || ALLGATHER || TABULATE)) && usage
 ((TABULATE && (QUICK || VERIFY || ALLGATHER))) && usage
 for f in ${FABRICS//,/ }; do
   [[ " ${ALL_FABRICS[*]} " == *" $f "* ]] || { echo "unknown fabric $f (${ALL_FABRICS[*]})" >&2; exit 2; }
@@ -259,7 +265,10 @@ else
       read -r _ _ h k <<<"$1"
       ((h * k <= 64)) || [[ -z $CELLS_256_ONLY || ";$CELLS_256_ONLY;" == *";$1;"* ]]
     }
+    # has COLLECTIVE: the collective is one of this invocation's (--collectives).
+    has() { [[ ",$COLLECTIVES," == *",$1,"* ]]; }
     for coll in allreduce bcast; do
+      has "$coll" || continue
       for cell in "${CELLS_64[@]}"; do
         wanted "$cell" || continue
         # shellcheck disable=SC2086
@@ -271,6 +280,7 @@ else
     # The MPI default under SMPI's mpich selector (MPICH's rules) for the 64-rank cells but
     # the by-core twins, on the launch order and on the leaf-sorted order.
     for coll in allreduce bcast; do
+      has "$coll" || continue
       for cell in "${CELLS_64[@]:0:7}"; do
         wanted "$cell" || continue
         # shellcheck disable=SC2086
@@ -280,6 +290,7 @@ else
       done
     done
     for coll in allreduce bcast; do
+      has "$coll" || continue
       for cell in "${CELLS_256[@]}"; do
         wanted "$cell" || continue
         # shellcheck disable=SC2086
@@ -296,6 +307,7 @@ else
     # --allgather's table), on the cells and sizes per rank of --allgather, and the MPI default
     # on the leaf-sorted order.
     for cell in "${CELLS_64[@]}" "${ALLGATHER_256[@]}"; do
+      has allgather || break
       wanted "$cell" || continue
       read -r _ _ h k <<<"$cell"
       sizes=8,1024,65536,1048576
@@ -318,7 +330,8 @@ else
     done
     ((${#LEFT[@]})) && NOTE+="${NOTE:+ }A subset: of the 256-rank cells only $CELLS_256_ONLY (--cells-256); left out: $(IFS=';'; echo "${LEFT[*]}")."
   fi
-  TABLE_ARGS=(--command "bench/smpi/run_collectives_eval.sh${FABRICS:+ --fabrics $FABRICS}${CELLS_256_ONLY:+ --cells-256 \"$CELLS_256_ONLY\"}"
+  ((COLLECTIVES_SET)) && NOTE+="${NOTE:+ }A subset: collectives $COLLECTIVES only (--collectives)."
+  TABLE_ARGS=(--command "bench/smpi/run_collectives_eval.sh${FABRICS:+ --fabrics $FABRICS}$( ((COLLECTIVES_SET)) && echo " --collectives $COLLECTIVES")${CELLS_256_ONLY:+ --cells-256 \"$CELLS_256_ONLY\"}"
               --note "$NOTE")
   REPORT_ARGS=(--output "$REPO/bench/results/collectives_smpi.md" --plots "$REPO/bench/results"
                "${TABLE_ARGS[@]}")
