@@ -4,7 +4,7 @@
  *
  *   coll_bench --collective allreduce|bcast --sizes B1,B2,... --algorithms A1,A2
  *              [--reps R] [--warmup W] [--warmup-max-bytes B] [--pause-us U]
- *              [--leaf-order R0,R1,...] [--no-launch-algorithms 1]
+ *              [--leaf-order R0,R1,...] [--no-launch-algorithms 1] [--dropin-warmup N]
  *
  * Variants, each timed at every size and repetition:
  *   default      PMPI_Allreduce / PMPI_Bcast on MPI_COMM_WORLD: the MPI library's own choice
@@ -20,7 +20,8 @@
  *   default@leafsorted  PMPI_Allreduce / PMPI_Bcast on that order (a communicator split from
  *                MPI_COMM_WORLD with key = position): the MPI library's own choice on the
  *                leaf-sorted order
- *   A@leafsorted toporr's implementation of A on that order
+ *   A@leafsorted toporr's implementation of A on that order (left out with
+ *                --no-launch-algorithms 1)
  * Algorithms: allreduce ring, rabenseifner, recursive_doubling; bcast binomial,
  * scatter_allgather, scatter_allgather_ring, binary_tree, knomial. Bcast root: rank 0 of the
  * launch order (its new rank on a reordered or leaf-sorted communicator).
@@ -34,7 +35,10 @@
  * job. W warm-up repetitions (default 1) are run first and not reported; with
  * --warmup-max-bytes they run every variant only at the sizes up to B bytes and only the
  * drop-in above (its decision for that size is made there, outside the timed repetitions;
- * connections are made by the smaller sizes).
+ * connections are made by the smaller sizes). --dropin-warmup N: then N more untimed drop-in
+ * calls at every size, so that the drop-in's run-time verification of a decision (its first
+ * 2 x verify_calls calls alternate between toporr's path and the library's) is over before
+ * the timed repetitions.
  *
  * Rank 0 prints JSON lines on stdout:
  *   {"kind":"setup", "ranks":P, "hosts":[host of each rank], "dropin":0|1}
@@ -290,7 +294,7 @@ int main(int argc, char** argv) {
   const char* leaf_arg = NULL;
   int reps = 10, warmup = 1, pause_us = 5000;
   long warmup_max_bytes = -1;
-  int no_launch = 0;
+  int no_launch = 0, dropin_warmup = 0;
   for (int i = 1; i < argc; ++i) {
     if (i + 1 >= argc) Die("every option takes a value (usage in coll_bench.c)");
     if (strcmp(argv[i], "--collective") == 0) {
@@ -305,6 +309,8 @@ int main(int argc, char** argv) {
       warmup = atoi(argv[++i]);
     } else if (strcmp(argv[i], "--warmup-max-bytes") == 0) {
       warmup_max_bytes = atol(argv[++i]);
+    } else if (strcmp(argv[i], "--dropin-warmup") == 0) {
+      dropin_warmup = atoi(argv[++i]);
     } else if (strcmp(argv[i], "--no-launch-algorithms") == 0) {
       no_launch = atoi(argv[++i]) != 0;
     } else if (strcmp(argv[i], "--leaf-order") == 0) {
@@ -369,7 +375,7 @@ int main(int argc, char** argv) {
     }
     free(seen);
     variants[nvariants++] = (Variant){"default@leafsorted", kDefaultLeaf, -1};
-    for (int a = 0; a < nalgs; ++a) {
+    for (int a = 0; a < nalgs && !no_launch; ++a) {
       Variant leaf = {"", kLeaf, FindAlg(alg_items[a], bcast)};
       snprintf(leaf.name, sizeof(leaf.name), "%s@leafsorted", kAlgs[leaf.alg].name);
       variants[nvariants++] = leaf;
@@ -392,7 +398,8 @@ int main(int argc, char** argv) {
     }
   }
 
-  for (int rep = -warmup; rep < reps; ++rep) {
+  if (dropin_warmup < 0 || dropin_warmup > 100) Die("--dropin-warmup 0..100");
+  for (int rep = -warmup - (dropin_warmup > 0); rep < reps; ++rep) {
     for (int s = 0; s < nsizes; ++s) {
       long count = sizes[s] / 4;
       int order[MAX_VARIANTS];
@@ -403,6 +410,14 @@ int main(int argc, char** argv) {
         if (rep < 0 && warmup_max_bytes >= 0 && sizes[s] > warmup_max_bytes &&
             v->kind != kDropin) {
           continue;
+        }
+        if (rep < -warmup && v->kind != kDropin) continue;
+        for (int extra = rep < -warmup ? dropin_warmup - 1 : 0; extra > 0; --extra) {
+          Fill(buf, count, bcast ? (rank == 0 ? 0 : nranks + 7) : rank);
+          if (pause_us > 0) usleep((useconds_t)pause_us);
+          if (Run(v, bcast, buf, count, &targets[s][k]) != MPI_SUCCESS) {
+            Die("a collective returned an error");
+          }
         }
         Fill(buf, count, bcast ? (rank == 0 ? 0 : nranks + 7) : rank);
         if (pause_us > 0) usleep((useconds_t)pause_us);
