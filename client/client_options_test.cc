@@ -179,7 +179,9 @@ TEST_F(SiteConfigTest, AFileBeyondItsBoundIsRefusedUnread) {
   Write("");
   ASSERT_EQ(::truncate(path_.c_str(), int64_t{1} << 30), 0);  // sparse: no disk used
   EnvironmentOptions e = Load({});
-  EXPECT_THAT(e.warnings, ElementsAre(HasSubstr("larger than the 1048576 bytes a configuration file may have")));
+  EXPECT_THAT(
+      e.warnings,
+      ElementsAre(HasSubstr("larger than the 1048576 bytes a configuration file may have")));
 }
 
 TEST_F(SiteConfigTest, NamedFileMustExistAndBeARegularFile) {
