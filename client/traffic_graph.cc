@@ -14,7 +14,7 @@
 namespace toporr::client {
 namespace {
 
-constexpr int64_t kMaxBytes = std::numeric_limits<int64_t>::max() / 4;
+constexpr int64_t kMaxBytes = kMaxProfileBytes;
 
 int64_t SaturatingProduct(uint64_t a, uint64_t b) {
   if (a == 0 || b == 0) return 0;
@@ -180,6 +180,11 @@ absl::StatusOr<TrafficGraph> TrafficGraphOf(const TrafficProfile& profile,
     }
   }
   out.graph = sums.Graph(profile.ranks);
+  // Every count that saturated saturated a total (sums keep kMaxBytes) or an edge.
+  out.saturated = out.p2p_bytes == kMaxBytes || out.rma_bytes == kMaxBytes ||
+                  out.collective_bytes == kMaxBytes ||
+                  std::any_of(out.graph.edges.begin(), out.graph.edges.end(),
+                              [](const mapping::CommEdge& e) { return e.bytes == kMaxBytes; });
   return out;
 }
 

@@ -25,6 +25,7 @@
 #define TOPORR_CLIENT_TRAFFIC_GRAPH_H_
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 
 #include "absl/status/statusor.h"
@@ -34,6 +35,12 @@
 
 namespace toporr::client {
 
+// The most bytes the planner counts for one pair, one origin's total or one schedule's edge
+// (2^61 - 1, so that sums of a few stay inside 64-bit signed arithmetic). A profile's counts
+// may be any unsigned 64-bit number (docs/formats.md); beyond this they saturate, and
+// TrafficGraph::saturated says so.
+inline constexpr int64_t kMaxProfileBytes = std::numeric_limits<int64_t>::max() / 4;
+
 struct TrafficGraph {
   mapping::CommGraph graph;  // one edge per ordered pair that communicates, by (from, to)
   // Bytes by origin, for reports.
@@ -42,6 +49,8 @@ struct TrafficGraph {
   int64_t collective_bytes = 0;           // the bytes the modelled schedules move
   int64_t unmodelled_calls = 0;           // collective calls on inter-communicators
   std::optional<MpiTimeShare> mpi_share;  // the profile's time inside MPI (MpiShareOf)
+  // Some count reached kMaxProfileBytes: the totals and edge weights above are lower bounds.
+  bool saturated = false;
 };
 
 // The graph of `profile` (a parsed profile is consistent: every rank in 0..ranks-1).

@@ -46,6 +46,27 @@ TEST(TrafficGraphTest, PointToPointAndOneSidedBytesByDirection) {
   EXPECT_EQ(g.collective_bytes, 0);
 }
 
+TEST(TrafficGraphTest, CountsUpTo64BitsSaturateAtTheLimitAndSaySo) {
+  ASSERT_OK_AND_ASSIGN(TrafficGraph small, TrafficGraphOf(Parse("toporr-profile 1 ranks 2\n"
+                                                                "p2p 0 1 100 2\n"
+                                                                "end\n")));
+  EXPECT_FALSE(small.saturated);
+  // The largest count a profile may hold is read, and counted as the limit.
+  ASSERT_OK_AND_ASSIGN(TrafficGraph big, TrafficGraphOf(Parse("toporr-profile 1 ranks 2\n"
+                                                              "p2p 0 1 18446744073709551615 1\n"
+                                                              "p2p 1 0 2305843009213693952 1\n"
+                                                              "end\n")));
+  EXPECT_TRUE(big.saturated);
+  EXPECT_EQ(big.p2p_bytes, kMaxProfileBytes);
+  EXPECT_THAT(EdgesOf(big),
+              ElementsAre(Pair(Pair(0, 1), kMaxProfileBytes), Pair(Pair(1, 0), kMaxProfileBytes)));
+  // One past 64 bits is refused with its line.
+  EXPECT_FALSE(ParseTrafficProfile("toporr-profile 1 ranks 2\np2p 0 1 18446744073709551616 1\n"
+                                   "end\n",
+                                   "f")
+                   .ok());
+}
+
 TEST(TrafficGraphTest, AlltoallOnASubcommunicatorUsesItsWorldRanks) {
   ASSERT_OK_AND_ASSIGN(TrafficGraph g, TrafficGraphOf(Parse("toporr-profile 1 ranks 6\n"
                                                             "comm 0 3 5,1,3\n"

@@ -1,6 +1,7 @@
 #include "client/traffic_profile.h"
 
 #include <algorithm>
+#include <limits>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
@@ -230,7 +231,19 @@ class Parser {
     return absl::OkStatus();
   }
 
-  static bool Number(std::string_view s, uint64_t* v) { return ConsumeDecimal(s, v) && s.empty(); }
+  // An unsigned 64-bit decimal, 0 .. 18446744073709551615 (one to twenty digits).
+  static bool Number(std::string_view s, uint64_t* v) {
+    if (s.empty() || s.size() > 20) return false;
+    uint64_t x = 0;
+    for (char c : s) {
+      if (c < '0' || c > '9') return false;
+      const uint64_t d = static_cast<uint64_t>(c - '0');
+      if (x > (std::numeric_limits<uint64_t>::max() - d) / 10) return false;
+      x = x * 10 + d;
+    }
+    *v = x;
+    return true;
+  }
   bool Rank(std::string_view s, int* r) const {
     uint64_t v;
     if (!Number(s, &v) || v >= static_cast<uint64_t>(profile_.ranks)) return false;

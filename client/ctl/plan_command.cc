@@ -342,6 +342,7 @@ absl::StatusOr<Reply> RunPlan(Invocation& inv, const CommandArgs& args) {
     report.rma_bytes = traffic->rma_bytes;
     report.collective_bytes = traffic->collective_bytes;
     report.unmodelled_calls = traffic->unmodelled_calls;
+    report.saturated = traffic->saturated;
     report.edges = static_cast<int64_t>(traffic->graph.edges.size());
     report.mpi_share = traffic->mpi_share;
     ASSIGN_OR_RETURN(report.job,

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/decision_report.h"
 #include "client/graph_plan.h"
+#include "client/traffic_graph.h"
 
 namespace toporr::client::ctl {
 namespace {
@@ -283,6 +284,7 @@ void TrafficJson(const TrafficPlanReport& r, JsonWriter& w) {
   w.Field("collective_bytes", r.collective_bytes);
   w.Field("unmodelled_calls", r.unmodelled_calls);
   w.Field("edges", r.edges);
+  w.Field("saturated", r.saturated);
   if (r.mpi_share.has_value()) {
     w.Key("mpi_time_share");
     w.BeginObject();
@@ -311,6 +313,11 @@ void TrafficText(const TrafficPlanReport& r, std::ostream& out) {
     out << "; " << r.unmodelled_calls << " collective calls on inter-communicators left out";
   }
   out << "\n";
+  if (r.saturated) {
+    out << "warning: byte counts beyond " << kMaxProfileBytes
+        << " were counted as that many: the totals above and the plan's weights are lower "
+           "bounds\n";
+  }
   if (r.mpi_share.has_value()) {
     const MpiTimeShare& s = *r.mpi_share;
     out << "time inside MPI: " << Fixed(100 * s.mean, 0) << " % of the run (mean over " << s.ranks

@@ -73,6 +73,7 @@ struct TrafficPlanReport {
   int64_t p2p_bytes = 0, rma_bytes = 0, collective_bytes = 0, unmodelled_calls = 0;
   int64_t edges = 0;
   std::optional<MpiTimeShare> mpi_share;  // the profile's time inside MPI, if it has one
+  bool saturated = false;                 // TrafficGraph::saturated
   GraphPlanJob job;
 };
 
