@@ -303,6 +303,20 @@ def comparisons(coll):
     return out
 
 
+def verdicts(path):
+    """bytes -> the drop-in's run-time verification verdict ("toporr" or "mpi_library")."""
+    out = {}
+    if os.path.exists(path):
+        for line in open(path):
+            try:
+                d = json.loads(line)
+            except ValueError:
+                continue
+            if d.get("event") == "verified" and d.get("algorithm") == "auto":
+                out[d["bytes"]] = d.get("verdict")
+    return out
+
+
 def rows_of(raw, args):
     rows, cells = [], []
     for profile in args.profiles:
@@ -328,11 +342,17 @@ def rows_of(raw, args):
                         elif o["kind"] == "time":
                             times.setdefault((o["variant"], o["bytes"]), {})[o["rep"]] = o["us"]
                     auto = vb.load_auto_predictions(os.path.join(raw, f"{tag}.report.jsonl"))
+                    verdict = verdicts(os.path.join(raw, f"{tag}.report.jsonl"))
                     launch_is_leaf = cell["leaf_order"] == sorted(cell["leaf_order"])
                     cells.append(dict(tag=tag, profile=profile, mpi=mpi, placement="=".join(names),
                                       collective=coll, cell=cell, launch_is_leaf=launch_is_leaf))
                     for size in args.sizes:
                         chosen = auto.get(size, (None, None, None))[2]
+                        if chosen and chosen != "mpi_library" and \
+                                verdict.get(size) == "mpi_library":
+                            # Decided for toporr's path, measured slower by the drop-in's
+                            # verification: it runs the library's call on the launch order.
+                            chosen = f"{chosen}, verified slower: mpi_library"
                         for label, base, var, kind in comparisons(coll):
                             r = vb.paired(times, base, var, size)
                             if not r:
@@ -342,7 +362,8 @@ def rows_of(raw, args):
                             kept = bool(o) and o["order"] == sorted(o["order"])
                             # A/A: the same code on the same order twice.
                             aa = ((kind == "leafsort" and launch_is_leaf) or
-                                  (kind == "selection" and chosen == "mpi_library" and
+                                  (kind == "selection" and chosen and
+                                   chosen.endswith("mpi_library") and
                                    (label.endswith("vs launch") or launch_is_leaf)))
                             model = None
                             if o and o.get("predicted_after_ns", 0) > 0 and not o["fallback"]:
