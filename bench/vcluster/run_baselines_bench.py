@@ -425,8 +425,22 @@ def write_report(args, rows, cells, raw, stopped_note):
           "`vcluster_baselines_raw.tar.gz` (`bench/vcluster/run_baselines_bench.py "
           "--report-only` regenerates it); do not edit by hand.")
         w()
-        if stopped_note:
-            w(f"**Partial**: {stopped_note}")
+        have = {c["tag"] for c in cells}
+        missing = []
+        for profile in args.profiles:
+            lp = os.path.join(raw, f"layout-{profile}.json")
+            if not os.path.exists(lp):
+                missing.append(f"{profile} (every cell)")
+                continue
+            lay = json.load(open(lp))
+            for mpi in args.mpis:
+                for pl, _, names in cells_of(lay["layout"], PROFILES[profile]["per_host"]):
+                    for coll in ("allreduce", "bcast"):
+                        if f"{profile}-{mpi}-{pl}-{coll}" not in have:
+                            missing.append(f"{profile} {mpi} {'='.join(names)} {coll}")
+        if stopped_note or missing:
+            w("**Partial**: " + (stopped_note + " " if stopped_note else "") +
+              ("Not measured: " + "; ".join(missing) + "." if missing else ""))
             w()
         for s in meta["sessions"]:
             w(f"- Measured: `bench/vcluster/run_baselines_bench.py {' '.join(s['argv'])}`, "
