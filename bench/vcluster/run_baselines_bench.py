@@ -186,7 +186,7 @@ def measure(args, binroot, progs, raw):
             if all(os.path.exists(os.path.join(raw, f"{profile}-{m}-{pl}-{c}.jsonl"))
                    for m, c in pending for pl in ("roundrobin", "fragmented")) and \
                     os.path.exists(os.path.join(raw, f"layout-{profile}.json")):
-                layout = json.load(open(os.path.join(raw, f"layout-{profile}.json")))
+                layout = json.load(open(os.path.join(raw, f"layout-{profile}.json")))["layout"]
                 if all(os.path.exists(os.path.join(raw, f"{profile}-{m}-{pl}-{c}.jsonl"))
                        for m, c in pending for pl, _, _ in cells_of(layout, spec["per_host"], args.placements)):
                     continue
