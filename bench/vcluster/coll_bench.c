@@ -407,8 +407,7 @@ int main(int argc, char** argv) {
       for (int j = 0; j < nvariants; ++j) {
         int k = order[j];
         const Variant* v = &variants[k];
-        if (rep < 0 && warmup_max_bytes >= 0 && sizes[s] > warmup_max_bytes &&
-            v->kind != kDropin) {
+        if (rep < 0 && warmup_max_bytes >= 0 && sizes[s] > warmup_max_bytes && v->kind != kDropin) {
           continue;
         }
         if (rep < -warmup && v->kind != kDropin) continue;
