@@ -227,6 +227,20 @@ class Cluster:
         return float(p.stdout)
 
 
+def wait_for_fabric_dump(proc, fabric):
+    """Waits (at most 60 s) until `up` (proc) has its ibsim running in the state directory's
+    `fabric`: hosts, bridges and shapers made, the dump under way; or until proc ended."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with open(os.path.join(fabric, "ibsim.log")) as f:
+                if "Network simulator ready" in f.read():
+                    return
+        except OSError:
+            pass
+        time.sleep(0.01)
+
+
 class VclusterShapesTest(unittest.TestCase):
     def assert_gone(self, name, pids=()):
         self.assertEqual(netns_of(name), [])
@@ -388,15 +402,7 @@ class VclusterShapesTest(unittest.TestCase):
         pids = []
         try:
             # Killed once ibsim is up: hosts, bridges and shapers made, the dump running.
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline and proc.poll() is None:
-                try:
-                    with open(os.path.join(fabric, "ibsim.log")) as f:
-                        if "Network simulator ready" in f.read():
-                            break
-                except OSError:
-                    pass
-                time.sleep(0.01)
+            wait_for_fabric_dump(proc, fabric)
             proc.kill()
             proc.wait()
             with open(os.path.join(STATE_ROOT, name, "state.json")) as f:
@@ -432,15 +438,7 @@ class SignalDuringDumpTest(unittest.TestCase):
                     stderr=subprocess.DEVNULL,
                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
                 try:
-                    deadline = time.monotonic() + 60
-                    while time.monotonic() < deadline and proc.poll() is None:
-                        try:
-                            with open(os.path.join(fabric, "ibsim.log")) as f:
-                                if "Network simulator ready" in f.read():
-                                    break
-                        except OSError:
-                            pass
-                        time.sleep(0.01)
+                    wait_for_fabric_dump(proc, fabric)
                     self.assertIsNone(proc.poll(), "up ended before its fabric dump ran")
                     self.assertTrue(processes_of(name), "the fabric dump is not running")
                     proc.send_signal(sig)  # the tool's process alone, not its group
