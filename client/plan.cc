@@ -253,20 +253,21 @@ absl::StatusOr<std::vector<int32_t>> LeafSortedMapping(const mapping::Placement&
     leaf = levels.levels[std::min(1, levels.num_levels() - 1)].group;
   }
   // Leaves, then hosts, in the order of their first rank; each host's ranks in launch order.
-  std::vector<int32_t> leaf_order, host_order;
-  std::vector<bool> leaf_seen(num_hosts, false), host_seen(num_hosts, false);
-  std::vector<std::vector<int32_t>> ranks_of(num_hosts);
+  std::vector<int32_t> leaf_order;
+  std::vector<std::vector<int32_t>> hosts_of_leaf(num_hosts), ranks_of(num_hosts);
   for (int32_t r = 0; r < placement.size(); ++r) {
     const int h = placement.ranks[r].host;
-    if (!leaf_seen[leaf[h]]) leaf_seen[leaf[h]] = true, leaf_order.push_back(leaf[h]);
-    if (!host_seen[h]) host_seen[h] = true, host_order.push_back(h);
+    if (ranks_of[h].empty()) {
+      if (hosts_of_leaf[leaf[h]].empty()) leaf_order.push_back(leaf[h]);
+      hosts_of_leaf[leaf[h]].push_back(h);
+    }
     ranks_of[h].push_back(r);
   }
   std::vector<int32_t> out;
   out.reserve(placement.size());
   for (int32_t l : leaf_order) {
-    for (int32_t h : host_order) {
-      if (leaf[h] == l) out.insert(out.end(), ranks_of[h].begin(), ranks_of[h].end());
+    for (int32_t h : hosts_of_leaf[l]) {
+      out.insert(out.end(), ranks_of[h].begin(), ranks_of[h].end());
     }
   }
   return out;
