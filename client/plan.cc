@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -72,18 +73,71 @@ double LibraryMargin(int64_t message_bytes) {
   return message_bytes < kLibraryMarginBelowBytes ? kLibraryMargin : kLibraryMarginLarge;
 }
 
+// The job's fabric levels, detected on the first call and kept in *cache for the next (the
+// multi-level candidate and the leaf-sorted baseline read the same ones).
+absl::StatusOr<const mapping::HostLevels*> LevelsOf(const mapping::HostCostMatrix& costs,
+                                                    std::optional<mapping::HostLevels>* cache) {
+  if (!cache->has_value()) {
+    ASSIGN_OR_RETURN(mapping::HostLevels levels, mapping::DetectLevels(costs));
+    *cache = std::move(levels);
+  }
+  return &**cache;
+}
+
+// LeafSortedMapping on leaf groups `leaf` (per host) already found.
+std::vector<int32_t> LeafSortedOver(const mapping::Placement& placement,
+                                    const std::vector<int32_t>& leaf) {
+  // Leaves, then hosts, in the order of their first rank; each host's ranks in launch order.
+  std::vector<int32_t> leaf_order;
+  std::vector<std::vector<int32_t>> hosts_of_leaf(leaf.size()), ranks_of(leaf.size());
+  for (int32_t r = 0; r < placement.size(); ++r) {
+    const int h = placement.ranks[r].host;
+    if (ranks_of[h].empty()) {
+      if (hosts_of_leaf[leaf[h]].empty()) leaf_order.push_back(leaf[h]);
+      hosts_of_leaf[leaf[h]].push_back(h);
+    }
+    ranks_of[h].push_back(r);
+  }
+  std::vector<int32_t> out;
+  out.reserve(placement.size());
+  for (int32_t l : leaf_order) {
+    for (int32_t h : hosts_of_leaf[l]) {
+      out.insert(out.end(), ranks_of[h].begin(), ranks_of[h].end());
+    }
+  }
+  return out;
+}
+
+// LeafSortedMapping, its levels from *levels_cache (detected there if not yet).
+absl::StatusOr<std::vector<int32_t>> LeafSorted(const mapping::Placement& placement,
+                                                const mapping::HostCostMatrix& costs,
+                                                std::optional<mapping::HostLevels>* levels_cache) {
+  const int num_hosts = costs.num_hosts();
+  for (const mapping::RankLocation& r : placement.ranks) {
+    if (r.host < 0 || r.host >= num_hosts) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("host ", r.host, " is outside the ", num_hosts, "-host cost matrix"));
+    }
+  }
+  if (num_hosts <= 1) return LeafSortedOver(placement, std::vector<int32_t>(num_hosts, 0));
+  ASSIGN_OR_RETURN(const mapping::HostLevels* levels, LevelsOf(costs, levels_cache));
+  // The "leaf" level: the closest above "host" (one group when there is none).
+  return LeafSortedOver(placement, levels->levels[std::min(1, levels->num_levels() - 1)].group);
+}
+
 // The multi-level candidate (PlanRequest::multilevel) added to `result`, chosen when forced
 // or predicted faster than the flat choice (by kMultilevelMargin below
 // kMultilevelMarginBelowBytes).
 absl::Status AddMultilevel(const PlanRequest& request, const mapping::PredictInputs& inputs,
-                           PlanResult* result) {
+                           std::optional<mapping::HostLevels>* levels_cache, PlanResult* result) {
   const bool forced = request.multilevel == MultilevelChoice::kForce;
   if (!mapping::MultilevelSupports(request.collective)) {
     if (!forced) return absl::OkStatus();
     return absl::InvalidArgumentError(
         absl::StrCat("no multi-level ", std::string(mapping::CollectiveName(request.collective))));
   }
-  ASSIGN_OR_RETURN(mapping::HostLevels levels, mapping::DetectLevels(*inputs.costs));
+  ASSIGN_OR_RETURN(const mapping::HostLevels* found, LevelsOf(*inputs.costs, levels_cache));
+  const mapping::HostLevels& levels = *found;
   mapping::MultilevelRequest ml;
   ml.collective = request.collective;
   ml.root = request.root;
@@ -215,11 +269,12 @@ absl::StatusOr<PlanResult> Plan(const PlanRequest& request, const mapping::Place
       result.mapping = mapping::IdentityMapping(placement.size());
     }
   }
+  std::optional<mapping::HostLevels> levels;
   if (request.multilevel != MultilevelChoice::kOff) {
-    RETURN_IF_ERROR(AddMultilevel(request, inputs, &result));
+    RETURN_IF_ERROR(AddMultilevel(request, inputs, &levels, &result));
   }
   if (!request.leaf_sorted) return result;
-  ASSIGN_OR_RETURN(result.leaf_sorted_mapping, LeafSortedMapping(placement, costs));
+  ASSIGN_OR_RETURN(result.leaf_sorted_mapping, LeafSorted(placement, costs, &levels));
   const std::vector<int> leaf_sorted(result.leaf_sorted_mapping.begin(),
                                      result.leaf_sorted_mapping.end());
   if (library.has_value()) {
@@ -240,37 +295,8 @@ absl::StatusOr<PlanResult> Plan(const PlanRequest& request, const mapping::Place
 
 absl::StatusOr<std::vector<int32_t>> LeafSortedMapping(const mapping::Placement& placement,
                                                        const mapping::HostCostMatrix& costs) {
-  const int num_hosts = costs.num_hosts();
-  for (const mapping::RankLocation& r : placement.ranks) {
-    if (r.host < 0 || r.host >= num_hosts) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("host ", r.host, " is outside the ", num_hosts, "-host cost matrix"));
-    }
-  }
-  std::vector<int32_t> leaf(num_hosts, 0);
-  if (num_hosts > 1) {
-    ASSIGN_OR_RETURN(mapping::HostLevels levels, mapping::DetectLevels(costs));
-    leaf = levels.levels[std::min(1, levels.num_levels() - 1)].group;
-  }
-  // Leaves, then hosts, in the order of their first rank; each host's ranks in launch order.
-  std::vector<int32_t> leaf_order;
-  std::vector<std::vector<int32_t>> hosts_of_leaf(num_hosts), ranks_of(num_hosts);
-  for (int32_t r = 0; r < placement.size(); ++r) {
-    const int h = placement.ranks[r].host;
-    if (ranks_of[h].empty()) {
-      if (hosts_of_leaf[leaf[h]].empty()) leaf_order.push_back(leaf[h]);
-      hosts_of_leaf[leaf[h]].push_back(h);
-    }
-    ranks_of[h].push_back(r);
-  }
-  std::vector<int32_t> out;
-  out.reserve(placement.size());
-  for (int32_t l : leaf_order) {
-    for (int32_t h : hosts_of_leaf[l]) {
-      out.insert(out.end(), ranks_of[h].begin(), ranks_of[h].end());
-    }
-  }
-  return out;
+  std::optional<mapping::HostLevels> levels;
+  return LeafSorted(placement, costs, &levels);
 }
 
 mapping::Placement Reordered(const mapping::Placement& placement,
