@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 4 scale benchmark: from the real tools' dumps to routes, at 2,048 and 10,240 hosts.
+# Scale benchmark: from the real tools' dumps to routes, at 2,048 and 10,240 hosts.
 #
 #   bazel --output_base=... run -c opt //bench:run_scale_bench -- [CACHE_DIR] [SIZES...]
 #

@@ -348,7 +348,7 @@ def main():
         lambda x: f"{x['mpi']:.1f} | {x['mpich']:.1f}", extra=mpich_leaf)
 
     # The targets of the collective evaluation.
-    w("## Targets (issue 9)\n")
+    w("## Targets: toporr's selection against the MPI default\n")
     tapered_bcast = [x for x in rows if x["run"].fabric == "ft256t" and
                      x["run"].collective == "bcast" and x["bytes"] >= LARGE]
     if tapered_bcast:
@@ -378,7 +378,7 @@ def main():
     w("")
 
     # The model-quality targets this table decides (the model's pick is in model_quality_smpi.md).
-    w("## Targets (issue 10)\n")
+    w("## Targets: rank order, placement and hierarchical algorithms\n")
     contiguous = {(x["run"].fabric, x["run"].shape, x["run"].collective, x["bytes"]): x
                   for x in rows if x["run"].placement == "bycore"}
     rab = []
@@ -414,7 +414,7 @@ def main():
           ", ".join(f"{FABRIC_SHORT.get(x['run'].fabric)} {x['run'].placement} "
                     f"{x['run'].collective} {x['hier'][0] / x['sel']:.2f}x" for x in large_hier) +
           ")")
-    w(f"- never slower than the MPI default: see issue 9's line above "
+    w(f"- never slower than the MPI default: see the selection targets above "
       f"({len(violations)} of {len(rows)} cells slower)")
     w("")
 

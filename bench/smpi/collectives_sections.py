@@ -118,8 +118,7 @@ def launch_section(rows, tolerance, w):
       "MPI_COMM_WORLD) against the same algorithm forced through the library, which reorders "
       "when it predicts a gain: gain = launch-order time / toporr-order time (1.00x where the "
       "library kept the order). What the reordering heuristics alone are worth, per algorithm "
-      "and placement; the tree broadcasts (binomial, binary tree, k-nomial) are the ones "
-      "issue 10 asks about.\n")
+      "and placement, in particular for the tree broadcasts (binomial, binary tree, k-nomial).\n")
     w("| collective | algorithm | cells | reordered | gain median | gain max (cell) | "
       "cells slower than launch order |")
     w("|---|---|---|---|---|---|---|")
