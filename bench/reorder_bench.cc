@@ -18,11 +18,10 @@
 // identity's predicted time. The prediction is contention-free (no RouteSource: the
 // synthetic fat tree has no routes), i.e. per step the slowest alpha + m * beta transfer.
 // It is computed once per (heuristic, P), outside the timed loop, at every size:
-// predict_cpu_ms is what that one PredictCollective call cost. Measured (-c opt, shared
-// 2-core machine): at most 0.2 s at 262,144 ranks and 1.5 s at 1,048,576 (recursive
-// doubling allgather and scatter_allgather, P log2 P transfers; ring 0.16 s), so no size
-// cap was needed. The specs pin algorithms Open MPI would not replace (SpecFor checks
-// HeuristicFor(spec) == heuristic).
+// predict_cpu_ms is what that one PredictCollective call cost. At most P log2 P transfers
+// (recursive doubling allgather and scatter_allgather) keep it short enough at every size
+// run here, so there is no size cap. The specs pin algorithms Open MPI would not replace (SpecFor
+// checks HeuristicFor(spec) == heuristic).
 //
 // Graph embedding: embed/bipartition (ours, EmbedBipartition), embed/greedy_refineN
 // (EmbedGreedy with N swap passes), embed/scotch (EmbedScotch; up to 32,768 ranks) on a 3-D

@@ -41,11 +41,9 @@
 // unexpected line. An input with no unicast block at all is an error too.
 //
 // Performance: one pass over a std::string_view; per switch one allocation (the LFT is sized
-// from the header's LID range), none per line; no regular expressions. bench/scale_bench
-// (bench/run_scale_bench.sh) measures it on the real dumps of the 10,240-host 3-level fat
-// tree (896 switches x 11,137 LIDs): OpenSM's 766 MB opensm-lfts.dump at ~3.5 GB/s, 0.65x the
-// time of a bare line scan of the same buffer, into 10.2 MB of tables (one byte per
-// (switch, LID)).
+// from the header's LID range), none per line; no regular expressions. The tables take one
+// byte per (switch, LID). bench/scale_bench (bench/run_scale_bench.sh) measures parse speed
+// on the real dumps of large fat trees, against a bare line scan of the same buffer.
 // Thread-safety: parsing is a pure function; a ForwardingTables value is safe to read from
 // several threads and not thread-safe to mutate.
 #ifndef TOPORR_COLLECTORS_FORWARDING_TABLES_H_

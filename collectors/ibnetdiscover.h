@@ -49,8 +49,8 @@
 //     (`SW 7 8 0x... 4x SDR <spaces> 'desc'`) are not links and get no Port entry.
 //
 // Performance: one pass over a std::string_view of the input with no per-line allocation
-// except node descriptions and ports; a 10,240-host dump (106k lines, 4.8 MB) parses in about
-// 40 ms on one idle core of the development machine (-O2).
+// except node descriptions and ports; linear in the input size. bench/ingest_bench and
+// bench/scale_bench measure it on large fat-tree dumps.
 // Thread-safety: the function is pure (no shared state).
 #ifndef TOPORR_COLLECTORS_IBNETDISCOVER_H_
 #define TOPORR_COLLECTORS_IBNETDISCOVER_H_

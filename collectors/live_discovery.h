@@ -43,10 +43,9 @@
 //
 // Load on the fabric: the sweep keeps at most `max_outstanding_smps` SMPs in flight
 // (libibnetdisc's own throttle); LFT reads are sequential with `probe_pause_us` between
-// them. Measured under ibsim + opensm (umad2sim, 2-core dev machine, toporr-discover
-// --format summary): the 2-level fat tree of ../shared (22 nodes, 6 switches) takes 226 SMPs
-// for the sweep + 6 LFT blocks, 0.02 s; a generated 512-host 2-level fat tree (552 nodes,
-// 40 switches, 1,024 links) 4,178 + 360 SMPs, 0.39 s (0.55 s with 200 us pauses).
+// them. The SMP count grows with the subnet: the sweep's queries per node and port, plus one
+// read per 64-LID LFT block of every switch (up to its LinearFDBTop). collectors/sim/ runs
+// discovery against simulated subnets (ibsim + opensm) to measure it.
 //
 // Errors: kUnavailable "no InfiniBand device found: ..." when libibumad sees no CA (ib_umad
 // not loaded, no HCA), kNotFound for a `ca_name` that does not exist, kUnavailable when the
@@ -69,8 +68,9 @@
 
 namespace toporr::collectors {
 
-// A pause between LFT probes that keeps a large sweep gentle on switch management CPUs:
-// 896 switches x 175 blocks (a 10,240-host fat tree) then take ~30 s of pauses.
+// A pause between LFT probes that keeps a large sweep gentle on switch management CPUs. The
+// pauses add up to switches x LFT blocks x this value, so a large fabric's discovery takes
+// correspondingly longer.
 inline constexpr int kProductionProbePauseUs = 200;
 
 struct LiveDiscoveryOptions {

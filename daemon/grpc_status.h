@@ -46,8 +46,8 @@ grpc::Status Serve(grpc::ServerContextBase* context, RpcStats* stats, const char
 // The same for a method served on gRPC's callback API: it answers through the context's
 // default reactor. For the cheap methods a job start sends by the thousand at once (every
 // node leader's GetCostRow): they run on gRPC's own threads, where the synchronous API
-// hands every request to a handler thread (measured by bench/leader_rows_bench: 3x the
-// daemon's CPU per request). Bodies should not block for long.
+// hands every request to a handler thread at a several-fold CPU cost per request
+// (bench/leader_rows_bench measures it). Bodies should not block for long.
 template <typename Body>
 grpc::ServerUnaryReactor* ServeCallback(grpc::CallbackServerContext* context, RpcStats* stats,
                                         const char* method, Body&& body) {

@@ -20,10 +20,9 @@
 // (GUID, port); the LFT comparison is a byte compare per (switch, LID) plus a memoised path
 // walk (each switch evaluated at most once per LID) for the LIDs whose routes can have
 // changed: those with a changed entry, or all of them when some switch port leads elsewhere
-// in B. bench/scale_bench measures it on the 10,240-host 3-level fat tree (896 switches,
-// 30,720 cables, 11,136 LIDs): topology only ~9 ms, with LFTs and one changed entry ~28 ms,
-// with an unplugged host (every LID walked from every leaf) ~115 ms, i.e. 0.2x / 0.6x / 2.7x
-// the time to parse the fabric's ibnetdiscover dump.
+// in B. Apart from that walk, time is linear in nodes + links + switches x LIDs.
+// bench/scale_bench (bench/run_scale_bench.sh) measures topology only, LFTs with one changed
+// entry, and an unplugged host on a large fat tree, against the time to parse that fabric.
 // Thread-safety: the functions are pure; the result is a plain value.
 #ifndef TOPORR_FABRIC_FABRIC_DIFF_H_
 #define TOPORR_FABRIC_FABRIC_DIFF_H_

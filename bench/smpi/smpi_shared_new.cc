@@ -15,8 +15,8 @@
 // Not SMPI's own shared malloc (--cfg=smpi/auto-shared-malloc-thresh, which only reaches
 // malloc() calls compiled with smpicc): it folds onto a file in /tmp, and on a disk-backed
 // /tmp every write to a folded page after the kernel's periodic writeback takes a write
-// fault whose cost grows with the number of mappings; the vectors' zero-filling then costs
-// ~1 s of system time per GiB, minutes per run. A memfd (tmpfs) has no writeback. Freed
+// fault whose cost grows with the number of mappings; the vectors' zero-filling then
+// dominates a run's system time. A memfd (tmpfs) has no writeback. Freed
 // folded blocks are also kept (up to kKept per rank) for the next allocation of the same
 // size, so a rank maps its 64 MiB temporary once per run, not once per call.
 //

@@ -50,9 +50,9 @@
 //   cell collective=C mode=M bytes=B iters=K us=T
 // gives T = (latest end - earliest start) / K in simulated microseconds (MPI_Wtime is
 // SimGrid's clock). Three barriers before the start: one barrier's exit skew depends on what
-// came before it (a toporr decision or an MPI_Allreduce), ~0.15 us, which one call of 8 B
-// (~9 us) showed as a 2 % difference between two runs of the same MPI_Allreduce (toporr's
-// library call and the mpi mode); after three they time alike to the nanosecond. (Several
+// came before it (a toporr decision or an MPI_Allreduce), enough to make a small call time
+// differently in two runs of the same MPI_Allreduce (toporr's library call and the mpi
+// mode); after three they time alike to the nanosecond. (Several
 // timed calls would hide the skew too, but back-to-back bcasts pipeline.) Allreduce is in
 // place, and so is allgather (MPI_IN_PLACE: each rank's block already at its place in the
 // receive buffer); an allgather size is the block of one rank (MPI's sendcount), its receive

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Writes an ibsim `.net` file describing a 2- or 3-level fat tree.
 
-The output is the ibnetdiscover-compatible grammar that ibsim 0.10 parses (see
-reference/formats_and_algorithms.md section 1.3): one record per node, an absolute GUID line
-before every record, both ends of every cable listed, and per-port `w=`/`s=`/`e=` enabled-
-width/speed masks on both ends so that ibsim's "highest common enabled value" rule yields
-exactly the width and speed asked for.
+The output is the ibnetdiscover-compatible grammar that ibsim 0.10 parses (sim_net.c:
+parse_netconf, as collectors/sim/ibsim_net.h reads it): one record per node, an absolute
+GUID line before every record, both ends of every cable listed, and per-port `w=`/`s=`/`e=`
+enabled-width/speed masks on both ends so that ibsim's "highest common enabled value" rule
+yields exactly the width and speed asked for.
 
 Shape (all counts deterministic, GUIDs derived from positions):
   hosts      node00001 .. nodeNNNNN, one HCA each, description "nodeNNNNN mlx5_0"

@@ -1,8 +1,8 @@
 // Reader for ibsim `.net` fabric descriptions: the ground truth the golden tests compare the
 // real tools' output against (tests and benchmarks only).
 //
-// It follows ibsim 0.10/0.11 `sim_net.c: parse_netconf` (reference/formats_and_algorithms.md
-// section 1.3) closely enough to predict what ibsim simulates:
+// It follows ibsim 0.10/0.11 `sim_net.c: parse_netconf` closely enough to predict what ibsim
+// simulates:
 //   * records start with a line beginning "Switch", "Hca", "Ca" or "Rt":
 //     `Switch 18 "id" # "desc" enhanced port 0`; the node id is the first quoted string, the
 //     description the quoted text after `#` (or the bare text up to " enhanced port ",

@@ -5,7 +5,7 @@
 #                [--sim-host NODEID] [--timeout SECONDS] [--topology-only]
 #                [-- COMMAND [ARGS...]]
 #
-# Steps (reference/formats_and_algorithms.md section 1.4):
+# Steps:
 #   1. ibsim simulates NETFILE (an ibsim .net file; `#@` sample headers are ignored by ibsim)
 #      on a socket name unique to this run (IBSIM_SOCKNAME), so parallel runs never collide;
 #      its node/switch/port limits are raised to what NETFILE needs.

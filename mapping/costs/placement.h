@@ -50,8 +50,8 @@ LocalityLevel SharedLevel(const RankLocation& a, const RankLocation& b);
 // Defaults are typical of a 2-socket x86 node with shared-memory transport (vader/sm,
 // single-copy): orders of magnitude, overridable from configuration or hwloc distances
 // (client/node_topology.h). They keep every intra-host level at most as dear as a host
-// on the same leaf switch (~1 us, HDR 200 Gb/s; mapping/costs/host_costs.h), as measured on real
-// nodes: crossing sockets is slower than staying on one, never slower than the network.
+// on the same leaf switch (~1 us, HDR 200 Gb/s; mapping/costs/host_costs.h), as on real nodes:
+// crossing sockets is slower than staying on one, never slower than the network.
 struct IntraHostModel {
   std::array<double, kNumLocalityLevels> latency_ns = {150, 250, 350, 450, 600};
   std::array<double, kNumLocalityLevels> gbps = {200, 160, 140, 120, 100};

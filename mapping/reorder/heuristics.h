@@ -1,8 +1,8 @@
 // Rank reordering for the collectives' own patterns (Mirsadeghi & Afsahi style heuristics):
-// every heuristic walks the communication pattern of one Open MPI algorithm (reference
-// formats_and_algorithms.md section 5, the trees and folds of
-// mapping/schedules/collective_shapes.h) and places each rank on the free slot closest to its
-// reference rank (placer.h, whose contract every function here keeps).
+// every heuristic walks the communication pattern of one Open MPI algorithm (coll/base's
+// trees and folds as mapping/schedules/collective_shapes.h models them) and places each
+// rank on the free slot closest to its reference rank (placer.h, whose contract every
+// function here keeps).
 #ifndef TOPORR_MAPPING_REORDER_HEURISTICS_H_
 #define TOPORR_MAPPING_REORDER_HEURISTICS_H_
 

@@ -17,8 +17,8 @@
 //     seed and keep it too);
 //   - on a flat topology (all slot pairs equally far) the result is the identity.
 // Cost: O(P * s) for P ranks and s slots per host, plus O(g^2) worst case for g leaf groups;
-// about 1 s for 1,048,576 ranks on one core. Functions are thread-compatible (no shared
-// mutable state).
+// fast enough to run inline at job start up to a million ranks (bench/reorder_bench.cc
+// measures it). Functions are thread-compatible (no shared mutable state).
 #ifndef TOPORR_MAPPING_REORDER_PLACER_H_
 #define TOPORR_MAPPING_REORDER_PLACER_H_
 

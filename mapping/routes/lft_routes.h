@@ -22,10 +22,10 @@
 // port (no cabled port, LID 0 because no SM ran) have no routes.
 //
 // Nothing here holds an N^2 table: every route is walked when asked for (O(hops)), and the
-// all-pairs computations stream over destinations with O(nodes) scratch memory. Measured on
-// the 10,240-host 3-level fat tree of bench/ (ibsim + OpenSM minhop, 896 switches, -c opt):
-// Create with the check of all 104.8 M ordered host pairs 0.8 s, AllPairsLinkSharing 0.8 s,
-// Route() ~230 ns.
+// all-pairs computations stream over destinations with O(nodes) scratch memory, so Create
+// (which checks every ordered host pair) and AllPairsLinkSharing take time proportional to
+// host pairs x hops. bench/scale_bench (bench/run_scale_bench.sh) measures Create and
+// Route() on large fat trees.
 //
 // Directed links use the numbering of fabric_routes.h: 2 * link_index + (traversed from
 // Link::a to Link::b ? 0 : 1), link_index into Fabric::links; link rates are the effective

@@ -31,14 +31,15 @@
 // Sizes that are not powers of two. The Swing peers are defined modulo a power of two only
 // (mod n they stop being an involution and stop reaching every rank), so both algorithms
 // fold the sizes exactly like Open MPI's recursive doubling allreduce
-// (../shared/reference/formats_and_algorithms.md § 5.3), as the authors' latency-optimal
-// allreduce does: with pof2 = the largest power of two <= n and extra = n - pof2, the first
-// 2 * extra ranks pair up (2j, 2j + 1), one rank of each pair takes part in the power-of-two
-// algorithm as virtual rank j, the others as virtual rank r - extra (FoldedRank,
-// UnfoldedRank of collective_shapes.h). Which member of a pair takes part is the caller's choice
-// (allreduce latency: the odd one, as Open MPI; allreduce bandwidth: the even one, as Open MPI's
-// Rabenseifner; bcast: the even one, so that shifted rank 0 — the root — takes part, and
-// the odd partners receive from it in one last step).
+// (ompi_coll_base_allreduce_intra_recursivedoubling; the scheme of Thakur, Rabenseifner and
+// Gropp, "Optimization of Collective Communication Operations in MPICH", IJHPCA 19(1), 2005),
+// as the authors' latency-optimal allreduce does: with pof2 = the largest power of two <= n and
+// extra = n - pof2, the first 2 * extra ranks pair up (2j, 2j + 1), one rank of each pair takes
+// part in the power-of-two algorithm as virtual rank j, the others as virtual rank r - extra
+// (FoldedRank, UnfoldedRank of collective_shapes.h). Which member of a pair takes part is the
+// caller's choice (allreduce latency: the odd one, as Open MPI; allreduce bandwidth: the even one,
+// as Open MPI's Rabenseifner; bcast: the even one, so that shifted rank 0 — the root — takes part,
+// and the odd partners receive from it in one last step).
 //
 // Pure functions, thread-safe. Ranks are int64 to serve the pattern generator's sizes.
 #ifndef TOPORR_MAPPING_SCHEDULES_SWING_SCHEDULE_H_

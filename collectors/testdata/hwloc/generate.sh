@@ -10,7 +10,7 @@
 # bandwidth in MB/s. HwlocTopology::ShapeName() must reproduce the part before the suffix.
 #
 # 1pack-1numa-1l3-2core-vm.xml is not generated here: it is `lstopo-no-graphics --no-io
-# --of xml` captured once on the 2-core build VM (a real machine, no distances).
+# --of xml` captured once on a real 2-core virtual machine (one package, one L3, no distances).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -93,7 +93,7 @@ annotate_distances "$tmp/small-lat.xml" 2pack-2numa-2l3-8core-userlat-userbw.xml
 # The same two-socket shape without any distance matrix.
 cp "$tmp/small.xml" 2pack-2numa-2l3-8core.xml
 
-# Two sockets of one core each (PU P#0 and P#1, the 2-core build VM's numbering) with a SLIT:
+# Two sockets of one core each (PU P#0 and P#1, as a 2-core VM numbers them) with a SLIT:
 # what a 2-core machine shows under HWLOC_XMLFILE=<this> HWLOC_THISSYSTEM=1, so that ranks
 # bound to its two cores sit in two packages (client/mpi/testing/buffers_threads_test.py).
 synthetic "pack:2 numa:1 l3:1 core:1 pu:1" "$tmp/two.xml"
