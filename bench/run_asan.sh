@@ -6,7 +6,7 @@
 #   bench/run_asan.sh [TARGET...]        default //...; prints bazel's summary
 #
 # $TOPORR_ASAN_OUTPUT_BASE (default ~/.cache/bazel-asan-<checkout name>) keeps the
-# instrumented build between runs (the cold build takes ~21 min on 2 cores). A test fails on
+# instrumented build between runs (a cold instrumented build is long). A test fails on
 # the first sanitizer report. The suppressions name only what is not toporr's
 # (fuzz/asan_suppressions.txt, fuzz/lsan_suppressions.txt: ibsim's umad2sim shim, gRPC's
 # state at an MPI rank's exit); they are passed here because a .bazelrc cannot name their

@@ -6,8 +6,8 @@
 # 1. Unless CACHE_DIR (default /tmp/toporr-bench; never committed) already holds it, makes
 #    the fabric with bench/make_fattree.sh (collectors/sim/gen_fattree.py: 3 levels, 32 hosts
 #    per leaf, 320 leaves, 10 pods x 32 aggregation switches, 256 cores: 11,136 nodes, 30,720
-#    cables; ibsim + opensm + ibnetdiscover via run_ibsim.sh --topology-only, about a minute
-#    on 2 cores; the LFTs are skipped, ~1.5 GB that ingest does not read).
+#    cables; ibsim + opensm + ibnetdiscover via run_ibsim.sh --topology-only; the LFTs are
+#    skipped, ~1.5 GB that ingest does not read).
 # 2. Runs bench/ingest_bench on CACHE_DIR/fattree-3l-10240h/ibnetdiscover.txt (3 repetitions,
 #    medians) and prints: parse (ParseIbnetdiscover + AssignHosts), whole ingest (parse + a
 #    fresh SQLite file + Store::Ingest), peak RSS, and parse time as a multiple of a bare line

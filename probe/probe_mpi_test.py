@@ -118,7 +118,7 @@ class ProbeMpiTest(unittest.TestCase):
         print("%s: probe's hwloc check: %s (%s)" % (mpi, check["verdict"], check["detail"]),
               file=sys.stderr)
         if packages <= 1 and l3 <= 1:
-            # A 2-core machine cannot tell: the probe must say so, not claim a match.
+            # One package and one L3 per host cannot tell: the probe must say so, not claim a match.
             self.assertEqual(check["verdict"], "nothing_to_detect", check)
             self.assertIn("one package and one L3 per host", check["detail"])
             for c in check["comparisons"]:
@@ -137,7 +137,7 @@ class ProbeMpiTest(unittest.TestCase):
 
     def test_hwloc_check_on_a_two_package_topology(self):
         # The probe's hwloc code reads a synthetic 2-package topology (HWLOC_XMLFILE, taken as
-        # this machine's) while the ranks still run on the real 2-core one, bound to PUs 0 and
+        # this machine's) while the ranks still run on the real machine, bound to PUs 0 and
         # 1, which the XML puts in different packages. Two ranks can only show "rank" and
         # "host", so the probe must report the packages as not measured.
         xml = os.path.join(self.tmp, "2pack.xml")

@@ -11,8 +11,8 @@
 # the host levels found and the adjusted Rand index of the leaf level against the true leaves
 # (hosts 16 i .. 16 i + 15). Default settings (--repetitions 3, --sizes 0,65536) for --scale;
 # the --big sizes run lean (--repetitions 1 --sizes 0 --no-pairs: 18 messages per pair instead
-# of 78) because SMPI needs ~35 min of wall time per 16x pairs. --serial N: the same probe with
-# one pair per round (the all-pairs serial probe) for comparison.
+# of 78) because SMPI's wall time grows with the number of pairs (quadratic in N). --serial N:
+# the same probe with one pair per round (the all-pairs serial probe) for comparison.
 #
 # Part 2, broadcast: a 64-host 2-level fat tree with 4:1 tapered leaves (16 hosts, 4 uplinks;
 # ibsim + OpenSM ftree, routes = the LFTs), ranks spread over the leaves (rank r on leaf r mod

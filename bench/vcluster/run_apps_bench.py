@@ -54,7 +54,8 @@ HOSTS = [f"node{i:02d}" for i in range(1, 9)]
 # A scheduler that hands out free nodes alternating between the two leaves.
 FRAGMENTED = ["node01", "node05", "node02", "node06", "node03", "node07", "node04", "node08"]
 # --host-mbit. At 100 Mbit/s the shaped links bound the applications' exchange; at 400 Mbit/s
-# 16 ranks on 2 cores are bound by the kernel's TCP work and the ranks' polling (NOTES.md).
+# the ranks are bound by the host's CPU, the kernel's TCP work and the ranks' polling, instead
+# (NOTES.md).
 HOST_MBIT = 100
 LMP = "/usr/bin/lmp"
 HPCC = "/usr/bin/hpcc"

@@ -61,9 +61,9 @@ ALGORITHMS = vb.ALGORITHMS
 SIZES = [1048576, 16777216]
 PLACEMENTS = ["roundrobin", "fragmented", "leafsorted"]
 # Per profile, in measuring order: `vcluster up` options, ranks per host, host link rate
-# (Mbit/s). The rates keep what all host links move at once to 1.6-2.4 Gbit/s (NOTES.md: the
-# 2-level profile's jobs ran at ~90 % of their link-bound time at 1.6 Gbit/s, CPU-bound at
-# 3.2), within a measurement of about 45 minutes.
+# (Mbit/s). The rates keep what all host links move at once to 1.6-2.4 Gbit/s, where the jobs
+# stay bound by the shaped links rather than by the host's CPU (NOTES.md has the figures),
+# and the whole measurement under an hour.
 PROFILES = {
     "tapered": dict(up=["--profile", "tapered"], per_host=2, mbit=200),
     "tree3": dict(up=["--profile", "tree3"], per_host=1, mbit=150),

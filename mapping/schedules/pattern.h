@@ -1,5 +1,5 @@
-// Exact communication schedules of Open MPI's collective algorithms (coll/base, main @
-// 8efebee745), as the predictor and the reordering heuristics consume them.
+// Exact communication schedules of Open MPI's collective algorithms (coll/base of the 5.x
+// development line), as the predictor and the reordering heuristics consume them.
 //
 // A schedule is a sequence of synchronous STEPS; the transfers of one step are concurrent
 // (they are what a contention model must let collide). Ranks are communicator ranks

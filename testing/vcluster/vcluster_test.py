@@ -398,7 +398,7 @@ class VclusterTest(unittest.TestCase):
         # rates bound (1 MiB: ~21 ms inside a leaf, at least ~42 ms across). On the main
         # cluster an uplink carries one host link's rate, so a single pair across the leaves
         # is as fast as one inside a leaf and only the rounds' contention tells them apart:
-        # not a measurement a 2-core machine reproduces run after run.
+        # not a measurement a small shared machine reproduces run after run.
         name = f"p{NAME[1:]}"
         hosts = HOSTS[:4]
         vc("up", "--name", name, "--no-fabric", "--hosts", "4", "--hosts-per-leaf", "2",
