@@ -1,6 +1,6 @@
 // Speed of the mapping layer at cluster scale, on synthetic fat trees
-// (mapping/testing/test_fabrics.h; no input files). These are the timings the unit tests used to
-// assert with wall clocks.
+// (mapping/testing/test_fabrics.h; no input files). Timings are measured here; the unit tests
+// assert no wall-clock limits.
 //
 //   mapping_bench [benchmark flags]
 //

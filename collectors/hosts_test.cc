@@ -261,8 +261,8 @@ TEST(AssignHosts, MapErrors) {
   EXPECT_EQ(f.hosts[f.FindHost("x")].cas.size(), 1u);
 }
 
-// Found by fuzz/host_map_fuzzer: a map entry AssignHosts refuses is named by the map's file
-// and line (it used to be "the host map names switch ..." without either).
+// A map entry AssignHosts refuses is named by the map's file and line (a case
+// fuzz/host_map_fuzzer found).
 TEST(AssignHosts, MapErrorsNameTheMapLine) {
   Fabric f = ParseSampleOrDie("ibnetdiscover_edgecases_default.txt");
   HostMapOrigin origin;
