@@ -482,7 +482,7 @@ TEST_F(LimitsTest, FloodFromOneClientLeavesAnotherReaderItsLatency) {
   EXPECT_GT(Outcome(flood.out, "not_found"), 0) << flood.out;
   EXPECT_GT(Outcome(flood.out, "ok"), 0) << flood.out;
   ASSERT_GT(flooded.size(), 100u);
-  // Quiet, a GetSnapshot takes ~0.1 ms; on a small shared CI machine another process's
+  // Quiet, a GetSnapshot takes well under 1 ms; on a small shared CI machine another process's
   // burst (a compiler, a simulation) alone moves a p99 that small by milliseconds, so the
   // references are at least 1 ms. The typical call under the flood stays within 3x of the
   // quiet one; the tail is checked for starvation only (10x), since a single test run on a
