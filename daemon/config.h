@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -98,6 +99,9 @@ struct DaemonConfig {
 // malformed values are kInvalidArgument "<file>:<line>: ...". Keys are the field names
 // above. Fields not mentioned keep the values already in `*config`.
 absl::Status ParseConfig(std::string_view text, std::string_view file_name, DaemonConfig* config);
+
+// The keys ParseConfig accepts, in the order its unknown-key refusal lists them.
+std::vector<std::string_view> ConfigKeys();
 
 // Reads and parses a config file: kNotFound if it does not exist, kFailedPrecondition if it
 // is not a regular file (a directory would read as an empty file, i.e. all defaults).

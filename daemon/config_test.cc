@@ -1,6 +1,12 @@
 #include "daemon/config.h"
 
+#include <set>
+#include <sstream>
+#include <string>
+#include <string_view>
+
 #include "common/status_matchers.h"
+#include "common/test_data.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -81,6 +87,40 @@ TEST(ParseConfig, RefusalsQuoteTheTextEscapedAndBounded) {
   EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
                           HasSubstr("t.conf:1: listen_insecure must be true or false, got "
                                     "'\\xff\\xfe'")));
+}
+
+// The shipped example names every key, set or commented out (`# key = value`), and no other.
+TEST(ConfigKeys, AreTheKeysOfTheExampleFile) {
+  std::set<std::string> example;
+  std::istringstream lines(toporr::testing::ReadFileOrDie("deploy/toporrd.conf.example"));
+  for (std::string line; std::getline(lines, line);) {
+    const size_t start = line.find_first_not_of("# ");
+    const size_t eq = line.find('=');
+    if (start == std::string::npos || eq == std::string::npos || eq <= start) continue;
+    const size_t end = line.find_last_not_of(' ', eq - 1) + 1;
+    const std::string key = line.substr(start, end - start);
+    if (key.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") == std::string::npos) {
+      example.insert(key);
+    }
+  }
+  std::set<std::string> table;
+  for (std::string_view key : ConfigKeys()) {
+    EXPECT_TRUE(table.insert(std::string(key)).second) << "duplicate key " << key;
+  }
+  EXPECT_FALSE(table.empty());
+  EXPECT_EQ(example, table);
+}
+
+// The unknown-key refusal lists the table's keys in its order.
+TEST(ConfigKeys, AreListedByTheUnknownKeyRefusal) {
+  DaemonConfig c;
+  std::string known;
+  for (std::string_view key : ConfigKeys()) {
+    known += (known.empty() ? "" : ", ") + std::string(key);
+  }
+  EXPECT_THAT(ParseConfig("bogus = 1\n", "t.conf", &c),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("t.conf:1: unknown key 'bogus' (known: " + known + ")")));
 }
 
 TEST(LoadConfigFile, MissingFileIsNotFound) {

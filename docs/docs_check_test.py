@@ -11,8 +11,8 @@ that documents it:
   commands   every toporrctl command (the Command tables of the groups listed in
              kCommandGroups, client/ctl/dispatch.cc) is in the COMMANDS section of
              toporrctl(1);
-  daemon     every toporrd.conf key (the keys ParseConfig accepts, daemon/config.cc) is in the
-             CONFIGURATION section of toporrd(8);
+  daemon     every toporrd.conf key (the keys of toporrd's settings table, kSettings in
+             daemon/config.cc) is in the CONFIGURATION section of toporrd(8);
   c_api      every function client/toporr.h declares is in the NAME section of libtoporr(3)
              (the package links `man 3 FUNCTION` to that page from there);
   options    every option toporr-discover (collectors/discover_main.cc) and toporr-probe
@@ -130,12 +130,18 @@ def braced_block(text, start):
 
 # ---- the sources ----
 
-def settings_keys(tree):
-    src = tree.read("client/client_options.cc")
+def table_keys(tree, source):
+    """The keys of the settings table `Setting kSettings[] = {{"key", ...}, ...}` of `source`
+    (None: no such table)."""
+    src = tree.read(source)
     m = re.search(r"Setting\s+kSettings\[\]\s*=", src)
     if not m:
         return None
     return re.findall(r'^\s*\{\s*"([a-z0-9_]+)"\s*,', braced_block(src, m.end()), re.M)
+
+
+def settings_keys(tree):
+    return table_keys(tree, "client/client_options.cc")
 
 
 def ctl_commands(tree):
@@ -162,7 +168,10 @@ def ctl_commands(tree):
 
 
 def defined_names(tree, source, pattern):
-    """The names `pattern` (group 1) finds in `source`, each once, in order."""
+    """The names `pattern` (group 1; table_keys: the keys of the settings table) finds in
+    `source`, each once, in order."""
+    if pattern is table_keys:
+        return list(dict.fromkeys(table_keys(tree, source) or []))
     return list(dict.fromkeys(re.findall(pattern, tree.read(source), re.M)))
 
 
@@ -210,10 +219,11 @@ def check_commands(tree):
                                       "COMMANDS", "toporrctl(1)")
 
 
-# Names a regular expression finds in a source, each a word of a man page's section:
-#   check, source, pattern (group 1: a name), what a name is, page, section, the page's name.
+# Names a source defines, each a word of a man page's section: check, source, pattern (a
+# regular expression whose group 1 is a name, or table_keys: the keys of the source's settings
+# table), what a name is, page, section, the page's name.
 DEFINED_NAMES = [
-    ("daemon", "daemon/config.cc", r'key == "([a-z0-9_]+)"', "toporrd.conf key",
+    ("daemon", "daemon/config.cc", table_keys, "toporrd.conf key",
      "deploy/man/toporrd.8", "CONFIGURATION", "toporrd(8)"),
     ("c_api", "client/toporr.h", r"^[a-z_ ]+[ *]+(toporr_[a-z_]+)\(", "function",
      "deploy/man/libtoporr.3", "NAME", "libtoporr(3)"),
@@ -232,7 +242,8 @@ def defined_names_check(check):
                 continue
             found = defined_names(tree, source, pattern)
             if not found:
-                problems.append("%s: found no %s in %s (pattern %s)" % (check, what, source, pattern))
+                how = "table kSettings" if pattern is table_keys else "pattern " + pattern
+                problems.append("%s: found no %s in %s (%s)" % (check, what, source, how))
                 continue
             names = [(n, "%s of %s" % (what, source)) for n in found]
             problems += missing_in_page(tree, check, names, page, section, title)
@@ -342,7 +353,7 @@ def mutations(tree):
                                                                  "discovery_timeout_s")}))
     yield ("daemon", "new_daemon_key",
            Tree(tree.root, {"daemon/config.cc": config.replace(
-               'if (key == "db_path")', 'if (key == "new_daemon_key") {\n    } else if (key == "db_path")', 1)}))
+               '{"db_path",', '{"new_daemon_key", TOPORR_TEXT(db_path)},\n    {"db_path",', 1)}))
     yield ("c_api", "toporr_gather",
            Tree(tree.root, {"deploy/man/libtoporr.3": r("deploy/man/libtoporr.3").replace(
                "toporr_allgather, toporr_gather,", "toporr_allgather,", 1)}))

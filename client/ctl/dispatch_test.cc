@@ -80,6 +80,50 @@ TEST(DispatchTest, HelpListsEveryCommand) {
   }
 }
 
+// `export` names its formats in its help entry and in its refusal of an unknown one; the
+// refusals of a format's arguments come before any RPC (exit 2), an accepted format reaches
+// for the daemon (exit 1).
+TEST(DispatchTest, ExportNamesEveryFormat) {
+  EXPECT_THAT(
+      Ctl({"help"}).out,
+      HasSubstr(
+          "\n  export --format costs --output FILE (HOST... | --hosts H1,H2)\n"
+          "      the job's cost matrix for libtoporr's TOPORR_COSTS (no daemon needed)\n"
+          "  export --format slurm-topology|slurm-topology-yaml|slurm-block|k8s-labels|\n"
+          "         mpich-coordinates|dot|json [--output FILE] [HOST... | --hosts H1,H2]\n"
+          "      Slurm topology.conf (tree plugin), Slurm topology.yaml (25.05+: tree and\n"
+          "      block), topology.conf of the block plugin (a block per leaf switch), a\n"
+          "      kubectl script setting topograph's network.topology.nvidia.com/{leaf,spine,\n"
+          "      core} node labels, MPICH's MPIR_CVAR_COORDINATES_FILE (hosts in rank\n"
+          "      order), a Graphviz picture with link rates, the snapshot as JSON\n"));
+  const std::string formats =
+      "export: --format is costs, slurm-topology, slurm-topology-yaml, slurm-block, "
+      "k8s-labels, mpich-coordinates, dot or json\n";
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"export"}, {"export", "--format", "svg"}, {"export", "--format", "JSON"}}) {
+    CtlRun r = Ctl(args);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_THAT(r.err, HasSubstr(formats));
+  }
+  CtlRun r = Ctl({"export", "--format", "json", "node01"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("export: --format json is the whole snapshot (no hosts)\n"));
+  r = Ctl({"export", "--format", "costs", "node01"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("export: --output FILE is required\n"));
+  r = Ctl({"export", "--format", "costs", "--output", "/nonexistent/c"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("export: name the job's hosts (HOST... or --hosts H1,H2)\n"));
+  for (const std::string format : {"costs", "slurm-topology", "slurm-topology-yaml", "slurm-block",
+                                   "k8s-labels", "mpich-coordinates", "dot", "json"}) {
+    std::vector<std::string> args = {"export", "--format", format, "--output", "/nonexistent/out"};
+    if (format != "json") args.insert(args.end(), {"--hosts", "node01"});
+    r = Ctl(args);
+    EXPECT_EQ(r.exit_code, 1) << format << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr("cannot reach toporrd")) << format;
+  }
+}
+
 TEST(DispatchTest, UnreachableDaemonExitsOne) {
   CtlRun r = Ctl({"hosts"});
   EXPECT_EQ(r.exit_code, 1);

@@ -2,7 +2,9 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -30,6 +32,13 @@ absl::Status WriteAtomically(const std::string& path, const std::string& bytes) 
   return WriteFileReplacing(path, bytes);
 }
 
+// What `export` was asked for.
+struct ExportRequest {
+  std::string format;
+  std::string output;  // "" when printed
+  std::vector<std::string> hosts;
+};
+
 struct TopologyExport {
   std::string format;
   std::string path;  // "" when printed
@@ -37,40 +46,19 @@ struct TopologyExport {
   std::string content;
 };
 
-constexpr const char* kTopologyFormats[] = {"slurm-topology",
-                                            "slurm-topology-yaml",
-                                            "slurm-block",
-                                            "k8s-labels",
-                                            "mpich-coordinates",
-                                            "dot",
-                                            "json"};
+// A topology format's renderer: the snapshot, or the part `hosts` selects, as text.
+using RenderTopology = absl::StatusOr<std::string> (*)(const v1::GetTopologyResponse& topo,
+                                                       const std::vector<std::string>& hosts);
 
-// The snapshot's topology (GetTopology) in `format`, printed or written to `output`.
-absl::StatusOr<Reply> ExportTopology(Invocation& inv, const std::string& format,
-                                     const std::string& output,
-                                     const std::vector<std::string>& hosts) {
-  if (format == "json" && !hosts.empty()) {
-    return UsageError("export: --format json is the whole snapshot (no hosts)");
-  }
+// The snapshot's topology (GetTopology) rendered by `render`, printed or written to the
+// request's output.
+absl::StatusOr<Reply> ExportTopology(Invocation& inv, const ExportRequest& request,
+                                     RenderTopology render) {
   ASSIGN_OR_RETURN(v1::GetTopologyResponse topo,
                    inv.daemon.Call(&v1::Topology::Stub::GetTopology, v1::GetTopologyRequest(), 30));
-  TopologyExport answer{format, output, topo.snapshot().id(), ""};
-  if (format == "slurm-topology") {
-    ASSIGN_OR_RETURN(answer.content, SlurmTopologyConf(topo, hosts));
-  } else if (format == "slurm-topology-yaml") {
-    ASSIGN_OR_RETURN(answer.content, SlurmTopologyYaml(topo, hosts));
-  } else if (format == "slurm-block") {
-    ASSIGN_OR_RETURN(answer.content, SlurmBlockConf(topo, hosts));
-  } else if (format == "k8s-labels") {
-    ASSIGN_OR_RETURN(answer.content, KubernetesLabels(topo, hosts));
-  } else if (format == "mpich-coordinates") {
-    ASSIGN_OR_RETURN(answer.content, MpichCoordinates(topo, hosts));
-  } else if (format == "dot") {
-    ASSIGN_OR_RETURN(answer.content, FabricDot(topo, hosts));
-  } else {
-    answer.content = TopologyJson(topo);
-  }
-  if (!output.empty()) RETURN_IF_ERROR(WriteAtomically(output, answer.content));
+  TopologyExport answer{request.format, request.output, topo.snapshot().id(), ""};
+  ASSIGN_OR_RETURN(answer.content, render(topo, request.hosts));
+  if (!request.output.empty()) RETURN_IF_ERROR(WriteAtomically(request.output, answer.content));
   return ReplyOf(
       std::move(answer),
       [](const TopologyExport& a, JsonWriter& w) {
@@ -95,21 +83,23 @@ absl::StatusOr<Reply> ExportTopology(Invocation& inv, const std::string& format,
       });
 }
 
-absl::StatusOr<Reply> Export(Invocation& inv, const CommandArgs& args) {
-  std::string format, output, host_list;
-  std::vector<std::string> hosts;
-  RETURN_IF_ERROR(ParseOptions(
-      "export", args, {{"--format", &format}, {"--output", &output}, {"--hosts", &host_list}},
-      &hosts));
-  if (!host_list.empty()) RETURN_IF_ERROR(AppendHostList("export", host_list, &hosts));
-  for (const char* f : kTopologyFormats) {
-    if (format == f) return ExportTopology(inv, format, output, hosts);
+// The whole snapshot as JSON: a host list is refused before the daemon is asked.
+absl::StatusOr<Reply> ExportJson(Invocation& inv, const ExportRequest& request) {
+  if (!request.hosts.empty()) {
+    return UsageError("export: --format json is the whole snapshot (no hosts)");
   }
-  if (format != "costs") {
-    return UsageError(
-        "export: --format is costs, slurm-topology, slurm-topology-yaml, slurm-block, "
-        "k8s-labels, mpich-coordinates, dot or json");
-  }
+  return ExportTopology(inv, request,
+                        [](const v1::GetTopologyResponse& topo,
+                           const std::vector<std::string>& hosts) -> absl::StatusOr<std::string> {
+                          return TopologyJson(topo);
+                        });
+}
+
+// The cost matrix of the request's hosts as a client/cost_file.h file at the request's
+// output.
+absl::StatusOr<Reply> ExportCosts(Invocation& inv, const ExportRequest& request) {
+  const std::string& output = request.output;
+  const std::vector<std::string>& hosts = request.hosts;
   if (output.empty()) return UsageError("export: --output FILE is required");
   if (hosts.empty()) return UsageError("export: name the job's hosts (HOST... or --hosts H1,H2)");
 
@@ -155,20 +145,122 @@ absl::StatusOr<Reply> Export(Invocation& inv, const CommandArgs& args) {
   return reply;
 }
 
+// The arguments of `export --format NAME` in the help, by the formats that take them.
+constexpr char kToFile[] = "--output FILE (HOST... | --hosts H1,H2)";
+constexpr char kPrintedOrToFile[] = "[--output FILE] [HOST... | --hosts H1,H2]";
+
+// One format of `export`: its --format name, its arguments and what it writes (its
+// `toporrctl help` entry; consecutive formats of the same arguments share one), and its
+// writer.
+struct Format {
+  const char* name;
+  const char* arguments;
+  const char* description;
+  absl::StatusOr<Reply> (*write)(Invocation& inv, const ExportRequest& request);
+};
+
+#define TOPORR_TOPOLOGY(render) \
+  [](Invocation& inv, const ExportRequest& r) { return ExportTopology(inv, r, render); }
+
+// In the order of the help and of the refusal of an unknown format.
+constexpr Format kFormats[] = {
+    {"costs", kToFile, "the job's cost matrix for libtoporr's TOPORR_COSTS (no daemon needed)",
+     ExportCosts},
+    {"slurm-topology", kPrintedOrToFile, "Slurm topology.conf (tree plugin)",
+     TOPORR_TOPOLOGY(SlurmTopologyConf)},
+    {"slurm-topology-yaml", kPrintedOrToFile, "Slurm topology.yaml (25.05+: tree and block)",
+     TOPORR_TOPOLOGY(SlurmTopologyYaml)},
+    {"slurm-block", kPrintedOrToFile, "topology.conf of the block plugin (a block per leaf switch)",
+     TOPORR_TOPOLOGY(SlurmBlockConf)},
+    {"k8s-labels", kPrintedOrToFile,
+     "a kubectl script setting topograph's network.topology.nvidia.com/{leaf,spine,core} node "
+     "labels",
+     TOPORR_TOPOLOGY(KubernetesLabels)},
+    {"mpich-coordinates", kPrintedOrToFile,
+     "MPICH's MPIR_CVAR_COORDINATES_FILE (hosts in rank order)", TOPORR_TOPOLOGY(MpichCoordinates)},
+    {"dot", kPrintedOrToFile, "a Graphviz picture with link rates", TOPORR_TOPOLOGY(FabricDot)},
+    {"json", kPrintedOrToFile, "the snapshot as JSON", ExportJson},
+};
+
+#undef TOPORR_TOPOLOGY
+
+// Help lines are at most this long.
+constexpr size_t kHelpWidth = 81;
+
+// `text` as lines of at most kHelpWidth characters, the first starting with `first`, the
+// others with `indent`, each ending in '\n'. A line breaks after a space (dropped), a '|'
+// or a ',' (kept); a piece with no break in it longer than a line stays whole.
+std::string Wrap(std::string_view text, std::string_view first, std::string_view indent) {
+  std::string out;
+  std::string line(first);
+  bool line_has_text = false, space_before = false;
+  while (!text.empty()) {
+    size_t end = text.find_first_of(" |,");
+    end = end == std::string_view::npos ? text.size() : end + 1;
+    std::string_view piece = text.substr(0, end);
+    text.remove_prefix(end);
+    const bool space_after = piece.back() == ' ';
+    if (space_after) piece.remove_suffix(1);
+    if (line_has_text && line.size() + space_before + piece.size() > kHelpWidth) {
+      absl::StrAppend(&out, line, "\n");
+      line = std::string(indent);
+      space_before = false;
+    }
+    if (space_before) line += ' ';
+    line.append(piece.data(), piece.size());
+    line_has_text = true;
+    space_before = space_after;
+  }
+  return absl::StrCat(out, line, "\n");
+}
+
+// `export`'s entry in `toporrctl help`: per run of formats taking the same arguments, their
+// names and arguments, then what each writes.
+std::string ExportUsage() {
+  std::string usage;
+  const size_t n = std::size(kFormats);
+  for (size_t i = 0; i < n;) {
+    std::string names, descriptions;
+    size_t j = i;
+    for (; j < n && std::string_view(kFormats[j].arguments) == kFormats[i].arguments; ++j) {
+      absl::StrAppend(&names, j > i ? "|" : "", kFormats[j].name);
+      absl::StrAppend(&descriptions, j > i ? ", " : "", kFormats[j].description);
+    }
+    absl::StrAppend(&usage,
+                    Wrap(absl::StrCat("export --format ", names, " ", kFormats[i].arguments), "  ",
+                         "         "),
+                    Wrap(descriptions, "      ", "      "));
+    i = j;
+  }
+  return usage;
+}
+
+// "a, b or c": the format names.
+std::string FormatNames() {
+  std::string names;
+  const size_t n = std::size(kFormats);
+  for (size_t i = 0; i < n; ++i) {
+    absl::StrAppend(&names, i == 0 ? "" : i + 1 == n ? " or " : ", ", kFormats[i].name);
+  }
+  return names;
+}
+
+absl::StatusOr<Reply> Export(Invocation& inv, const CommandArgs& args) {
+  ExportRequest request;
+  std::string host_list;
+  RETURN_IF_ERROR(ParseOptions(
+      "export", args,
+      {{"--format", &request.format}, {"--output", &request.output}, {"--hosts", &host_list}},
+      &request.hosts));
+  if (!host_list.empty()) RETURN_IF_ERROR(AppendHostList("export", host_list, &request.hosts));
+  for (const Format& f : kFormats) {
+    if (request.format == f.name) return f.write(inv, request);
+  }
+  return UsageError(absl::StrCat("export: --format is ", FormatNames()));
+}
+
 }  // namespace
 
-std::vector<Command> ExportCommands() {
-  return {{"export",
-           "  export --format costs --output FILE (HOST... | --hosts H1,H2)\n"
-           "      the job's cost matrix for libtoporr's TOPORR_COSTS (no daemon needed)\n"
-           "  export --format slurm-topology|slurm-topology-yaml|slurm-block|k8s-labels|\n"
-           "         mpich-coordinates|dot|json [--output FILE] [HOST... | --hosts H1,H2]\n"
-           "      Slurm topology.conf (tree plugin), Slurm topology.yaml (25.05+: tree and\n"
-           "      block), topology.conf of the block plugin (a block per leaf switch), a\n"
-           "      kubectl script setting topograph's network.topology.nvidia.com/{leaf,spine,\n"
-           "      core} node labels, MPICH's MPIR_CVAR_COORDINATES_FILE (hosts in rank\n"
-           "      order), a Graphviz picture with link rates, the snapshot as JSON\n",
-           Export}};
-}
+std::vector<Command> ExportCommands() { return {{"export", ExportUsage(), Export}}; }
 
 }  // namespace toporr::client::ctl
