@@ -214,4 +214,22 @@ const EnvironmentOptions& ProcessClientOptions() {
   return *options;
 }
 
+std::string ReportPathForJob(std::string_view path, const char* slurm_job_id) {
+  if (slurm_job_id == nullptr || *slurm_job_id == '\0') return std::string(path);
+  std::string out;
+  for (size_t i = 0; i < path.size(); ++i) {
+    const bool escape = path[i] == '%' && i + 1 < path.size();
+    if (escape && path[i + 1] == 'j') {
+      out += slurm_job_id;
+      ++i;
+    } else if (escape && path[i + 1] == '%') {
+      out += '%';
+      ++i;
+    } else {
+      out += path[i];
+    }
+  }
+  return out;
+}
+
 }  // namespace toporr::client

@@ -150,6 +150,11 @@ absl::Status ParseClientConfig(std::string_view text, std::string_view file_name
 // kFailedPrecondition "<path>: ..." naming why.
 absl::Status CheckTrustedConfig(const std::string& path);
 
+// The report file `path` of a job: where `slurm_job_id` (SLURM_JOB_ID) is set and not empty,
+// "%j" becomes it and "%%" a '%' (the Slurm plugin passes its report=FILE on unexpanded where
+// the job has no id yet: salloc, sbatch); elsewhere, and for any other '%', `path` as given.
+std::string ReportPathForJob(std::string_view path, const char* slurm_job_id);
+
 // The three layers: defaults, the site configuration file (TOPORR_CONFIG from `getenv_fn`,
 // else `site_config`), the environment.
 EnvironmentOptions LoadClientOptions(const GetEnvFn& getenv_fn,

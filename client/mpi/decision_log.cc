@@ -1,6 +1,7 @@
 #include "client/mpi/decision_log.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <set>
 #include <string_view>
 
@@ -26,7 +27,7 @@ bool IsWorldRankZero() {
 
 DecisionLog::DecisionLog(const ClientOptions& options, std::vector<std::string> option_warnings)
     : verbose_(options.verbose),
-      report_path_(options.report_path),
+      report_path_(ReportPathForJob(options.report_path, std::getenv("SLURM_JOB_ID"))),
       option_warnings_(std::move(option_warnings)) {}
 
 void DecisionLog::Warn(int rank, const std::string& reason) {

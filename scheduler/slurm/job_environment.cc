@@ -119,12 +119,15 @@ std::optional<PluginArguments> ParsePluginArguments(const std::vector<std::strin
 }
 
 std::vector<EnvironmentSetting> JobEnvironment(const JobSetting& setting, bool explicit_option,
-                                               const PluginArguments& site, uint32_t job_id) {
+                                               const PluginArguments& site,
+                                               std::optional<uint32_t> job_id) {
   std::vector<EnvironmentSetting> out;
   out.push_back({Names("disable"), setting.enabled ? "0" : "1", explicit_option});
   if (!setting.enabled) return out;
   if (!setting.report.empty()) {
-    out.push_back({Names("report"), ExpandReportFile(setting.report, job_id), explicit_option});
+    out.push_back({Names("report"),
+                   job_id.has_value() ? ExpandReportFile(setting.report, *job_id) : setting.report,
+                   explicit_option});
   }
   if (site.coll_priority.has_value()) {
     out.push_back({{"OMPI_MCA_coll_toporr_priority"}, std::to_string(*site.coll_priority), false});

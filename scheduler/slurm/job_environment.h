@@ -66,9 +66,17 @@ struct EnvironmentSetting {
 // The job's settings for `setting`. `explicit_option`: the user gave --toporr (its values
 // overwrite the job's environment); otherwise `setting` is the site default, which never
 // does. coll_priority is the site's and never overwrites. `job_id` replaces %j in the
-// report file.
+// report file (and %% becomes %); without one (salloc and sbatch set the environment before
+// the job has an id) FILE stays as given and libtoporr expands %j from SLURM_JOB_ID.
 std::vector<EnvironmentSetting> JobEnvironment(const JobSetting& setting, bool explicit_option,
-                                               const PluginArguments& site, uint32_t job_id);
+                                               const PluginArguments& site,
+                                               std::optional<uint32_t> job_id);
+
+// The variable that carries an explicit --toporr from sbatch or salloc to the job's tasks
+// where the job's environment is not exported: sbatch --export=NONE keeps only SLURM_*
+// variables (and drops Slurm's own _SLURM_SPANK_OPTION_* carrier of plugin options). Its
+// value is the option's text, parsed again by ParseJobSetting where it arrives.
+inline constexpr char kOptionCarrier[] = "SLURM_TOPORR_OPTION";
 
 }  // namespace toporr::scheduler::slurm
 

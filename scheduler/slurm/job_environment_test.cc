@@ -100,6 +100,14 @@ TEST(JobEnvironment, OptionOverwritesAndSetsEveryWayIn) {
           "OMPI_MCA_coll_toporr_priority=45"));
 }
 
+TEST(JobEnvironment, WithoutAJobIdTheReportFileStaysAsGiven) {
+  EXPECT_THAT(
+      Text(JobEnvironment(Parse("report=r-%j-%%.jsonl"), true, PluginArguments{}, std::nullopt)),
+      ElementsAre(
+          "TOPORR_DISABLE,OMPI_MCA_coll_toporr_disable,OMPI_MCA_topo_toporr_disable=0!",
+          "TOPORR_REPORT,OMPI_MCA_coll_toporr_report,OMPI_MCA_topo_toporr_report=r-%j-%%.jsonl!"));
+}
+
 TEST(JobEnvironment, SiteDefaultNeverOverwrites) {
   EXPECT_THAT(
       Text(JobEnvironment(Parse("auto"), false, PluginArguments{}, 7)),

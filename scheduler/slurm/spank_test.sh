@@ -8,6 +8,11 @@
 #   - --toporr=report=FILE, --toporr=off and --toporr alone set TOPORR_* and Open MPI's
 #     OMPI_MCA_coll_toporr_* and OMPI_MCA_topo_toporr_* on every task (two tasks), and
 #     sbatch --toporr in the batch script;
+#   - where users type mpirun: the command salloc runs and a batch script of
+#     sbatch --export=NONE get them too (salloc's report FILE keeps %j for libtoporr), and so
+#     do that script's srun steps, where a step's own --toporr wins; a real Open MPI job
+#     started by mpirun in salloc's command runs no toporr under off and reports to FILE
+#     with %j expanded under report=FILE;
 #   - the plugstack.conf default applies without --toporr and never replaces the user's own
 #     variables (any of a setting's three names keeps it out); coll_priority=N sets
 #     OMPI_MCA_coll_toporr_priority;
@@ -166,6 +171,82 @@ grep -qx "TOPORR_DISABLE=1" "$WORK/batch.out" && grep -qx "OMPI_MCA_coll_toporr_
   { grep -E "TOPORR|toporr" "$WORK/batch.out"; fail "sbatch --toporr=off: the batch script lacks the variables"; }
 echo "ok   --toporr=report=FILE, off and auto set TOPORR_* and OMPI_MCA_(coll|topo)_toporr_* on every task (srun, sbatch)"
 
+# --- where users type mpirun: salloc's command and a batch script that exports nothing -----
+# The toporr variables of `env` run by salloc or as a batch script (one per line, sorted).
+toporr_vars() { grep -E '^(TOPORR_[A-Z_]*|OMPI_MCA_(coll|topo)_toporr_[a-z_]*)=' "$1" | sort; }
+OFF="OMPI_MCA_coll_toporr_disable=1
+OMPI_MCA_topo_toporr_disable=1
+TOPORR_DISABLE=1"
+salloc -Q --toporr=off env > "$WORK/salloc.env" 2>"$WORK/salloc.err" ||
+  { cat "$WORK/salloc.err"; fail "salloc --toporr=off env"; }
+diff <(echo "$OFF") <(toporr_vars "$WORK/salloc.env") ||
+  fail "salloc --toporr=off: the command's toporr variables differ (< wanted, > got)"
+# TOPORR_DISABLE=0 of the user's shell does not override an explicit --toporr=off.
+TOPORR_DISABLE=0 salloc -Q --toporr=off env > "$WORK/salloc.env" 2>"$WORK/salloc.err" ||
+  fail "salloc --toporr=off over TOPORR_DISABLE=0"
+diff <(echo "$OFF") <(toporr_vars "$WORK/salloc.env") || fail "salloc: the option lost to the user's variable"
+# The job has no id when salloc sets the report: FILE keeps %j for libtoporr (SLURM_JOB_ID).
+salloc -Q "--toporr=report=$WORK/alloc-%j.jsonl" env > "$WORK/salloc.env" 2>"$WORK/salloc.err" ||
+  fail "salloc --toporr=report=FILE"
+grep -qx "TOPORR_REPORT=$WORK/alloc-%j.jsonl" "$WORK/salloc.env" &&
+  grep -qx "OMPI_MCA_coll_toporr_report=$WORK/alloc-%j.jsonl" "$WORK/salloc.env" &&
+  grep -q "^SLURM_JOB_ID=[0-9]" "$WORK/salloc.env" ||
+  { toporr_vars "$WORK/salloc.env"; fail "salloc --toporr=report=FILE: no report variables"; }
+# sbatch --export=NONE keeps only SLURM_* variables: the option still reaches the script.
+sbatch -W -Q --export=NONE --toporr=off -o "$WORK/batch-none.out" --wrap /usr/bin/env >/dev/null ||
+  fail "sbatch --export=NONE --toporr=off"
+diff <(echo "$OFF") <(toporr_vars "$WORK/batch-none.out") ||
+  fail "sbatch --export=NONE --toporr=off: the script's toporr variables differ (< wanted, > got)"
+sbatch -W -Q --export=NONE "--toporr=report=$WORK/b-%j.jsonl" -o "$WORK/batch-none.out" \
+  --wrap /usr/bin/env >/dev/null || fail "sbatch --export=NONE --toporr=report=FILE"
+job=$(sed -n 's/^SLURM_JOB_ID=//p' "$WORK/batch-none.out")
+grep -qx "TOPORR_REPORT=$WORK/b-$job.jsonl" "$WORK/batch-none.out" ||
+  { toporr_vars "$WORK/batch-none.out"; fail "sbatch --export=NONE: no expanded report file"; }
+# A step of that job keeps the option, and a step's own --toporr wins.
+sbatch -W -Q --export=NONE --toporr=off -o "$WORK/batch-step.out" \
+  --wrap "/usr/bin/srun -n 1 /usr/bin/env; /usr/bin/srun -n 1 --toporr=auto /usr/bin/env" >/dev/null ||
+  fail "sbatch --export=NONE with srun steps"
+[[ $(grep -x "TOPORR_DISABLE=[01]" "$WORK/batch-step.out" | tr '\n' ' ') == "TOPORR_DISABLE=1 TOPORR_DISABLE=0 " ]] ||
+  { grep TOPORR_DISABLE "$WORK/batch-step.out"; fail "steps of an --export=NONE job: the plain step off, the --toporr=auto step on"; }
+echo "ok   salloc's command and an sbatch --export=NONE script (and its steps) get --toporr's variables"
+
+# An Open MPI job started by mpirun in salloc's command: --toporr=off keeps toporr out of it
+# (no report line although the user's environment asks for one), report=FILE gets the
+# decisions in FILE with %j the job id (libtoporr expands it from SLURM_JOB_ID).
+if command -v mpicc >/dev/null && command -v mpirun >/dev/null; then
+  cat > "$WORK/allreduce.c" <<'PROGRAM'
+#include <mpi.h>
+#include <stdlib.h>
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  const int n = 1 << 17;
+  double* b = calloc(n, sizeof(double));
+  MPI_Allreduce(MPI_IN_PLACE, b, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return 0;
+}
+PROGRAM
+  mpicc -o "$WORK/allreduce" "$WORK/allreduce.c" || fail "mpicc"
+  PMPI_LIB="$RUNFILES/client/mpi/openmpi/libtoporr_pmpi.so"
+  # mpirun on this node alone (no srun-launched daemons), root allowed, the preload passed on.
+  job_mpirun() {
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_plm=isolated \
+      OMPI_MCA_ras=^slurm timeout 120 salloc -Q "$@" \
+      mpirun -np 2 --oversubscribe -x "LD_PRELOAD=$PMPI_LIB" "$WORK/allreduce"
+  }
+  TOPORR_REPORT="$WORK/user.jsonl" job_mpirun --toporr=off >"$WORK/mpirun.out" 2>&1 ||
+    { cat "$WORK/mpirun.out"; fail "salloc --toporr=off mpirun"; }
+  [[ ! -e "$WORK/user.jsonl" ]] || fail "salloc --toporr=off: toporr acted in mpirun's job ($(head -c 200 "$WORK/user.jsonl"))"
+  job_mpirun "--toporr=report=$WORK/mpirun-%j.jsonl" >"$WORK/mpirun.out" 2>&1 ||
+    { cat "$WORK/mpirun.out"; fail "salloc --toporr=report=FILE mpirun"; }
+  reports=("$WORK"/mpirun-[0-9]*.jsonl)
+  [[ -f ${reports[0]} ]] && grep -q '"event":"decision","collective":"allreduce"' "${reports[0]}" ||
+    { ls "$WORK"; cat "$WORK/mpirun.out"; fail "salloc --toporr=report=FILE: no decision in FILE with the job id"; }
+  echo "ok   mpirun in salloc's command: off runs no toporr, report=FILE-%j gets ${reports[0]##*/}"
+else
+  echo "SKIPPED: mpirun in salloc (mpicc or mpirun not installed)"
+fi
+
 # --- the site default of plugstack.conf ---------------------------------------------------
 plugstack default=off coll_priority=45
 expect_env "TOPORR_DISABLE=1
@@ -190,7 +271,10 @@ OMPI_MCA_topo_toporr_disable=0
 TOPORR_REPORT=$WORK/site-%JOB%.jsonl
 OMPI_MCA_coll_toporr_report=$WORK/site-%JOB%.jsonl
 OMPI_MCA_topo_toporr_report=$WORK/site-%JOB%.jsonl"
-echo "ok   the plugstack.conf default applies without --toporr and never replaces the user's variables"
+salloc -Q env > "$WORK/salloc.env" 2>"$WORK/salloc.err" || fail "salloc env (site default)"
+grep -qx "TOPORR_DISABLE=0" "$WORK/salloc.env" && grep -qx "TOPORR_REPORT=$WORK/site-%j.jsonl" "$WORK/salloc.env" ||
+  { toporr_vars "$WORK/salloc.env"; fail "salloc: the site default did not reach the command"; }
+echo "ok   the plugstack.conf default applies without --toporr (srun, salloc) and never replaces the user's variables"
 
 # --- a bad plugstack.conf argument ----------------------------------------------------------
 plugstack default=sometimes
