@@ -177,7 +177,7 @@ TEST(Hwloc2Pack2Numa2L3, WithoutDistancesTheDefaultsStay) {
   EXPECT_EQ(Shared(*t, 0, 3), LocalityLevel::kSameL3);
 }
 
-// --- The 2-core build VM, captured by lstopo (one package, NUMA node and L3; no SMT).
+// --- A real 2-core virtual machine, captured by lstopo (one package, NUMA node and L3; no SMT).
 
 TEST(Hwloc1Pack1Numa1L3Vm, RealMachineCapture) {
   auto t = LoadHwlocGolden("1pack-1numa-1l3-2core-vm.xml");

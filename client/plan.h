@@ -51,10 +51,11 @@ enum class MultilevelChoice { kOff, kCandidate, kForce };
 // Below 1 MiB the multi-level prediction is optimistic where the flat ones are not: each of
 // its stages is a blocking tree whose members start as soon as their leader is done, and
 // below the rendezvous size a leader's blocking sends overlap (eager), which the step model
-// sums as if every stage began after the last. Measured in SMPI (bench/results/
-// model_quality_smpi.md, simulated / predicted): median 1.51 at 8 B, 1.38 at 1 KiB, 1.26 at
-// 64 KiB, 1.00 from 1 MiB; the flat algorithms' errors are alike across candidates. So the
-// version is adopted there only when predicted at least this much faster.
+// sums as if every stage began after the last. In SMPI its simulated time exceeds its
+// prediction below 1 MiB, the more the smaller the message, while the flat algorithms' errors
+// are alike across candidates (bench/results/model_quality_smpi.md has the figures). So below
+// kMultilevelMarginBelowBytes the version is adopted only when predicted at least this much
+// faster.
 inline constexpr double kMultilevelMargin = 1.3;
 inline constexpr int64_t kMultilevelMarginBelowBytes = int64_t{1} << 20;
 

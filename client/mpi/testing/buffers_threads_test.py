@@ -97,7 +97,7 @@ class BuffersThreadsTest(mpi_test.MpiTest):
 
     def test_threads_on_their_own_communicators(self):
         np = 4 if MPI == "openmpi" else 3
-        rounds = 6 if MPI == "openmpi" else 3  # MPICH's ranks busy-poll: slow on 2 cores
+        rounds = 6 if MPI == "openmpi" else 3  # MPICH's ranks busy-poll: slow when oversubscribed
         for threads in [2, 4]:
             for env in [{}, {"TOPORR_ALGORITHM": "multilevel"}]:
                 with self.subTest(threads=threads, env=env):
@@ -138,7 +138,7 @@ class BuffersThreadsTest(mpi_test.MpiTest):
     # ---- bound ranks ----
 
     def test_bound_ranks_plan_with_their_hosts_hwloc_topology(self):
-        # hwloc shows this 2-core machine as two packages of one core each, with a SLIT
+        # hwloc shows the test machine as two packages of one core each, with a SLIT
         # (10 local, 21 remote); rank r is bound to core r % 2. The job's orders and
         # predictions are `toporrctl plan --node-topology` of that XML for the same ranks.
         rank_env = {"HWLOC_XMLFILE": NODE_XML, "HWLOC_THISSYSTEM": "1"}

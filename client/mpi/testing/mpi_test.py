@@ -546,7 +546,7 @@ class MpiTest(unittest.TestCase):
         # coll_check.c: every algorithm x counts x datatypes x ops x roots / in-place, against
         # the library's own MPI_Allreduce / MPI_Bcast, plus calls through the selection on
         # communicators reordered with the daemon's costs.
-        # MPICH's busy-polling ranks make an oversubscribed 2-core machine crawl: beyond 2
+        # MPICH's busy-polling ranks make an oversubscribed small machine crawl: beyond 2
         # ranks it runs the quick table (6 counts, no 2^20) and stops at 7 ranks; Open MPI
         # runs the whole table at every size.
         plan = [(np, []) for np in [1, 2, 3, 5, 7, 8, 12, 16]]
@@ -918,7 +918,7 @@ class MpiTest(unittest.TestCase):
         self.assertNotEqual(p.returncode, 0)
         self.assertIn(f"{huge}: larger than the {256 << 20} bytes a traffic profile may have",
                       p.stderr)
-        # Four jobs and a plan: none read a GiB (that took ~18 s and 3 GB for one rank).
+        # Four jobs and a plan: none read a GiB (a GiB read is too slow and too big for one rank).
         self.assertLess(time.monotonic() - started, 120)
 
     def test_fallback_without_daemon(self):

@@ -283,7 +283,7 @@ class ProfileTest(mpi_test.MpiTest):
     def test_threads_on_duplicates_of_one_communicator(self):
         """MPI_THREAD_MULTIPLE: two threads per rank on two duplicates of MPI_COMM_WORLD (one
         set of counters for the three) at once; no count is lost."""
-        iterations = 200 if MPI == "mpich" else 500  # MPICH's ranks busy-poll: 8 on 2 cores
+        iterations = 200 if MPI == "mpich" else 500  # MPICH's ranks busy-poll: slow when oversubscribed
         path = self.profile_path("threads.prof")
         job = self.job(program=self.profile_threads, args=[str(iterations)],
                        env={"TOPORR_PROFILE": path})
