@@ -251,6 +251,55 @@ def defined_names_check(check):
     return run
 
 
+# The algorithm registry (mapping/schedules/algorithms.h): every row's name and C value.
+REGISTRY = "mapping/schedules/algorithms.h"
+
+
+def registry_rows(tree, kind):
+    """(name, C value) of every row of kAlgorithms (kind "Algorithm") or kCollectives."""
+    pattern = r"\{%s::k[A-Za-z]+,\s*\"([a-z_]+)\",\s*(\d+)" % kind
+    return [(n, int(v)) for n, v in re.findall(pattern, tree.read(REGISTRY))]
+
+
+def public_constants(text, prefix, pattern):
+    """NAME -> value of the constants `pattern` (groups: name without prefix, value) finds."""
+    return {n: int(v) for n, v in re.findall(pattern, text)}
+
+
+def check_algorithms(tree):
+    algorithms = registry_rows(tree, "Algorithm")
+    collectives = registry_rows(tree, "Collective")
+    if not algorithms or not collectives:
+        return ["algorithms: found no kAlgorithms/kCollectives rows in " + REGISTRY]
+    want = {"ALG_AUTO": 0}
+    want.update({"ALG_" + n.upper(): v for n, v in algorithms})
+    want.update({n.upper(): v for n, v in collectives})
+    problems = []
+    for header, pattern in [("client/toporr.h", r"\bTOPORR_([A-Z_]+)\s*=\s*(\d+)"),
+                            ("client/toporr_f.f90", r"\bTOPORR_([A-Z_]+)\s*=\s*(\d+)")]:
+        have = {n: v for n, v in public_constants(tree.read(header), "TOPORR_", pattern).items()
+                if n.startswith("ALG_") or n in {c.upper() for c, _ in collectives}}
+        for name, value in sorted(want.items()):
+            if have.get(name) != value:
+                problems.append("algorithms: TOPORR_%s is %s in %s, %d in %s"
+                                % (name, have.get(name, "missing"), header, value, REGISTRY))
+        problems += ["algorithms: TOPORR_%s of %s has no row in %s" % (name, header, REGISTRY)
+                     for name in sorted(set(have) - set(want))]
+    man = man_section(tree.read("deploy/man/toporr.7"), "SETTINGS") or ""
+    start = man.find("TOPORR_ALGORITHM")
+    man = man[start:man.find(".TP", start)] if start >= 0 else ""
+    reference = [l for l in tree.read("docs/operator-reference.md").split("\n")
+                 if l.startswith("| the algorithm |")]
+    for name, _ in algorithms:
+        if not has_word(man, name):
+            problems.append("algorithms: %s (row of %s) is not in TOPORR_ALGORITHM of toporr(7)"
+                            % (name, REGISTRY))
+        if not reference or "`%s`" % name not in reference[0]:
+            problems.append("algorithms: %s (row of %s) is not in the --algorithm row of "
+                            "docs/operator-reference.md" % (name, REGISTRY))
+    return problems
+
+
 LINK_PATTERNS = [
     re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^\s)>]+)>?(?:\s+[\"'(][^)]*)?\)"),
     re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)", re.M),
@@ -307,6 +356,7 @@ CHECKS = [
     ("daemon", defined_names_check("daemon")),
     ("c_api", defined_names_check("c_api")),
     ("options", defined_names_check("options")),
+    ("algorithms", check_algorithms),
     ("links", check_links),
 ]
 
@@ -363,6 +413,15 @@ def mutations(tree):
     yield ("options", "--no-pairs",
            Tree(tree.root, {"deploy/man/toporr-probe.1": without_line(
                r("deploy/man/toporr-probe.1"), ".B \\-\\-no\\-pairs")}))
+    yield ("algorithms", ("TOPORR_ALG_BINE", "client/toporr_f.f90"),
+           Tree(tree.root, {"client/toporr_f.f90": r("client/toporr_f.f90").replace(
+               "TOPORR_ALG_BINE = 17", "TOPORR_ALG_BINE = 18")}))
+    yield ("algorithms", ("swing_bandwidth", "toporr(7)"),
+           Tree(tree.root, {"deploy/man/toporr.7": without_line(r("deploy/man/toporr.7"),
+                                                                ".BR swing_bandwidth ,")}))
+    yield ("algorithms", ("TOPORR_ALG_FOO", "no row"),
+           Tree(tree.root, {"client/toporr.h": r("client/toporr.h").replace(
+               "TOPORR_ALG_BINE = 17", "TOPORR_ALG_BINE = 17,\n  TOPORR_ALG_FOO = 18")}))
     yield ("links", "docs/vcluster.md does not exist",
            Tree(tree.root, removed={"docs/vcluster.md"}))
     yield ("links", "no/such/file.md",

@@ -12,6 +12,7 @@
 #include "client/mpi/pmpi_abi.h"
 #include "client/mpi/topology.h"
 #include "client/toporr.h"
+#include "mapping/schedules/algorithms.h"
 
 struct toporr_context_s {
   toporr::client::mpi::Library library;
@@ -31,35 +32,23 @@ Library& LibraryOf(toporr_context context) {
 
 std::string Text(const char* s) { return s == nullptr ? std::string() : std::string(s); }
 
+// The public enums' values are the registry's (mapping/schedules/algorithms.h); its test
+// checks toporr.h and toporr_f.f90 against it.
 bool CollectiveOf(toporr_collective c, mapping::Collective* out) {
-  switch (c) {
-    case TOPORR_ALLREDUCE:
-      *out = mapping::Collective::kAllreduce;
-      return true;
-    case TOPORR_BCAST:
-      *out = mapping::Collective::kBcast;
-      return true;
-    case TOPORR_ALLGATHER:
-      *out = mapping::Collective::kAllgather;
-      return true;
-    case TOPORR_GATHER:
-      *out = mapping::Collective::kGather;
-      return true;
-    case TOPORR_REDUCE:
-      *out = mapping::Collective::kReduce;
-      return true;
-  }
-  return false;
+  const mapping::CollectiveInfo* row = mapping::CollectiveOfCValue(static_cast<int>(c));
+  if (row == nullptr) return false;
+  *out = row->collective;
+  return true;
 }
 
-// toporr_algorithm values 1..17 are mapping::Algorithm in declaration order.
 bool AlgorithmOf(toporr_algorithm a, std::optional<mapping::Algorithm>* out) {
   if (a == TOPORR_ALG_AUTO) {
     *out = std::nullopt;
     return true;
   }
-  if (a < TOPORR_ALG_RING || a > TOPORR_ALG_BINE) return false;
-  *out = static_cast<mapping::Algorithm>(static_cast<int>(a) - 1);
+  const mapping::AlgorithmInfo* row = mapping::AlgorithmOfCValue(static_cast<int>(a));
+  if (row == nullptr) return false;
+  *out = row->algorithm;
   return true;
 }
 

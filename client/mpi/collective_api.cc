@@ -1,6 +1,7 @@
-// toporr_allreduce / toporr_bcast (toporr.h) and their PMPI entry points (pmpi_abi.h):
-// the decision and communicator from Library::CollectiveComm, the algorithm from coll/ (one
-// file per collective family), the MPI library's own call wherever toporr does not act.
+// toporr_allreduce / toporr_bcast (toporr.h) and their PMPI entry points (pmpi_abi.h): one
+// opening for every collective (Opening: the argument check, the decision and communicator
+// from Library::CollectiveComm, the run-time check), the algorithm from coll/own.h, the MPI
+// library's own call wherever toporr does not act.
 #include "client/mpi/collective_api.h"
 
 #include <cstdint>
@@ -9,9 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "client/mpi/buffers.h"
-#include "client/mpi/coll/allgather.h"
-#include "client/mpi/coll/allreduce.h"
-#include "client/mpi/coll/bcast.h"
+#include "client/mpi/coll/own.h"
 #include "client/mpi/coll/steps.h"
 #include "client/mpi/collective_status.h"
 #include "client/mpi/library.h"
@@ -33,12 +32,6 @@ thread_local bool inside_toporr = false;
 bool InsideToporr() { return inside_toporr; }
 
 namespace {
-
-class Inside {
- public:
-  Inside() { inside_toporr = true; }
-  ~Inside() { inside_toporr = false; }
-};
 
 // TOPORR_ALGORITHM, when it names an algorithm `collective` has.
 std::optional<Algorithm> Forced(const Library& lib, mapping::Collective collective,
@@ -86,53 +79,130 @@ uint64_t CallHash(const ReorderRequest& r, int64_t count, MPI_Datatype type) {
   return h;
 }
 
-// The argument check of one call (Admit): whether it was made, and what every rank passed.
-struct ArgumentCheck {
-  bool made = false;
-  uint64_t call_hash = 0;
+// One collective call as its entry function describes it to the common opening.
+struct Call {
+  mapping::Collective collective = mapping::Collective::kAllreduce;
+  std::optional<Algorithm> algorithm;  // the caller's (C API); nullopt: auto or TOPORR_ALGORITHM
+  bool has_multilevel = false;         // TOPORR_ALGORITHM=multilevel applies
+  int64_t bytes = 0;                   // per rank for allgather and gather
+  int root = 0;
+  int radix = 4;
+  // What the argument check hashes besides the request: the count and datatype every rank
+  // passes alike (MPI_DATATYPE_NULL: none, where only the bytes must agree).
+  int64_t count = 0;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
 };
 
-// Whether toporr may run its own path for this call (else the caller runs the MPI library's
-// call, unchanged, on every rank). No communication when the communicator's cached decision
-// runs the library's call anyway. Otherwise, with check_arguments, every rank must have
-// passed the same arguments (`call_hash`): one 16-byte MPI_Allreduce on `comm` itself, so
-// that a rank whose call went straight to the MPI library (one below TOPORR_MIN_BYTES, say)
-// meets it inside the library, which reports the mismatch as it would without toporr.
-bool Admit(Library& lib, MPI_Comm comm, const ReorderRequest& request, uint64_t call_hash,
-           ArgumentCheck* args) {
-  *args = ArgumentCheck{};
-  if (lib.NextCall(comm, request) == Library::NextRun::kLibrary) return false;
-  if (!lib.options().check_arguments) return true;
-  *args = ArgumentCheck{true, call_hash};
-  bool same = false;
-  SameOnEveryRank(comm, call_hash, &same);
-  return same;
-}
+// What toporr runs of a decision: its own algorithm on the reordered communicator, the
+// multi-level version, or both kinds.
+enum class Runs { kAlgorithm, kMultilevel, kEither };
 
-// Runs toporr's path (`ours`) or the MPI library's own call (`library`) as the decision's
-// run-time check says (client/verification.h; no check: toporr's). A measured call starts
-// after a barrier, is timed on every rank and its slowest rank's time reduced over `internal`
-// (the decision's communicator, which only toporr sends on), so that all ranks record the
-// same time. A measured call of toporr's path repeats the argument check inside its timed
-// region (`args`; its answer is known): the check is part of that path's cost in every call,
-// and not of the library's.
-template <typename Ours, typename Lib>
-int Checked(Library& lib, DecisionCheck* check, MPI_Comm comm, MPI_Comm internal,
-            const ArgumentCheck& args, Ours&& ours, Lib&& library) {
-  if (check == nullptr) return ours();
-  Verification& v = check->verification;
-  const bool toporrs = v.Next() == Verification::Path::kToporr;
-  if (!v.measuring()) return toporrs ? ours() : library();
-  PMPI_Barrier(internal);
-  const double start = PMPI_Wtime();
-  bool same = false;
-  if (toporrs && args.made) SameOnEveryRank(comm, args.call_hash, &same);
-  const int rc = toporrs ? ours() : library();
-  double local = PMPI_Wtime() - start, slowest = local;
-  PMPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, internal);
-  if (v.Record(slowest)) lib.ReportCheck(comm, *check);
-  return rc;
-}
+// The common opening of toporr's collectives. While it lives, MPI calls on this thread are
+// toporr's own (InsideToporr). Where toporr is off (TOPORR_DISABLE) or already inside (the
+// call is one of toporr's own steps), it marks nothing and Open is false: the caller runs
+// the library's call as if toporr were not there.
+class Opening {
+ public:
+  explicit Opening(Library& lib) : lib_(lib), owner_(!inside_toporr && !lib.options().disable) {
+    if (owner_) inside_toporr = true;
+  }
+  ~Opening() {
+    if (owner_) inside_toporr = false;
+  }
+  Opening(const Opening&) = delete;
+  Opening& operator=(const Opening&) = delete;
+
+  // Whether toporr runs its own path for `call` on `comm`: toporr on, host buffers on every
+  // rank (buffers.h), the same arguments on every rank (Admit), and a decision (deciding on
+  // a miss) whose choice is something of `runs`. False: the caller runs the MPI library's
+  // own call on `comm`, on every rank alike.
+  bool Open(MPI_Comm comm, const Call& call, std::initializer_list<const void*> buffers,
+            Runs runs) {
+    if (!owner_) return false;
+    if (!HostBuffers(comm, buffers)) return false;
+    ReorderRequest request;
+    request.collective = call.collective;
+    request.algorithm = Forced(lib_, call.collective, call.algorithm);
+    request.own_algorithms = true;
+    request.force_multilevel = call.has_multilevel && ForcedMultilevel(lib_, call.algorithm);
+    request.bytes = call.bytes;
+    request.root = call.root;
+    request.radix = call.radix;
+    comm_ = comm;
+    if (!Admit(lib_, comm, request, CallHash(request, call.count, call.type), &args_)) {
+      return false;
+    }
+    if (lib_.CollectiveComm(comm, request, &run_) != MPI_SUCCESS) return false;
+    const bool multilevel = run_.multilevel != nullptr;
+    const bool algorithm = run_.algorithm.has_value();
+    switch (runs) {
+      case Runs::kAlgorithm:
+        return algorithm;
+      case Runs::kMultilevel:
+        return multilevel;
+      case Runs::kEither:
+        return algorithm || multilevel;
+    }
+    return false;
+  }
+
+  const CollectiveRun& run() const { return run_; }
+
+  // Runs toporr's path (`ours`) or the MPI library's own call (`library`) as the decision's
+  // run-time check says (client/verification.h; no check: toporr's). A measured call starts
+  // after a barrier, is timed on every rank and its slowest rank's time reduced over the
+  // decision's communicator (which only toporr sends on), so that all ranks record the same
+  // time. A measured call of toporr's path repeats the argument check inside its timed region
+  // (its answer is known): the check is part of that path's cost in every call, and not of
+  // the library's. Precondition: Open was true.
+  template <typename Ours, typename Lib>
+  int Run(Ours&& ours, Lib&& library) {
+    DecisionCheck* check = run_.check;
+    if (check == nullptr) return ours();
+    Verification& v = check->verification;
+    const bool toporrs = v.Next() == Verification::Path::kToporr;
+    if (!v.measuring()) return toporrs ? ours() : library();
+    PMPI_Barrier(run_.run_on);
+    const double start = PMPI_Wtime();
+    bool same = false;
+    if (toporrs && args_.made) SameOnEveryRank(comm_, args_.call_hash, &same);
+    const int rc = toporrs ? ours() : library();
+    double local = PMPI_Wtime() - start, slowest = local;
+    PMPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, run_.run_on);
+    if (v.Record(slowest)) lib_.ReportCheck(comm_, *check);
+    return rc;
+  }
+
+ private:
+  // The argument check of one call (Admit): whether it was made, and what every rank passed.
+  struct ArgumentCheck {
+    bool made = false;
+    uint64_t call_hash = 0;
+  };
+
+  // Whether toporr may run its own path for this call. No communication when the
+  // communicator's cached decision runs the library's call anyway. Otherwise, with
+  // check_arguments, every rank must have passed the same arguments (`call_hash`): one
+  // 16-byte MPI_Allreduce on `comm` itself, so that a rank whose call went straight to the
+  // MPI library (one below TOPORR_MIN_BYTES, say) meets it inside the library, which reports
+  // the mismatch as it would without toporr.
+  static bool Admit(Library& lib, MPI_Comm comm, const ReorderRequest& request, uint64_t call_hash,
+                    ArgumentCheck* args) {
+    *args = ArgumentCheck{};
+    if (lib.NextCall(comm, request) == Library::NextRun::kLibrary) return false;
+    if (!lib.options().check_arguments) return true;
+    *args = ArgumentCheck{true, call_hash};
+    bool same = false;
+    SameOnEveryRank(comm, call_hash, &same);
+    return same;
+  }
+
+  Library& lib_;
+  const bool owner_;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  ArgumentCheck args_;
+  CollectiveRun run_;
+};
 
 }  // namespace
 
@@ -148,51 +218,25 @@ int Allreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_D
   PMPI_Op_commutative(op, &commutative);
   PMPI_Comm_test_inter(comm, &inter);
   PMPI_Type_size(type, &type_size);
-  if (!commutative || inter || count <= 0 || lib.options().disable || lib.options().reproducible ||
-      inside_toporr) {
-    return library();
-  }
-  Inside inside;
-  if (!HostBuffers(comm, {sendbuf, recvbuf})) return library();
-  ReorderRequest request;
-  request.collective = mapping::Collective::kAllreduce;
-  request.algorithm = Forced(lib, request.collective, algorithm);
-  request.own_algorithms = true;
-  request.force_multilevel = ForcedMultilevel(lib, algorithm);
-  request.bytes = static_cast<int64_t>(count) * type_size;
-  ArgumentCheck args;
-  if (!Admit(lib, comm, request, CallHash(request, count, type), &args)) return library();
-  MPI_Comm run_on = MPI_COMM_NULL;
-  std::optional<Algorithm> chosen;
-  int root = 0;
-  const Multilevel* multilevel = nullptr;
-  DecisionCheck* check = nullptr;
-  if (lib.CollectiveComm(comm, request, &run_on, &chosen, &root, nullptr, &multilevel, &check) !=
-          MPI_SUCCESS ||
-      (multilevel == nullptr && !chosen)) {
-    return library();
-  }
-  auto ours = [&]() -> int {
-    if (multilevel != nullptr) return multilevel->Allreduce(sendbuf, recvbuf, count, type, op);
-    switch (*chosen) {
-      case Algorithm::kRing:
-        return coll::AllreduceRing(sendbuf, recvbuf, count, type, op, run_on);
-      case Algorithm::kSegmentedRing:
-        return coll::AllreduceSegmentedRing(sendbuf, recvbuf, count, type, op, run_on,
-                                            coll::kRingSegmentBytes);
-      case Algorithm::kRecursiveDoubling:
-        return coll::AllreduceRecursiveDoubling(sendbuf, recvbuf, count, type, op, run_on);
-      case Algorithm::kRabenseifner:
-        return coll::AllreduceRabenseifner(sendbuf, recvbuf, count, type, op, run_on);
-      case Algorithm::kSwing:
-        return coll::AllreduceSwing(sendbuf, recvbuf, count, type, op, run_on);
-      case Algorithm::kSwingBandwidth:
-        return coll::AllreduceSwingBandwidth(sendbuf, recvbuf, count, type, op, run_on);
-      default:  // an algorithm toporr does not carry: the library's, on the reordered ranks
-        return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, run_on);
-    }
-  };
-  return Checked(lib, check, comm, run_on, args, ours, library);
+  if (!commutative || inter || count <= 0 || lib.options().reproducible) return library();
+  Opening opening(lib);
+  Call call{mapping::Collective::kAllreduce, algorithm, true, int64_t{count} * type_size};
+  call.count = count;
+  call.type = type;
+  if (!opening.Open(comm, call, {sendbuf, recvbuf}, Runs::kEither)) return library();
+  const CollectiveRun& run = opening.run();
+  return opening.Run(
+      [&]() -> int {
+        if (run.multilevel != nullptr) {
+          return run.multilevel->Allreduce(sendbuf, recvbuf, count, type, op);
+        }
+        if (coll::AllreduceFn own = coll::OwnAllreduce(*run.algorithm)) {
+          return own(sendbuf, recvbuf, count, type, op, run.run_on);
+        }
+        // An algorithm toporr does not carry: the library's, on the reordered ranks.
+        return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, run.run_on);
+      },
+      library);
 }
 
 int Allgather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -210,43 +254,24 @@ int Allgather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sen
   int inter = 0, type_size = 0;
   PMPI_Comm_test_inter(comm, &inter);
   PMPI_Type_size(recvtype, &type_size);
-  if (inter || recvcount <= 0 || lib.options().disable || inside_toporr) return library();
-  Inside inside;
-  if (!HostBuffers(comm, {sendbuf, recvbuf})) return library();
-  ReorderRequest request;
-  request.collective = mapping::Collective::kAllgather;
-  request.algorithm = Forced(lib, request.collective, algorithm);
-  request.own_algorithms = true;
-  request.bytes = static_cast<int64_t>(recvcount) * type_size;  // per rank
-  ArgumentCheck args;
-  if (!Admit(lib, comm, request, CallHash(request, recvcount, recvtype), &args)) {
-    return library();
-  }
-  MPI_Comm run_on = MPI_COMM_NULL;
-  std::optional<Algorithm> chosen;
-  int root = 0;
-  const std::vector<int32_t>* order = nullptr;
-  DecisionCheck* check = nullptr;
-  if (lib.CollectiveComm(comm, request, &run_on, &chosen, &root, &order, nullptr, &check) !=
-          MPI_SUCCESS ||
-      !chosen) {
-    return library();
-  }
+  if (inter || recvcount <= 0) return library();
+  Opening opening(lib);
+  Call call{mapping::Collective::kAllgather, algorithm, false, int64_t{recvcount} * type_size};
+  call.count = recvcount;
+  call.type = recvtype;
+  if (!opening.Open(comm, call, {sendbuf, recvbuf}, Runs::kAlgorithm)) return library();
+  const CollectiveRun& run = opening.run();
   // Blocks stay in the caller's rank order: new rank k's block goes to block order[k].
-  const int* position = order != nullptr && !order->empty() ? order->data() : nullptr;
-  auto ours = [&]() -> int {
-    switch (*chosen) {
-      case Algorithm::kRing:
-        return coll::AllgatherRing(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                   run_on, position);
-      case Algorithm::kRecursiveDoubling:
-        return coll::AllgatherRecursiveDoubling(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                                recvtype, run_on, position);
-      default:  // an algorithm toporr does not carry: the library's on the caller's ranks
-        return library();
-    }
-  };
-  return Checked(lib, check, comm, run_on, args, ours, library);
+  const int* position = run.order != nullptr && !run.order->empty() ? run.order->data() : nullptr;
+  return opening.Run(
+      [&]() -> int {
+        if (coll::AllgatherFn own = coll::OwnAllgather(*run.algorithm)) {
+          return own(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, run.run_on,
+                     position);
+        }
+        return library();  // an algorithm toporr does not carry: the library's, unreordered
+      },
+      library);
 }
 
 int Reduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
@@ -262,46 +287,35 @@ int Reduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Data
   PMPI_Comm_test_inter(comm, &inter);
   PMPI_Type_size(type, &type_size);
   if (!inter) PMPI_Comm_size(comm, &size);
-  if (!commutative || inter || count <= 0 || lib.options().disable || lib.options().reproducible ||
-      root < 0 || root >= size || inside_toporr) {
+  if (!commutative || inter || count <= 0 || lib.options().reproducible || root < 0 ||
+      root >= size) {
     return library();
   }
-  Inside inside;
-  if (!HostBuffers(comm, {sendbuf, recvbuf})) return library();
-  ReorderRequest request;
-  request.collective = mapping::Collective::kReduce;
-  request.algorithm = Forced(lib, request.collective, std::nullopt);
-  request.own_algorithms = true;
-  request.force_multilevel = ForcedMultilevel(lib, std::nullopt);
-  request.bytes = static_cast<int64_t>(count) * type_size;
-  request.root = root;
-  ArgumentCheck args;
-  if (!Admit(lib, comm, request, CallHash(request, count, type), &args)) return library();
-  MPI_Comm run_on = MPI_COMM_NULL;
-  std::optional<Algorithm> chosen;
-  int new_root = root;
-  const Multilevel* multilevel = nullptr;
-  DecisionCheck* check = nullptr;
-  if (lib.CollectiveComm(comm, request, &run_on, &chosen, &new_root, nullptr, &multilevel,
-                         &check) != MPI_SUCCESS ||
-      (multilevel == nullptr && !chosen)) {
-    return library();
-  }
-  auto ours = [&]() -> int {
-    if (multilevel != nullptr) return multilevel->Reduce(sendbuf, recvbuf, count, type, op);
-    // The library's reduce on the communicator ordered for the binomial tree (a commutative
-    // op gives the root the same result whatever the order). MPI_IN_PLACE at the root becomes
-    // a copy of the root's buffer: the root moves to another rank of the reordered
-    // communicator, and MPICH 4.0's reduce-scatter-gather reduce crashes on MPI_IN_PLACE at a
-    // nonzero root (large counts) where the caller's call at root 0 would not.
-    if (sendbuf == MPI_IN_PLACE) {
-      coll::Scratch copy(coll::Elements(type), count);
-      if (int rc = coll::Copy(recvbuf, copy.get(), count, type); rc != MPI_SUCCESS) return rc;
-      return PMPI_Reduce(copy.get(), recvbuf, count, type, op, new_root, run_on);
-    }
-    return PMPI_Reduce(sendbuf, recvbuf, count, type, op, new_root, run_on);
-  };
-  return Checked(lib, check, comm, run_on, args, ours, library);
+  Opening opening(lib);
+  Call call{mapping::Collective::kReduce, std::nullopt, true, int64_t{count} * type_size, root};
+  call.count = count;
+  call.type = type;
+  if (!opening.Open(comm, call, {sendbuf, recvbuf}, Runs::kEither)) return library();
+  const CollectiveRun& run = opening.run();
+  return opening.Run(
+      [&]() -> int {
+        if (run.multilevel != nullptr) {
+          return run.multilevel->Reduce(sendbuf, recvbuf, count, type, op);
+        }
+        // The library's reduce on the communicator ordered for the binomial tree (a
+        // commutative op gives the root the same result whatever the order). MPI_IN_PLACE at
+        // the root becomes a copy of the root's buffer: the root moves to another rank of the
+        // reordered communicator, and MPICH 4.0's reduce-scatter-gather reduce crashes on
+        // MPI_IN_PLACE at a nonzero root (large counts) where the caller's call at root 0
+        // would not.
+        if (sendbuf == MPI_IN_PLACE) {
+          coll::Scratch copy(coll::Elements(type), count);
+          if (int rc = coll::Copy(recvbuf, copy.get(), count, type); rc != MPI_SUCCESS) return rc;
+          return PMPI_Reduce(copy.get(), recvbuf, count, type, op, run.root, run.run_on);
+        }
+        return PMPI_Reduce(sendbuf, recvbuf, count, type, op, run.root, run.run_on);
+      },
+      library);
 }
 
 int Bcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
@@ -316,56 +330,30 @@ int Bcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MP
   PMPI_Comm_test_inter(comm, &inter);
   PMPI_Type_size(type, &type_size);
   if (!inter) PMPI_Comm_size(comm, &size);
-  if (inter || count <= 0 || lib.options().disable || root < 0 || root >= size || inside_toporr) {
-    return library();
-  }
-  Inside inside;
-  if (!HostBuffers(comm, {buffer})) return library();
-  ReorderRequest request;
-  request.collective = mapping::Collective::kBcast;
-  request.algorithm = Forced(lib, request.collective, algorithm);
-  request.own_algorithms = true;
-  request.bytes = static_cast<int64_t>(count) * type_size;
-  request.root = root;
-  request.radix = radix;
-  request.force_multilevel = ForcedMultilevel(lib, algorithm);
-  ArgumentCheck args;
-  if (!Admit(lib, comm, request, CallHash(request, count, type), &args)) return library();
-  MPI_Comm run_on = MPI_COMM_NULL;
-  std::optional<Algorithm> chosen;
-  int new_root = root;
-  const Multilevel* multilevel = nullptr;
-  DecisionCheck* check = nullptr;
-  if (lib.CollectiveComm(comm, request, &run_on, &chosen, &new_root, nullptr, &multilevel,
-                         &check) != MPI_SUCCESS ||
-      (multilevel == nullptr && !chosen)) {
-    return library();
-  }
-  auto ours = [&]() -> int {
-    if (multilevel != nullptr) return multilevel->Bcast(buffer, count, type);
-    switch (*chosen) {
-      case Algorithm::kBinomial:
-        return coll::BcastBinomial(buffer, count, type, new_root, run_on);
-      case Algorithm::kBinaryTree:
-        return coll::BcastBinaryTree(buffer, count, type, new_root, run_on);
-      case Algorithm::kKnomial:
-        return coll::BcastKnomial(buffer, count, type, new_root, run_on, radix);
-      case Algorithm::kScatterAllgather:
-        return coll::BcastScatterAllgather(buffer, count, type, new_root, run_on);
-      case Algorithm::kScatterAllgatherRing:
-        return coll::BcastScatterAllgatherRing(buffer, count, type, new_root, run_on);
-      case Algorithm::kBine:
-        return coll::BcastBine(buffer, count, type, new_root, run_on);
-      default:
-        return PMPI_Bcast(buffer, count, type, new_root, run_on);
-    }
-  };
-  return Checked(lib, check, comm, run_on, args, ours, library);
+  if (inter || count <= 0 || root < 0 || root >= size) return library();
+  Opening opening(lib);
+  Call call{mapping::Collective::kBcast, algorithm, true, int64_t{count} * type_size, root, radix};
+  call.count = count;
+  call.type = type;
+  if (!opening.Open(comm, call, {buffer}, Runs::kEither)) return library();
+  const CollectiveRun& run = opening.run();
+  return opening.Run(
+      [&]() -> int {
+        if (run.multilevel != nullptr) return run.multilevel->Bcast(buffer, count, type);
+        if (coll::BcastFn own = coll::OwnBcast(*run.algorithm)) {
+          return own(buffer, count, type, run.root, run.run_on, radix);
+        }
+        return PMPI_Bcast(buffer, count, type, run.root, run.run_on);
+      },
+      library);
 }
 
 int Gather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
            int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
            std::optional<Algorithm> algorithm) {
+  auto library = [&] {
+    return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  };
   int inter = 0, rank = 0, size = 1;
   PMPI_Comm_test_inter(comm, &inter);
   if (!inter) {
@@ -377,39 +365,15 @@ int Gather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sendty
   const bool root_side = !inter && rank == root;
   PMPI_Type_size(root_side ? recvtype : sendtype, &type_size);
   const int64_t bytes = static_cast<int64_t>(root_side ? recvcount : sendcount) * type_size;
-  if (inter || bytes <= 0 || lib.options().disable || root < 0 || root >= size || inside_toporr ||
-      !HostBuffers(comm, {sendbuf, recvbuf})) {
-    return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-  }
-  Inside inside;
-  ReorderRequest request;
-  request.collective = mapping::Collective::kGather;
-  request.algorithm = Forced(lib, request.collective, algorithm);
-  request.own_algorithms = true;
-  request.force_multilevel = ForcedMultilevel(lib, algorithm);
-  request.bytes = bytes;
-  request.root = root;
-  auto library = [&] {
-    return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-  };
+  if (inter || bytes <= 0 || root < 0 || root >= size) return library();
+  Opening opening(lib);
   // Senders' and the root's datatypes may differ: the bytes per rank are what must agree.
-  ArgumentCheck args;
-  if (!Admit(lib, comm, request, CallHash(request, 0, MPI_DATATYPE_NULL), &args)) {
-    return library();
-  }
-  MPI_Comm run_on = MPI_COMM_NULL;
-  std::optional<Algorithm> chosen;
-  int new_root = root;
-  const Multilevel* multilevel = nullptr;
-  DecisionCheck* check = nullptr;
-  if (lib.CollectiveComm(comm, request, &run_on, &chosen, &new_root, nullptr, &multilevel,
-                         &check) != MPI_SUCCESS ||
-      multilevel == nullptr) {
-    // toporr runs no flat gather of its own: the library's, on the caller's ranks.
-    return library();
-  }
-  return Checked(
-      lib, check, comm, run_on, args,
+  const Call call{mapping::Collective::kGather, algorithm, true, bytes, root};
+  // toporr runs no flat gather of its own: the multi-level version, or the library's call on
+  // the caller's ranks.
+  if (!opening.Open(comm, call, {sendbuf, recvbuf}, Runs::kMultilevel)) return library();
+  const Multilevel* multilevel = opening.run().multilevel;
+  return opening.Run(
       [&] {
         return multilevel->Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
       },

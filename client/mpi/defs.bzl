@@ -6,6 +6,7 @@ compiles them against one MPI library's headers and links one shared library per
   :libtoporr.so        the C API, for programs built with mpicc (-ltoporr)
   :libtoporr_pmpi.so   the PMPI/Fortran interceptors over libtoporr.so, for LD_PRELOAD
   :mpi_abi_guard_test  the load-time ABI check (mpi_abi_guard.h) in a process of that MPI
+  :coll_own_test       toporr's own implementations (coll/own.h) against the registry
 Both shared libraries export only the C API and MPI/Fortran entry points (version script).
 
 toporr_site_kit() packs the same library for a build outside Bazel against a site's own MPI
@@ -31,6 +32,7 @@ TOPORR_MPI_SRCS = [
     "//client/mpi/coll:allgather.cc",
     "//client/mpi/coll:allreduce.cc",
     "//client/mpi/coll:bcast.cc",
+    "//client/mpi/coll:own.cc",
     "//client/mpi/coll:reduce.cc",
     "//client/mpi/coll:steps.cc",
     "//client/mpi:leaf_groups.cc",
@@ -55,6 +57,7 @@ TOPORR_MPI_HDRS = [
     "//client/mpi/coll:allgather.h",
     "//client/mpi/coll:allreduce.h",
     "//client/mpi/coll:bcast.h",
+    "//client/mpi/coll:own.h",
     "//client/mpi/coll:reduce.h",
     "//client/mpi/coll:steps.h",
     "//client/mpi:leaf_groups.h",
@@ -119,6 +122,15 @@ def toporr_mpi_variant(mpi, library_deps = []):
     cc_test(
         name = "mpi_abi_guard_test",
         srcs = ["//client/mpi:mpi_abi_guard_test.cc"],
+        copts = TOPORR_COPTS,
+        deps = [
+            ":core",
+            "@system//:gtest_main",
+        ],
+    )
+    cc_test(
+        name = "coll_own_test",
+        srcs = ["//client/mpi/coll:own_test.cc"],
         copts = TOPORR_COPTS,
         deps = [
             ":core",

@@ -22,6 +22,7 @@
 #include "common/key_value_file.h"
 #include "common/status_macros.h"
 #include "mapping/embedding/graph_embed.h"
+#include "mapping/schedules/algorithms.h"
 
 namespace toporr::client::mpi {
 namespace {
@@ -63,23 +64,6 @@ CacheKey KeyOf(const ReorderRequest& r) {
   return CacheKey{static_cast<int>(r.collective), algorithm, r.root, SizeClass(r.bytes), r.radix};
 }
 
-// The algorithms toporr runs itself (client/mpi/coll/, a file per family), by collective.
-std::vector<mapping::Algorithm> OwnAlgorithms(mapping::Collective c) {
-  using A = mapping::Algorithm;
-  switch (c) {
-    case mapping::Collective::kAllreduce:
-      return {A::kRing,         A::kSegmentedRing, A::kRecursiveDoubling,
-              A::kRabenseifner, A::kSwing,         A::kSwingBandwidth};
-    case mapping::Collective::kBcast:
-      return {A::kBinomial,         A::kBinaryTree,           A::kKnomial,
-              A::kScatterAllgather, A::kScatterAllgatherRing, A::kBine};
-    case mapping::Collective::kAllgather:
-      return {A::kRing, A::kRecursiveDoubling};
-    default:
-      return {};
-  }
-}
-
 // The decision rules of the MPI library this copy of libtoporr is built against (its mpi.h),
 // for the "MPI library's own call" candidate; none for collectives the rules do not cover.
 std::optional<mapping::LibraryRules> LinkedLibraryRules(mapping::Collective c) {
@@ -101,7 +85,7 @@ PlanRequest PlanRequestFor(const ReorderRequest& request, int size) {
   plan.collective = request.collective;
   plan.algorithm = request.algorithm;
   if (request.own_algorithms) {
-    plan.candidates = OwnAlgorithms(request.collective);
+    plan.candidates = mapping::OwnAlgorithmsFor(request.collective);
     plan.library_rules = LinkedLibraryRules(request.collective);
     if (request.collective == mapping::Collective::kBcast) {
       mapping::DropOwnScatterAllgatherBelowBlock(request.bytes, size, &plan.candidates);
@@ -120,8 +104,8 @@ PlanRequest PlanRequestFor(const ReorderRequest& request, int size) {
   } else if (request.own_algorithms && !request.algorithm) {
     plan.multilevel = MultilevelChoice::kCandidate;
   }
-  plan.multilevel_bcast = OwnAlgorithms(mapping::Collective::kBcast);
-  plan.multilevel_allreduce = OwnAlgorithms(mapping::Collective::kAllreduce);
+  plan.multilevel_bcast = mapping::OwnAlgorithmsFor(mapping::Collective::kBcast);
+  plan.multilevel_allreduce = mapping::OwnAlgorithmsFor(mapping::Collective::kAllreduce);
   return plan;
 }
 
@@ -383,10 +367,9 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
   return rc;
 }
 
-int Library::CollectiveComm(MPI_Comm comm, const ReorderRequest& request, MPI_Comm* run_on,
-                            std::optional<mapping::Algorithm>* algorithm, int* root,
-                            const std::vector<int32_t>** order, const Multilevel** multilevel,
-                            DecisionCheck** check) {
+int Library::CollectiveComm(MPI_Comm comm, const ReorderRequest& request, CollectiveRun* run) {
+  *run = CollectiveRun{};
+  run->root = request.root;
   EnsureKeyvals();
   const CacheKey key = KeyOf(request);
   CommCache* cache = FindCache(comm, cache_keyval_);
@@ -402,57 +385,43 @@ int Library::CollectiveComm(MPI_Comm comm, const ReorderRequest& request, MPI_Co
     if (cache == nullptr || it == cache->end()) {
       // Not cached (the ranks' arguments disagreed): the MPI library's own call, uncached.
       PMPI_Comm_free(&reordered);
-      *run_on = MPI_COMM_NULL;
-      *algorithm = std::nullopt;
-      *root = request.root;
-      if (order != nullptr) *order = nullptr;
-      if (multilevel != nullptr) *multilevel = nullptr;
-      if (check != nullptr) *check = nullptr;
       return MPI_SUCCESS;
     }
     if (it->second.internal != MPI_COMM_NULL) PMPI_Comm_free(&it->second.internal);
     it->second.internal = reordered;
   }
   CachedDecision& c = it->second;
-  *run_on = c.internal;
-  if (multilevel != nullptr) {
-    *multilevel = nullptr;
-    if (!c.multilevel_plan.empty() && !c.multilevel && !c.multilevel_failed) {
-      // Every rank holds the same plan (Decide's broadcast) and arrives here in the same call.
-      absl::StatusOr<mapping::MultilevelPlan> plan = mapping::DecodeMultilevel(c.multilevel_plan);
-      int ok = plan.ok(), all = 0;
-      PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c.internal);
-      if (!all || Multilevel::Create(c.internal, *std::move(plan), request.radix, &c.multilevel) !=
-                      MPI_SUCCESS) {
-        c.multilevel_failed = true;
-        int rank = 0;
-        PMPI_Comm_rank(comm, &rank);
-        log_.Warn(rank,
-                  "the multi-level communicators could not be built; the MPI library's call runs");
-      }
+  run->run_on = c.internal;
+  if (!c.multilevel_plan.empty() && !c.multilevel && !c.multilevel_failed) {
+    // Every rank holds the same plan (Decide's broadcast) and arrives here in the same call.
+    absl::StatusOr<mapping::MultilevelPlan> plan = mapping::DecodeMultilevel(c.multilevel_plan);
+    int ok = plan.ok(), all = 0;
+    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c.internal);
+    if (!all || Multilevel::Create(c.internal, *std::move(plan), request.radix, &c.multilevel) !=
+                    MPI_SUCCESS) {
+      c.multilevel_failed = true;
+      int rank = 0;
+      PMPI_Comm_rank(comm, &rank);
+      log_.Warn(rank,
+                "the multi-level communicators could not be built; the MPI library's call runs");
     }
-    *multilevel = c.multilevel.get();
   }
-  *algorithm = std::nullopt;  // fallback: the MPI library's own, on the caller's communicator
+  run->multilevel = c.multilevel.get();
   if (c.decision.source != "fallback") {
     absl::StatusOr<mapping::Algorithm> a = mapping::ParseAlgorithm(c.decision.chosen_algorithm);
-    if (a.ok()) *algorithm = *a;
+    if (a.ok()) run->algorithm = *a;
   }
-  if (order != nullptr) *order = &c.order;
-  *root = request.root;
+  run->order = &c.order;
   for (size_t i = 0; i < c.order.size(); ++i) {
-    if (c.order[i] == request.root) *root = static_cast<int>(i);
+    if (c.order[i] == request.root) run->root = static_cast<int>(i);
   }
-  if (check != nullptr) {
-    *check = nullptr;
-    // Checked: toporr's own choice of something other than the library's call. An algorithm
-    // the caller named (the C API, TOPORR_ALGORITHM) runs as asked.
-    const bool toporrs = *algorithm || (multilevel != nullptr && *multilevel != nullptr);
-    const bool chosen_by_toporr = !request.algorithm && !request.force_multilevel;
-    if (options_.verify && toporrs && chosen_by_toporr) {
-      if (!c.check) c.check = std::make_unique<DecisionCheck>(options_.verify_calls, c.decision);
-      *check = c.check.get();
-    }
+  // Checked: toporr's own choice of something other than the library's call. An algorithm
+  // the caller named (the C API, TOPORR_ALGORITHM) runs as asked.
+  const bool toporrs = run->algorithm || run->multilevel != nullptr;
+  const bool chosen_by_toporr = !request.algorithm && !request.force_multilevel;
+  if (options_.verify && toporrs && chosen_by_toporr) {
+    if (!c.check) c.check = std::make_unique<DecisionCheck>(options_.verify_calls, c.decision);
+    run->check = c.check.get();
   }
   return MPI_SUCCESS;
 }

@@ -82,6 +82,27 @@ struct ReorderRequest {
   bool force_multilevel = false;
 };
 
+// What toporr's collective runs for one call (Library::CollectiveComm).
+struct CollectiveRun {
+  // The decision's communicator, in the decided order; only toporr sends on it. Null when
+  // the ranks' arguments disagreed (nothing cached: the MPI library's own call).
+  MPI_Comm run_on = MPI_COMM_NULL;
+  // The algorithm to run on run_on; nullopt: the MPI library's own call on the caller's
+  // communicator (a fallback, or the multi-level version below).
+  std::optional<mapping::Algorithm> algorithm;
+  int root = 0;  // the request's root as a rank of run_on
+  // The decided order (new rank i = old rank (*order)[i]; empty = identity), valid while the
+  // caller's communicator lives; null with run_on.
+  const std::vector<int32_t>* order = nullptr;
+  // The multi-level version's communicators when that is the decision; null otherwise, or
+  // when they could not be built.
+  const Multilevel* multilevel = nullptr;
+  // The decision's run-time check when toporr chose (the request names no algorithm and
+  // forces no multi-level version) something other than the MPI library's own call and
+  // verification is on (options().verify); null otherwise.
+  DecisionCheck* check = nullptr;
+};
+
 // Thread-safety: calls on different communicators may run in several threads at once
 // (MPI_THREAD_MULTIPLE); calls on one communicator follow MPI's rule for it (one thread at a
 // time). What communicators share is thread-safe: the row source (row_source.h), and, under
@@ -102,23 +123,11 @@ class Library {
   int CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm* newcomm,
                   Decision* decision);
 
-  // For toporr's collectives: the (cached) decision for `request` on `comm` as a
-  // communicator only toporr sends on, in the decided order (*run_on), the algorithm to run
-  // on it (nullopt: fall back to the MPI library's own call on `comm`) and the request's
-  // root translated to *run_on. A cache hit costs no communication; a miss is
-  // CommReorder (collective).
-  // `order` (may be null): the decided order (new rank i = old rank (*order)[i]; empty =
-  // identity), valid while `comm` lives.
-  // `multilevel` (may be null): set when the decision is the multi-level version (then
-  // *algorithm is nullopt): its communicators, built on first use (collective) and cached
-  // with the decision; null otherwise, or when they could not be built.
-  // `check` (may be null): the decision's run-time check when toporr chose (request has no
-  // algorithm and no forced multi-level version) something other than the MPI library's own
-  // call and verification is on (options().verify); null otherwise.
-  int CollectiveComm(MPI_Comm comm, const ReorderRequest& request, MPI_Comm* run_on,
-                     std::optional<mapping::Algorithm>* algorithm, int* root,
-                     const std::vector<int32_t>** order = nullptr,
-                     const Multilevel** multilevel = nullptr, DecisionCheck** check = nullptr);
+  // For toporr's collectives: the (cached) decision for `request` on `comm` (*run). A cache
+  // hit costs no communication; a miss is CommReorder (collective). When the decision is the
+  // multi-level version, its communicators are built on first use (collective) and cached
+  // with the decision.
+  int CollectiveComm(MPI_Comm comm, const ReorderRequest& request, CollectiveRun* run);
 
   // What the next call of toporr's collective `request` on `comm` runs, from the
   // communicator's cache alone (no communication; the same on every rank that passes the

@@ -9,65 +9,29 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "mapping/schedules/algorithms.h"
 #include "mapping/schedules/collective_shapes.h"
 #include "mapping/schedules/generators.h"
 
 namespace toporr::mapping {
 namespace {
 
-constexpr std::array<std::pair<Algorithm, std::string_view>, 17> kAlgorithmNames = {{
-    {Algorithm::kRing, "ring"},
-    {Algorithm::kSegmentedRing, "segmented_ring"},
-    {Algorithm::kRecursiveDoubling, "recursive_doubling"},
-    {Algorithm::kRabenseifner, "rabenseifner"},
-    {Algorithm::kBruck, "bruck"},
-    {Algorithm::kBinomial, "binomial"},
-    {Algorithm::kBinaryTree, "binary_tree"},
-    {Algorithm::kSplitBinaryTree, "split_binary_tree"},
-    {Algorithm::kKnomial, "knomial"},
-    {Algorithm::kChain, "chain"},
-    {Algorithm::kPipeline, "pipeline"},
-    {Algorithm::kScatterAllgather, "scatter_allgather"},
-    {Algorithm::kScatterAllgatherRing, "scatter_allgather_ring"},
-    {Algorithm::kLinear, "linear"},
-    {Algorithm::kSwing, "swing"},
-    {Algorithm::kSwingBandwidth, "swing_bandwidth"},
-    {Algorithm::kBine, "bine"},
-}};
-
-constexpr std::array<std::pair<Collective, std::string_view>, 5> kCollectiveNames = {{
-    {Collective::kAllreduce, "allreduce"},
-    {Collective::kBcast, "bcast"},
-    {Collective::kAllgather, "allgather"},
-    {Collective::kGather, "gather"},
-    {Collective::kReduce, "reduce"},
-}};
-
-template <typename E, size_t N>
-std::string_view NameOf(const std::array<std::pair<E, std::string_view>, N>& table, E e) {
-  for (const auto& [value, name] : table)
-    if (value == e) return name;
-  return "unknown";
+// The names of a registry's rows, in its order.
+template <typename Row, size_t N>
+std::vector<std::string> Names(const std::array<Row, N>& rows) {
+  std::vector<std::string> names;
+  for (const Row& r : rows) names.emplace_back(r.name);
+  return names;
 }
 
-template <typename E, size_t N>
-absl::StatusOr<E> ParseName(const std::array<std::pair<E, std::string_view>, N>& table,
-                            std::string_view name, const char* what) {
-  std::vector<std::string> names;
-  for (const auto& [value, n] : table) {
-    if (n == name) return value;
-    names.emplace_back(n);
-  }
+absl::Status UnknownName(const std::vector<std::string>& names, std::string_view name,
+                         const char* what) {
   return absl::InvalidArgumentError(
       absl::StrCat("unknown ", what, " \"", std::string(name),
                    "\"; expected one of: ", absl::StrJoin(names, ", ")));
 }
 
-bool Implements(Collective c, Algorithm a) {
-  const std::vector<Algorithm> algs = AlgorithmsFor(c);
-  return std::find(algs.begin(), algs.end(), a) != algs.end() ||
-         (c == Collective::kBcast && a == Algorithm::kLinear);
-}
+bool Implements(Collective c, Algorithm a) { return Has(InfoOf(a).schedules, c); }
 
 }  // namespace
 
@@ -147,39 +111,51 @@ absl::Status Generate(const PatternSpec& spec, bool exact, const StepVisitor& vi
 }  // namespace
 }  // namespace schedules_internal
 
-std::string_view AlgorithmName(Algorithm a) { return NameOf(kAlgorithmNames, a); }
-std::string_view CollectiveName(Collective c) { return NameOf(kCollectiveNames, c); }
+std::string_view AlgorithmName(Algorithm a) { return InfoOf(a).name; }
+std::string_view CollectiveName(Collective c) { return InfoOf(c).name; }
 
 absl::StatusOr<Algorithm> ParseAlgorithm(std::string_view name) {
-  return ParseName(kAlgorithmNames, name, "algorithm");
+  for (const AlgorithmInfo& row : kAlgorithms) {
+    if (row.name == name) return row.algorithm;
+  }
+  return UnknownName(Names(kAlgorithms), name, "algorithm");
 }
 
 absl::StatusOr<Collective> ParseCollective(std::string_view name) {
-  return ParseName(kCollectiveNames, name, "collective");
+  for (const CollectiveInfo& row : kCollectives) {
+    if (row.name == name) return row.collective;
+  }
+  return UnknownName(Names(kCollectives), name, "collective");
 }
 
 std::vector<Algorithm> AlgorithmsFor(Collective c) {
-  switch (c) {
-    case Collective::kAllreduce:
-      return {Algorithm::kRing,         Algorithm::kSegmentedRing, Algorithm::kRecursiveDoubling,
-              Algorithm::kRabenseifner, Algorithm::kSwing,         Algorithm::kSwingBandwidth};
-    case Collective::kBcast:
-      return {Algorithm::kBinomial,
-              Algorithm::kBinaryTree,
-              Algorithm::kSplitBinaryTree,
-              Algorithm::kKnomial,
-              Algorithm::kChain,
-              Algorithm::kPipeline,
-              Algorithm::kScatterAllgather,
-              Algorithm::kScatterAllgatherRing,
-              Algorithm::kBine};
-    case Collective::kAllgather:
-      return {Algorithm::kRing, Algorithm::kRecursiveDoubling, Algorithm::kBruck};
-    case Collective::kGather:
-    case Collective::kReduce:
-      return {Algorithm::kBinomial};
+  std::vector<Algorithm> out;
+  for (const AlgorithmInfo& row : kAlgorithms) {
+    if (Has(row.selectable, c)) out.push_back(row.algorithm);
   }
-  return {};
+  return out;
+}
+
+std::vector<Algorithm> OwnAlgorithmsFor(Collective c) {
+  std::vector<Algorithm> out;
+  for (const AlgorithmInfo& row : kAlgorithms) {
+    if (Has(row.own, c)) out.push_back(row.algorithm);
+  }
+  return out;
+}
+
+const AlgorithmInfo* AlgorithmOfCValue(int value) {
+  for (const AlgorithmInfo& row : kAlgorithms) {
+    if (row.c_value == value) return &row;
+  }
+  return nullptr;
+}
+
+const CollectiveInfo* CollectiveOfCValue(int value) {
+  for (const CollectiveInfo& row : kCollectives) {
+    if (row.c_value == value) return &row;
+  }
+  return nullptr;
 }
 
 absl::Status ValidateSpec(const PatternSpec& spec) {
