@@ -191,5 +191,12 @@ TEST_F(SiteConfigTest, NamedFileMustExistAndBeARegularFile) {
   EXPECT_THAT(e.warnings, ElementsAre(HasSubstr("not a regular file")));
 }
 
+TEST(ReportPathForJob, ExpandsTheJobIdOnlyUnderSlurm) {
+  EXPECT_EQ(ReportPathForJob("/r/rep-%j-%%-%x.jsonl", "4711"), "/r/rep-4711-%-%x.jsonl");
+  EXPECT_EQ(ReportPathForJob("/r/rep-%j.jsonl", nullptr), "/r/rep-%j.jsonl");
+  EXPECT_EQ(ReportPathForJob("/r/rep-%j.jsonl", ""), "/r/rep-%j.jsonl");
+  EXPECT_EQ(ReportPathForJob("/r/rep%", "7"), "/r/rep%");
+}
+
 }  // namespace
 }  // namespace toporr::client
