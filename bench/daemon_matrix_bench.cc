@@ -16,7 +16,7 @@
 //                             16 MiB frames (client settings; the daemon is unchanged);
 //   BM_GetCostMatrixCompact   GetCostMatrix(HOSTS, compact = true): 2 bytes per pair
 //                             (CompactCosts), decoded by the client into the arrays
-//                             (client/cost_matrix_codec.h) INSIDE the timed lap;
+//                             (client/costs/cost_matrix_codec.h) INSIDE the timed lap;
 //   BM_GetQuantizedCostMatrix the uint16 form of the same matrix, for comparison;
 // and the server's steps replayed in this process on the same fabric, so that
 // RPC - (fill + response + serialise + parse) is what the transport adds:
@@ -49,7 +49,7 @@
 #include "bench/bench_daemon.h"
 #include "bench/measure.h"
 #include "benchmark/benchmark.h"
-#include "client/cost_matrix_codec.h"
+#include "client/costs/cost_matrix_codec.h"
 #include "collectors/hosts.h"
 #include "collectors/ibnetdiscover.h"
 #include "fabric/fabric.h"

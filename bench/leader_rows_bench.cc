@@ -36,7 +36,7 @@
 #include "bench/bench_daemon.h"
 #include "bench/measure.h"
 #include "benchmark/benchmark.h"
-#include "client/cost_matrix_codec.h"
+#include "client/costs/cost_matrix_codec.h"
 #include "grpcpp/grpcpp.h"
 #include "toporr/v1/toporr.grpc.pb.h"
 

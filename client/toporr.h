@@ -10,7 +10,7 @@
  *
  * Configuration: a toporr_options struct (toporr_options_init: defaults, then the site file
  * /etc/toporr/client.conf or $TOPORR_CONFIG, then the TOPORR_* environment variables, see
- * client/client_options.h and toporr(7)), or NULL for the process default taken from them
+ * client/config/client_options.h and toporr(7)), or NULL for the process default taken from them
  * on first use.
  *
  *   toporr_context ctx = NULL;                 // or toporr_context_create(&opts, &ctx)

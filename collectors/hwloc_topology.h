@@ -10,7 +10,7 @@
 //   - Every id in a PuLocation is a hwloc *logical* index of a Package, NUMANode, L3Cache or
 //     Core object, local to the host. -1 means "not known at this level" (see LocateCpuset
 //     for when).
-//   - The probe returns plain locations and distance matrices only; client/node_topology.h
+//   - The probe returns plain locations and distance matrices only; client/plan/node_topology.h
 //     turns them into the mapping engine's RankLocation, core slots and IntraHostModel.
 //
 // Sources (the test seam): this machine, an XML file or string written by `lstopo --of xml`

@@ -4,7 +4,7 @@
 Each check parses the source that defines a set of names and looks for every name in the page
 that documents it:
 
-  settings   every key of libtoporr's settings table (kSettings in client/client_options.cc)
+  settings   every key of libtoporr's settings table (kSettings in client/config/client_options.cc)
              has its variable TOPORR_<KEY> in the SETTINGS section of toporr(7)
              (deploy/man/toporr.7) and in a table row of the user guide (USER_GUIDE,
              docs/user-guide.md);
@@ -141,7 +141,7 @@ def table_keys(tree, source):
 
 
 def settings_keys(tree):
-    return table_keys(tree, "client/client_options.cc")
+    return table_keys(tree, "client/config/client_options.cc")
 
 
 def ctl_commands(tree):
@@ -195,8 +195,8 @@ USER_GUIDE = "docs/user-guide.md"
 def check_settings(tree):
     keys = settings_keys(tree)
     if not keys:
-        return ["settings: found no kSettings table in client/client_options.cc"]
-    names = [("TOPORR_" + k.upper(), "key %s of client/client_options.cc" % k) for k in keys]
+        return ["settings: found no kSettings table in client/config/client_options.cc"]
+    names = [("TOPORR_" + k.upper(), "key %s of client/config/client_options.cc" % k) for k in keys]
     problems = missing_in_page(tree, "settings", names, "deploy/man/toporr.7", "SETTINGS",
                                "toporr(7)")
     if not tree.exists(USER_GUIDE):
@@ -381,7 +381,7 @@ def mutations(tree):
     """(the check that must fail, what its message must hold (a string, or a tuple of strings
     all in one message), Tree with the change)."""
     r = tree.read
-    settings = r("client/client_options.cc")
+    settings = r("client/config/client_options.cc")
     ctl_query = r("client/ctl/query_commands.cc")
     config = r("daemon/config.cc")
     yield ("settings", ("TOPORR_VERIFY_CALLS", "toporr(7)"),
@@ -390,7 +390,7 @@ def mutations(tree):
     yield ("settings", ("TOPORR_CHECK_ARGUMENTS", "no row in a table of " + USER_GUIDE),
            Tree(tree.root, {USER_GUIDE: without_line(r(USER_GUIDE), "| `TOPORR_CHECK_ARGUMENTS` |")}))
     yield ("settings", "TOPORR_NEW_KNOB",
-           Tree(tree.root, {"client/client_options.cc": settings.replace(
+           Tree(tree.root, {"client/config/client_options.cc": settings.replace(
                '{"socket",', '{"new_knob", TOPORR_TEXT(socket), "a path"},\n    {"socket",', 1)}))
     yield ("commands", ("validate (toporrctl command", "toporrctl(1)"),
            Tree(tree.root, {"deploy/man/toporrctl.1": r("deploy/man/toporrctl.1").replace(

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "client/node_topology.h"
+#include "client/plan/node_topology.h"
 #include "collectors/hwloc_topology.h"
 #include "common/printable.h"
 #include "common/status_macros.h"

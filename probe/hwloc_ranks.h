@@ -1,5 +1,5 @@
 // Where hwloc puts every rank of the probe inside its host, with libtoporr's node-local
-// topology code (collectors/hwloc_topology.h on this machine, client/node_topology.h
+// topology code (collectors/hwloc_topology.h on this machine, client/plan/node_topology.h
 // ToRankLocation: the ids libtoporr's mapping engine sees), and the probe's verdict on the
 // measured levels inside hosts (hwloc_check.h).
 //

@@ -2,7 +2,9 @@
 """Checks the folder-level #include edges of toporr against its layer table (README "Layout").
 
 Every quoted include "folder/..." in a .h/.cc/.c file under the source root is an edge from
-the file's top-level folder to `folder`. The code generated from proto/ is included by its
+the file's room to the included file's room. A room is a top-level folder, except in the
+folders of ROOMED, whose sub-folders are rooms of their own ("client/plan" for
+client/plan/plan.cc; "client" for the files directly in client/). The code generated from proto/ is included by its
 path below proto/, the protos' include root ("toporr/v1/toporr.pb.h" for
 proto/toporr/v1/toporr.proto, as the generated sources include each other): such an include
 is an edge to proto/, and spelling it "proto/toporr/v1/..." is refused, so that one
@@ -30,18 +32,36 @@ LAYERS = {
     "db": {"common", "fabric"},
     "mapping": {"common", "fabric"},
     "daemon": {"proto", "db", "collectors", "mapping", "fabric", "common"},
-    "client": {"proto", "mapping", "fabric", "collectors", "common"},
-    "probe": {"client", "mapping", "fabric", "collectors", "common"},
+    # client/: the public headers alone; its rooms by concern, none including daemon/.
+    "client": set(),
+    "client/memory": set(),
+    "client/config": {"common"},
+    "client/plan": {"mapping", "fabric", "collectors", "common"},
+    "client/profile": {"mapping", "common"},
+    "client/report": {"client/plan", "mapping", "common"},
+    "client/costs": {"client/config", "proto", "mapping", "fabric", "collectors", "common"},
+    "client/ctl": {"client/config", "client/costs", "client/plan", "client/profile",
+                   "client/report", "proto", "mapping", "fabric", "collectors", "common"},
+    "client/mpi": {"client", "client/config", "client/costs", "client/plan", "client/profile",
+                   "client/report", "client/memory", "proto", "mapping", "fabric", "collectors",
+                   "common"},
+    "client/testing": {"client/memory"},
+    "probe": {"client/plan", "mapping", "fabric", "collectors", "common"},
     "bench": {"*"},
     "fuzz": {"daemon", "collectors", "fabric", "common"},
     "scheduler": {"common"},
 }
+
+# Top-level folders whose sub-folders are rooms (layers of their own in LAYERS).
+ROOMED = {"client"}
 
 # Extra folders a *_test.cc of a folder may include (test inputs read by the parsers).
 TEST_EXTRA = {
     "fabric": {"collectors"},
     "db": {"collectors"},
     "mapping": {"collectors"},
+    # the planner's tests plan over costs built by client/costs and check the report's lines
+    "client/plan": {"client/costs", "client/report"},
 }
 
 SKIP_DIRS = {".git", ".bazel", "third_party", "deploy"}
@@ -71,11 +91,19 @@ def generated_proto(root, path):
     return bool(m) and os.path.isfile(os.path.join(root, "proto", m.group(1) + ".proto"))
 
 
+def room_of(path):
+    """The room of a source path or an included path ("client/plan/plan.h" -> "client/plan")."""
+    parts = path.split("/")
+    if parts[0] in ROOMED and len(parts) > 2:
+        return parts[0] + "/" + parts[1]
+    return parts[0]
+
+
 def include_edges(root):
     """Yields (file, line number, from folder, to folder, included path) for every
     cross-folder include."""
     for rel in source_files(root):
-        folder = rel.split(os.sep)[0]
+        folder = room_of(rel.replace(os.sep, "/"))
         if folder not in LAYERS:
             continue
         with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
@@ -83,7 +111,7 @@ def include_edges(root):
                 m = INCLUDE.match(line)
                 if not m:
                     continue
-                path, target = m.group(1), m.group(2)
+                path, target = m.group(1), room_of(m.group(1))
                 if generated_proto(root, path):
                     target = "proto"
                 if target in LAYERS and target != folder:

@@ -23,10 +23,10 @@ tree
 put common/status.h '#pragma once'
 put fabric/fabric.h '#include "common/status.h"'
 put mapping/costs.h '#include <vector>' '#include "fabric/fabric.h"' '#include "mapping/x.h"'
-put client/plan.cc '#include "mapping/costs.h"'
+put client/plan/plan.cc '#include "mapping/costs.h"'
 put mapping/costs_test.cc '#include "mapping/costs.h"'
-put client/rows.cc '#include "toporr/v1/api.grpc.pb.h"' '#include "grpcpp/grpcpp.h"'
-put client/app.c '#include "client/api.h"' '#include "common/status.h"'
+put client/costs/rows.cc '#include "toporr/v1/api.grpc.pb.h"' '#include "grpcpp/grpcpp.h"'
+put client/mpi/app.c '#include "client/api.h"' '#include "client/plan/plan.h"' '#include "common/status.h"'
 if ! python3 "$checker" "$tmp/t" > "$tmp/out" 2>&1; then
   fail "clean tree rejected: $(cat "$tmp/out")"
 fi
@@ -47,8 +47,18 @@ put client/ctl/main.cc '#include "daemon/state.h"'
 if python3 "$checker" "$tmp/t" > "$tmp/out" 2>&1; then
   fail "client -> daemon accepted"
 fi
-grep -q 'client/ctl/main.cc:1: client/ may not include daemon/' "$tmp/out" ||
+grep -q 'client/ctl/main.cc:1: client/ctl/ may not include daemon/' "$tmp/out" ||
   fail "client -> daemon not named by file:line: $(cat "$tmp/out")"
+
+# Rooms of client/ are layers too: the planner may not include the MPI side.
+tree
+put client/mpi/library.h '#include "client/plan/plan.h"'
+put client/plan/plan.cc '#include "client/mpi/library.h"'
+if python3 "$checker" "$tmp/t" > "$tmp/out" 2>&1; then
+  fail "client/plan -> client/mpi accepted"
+fi
+grep -q 'client/plan/plan.cc:1: client/plan/ may not include client/mpi/' "$tmp/out" ||
+  fail "client/plan -> client/mpi not named by file:line: $(cat "$tmp/out")"
 
 # A .c file is read like a .cc file.
 tree
@@ -70,11 +80,11 @@ grep -q 'fabric/wire.h:2: fabric/ may not include proto/' "$tmp/out" ||
 
 # One spelling for generated protos: by their path below proto/.
 tree
-put client/rows.cc '#include "proto/toporr/v1/api.grpc.pb.h"'
+put client/costs/rows.cc '#include "proto/toporr/v1/api.grpc.pb.h"'
 if python3 "$checker" "$tmp/t" > "$tmp/out" 2>&1; then
   fail '"proto/toporr/v1/..." accepted'
 fi
-grep -q 'client/rows.cc:1: include "proto/toporr/v1/api.grpc.pb.h" by its path below proto/' \
+grep -q 'client/costs/rows.cc:1: include "proto/toporr/v1/api.grpc.pb.h" by its path below proto/' \
   "$tmp/out" || fail "proto/ spelling not named by file:line: $(cat "$tmp/out")"
 
 # The real tree it is run on in check_layers_test must be a tree this script can read.

@@ -18,8 +18,8 @@
 
 #include "bench/measure.h"
 #include "benchmark/benchmark.h"
-#include "client/job_layout.h"
-#include "client/plan.h"
+#include "client/plan/job_layout.h"
+#include "client/plan/plan.h"
 #include "mapping/costs/hierarchical_cost_matrix.h"
 
 namespace toporr::bench {

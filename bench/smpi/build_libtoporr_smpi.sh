@@ -82,7 +82,7 @@ for p in "${protos[@]}"; do
 done
 
 # --- 3. the row-source factory ------------------------------------------------------------------
-# The factory lives beside the daemon source today (client/daemon_rows.cc); it is taken from
+# The factory lives beside the daemon source today (client/costs/daemon_rows.cc); it is taken from
 # the library whenever a compiled file defines it.
 extra=("$REPO/bench/smpi/toporr_collective_time.cc" "$REPO/bench/smpi/smpi_shared_new.cc")
 if ! grep -lq 'std::unique_ptr<RowSource> NewRowSource(const ClientOptions&' \

@@ -465,7 +465,7 @@ def main():
     else:
         both = max(proposal.values())
         w(f"- one threshold for both: {size_name(both)} = {both} bytes"
-          f"{' = the default in client/client_options.h' if both == 65536 else f' (client/client_options.h has 65536): proposed default {both}'}")
+          f"{' = the default in client/config/client_options.h' if both == 65536 else f' (client/config/client_options.h has 65536): proposed default {both}'}")
     w("")
     if write_report(out, errors, args.output, "collectives_report"):
         return 1

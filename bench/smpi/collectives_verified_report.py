@@ -11,7 +11,7 @@ HxK, collective) it pairs
     without the check, for the cost section;
   - the `verified` run (TOPORR_VERIFY=1, mode auto, as many warm-up calls): the run-time
     check completes during the warm-up calls, so the timed call is the steady state after
-    its verdict; its report.jsonl holds the "verified" lines (client/decision_report.h).
+    its verdict; its report.jsonl holds the "verified" lines (client/report/decision_report.h).
 
 Checks (exit 1 after writing the output): every verified decision equals the unverified one
 (algorithm, order, predictions); every decision whose choice is not the MPI library's own call
@@ -134,7 +134,7 @@ def main():
       f"with TOPORR_VERIFY=1, TOPORR_VERIFY_CALLS={args.verify_calls}: the decision, then "
       "toporr's path and the MPI library's call alternately, each started after a barrier and "
       "timed as the slowest rank's time by one 8-byte MPI_MAX reduction; the timed call runs "
-      "the path whose median was lower (client/verification.h). All three are timed after the "
+      "the path whose median was lower (client/report/verification.h). All three are timed after the "
       f"same 1 + 2 x {args.verify_calls} = {1 + 2 * args.verify_calls} warm-up calls (with "
       "TOPORR_VERIFY=0 the decision and toporr's path or the library's call), then three "
       "barriers. `verdict`: `-` where the model chose the library's own call (nothing "

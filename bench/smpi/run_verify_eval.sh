@@ -1,5 +1,5 @@
 #!/bin/bash
-# The run-time check of toporr's choices (TOPORR_VERIFY, client/verification.h) in SimGrid
+# The run-time check of toporr's choices (TOPORR_VERIFY, client/report/verification.h) in SimGrid
 # SMPI, where the model is wrong and what the check costs -> bench/results/verification_smpi.md.
 #
 #   run_verify_eval.sh

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "client/row_source.h"
+#include "client/costs/row_source.h"
 
 namespace toporr::client {
 namespace {

@@ -42,7 +42,7 @@
 // host names, cost rows, planning on rank 0, MPI_Comm_split); it is a warm-up and not timed.
 // The mpi mode gets the same warm-up. `--warmups N` (default 1) makes that N back-to-back
 // warm-up calls, for every mode: with TOPORR_VERIFY=1 and N = 1 + 2 x TOPORR_VERIFY_CALLS the
-// run-time check of `auto` decisions (client/verification.h) completes in them and the timed
+// run-time check of `auto` decisions (client/report/verification.h) completes in them and the timed
 // calls run what its verdict kept. Given explicitly, each cell is preceded by
 //   warmup collective=C mode=M bytes=B calls=N us=T
 // with T = latest end - earliest start of the N warm-up calls together (the decision, the
@@ -71,12 +71,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "client/cost_file.h"
-#include "client/job_layout.h"
-#include "client/launch_files.h"
+#include "client/costs/cost_file.h"
 #include "client/mpi/coll/allgather.h"
 #include "client/mpi/coll/allreduce.h"
 #include "client/mpi/coll/bcast.h"
+#include "client/plan/job_layout.h"
+#include "client/plan/launch_files.h"
 #include "client/toporr.h"
 #include "common/status_macros.h"
 #include "mapping/costs/distance.h"

@@ -8,7 +8,7 @@ and on the 2-level 4:1 tree.
         [--mpis openmpi] [--sizes 1048576,16777216] [--raw DIR] [--stop-by HH:MM]
     bench/vcluster/run_baselines_bench.py --report-only     (from the committed raw archive)
 
-Leaf-sorted order (the same as `toporrctl plan` reports, client/plan.h LeafSortedMapping): the
+Leaf-sorted order (the same as `toporrctl plan` reports, client/plan/plan.h LeafSortedMapping): the
 launch order's hosts grouped by the leaf switch they hang off (from the cluster's layout,
 `vcluster status --json`), groups in the order of their first host in the launch order, hosts
 within a group in launch order, each host's ranks contiguous in launch order.

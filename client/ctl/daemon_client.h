@@ -16,8 +16,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "client/cost_matrix_codec.h"
-#include "client/daemon_channel.h"
+#include "client/costs/cost_matrix_codec.h"
+#include "client/costs/daemon_channel.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "mapping/routes/table_routes.h"
@@ -28,7 +28,7 @@ namespace toporr::client::ctl {
 class DaemonClient {
  public:
   struct Options {
-    // The daemon and how to reach it (client/daemon_channel.h): the Unix socket, or the TCP
+    // The daemon and how to reach it (client/costs/daemon_channel.h): the Unix socket, or the TCP
     // listener with TLS (for admin RPCs over TCP with this client's certificate: mutual TLS).
     DaemonEndpoint endpoint;
     // Deadline of every RPC in seconds; <= 0: each call's own default.

@@ -4,7 +4,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "client/client_options.h"
+#include "client/config/client_options.h"
 #include "client/ctl/admin_commands.h"
 #include "client/ctl/command.h"
 #include "client/ctl/export_commands.h"

@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "client/cost_file.h"
+#include "client/costs/cost_file.h"
 #include "client/ctl/topology_export.h"
 #include "common/json_writer.h"
 #include "common/output_file.h"
@@ -95,7 +95,7 @@ absl::StatusOr<Reply> ExportJson(Invocation& inv, const ExportRequest& request) 
                         });
 }
 
-// The cost matrix of the request's hosts as a client/cost_file.h file at the request's
+// The cost matrix of the request's hosts as a client/costs/cost_file.h file at the request's
 // output.
 absl::StatusOr<Reply> ExportCosts(Invocation& inv, const ExportRequest& request) {
   const std::string& output = request.output;

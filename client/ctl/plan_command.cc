@@ -11,15 +11,15 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "client/cost_matrix_codec.h"
+#include "client/costs/cost_matrix_codec.h"
+#include "client/costs/job_costs.h"
 #include "client/ctl/plan_output.h"
-#include "client/graph_plan.h"
-#include "client/job_costs.h"
-#include "client/launch_files.h"
-#include "client/node_topology.h"
-#include "client/plan.h"
-#include "client/traffic_graph.h"
-#include "client/traffic_profile.h"
+#include "client/plan/graph_plan.h"
+#include "client/plan/launch_files.h"
+#include "client/plan/node_topology.h"
+#include "client/plan/plan.h"
+#include "client/profile/traffic_graph.h"
+#include "client/profile/traffic_profile.h"
 #include "collectors/fabric_input.h"
 #include "collectors/hwloc_topology.h"
 #include "common/output_file.h"
@@ -46,7 +46,7 @@ struct PlanArgs {
   MapBy map_by = MapBy::kCore;
   int np = 0;
   // --from leaf-sorted: the job is launched in the leaf-sorted order of the placement
-  // (client/plan.h LeafSortedMapping), and toporr plans from there.
+  // (client/plan/plan.h LeafSortedMapping), and toporr plans from there.
   bool from_leaf_sorted = false;
   PlanRequest request;
   CostSourceOptions costs;
@@ -244,7 +244,7 @@ absl::Status WriteOutputFile(const std::string& path, const std::string& text) {
   return WriteFileReplacing(path, text);
 }
 
-// `graph` embedded as libtoporr embeds it (client/graph_plan.h: PlanTraffic for `what` ==
+// `graph` embedded as libtoporr embeds it (client/plan/graph_plan.h: PlanTraffic for `what` ==
 // "traffic", PlanGraph for a topology function's graph), on the same placement and costs as a
 // collective's plan; the launcher files asked for are written, their header comments naming
 // `what`.
@@ -279,7 +279,7 @@ absl::StatusOr<GraphPlanJob> PlanGraphForJob(const PlanArgs& p, const JobHosts& 
 }
 
 // The profile of --traffic, checked against the job before any cost is fetched: the
-// communication graph of its traffic (client/traffic_graph.h). Errors name the file.
+// communication graph of its traffic (client/profile/traffic_graph.h). Errors name the file.
 absl::StatusOr<TrafficGraph> LoadTrafficGraph(const PlanArgs& p,
                                               const mapping::Placement& placement) {
   ASSIGN_OR_RETURN(std::string text,

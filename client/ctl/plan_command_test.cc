@@ -1,6 +1,6 @@
 // `toporrctl plan --cart` and `plan --traffic` end to end through RunCtl, offline on the bundled
 // 16-host fat tree (deploy/demo/fattree-2l-16h.ibnet): its order is libtoporr's MPI_Cart_create
-// order for the same hosts and ranks (client/graph_plan.h on the same placement and costs).
+// order for the same hosts and ranks (client/plan/graph_plan.h on the same placement and costs).
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -11,11 +11,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "client/costs/job_costs.h"
 #include "client/ctl/dispatch.h"
 #include "client/ctl/testing/ctl_run.h"
-#include "client/graph_plan.h"
-#include "client/job_costs.h"
-#include "client/launch_files.h"
+#include "client/plan/graph_plan.h"
+#include "client/plan/launch_files.h"
 #include "collectors/fabric_input.h"
 #include "common/status_matchers.h"
 #include "common/test_data.h"
@@ -53,7 +53,7 @@ class CartPlanTest : public ::testing::Test {
     ASSERT_OK_AND_ASSIGN(placement_, ExplicitPlacement(hosts_, ranks_text, "job.ranks"));
   }
 
-  // The embedding client/graph_plan.h gives the grid on this job.
+  // The embedding client/plan/graph_plan.h gives the grid on this job.
   mapping::Embedding Expected(const std::vector<int>& dims, const std::vector<bool>& periods) {
     const std::string text = ::toporr::testing::ReadFileOrDie(kFabric);
     collectors::FabricInput in;

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "client/decision_report.h"
-#include "client/graph_plan.h"
-#include "client/traffic_graph.h"
+#include "client/plan/graph_plan.h"
+#include "client/profile/traffic_graph.h"
+#include "client/report/decision_report.h"
 
 namespace toporr::client::ctl {
 namespace {

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "client/ctl/output.h"
-#include "client/plan.h"
-#include "client/traffic_profile.h"
+#include "client/plan/plan.h"
+#include "client/profile/traffic_profile.h"
 #include "mapping/embedding/graph_embed.h"
 
 namespace toporr::client::ctl {
@@ -34,7 +34,7 @@ struct PlanReport {
 Reply PlanReply(PlanReport report);
 
 // `plan --cart`: the order libtoporr gives MPI_Cart_create(dims, periods, reorder = 1) on the
-// job (client/graph_plan.h). JSON: "cart" {"dims", "periods"}, "edge_bytes", "ranks",
+// job (client/plan/graph_plan.h). JSON: "cart" {"dims", "periods"}, "edge_bytes", "ranks",
 // "hosts", "cost_source", "embedder" (the embedding kept: identity, bipartition, greedy,
 // scotch), "reordered", "speedup", "before" and "after" {"mapping", "time_ns"}, "new_order"
 // (the old rank of each new rank, as for a collective) and "candidates" (every embedder run).
@@ -61,11 +61,11 @@ struct CartPlanReport {
 Reply CartPlanReply(CartPlanReport report);
 
 // `plan --traffic`: the order of the job's ranks embedding the communication graph of a
-// traffic profile (client/traffic_graph.h) onto its hosts. JSON: "traffic" {"profile",
+// traffic profile (client/profile/traffic_graph.h) onto its hosts. JSON: "traffic" {"profile",
 // "p2p_bytes", "rma_bytes", "collective_bytes", "unmodelled_calls", "edges"}, then the
 // fields of --cart from "ranks" on ("ranks", "hosts", "cost_source", "embedder",
 // "reordered", "speedup", "before", "after", "new_order", "candidates"). time_ns is
-// PlanTraffic's prediction (client/graph_plan.h): the profiled traffic sent at once, each rank
+// PlanTraffic's prediction (client/plan/graph_plan.h): the profiled traffic sent at once, each rank
 // pair's bytes one message, sharing host links (and the fabric's, with routes) — a measure
 // that ranks orders, not a forecast of the run's time.
 struct TrafficPlanReport {

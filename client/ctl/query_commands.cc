@@ -10,7 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
-#include "client/cost_matrix_codec.h"
+#include "client/costs/cost_matrix_codec.h"
 #include "common/status_macros.h"
 
 namespace toporr::client::ctl {

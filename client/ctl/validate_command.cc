@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "client/costs/job_costs.h"
 #include "client/ctl/probe_validation.h"
-#include "client/job_costs.h"
 #include "collectors/fabric_input.h"
 #include "collectors/plogp.h"
 #include "common/json_writer.h"

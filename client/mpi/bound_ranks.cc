@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/mpi/collective_status.h"
-#include "client/node_topology.h"
+#include "client/plan/node_topology.h"
 #include "collectors/hwloc_topology.h"
 
 namespace toporr::client::mpi {

@@ -1,10 +1,10 @@
 // Ranks bound to cores are planned on their host's real topology: where each sits (package,
 // NUMA node, L3, core) and what crossing those costs (the host's NUMA distances), both from
-// the host's hwloc topology through client/node_topology.h NodeTopologyOf, the function
+// the host's hwloc topology through client/plan/node_topology.h NodeTopologyOf, the function
 // `toporrctl plan --node-topology` uses for an XML of the nodes. So a bound job's order
 // inside a host is the one `toporrctl plan --node-topology <that host's lstopo XML>` gives.
 // Ranks not bound to one core keep the regular synthetic slot and the stock intra-host
-// costs (client/job_layout.h JobPlacement; client/plan.h SlotLocation), unless some other
+// costs (client/plan/job_layout.h JobPlacement; client/plan/plan.h SlotLocation), unless some other
 // rank of the job is bound: the planner takes one intra-host model per job.
 //
 // hwloc describes the machine it runs on, or what HWLOC_XMLFILE / HWLOC_SYNTHETIC (with

@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-#include "client/device_memory.h"
+#include "client/memory/device_memory.h"
 
 namespace toporr::client::mpi {
 namespace {

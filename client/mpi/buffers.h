@@ -1,6 +1,6 @@
 // Whether toporr may take over a collective, given the memory its buffers live in: toporr's
 // collectives read, copy and reduce buffers on the CPU, so every rank's buffers must be host
-// memory (client/device_memory.h). A call on GPU or managed memory goes to the MPI library
+// memory (client/memory/device_memory.h). A call on GPU or managed memory goes to the MPI library
 // untouched (no decision, nothing in TOPORR_REPORT), on every rank of the communicator.
 //
 // Ranks must agree, since a rank that hands the call to the MPI library while another runs
@@ -9,7 +9,7 @@
 //     preceding conditions are the same on all ranks) agrees on whether any rank has a GPU
 //     runtime loaded: one MPI_Allreduce of one int, remembered on `comm` (an attribute);
 //   - later calls, when no rank had a runtime then and this process still has none: no
-//     communication (one cached look-up, client/device_memory.h, and the attribute);
+//     communication (one cached look-up, client/memory/device_memory.h, and the attribute);
 //   - otherwise, every call: one MPI_Allreduce of one int (all ranks' buffers host memory?);
 //     a GPU-aware MPI library that loads the CUDA driver at MPI_Init puts every job there.
 // Contract: a process that loads a GPU runtime after the first such call on `comm` must do so

@@ -149,7 +149,7 @@ class Opening {
   const CollectiveRun& run() const { return run_; }
 
   // Runs toporr's path (`ours`) or the MPI library's own call (`library`) as the decision's
-  // run-time check says (client/verification.h; no check: toporr's). A measured call starts
+  // run-time check says (client/report/verification.h; no check: toporr's). A measured call starts
   // after a barrier, is timed on every rank and its slowest rank's time reduced over the
   // decision's communicator (which only toporr sends on), so that all ranks record the same
   // time. A measured call of toporr's path repeats the argument check inside its timed region

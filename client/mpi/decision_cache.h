@@ -20,9 +20,9 @@
 #include <tuple>
 #include <vector>
 
-#include "client/decision_report.h"
 #include "client/mpi/multilevel.h"
-#include "client/verification.h"
+#include "client/report/decision_report.h"
+#include "client/report/verification.h"
 
 namespace toporr::client::mpi {
 
@@ -33,7 +33,7 @@ using CacheKey = std::tuple<int, int, int, int, int>;
 // A hash of `k` for checking that every rank passed the same request.
 uint64_t KeyHash(const CacheKey& k);
 
-// The run-time check of one cached decision of toporr's collectives (client/verification.h)
+// The run-time check of one cached decision of toporr's collectives (client/report/verification.h)
 // and what was decided, for the report. Owned by the communicator's decision cache.
 struct DecisionCheck {
   explicit DecisionCheck(int calls, Decision d) : verification(calls), decision(std::move(d)) {}

@@ -23,9 +23,9 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
-#include "client/client_options.h"
-#include "client/decision_report.h"
-#include "client/verification.h"
+#include "client/config/client_options.h"
+#include "client/report/decision_report.h"
+#include "client/report/verification.h"
 
 namespace toporr::client::mpi {
 

@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "client/launch_files.h"
 #include "client/mpi/collective_status.h"
+#include "client/plan/launch_files.h"
 #include "common/key_value_file.h"
 #include "common/status_macros.h"
 

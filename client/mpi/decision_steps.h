@@ -13,7 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "client/client_options.h"
+#include "client/config/client_options.h"
 #include "client/mpi/bound_ranks.h"
 #include "mapping/costs/cost_matrix.h"
 #include "mapping/costs/placement.h"

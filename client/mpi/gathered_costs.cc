@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "client/costs/row_routes.h"
 #include "client/mpi/collective_status.h"
 #include "client/mpi/leaf_groups.h"
-#include "client/row_routes.h"
 #include "common/status_macros.h"
 
 namespace toporr::client::mpi {

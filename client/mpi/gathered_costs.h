@@ -10,7 +10,7 @@
 //   5. the rows reach rank 0: the leaders allgather them into one MPI-3 shared window per
 //      host (the matrix is held once per host, not per rank), or, for jobs of more than
 //      TOPORR_COMPRESS_ABOVE hosts, in leaf-group form (leaf_groups.h); then their routes
-//      (one MPI_Gatherv, client/row_routes.h).
+//      (one MPI_Gatherv, client/costs/row_routes.h).
 // Each step ends in the same result on every rank (collective_status.h Agree).
 #ifndef TOPORR_CLIENT_MPI_GATHERED_COSTS_H_
 #define TOPORR_CLIENT_MPI_GATHERED_COSTS_H_
@@ -20,10 +20,10 @@
 #include <memory>
 
 #include "absl/status/status.h"
-#include "client/client_options.h"
-#include "client/decision_report.h"
-#include "client/job_layout.h"
-#include "client/row_source.h"
+#include "client/config/client_options.h"
+#include "client/costs/row_source.h"
+#include "client/plan/job_layout.h"
+#include "client/report/decision_report.h"
 #include "mapping/costs/cost_matrix.h"
 #include "mapping/routes/route_source.h"
 

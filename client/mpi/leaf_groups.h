@@ -8,8 +8,8 @@
 #include <memory>
 
 #include "absl/status/status.h"
-#include "client/job_layout.h"
-#include "client/row_source.h"
+#include "client/costs/row_source.h"
+#include "client/plan/job_layout.h"
 #include "mapping/costs/cost_matrix.h"
 
 namespace toporr::client::mpi {

@@ -7,8 +7,6 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "client/graph_plan.h"
-#include "client/job_layout.h"
 #include "client/mpi/bound_ranks.h"
 #include "client/mpi/coll/allreduce.h"
 #include "client/mpi/collective_status.h"
@@ -16,9 +14,11 @@
 #include "client/mpi/decision_steps.h"
 #include "client/mpi/gathered_costs.h"
 #include "client/mpi/multilevel.h"
-#include "client/plan.h"
-#include "client/traffic_graph.h"
-#include "client/traffic_profile.h"
+#include "client/plan/graph_plan.h"
+#include "client/plan/job_layout.h"
+#include "client/plan/plan.h"
+#include "client/profile/traffic_graph.h"
+#include "client/profile/traffic_profile.h"
 #include "common/key_value_file.h"
 #include "common/status_macros.h"
 #include "mapping/embedding/graph_embed.h"
@@ -164,7 +164,7 @@ absl::StatusOr<mapping::CommGraph> LoadTrafficGraph(const char* path, int size) 
   return std::move(traffic.graph);
 }
 
-// PlanTraffic (client/graph_plan.h) for the graph rank 0 loaded, or the reason it has none.
+// PlanTraffic (client/plan/graph_plan.h) for the graph rank 0 loaded, or the reason it has none.
 Planner TrafficPlanner(const absl::StatusOr<mapping::CommGraph>* graph) {
   return [graph](const mapping::Placement& placement, const mapping::HostCostMatrix& costs,
                  const mapping::RouteSource* routes,

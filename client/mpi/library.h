@@ -17,7 +17,7 @@
 //      once per host, not per rank), or beyond TOPORR_COMPRESS_ABOVE hosts send them in
 //      leaf-group form (leaf_groups.h); their routes reach rank 0 (steps 3 to 5:
 //      gathered_costs.h GatherCosts);
-//   6. rank 0 computes the order with the mapping engine (client/plan.h Plan, or the graph
+//   6. rank 0 computes the order with the mapping engine (client/plan/plan.h Plan, or the graph
 //      embedding) and broadcasts it, so no two ranks can disagree (decision_steps.h
 //      SharePlan);
 //   7. MPI_Comm_split(comm, 0, new rank) builds the communicator (SplitInOrder); the
@@ -52,14 +52,14 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "client/client_options.h"
-#include "client/decision_report.h"
-#include "client/job_layout.h"
+#include "client/config/client_options.h"
+#include "client/costs/row_source.h"
 #include "client/mpi/decision_cache.h"
 #include "client/mpi/decision_log.h"
 #include "client/mpi/decision_steps.h"
-#include "client/row_source.h"
-#include "client/verification.h"
+#include "client/plan/job_layout.h"
+#include "client/report/decision_report.h"
+#include "client/report/verification.h"
 #include "mapping/costs/cost_matrix.h"
 #include "mapping/costs/placement.h"
 #include "mapping/reorder/graph_reorder.h"
@@ -152,11 +152,11 @@ class Library {
                   std::vector<int32_t>* order, Decision* decision);
 
   // Collective over `comm`: *newcomm holds comm's processes in the order planned for the
-  // traffic profile at `profile_path` (read on rank 0 only; client/traffic_graph.h, with the
-  // linked MPI library's rules for its collectives), comm rank i being the profile's rank i.
-  // On any failure (the file unreadable or malformed, a profile of another size, no costs)
-  // the identity order (a duplicate) with the one warning. Returns the MPI error code of
-  // creating *newcomm; the caller frees it.
+  // traffic profile at `profile_path` (read on rank 0 only; client/profile/traffic_graph.h, with
+  // the linked MPI library's rules for its collectives), comm rank i being the profile's rank i. On
+  // any failure (the file unreadable or malformed, a profile of another size, no costs) the
+  // identity order (a duplicate) with the one warning. Returns the MPI error code of creating
+  // *newcomm; the caller frees it.
   int TrafficReorder(MPI_Comm comm, const char* profile_path, MPI_Comm* newcomm,
                      Decision* decision);
 

@@ -7,7 +7,7 @@
 // comparison before the MPI library's.
 //
 // Buffers: a large call whose buffers are GPU or managed memory at any rank (asked of a CUDA
-// driver or HIP runtime the process has loaded, client/device_memory.h) goes to the MPI
+// driver or HIP runtime the process has loaded, client/memory/device_memory.h) goes to the MPI
 // library untouched on every rank, with no decision (client/mpi/buffers.h: how ranks agree,
 // and what that costs). The C interceptors, the Fortran ones below and the C API all reach
 // toporr through collective_api.h, where the check is made.

@@ -60,7 +60,7 @@ int toporr_pmpi_dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
                                   const int weights[], MPI_Info info, int reorder,
                                   MPI_Comm* comm_dist_graph);
 
-// ---- The traffic profile (TOPORR_PROFILE; the file: client/traffic_profile.h) ----
+// ---- The traffic profile (TOPORR_PROFILE; the file: client/profile/traffic_profile.h) ----
 // The PMPI layer reports each call it sees here; libtoporr.so counts (traffic_recorder.h).
 // Every function below is a no-op unless this process records, and none of them changes
 // what the MPI call does.
@@ -169,7 +169,7 @@ enum {
   TOPORR_PROFILE_EXSCAN,
   TOPORR_PROFILE_NUM_COLLECTIVES
 };
-// A call of `collective` on `comm` whose message size (client/traffic_profile.h) is `count`
+// A call of `collective` on `comm` whose message size (client/profile/traffic_profile.h) is `count`
 // elements of `datatype` at every rank.
 void toporr_profile_collective(int collective, MPI_Comm comm, long long count,
                                MPI_Datatype datatype);

@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
-#include "client/traffic_profile.h"
+#include "client/profile/traffic_profile.h"
 
 namespace toporr::client::mpi {
 

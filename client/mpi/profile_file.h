@@ -1,4 +1,4 @@
-// Rank 0's traffic profile file (client/traffic_profile.h): a new temporary file of its own
+// Rank 0's traffic profile file (client/profile/traffic_profile.h): a new temporary file of its own
 // beside FILE (common/output_file.h ReplacingFile: created exclusively, never a planted link
 // or FIFO) written row by row as the processes' counts arrive, renamed to FILE when complete,
 // so that FILE appears only whole, and two jobs writing one FILE each leave a whole file (the

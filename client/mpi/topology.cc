@@ -4,7 +4,7 @@
 #include <map>
 #include <vector>
 
-#include "client/graph_plan.h"
+#include "client/plan/graph_plan.h"
 #include "mapping/reorder/graph_reorder.h"
 
 namespace toporr::client::mpi {

@@ -6,7 +6,7 @@
 // constructor run on it with reorder = 0 — so graph vertex i is new rank i, and for
 // dist-graph-adjacent each new rank receives the neighbour lists given for its rank.
 // Edge weights scale bytes: unweighted edges (and weight 1) count kBytesPerEdgeUnit
-// (client/graph_plan.h); MPI_Cart_create's graph is CartGraph's, so `toporrctl plan --cart`
+// (client/plan/graph_plan.h); MPI_Cart_create's graph is CartGraph's, so `toporrctl plan --cart`
 // gives the same order.
 //
 // MPI describes MPI_Cart_create and MPI_Graph_create in terms of MPI_Cart_map and
@@ -25,8 +25,8 @@
 
 #include <functional>
 
-#include "client/graph_plan.h"
 #include "client/mpi/library.h"
+#include "client/plan/graph_plan.h"
 
 namespace toporr::client::mpi {
 

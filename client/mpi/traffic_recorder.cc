@@ -13,7 +13,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "client/client_options.h"
+#include "client/config/client_options.h"
 #include "client/mpi/pmpi_abi.h"
 #include "client/mpi/profile_file.h"
 

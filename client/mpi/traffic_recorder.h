@@ -1,7 +1,7 @@
 // What the PMPI layer (pmpi_traffic.cc, pmpi.cc) records for `TOPORR_PROFILE=FILE`: per pair
 // of MPI_COMM_WORLD ranks the bytes and messages of point-to-point and one-sided traffic,
 // and per communicator the calls and bytes of each collective, written by rank 0 at
-// MPI_Finalize in the format of client/traffic_profile.h. The C entry points are in
+// MPI_Finalize in the format of client/profile/traffic_profile.h. The C entry points are in
 // pmpi_abi.h ("The traffic profile").
 //
 // Ranks: a destination of any communicator is counted under its MPI_COMM_WORLD rank. The
@@ -41,7 +41,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/functional/function_ref.h"
-#include "client/traffic_profile.h"
+#include "client/profile/traffic_profile.h"
 
 namespace toporr::client::mpi {
 

@@ -1,5 +1,5 @@
 /* A stand-in GPU runtime for tests on machines without a GPU: the few entry points libtoporr
- * asks (client/device_memory.h) with the CUDA driver's and the HIP runtime's signatures and
+ * asks (client/memory/device_memory.h) with the CUDA driver's and the HIP runtime's signatures and
  * values, answering from address ranges the test registers. Built twice (BUILD.bazel): with
  * soname libcuda.so.1 (the CUDA driver) and libamdhip64.so.6 (the HIP runtime), so that a
  * program that loads one has that runtime "loaded in the process". The registered memory is
@@ -13,11 +13,11 @@
  *                         HIP major version set with fake_gpu_set_hip_version (default 6).
  * For any other address: CUDA_ERROR_INVALID_VALUE, as the CUDA driver answers for host memory
  * it does not know; HIP 6 answers success with type Unregistered, HIP 5 hipErrorInvalidValue.
- * The values are the vendors' (client/gpu_runtime_abi.h). */
+ * The values are the vendors' (client/memory/gpu_runtime_abi.h). */
 #include <stddef.h>
 #include <stdint.h>
 
-#include "client/gpu_runtime_abi.h"
+#include "client/memory/gpu_runtime_abi.h"
 
 enum { kFakeDevice = 1, kFakeManaged = 2, kFakePinnedHost = 3 };
 

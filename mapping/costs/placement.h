@@ -49,7 +49,7 @@ LocalityLevel SharedLevel(const RankLocation& a, const RankLocation& b);
 // Point-to-point cost inside a host per level: time(m) = latency_ns + m / (gbps / 8) ns.
 // Defaults are typical of a 2-socket x86 node with shared-memory transport (vader/sm,
 // single-copy): orders of magnitude, overridable from configuration or hwloc distances
-// (client/node_topology.h). They keep every intra-host level at most as dear as a host
+// (client/plan/node_topology.h). They keep every intra-host level at most as dear as a host
 // on the same leaf switch (~1 us, HDR 200 Gb/s; mapping/costs/host_costs.h), as on real nodes:
 // crossing sockets is slower than staying on one, never slower than the network.
 struct IntraHostModel {

@@ -11,7 +11,7 @@
 // toporr is on, 0..100).
 //
 // Each setting is given three times, as libtoporr's TOPORR_* variable (read by the PMPI
-// layer and the C API, client/client_options.cc) and as the MCA parameter of both Open MPI
+// layer and the C API, client/config/client_options.cc) and as the MCA parameter of both Open MPI
 // components (OMPI_MCA_coll_toporr_*, client/mpi/openmpi_component/coll_toporr.c, and
 // OMPI_MCA_topo_toporr_*, topo_toporr.c), so that every way into a job agrees.
 // coll_priority is the coll component's alone. Thread-compatible; no state.

@@ -16,8 +16,7 @@ TEST(Own, ImplementationsAreTheRegistrysOwnColumn) {
         << row.name;
     EXPECT_EQ(OwnBcast(row.algorithm) != nullptr, mapping::Has(row.own, Collective::kBcast))
         << row.name;
-    EXPECT_EQ(OwnAllgather(row.algorithm) != nullptr,
-              mapping::Has(row.own, Collective::kAllgather))
+    EXPECT_EQ(OwnAllgather(row.algorithm) != nullptr, mapping::Has(row.own, Collective::kAllgather))
         << row.name;
     // toporr runs gather and reduce as the multi-level version or the library's call only.
     EXPECT_FALSE(mapping::Has(row.own, Collective::kGather)) << row.name;

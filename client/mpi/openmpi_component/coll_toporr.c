@@ -8,7 +8,7 @@
  *
  * MCA parameters (ompi_info --param coll toporr --level 9): coll_toporr_priority (40, above
  * tuned's 30 and han's 0, so that it is the module of its four collectives), and one per
- * toporr setting of client/client_options.h (coll_toporr_min_bytes, _disable, _verify,
+ * toporr setting of client/config/client_options.h (coll_toporr_min_bytes, _disable, _verify,
  * _report, ...). Their defaults are the process's configuration (defaults, site file,
  * TOPORR_*), so a parameter set through Open MPI (--mca, OMPI_MCA_*, mca-params.conf) wins
  * over TOPORR_* and the site file, and an unset one changes nothing. coll_toporr_disable=1 (or

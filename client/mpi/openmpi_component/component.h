@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-/* The components' MCA parameters that configure toporr (client/client_options.h keys of the
+/* The components' MCA parameters that configure toporr (client/config/client_options.h keys of the
  * same names), in the types Open MPI's MCA variables store; a null string is unset. */
 struct toporr_mca_params {
   int64_t min_bytes;

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "client/client_options.h"
+#include "client/config/client_options.h"
 #include "client/mpi/openmpi_component/component.h"
 
 namespace toporr::client::mpi {

@@ -75,11 +75,11 @@ SPREAD = [LEAVES[l][h] for h in range(4) for l in range(4)]
 WARNING = "toporr: warning: keeping the identity rank order"
 
 
-# client/plan.h kMultilevelMargin / kMultilevelMarginBelowBytes: below 1 MiB the multi-level
+# client/plan/plan.h kMultilevelMargin / kMultilevelMarginBelowBytes: below 1 MiB the multi-level
 # version must be predicted 1.3x faster than the flat choice to be adopted.
 MULTILEVEL_MARGIN = 1.3
 MULTILEVEL_MARGIN_BELOW_BYTES = 1 << 20
-# client/plan.h kLibraryMargin / kLibraryMarginLarge / kLibraryMarginBelowBytes: toporr replaces
+# client/plan/plan.h kLibraryMargin / kLibraryMarginLarge / kLibraryMarginBelowBytes: toporr replaces
 # the MPI library's own call only when predicted 1.1x faster (1.05x from 1 MiB).
 LIBRARY_MARGIN = 1.1
 LIBRARY_MARGIN_LARGE = 1.05
@@ -88,7 +88,7 @@ LIBRARY_MARGIN_BELOW_BYTES = 1 << 20
 
 def weighed_ns(report, candidate):
     """A candidate's predicted time as selection weighs it (the multi-level margin, and the
-    library's margin: client/plan.h)."""
+    library's margin: client/plan/plan.h)."""
     if candidate["algorithm"] == "multilevel" and report["bytes"] < MULTILEVEL_MARGIN_BELOW_BYTES:
         return candidate["predicted_ns"] * MULTILEVEL_MARGIN
     if candidate["algorithm"] == "mpi_library":

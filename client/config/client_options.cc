@@ -1,0 +1,235 @@
+#include "client/config/client_options.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <map>
+#include <string_view>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "common/key_value_file.h"
+#include "common/status_macros.h"
+
+namespace toporr::client {
+namespace {
+
+// One setting: its key (the environment variable is TOPORR_<KEY>), how to apply a value
+// (false: malformed) and what a good value is, for the warning.
+struct Setting {
+  const char* key;
+  bool (*apply)(const std::string& value, ClientOptions* o);
+  const char* expected;
+};
+
+template <typename Int>
+bool ParseIn(const std::string& text, int64_t lo, int64_t hi, Int* out) {
+  int64_t v = 0;
+  if (!absl::SimpleAtoi(text, &v) || v < lo || v > hi) return false;
+  *out = static_cast<Int>(v);
+  return true;
+}
+
+#define TOPORR_TEXT(field) [](const std::string& v, ClientOptions* o) { return o->field = v, true; }
+
+constexpr Setting kSettings[] = {
+    {"socket", TOPORR_TEXT(socket), "a path"},
+    {"address", TOPORR_TEXT(address), "HOST:PORT"},
+    {"tls_ca", TOPORR_TEXT(tls_ca), "a PEM file"},
+    {"tls_cert", TOPORR_TEXT(tls_cert), "a PEM file"},
+    {"tls_key", TOPORR_TEXT(tls_key), "a PEM file"},
+    {"tls_server_name", TOPORR_TEXT(tls_server_name), "a host name"},
+    {"insecure",
+     [](const std::string& v, ClientOptions* o) { return ParseBoolWord(v, &o->insecure); },
+     "0 or 1"},
+    {"costs", TOPORR_TEXT(costs_path), "a cost file"},
+    {"deadline_ms",
+     [](const std::string& v, ClientOptions* o) { return ParseIn(v, 1, 600000, &o->deadline_ms); },
+     "milliseconds in 1..600000"},
+    {"disable",
+     [](const std::string& v, ClientOptions* o) { return ParseBoolWord(v, &o->disable); },
+     "0 or 1"},
+    {"verbose",
+     [](const std::string& v, ClientOptions* o) { return ParseIn(v, 0, 9, &o->verbose); },
+     "a level in 0..9"},
+    {"report", TOPORR_TEXT(report_path), "a file"},
+    {"hostmap", TOPORR_TEXT(hostmap_path), "a file"},
+    {"algorithm", TOPORR_TEXT(algorithm), "an algorithm name"},
+    {"min_bytes",
+     [](const std::string& v, ClientOptions* o) {
+       return ParseIn(v, 0, int64_t{1} << 62, &o->min_bytes);
+     },
+     "a byte count >= 0"},
+    {"compress_above",
+     [](const std::string& v, ClientOptions* o) {
+       return ParseIn(v, 0, 1 << 30, &o->compress_above_hosts);
+     },
+     "a host count >= 0"},
+    {"routes_max_hosts",
+     [](const std::string& v, ClientOptions* o) {
+       return ParseIn(v, 0, 1 << 20, &o->routes_max_hosts);
+     },
+     "a host count >= 0"},
+    {"verify", [](const std::string& v, ClientOptions* o) { return ParseBoolWord(v, &o->verify); },
+     "0 or 1"},
+    {"verify_calls",
+     [](const std::string& v, ClientOptions* o) { return ParseIn(v, 1, 50, &o->verify_calls); },
+     "a count in 1..50"},
+    {"check_arguments",
+     [](const std::string& v, ClientOptions* o) { return ParseBoolWord(v, &o->check_arguments); },
+     "0 or 1"},
+    {"reproducible",
+     [](const std::string& v, ClientOptions* o) { return ParseBoolWord(v, &o->reproducible); },
+     "0 or 1"},
+    {"profile", TOPORR_TEXT(profile_path), "a file"},
+    {"profile_time",
+     [](const std::string& v, ClientOptions* o) { return ParseBoolWord(v, &o->profile_time); },
+     "0 or 1"},
+};
+
+#undef TOPORR_TEXT
+
+std::string EnvName(const char* key) { return "TOPORR_" + absl::AsciiStrToUpper(key); }
+
+std::string KnownKeys() {
+  std::string out;
+  for (const Setting& s : kSettings) absl::StrAppend(&out, out.empty() ? "" : ", ", s.key);
+  return out;
+}
+
+}  // namespace
+
+EnvironmentOptions OptionsFromEnvironment(ClientOptions base, const GetEnvFn& getenv_fn) {
+  EnvironmentOptions r{std::move(base), {}};
+  for (const Setting& s : kSettings) {
+    const std::string name = EnvName(s.key);
+    const char* v = getenv_fn(name.c_str());
+    if (v == nullptr || *v == '\0') continue;
+    if (!s.apply(v, &r.options)) {
+      r.warnings.push_back(
+          absl::StrCat(name, "=", std::string(v).substr(0, 64), " ignored: expected ", s.expected));
+    }
+  }
+  return r;
+}
+
+EnvironmentOptions OptionsFromEnvironment(ClientOptions base) {
+  return OptionsFromEnvironment(std::move(base), [](const char* n) { return std::getenv(n); });
+}
+
+bool ApplyClientSetting(std::string_view key, const std::string& value, ClientOptions* options,
+                        std::string* expected) {
+  for (const Setting& s : kSettings) {
+    if (key != s.key) continue;
+    ClientOptions o = *options;
+    if (!s.apply(value, &o)) {
+      *expected = s.expected;
+      return false;
+    }
+    *options = std::move(o);
+    return true;
+  }
+  *expected = absl::StrCat("one of the known keys (", KnownKeys(), ")");
+  return false;
+}
+
+absl::Status ParseClientConfig(std::string_view text, std::string_view file_name,
+                               ClientOptions* options, std::vector<std::string>* notes) {
+  ClientOptions o = *options;
+  std::vector<std::string> found;
+  std::map<std::string, long> seen;  // key -> line
+  RETURN_IF_ERROR(ForEachKeyValue(text, file_name, [&](const KeyValue& kv) -> absl::Status {
+    auto skipped = [&](absl::Status why) {
+      if (notes == nullptr) return why;
+      found.push_back(absl::StrCat(why.message(), ": line ignored"));
+      return absl::OkStatus();
+    };
+    if (!kv.value.empty() && (kv.value.front() == '"' || kv.value.back() == '"')) {
+      return skipped(KeyValueError(file_name, kv, "a value with both its double quotes"));
+    }
+    const Setting* setting = nullptr;
+    for (const Setting& s : kSettings) {
+      if (kv.key == s.key) setting = &s;
+    }
+    if (setting == nullptr) {
+      return skipped(
+          KeyValueError(file_name, kv, absl::StrCat("one of the known keys (", KnownKeys(), ")")));
+    }
+    if (!setting->apply(kv.value, &o)) return KeyValueError(file_name, kv, setting->expected);
+    if (auto [it, first] = seen.emplace(kv.key, kv.line); !first) {
+      RETURN_IF_ERROR(skipped(absl::InvalidArgumentError(
+          absl::StrCat(std::string(file_name), ":", kv.line, ": ", kv.key,
+                       " was already set on line ", it->second, "; this one wins"))));
+      it->second = kv.line;
+    }
+    return absl::OkStatus();
+  }));
+  *options = std::move(o);
+  if (notes != nullptr) notes->insert(notes->end(), found.begin(), found.end());
+  return absl::OkStatus();
+}
+
+absl::Status CheckTrustedConfig(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return absl::OkStatus();  // the read names the failure
+  if ((st.st_mode & S_IWOTH) != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, " is writable by every user: not trusted"));
+  }
+  if (st.st_uid != 0 && st.st_uid != ::geteuid()) {
+    return absl::FailedPreconditionError(absl::StrCat(path, " is owned by uid ", st.st_uid,
+                                                      ", neither root nor this user: not trusted"));
+  }
+  return absl::OkStatus();
+}
+
+EnvironmentOptions LoadClientOptions(const GetEnvFn& getenv_fn, const std::string& site_config) {
+  ClientOptions base;
+  std::vector<std::string> warnings;
+  const char* named = getenv_fn("TOPORR_CONFIG");
+  const std::string path = named != nullptr && *named != '\0' ? named : site_config;
+  std::string text;
+  std::vector<std::string> notes;
+  absl::Status read = ReadRegularFile(path, &text, kConfigFileMaxBytes, "configuration file");
+  if (read.ok()) read = CheckTrustedConfig(path);
+  // A missing default file is the unconfigured site; a missing named file is a mistake.
+  if (read.ok()) read = ParseClientConfig(text, path, &base, &notes);
+  for (const std::string& note : notes) warnings.push_back("site configuration: " + note);
+  if (read.ok()) {
+    base.config_path = path;
+  } else if (!absl::IsNotFound(read) || path != site_config) {
+    warnings.push_back(absl::StrCat("site configuration ignored: ", read.message()));
+  }
+  EnvironmentOptions r = OptionsFromEnvironment(std::move(base), getenv_fn);
+  warnings.insert(warnings.end(), r.warnings.begin(), r.warnings.end());
+  r.warnings = std::move(warnings);
+  return r;
+}
+
+const EnvironmentOptions& ProcessClientOptions() {
+  static const EnvironmentOptions* options = new EnvironmentOptions(
+      LoadClientOptions([](const char* n) -> const char* { return std::getenv(n); }));
+  return *options;
+}
+
+std::string ReportPathForJob(std::string_view path, const char* slurm_job_id) {
+  if (slurm_job_id == nullptr || *slurm_job_id == '\0') return std::string(path);
+  std::string out;
+  for (size_t i = 0; i < path.size(); ++i) {
+    const bool escape = path[i] == '%' && i + 1 < path.size();
+    if (escape && path[i + 1] == 'j') {
+      out += slurm_job_id;
+      ++i;
+    } else if (escape && path[i + 1] == '%') {
+      out += '%';
+      ++i;
+    } else {
+      out += path[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace toporr::client

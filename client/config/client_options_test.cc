@@ -1,0 +1,202 @@
+#include "client/config/client_options.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace toporr::client {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+EnvironmentOptions FromMap(const std::map<std::string, std::string>& env) {
+  return OptionsFromEnvironment({}, [&](const char* name) -> const char* {
+    auto it = env.find(name);
+    return it == env.end() ? nullptr : it->second.c_str();
+  });
+}
+
+TEST(ClientOptionsTest, DefaultsWithoutEnvironment) {
+  EnvironmentOptions e = FromMap({});
+  EXPECT_EQ(e.options.socket, "/run/toporr/toporrd.sock");
+  EXPECT_EQ(e.options.deadline_ms, 2000);
+  EXPECT_FALSE(e.options.disable);
+  EXPECT_TRUE(e.options.costs_path.empty());
+  EXPECT_TRUE(e.warnings.empty());
+}
+
+TEST(ClientOptionsTest, EveryVariableApplies) {
+  EnvironmentOptions e = FromMap({{"TOPORR_SOCKET", "/tmp/s"},
+                                  {"TOPORR_ADDRESS", "mgmt:50051"},
+                                  {"TOPORR_COSTS", "c.bin"},
+                                  {"TOPORR_DEADLINE_MS", "250"},
+                                  {"TOPORR_DISABLE", "yes"},
+                                  {"TOPORR_VERBOSE", "2"},
+                                  {"TOPORR_REPORT", "r.jsonl"},
+                                  {"TOPORR_HOSTMAP", "h.txt"},
+                                  {"TOPORR_PROFILE", "job.prof"}});
+  EXPECT_EQ(e.options.socket, "/tmp/s");
+  EXPECT_EQ(e.options.address, "mgmt:50051");
+  EXPECT_EQ(e.options.costs_path, "c.bin");
+  EXPECT_EQ(e.options.deadline_ms, 250);
+  EXPECT_TRUE(e.options.disable);
+  EXPECT_EQ(e.options.verbose, 2);
+  EXPECT_EQ(e.options.report_path, "r.jsonl");
+  EXPECT_EQ(e.options.hostmap_path, "h.txt");
+  EXPECT_EQ(e.options.profile_path, "job.prof");
+  EXPECT_TRUE(e.warnings.empty());
+}
+
+TEST(ClientOptionsTest, MalformedValuesKeepDefaultsAndWarn) {
+  EnvironmentOptions e = FromMap(
+      {{"TOPORR_DEADLINE_MS", "soon"}, {"TOPORR_DISABLE", "maybe"}, {"TOPORR_VERBOSE", "-1"}});
+  EXPECT_EQ(e.options.deadline_ms, 2000);
+  EXPECT_FALSE(e.options.disable);
+  EXPECT_EQ(e.options.verbose, 0);
+  ASSERT_EQ(e.warnings.size(), 3u);
+  EXPECT_THAT(e.warnings[0], HasSubstr("TOPORR_DEADLINE_MS=soon ignored"));
+  EXPECT_THAT(e.warnings[1], HasSubstr("TOPORR_DISABLE=maybe"));
+}
+
+TEST(ClientOptionsTest, ZeroDeadlineIsRefused) {
+  EnvironmentOptions e = FromMap({{"TOPORR_DEADLINE_MS", "0"}});
+  EXPECT_EQ(e.options.deadline_ms, 2000);
+  EXPECT_THAT(e.warnings, ElementsAre(HasSubstr("1..600000")));
+}
+
+TEST(ClientOptionsTest, TlsSettingsHaveOneNameEach) {
+  EnvironmentOptions e = FromMap({{"TOPORR_TLS_CA", "ca.pem"},
+                                  {"TOPORR_TLS_CERT", "c.pem"},
+                                  {"TOPORR_TLS_KEY", "c.key"},
+                                  {"TOPORR_TLS_SERVER_NAME", "mgmt01"},
+                                  {"TOPORR_INSECURE", "1"}});
+  EXPECT_EQ(e.options.tls_ca, "ca.pem");
+  EXPECT_EQ(e.options.tls_cert, "c.pem");
+  EXPECT_EQ(e.options.tls_key, "c.key");
+  EXPECT_EQ(e.options.tls_server_name, "mgmt01");
+  EXPECT_TRUE(e.options.insecure);
+  ClientOptions o;
+  ASSERT_TRUE(ParseClientConfig("tls_ca = ca.pem\ntls_cert = c.pem\ntls_key = c.key\n"
+                                "tls_server_name = mgmt01\ninsecure = true\n",
+                                "client.conf", &o)
+                  .ok());
+  EXPECT_EQ(o.tls_ca, e.options.tls_ca);
+  EXPECT_EQ(o.tls_cert, e.options.tls_cert);
+  EXPECT_EQ(o.tls_key, e.options.tls_key);
+  EXPECT_EQ(o.tls_server_name, e.options.tls_server_name);
+  EXPECT_TRUE(o.insecure);
+}
+
+// A site configuration file written under a test temp dir; removed with the fixture.
+class SiteConfigTest : public ::testing::Test {
+ protected:
+  void Write(const std::string& text) { std::ofstream(path_) << text; }
+  void TearDown() override { std::remove(path_.c_str()); }
+  EnvironmentOptions Load(const std::map<std::string, std::string>& env) {
+    return LoadClientOptions(
+        [&](const char* name) -> const char* {
+          auto it = env.find(name);
+          return it == env.end() ? nullptr : it->second.c_str();
+        },
+        path_);
+  }
+  std::string path_ = ::testing::TempDir() + "/client.conf";
+};
+
+TEST_F(SiteConfigTest, MissingDefaultFileMeansDefaultsWithoutWarning) {
+  EnvironmentOptions e = Load({});
+  EXPECT_EQ(e.options.deadline_ms, 2000);
+  EXPECT_TRUE(e.options.config_path.empty());
+  EXPECT_TRUE(e.warnings.empty());
+}
+
+TEST_F(SiteConfigTest, FileAppliesAndEnvironmentOverridesIt) {
+  Write(
+      "# site\naddress = mgmt01:50051\ntls_ca = /etc/toporr/ca.pem\ndeadline_ms = 500\n"
+      "min_bytes = 1048576\ndisable = false\n");
+  EnvironmentOptions e = Load({{"TOPORR_DEADLINE_MS", "300"}});
+  EXPECT_EQ(e.options.address, "mgmt01:50051");
+  EXPECT_EQ(e.options.tls_ca, "/etc/toporr/ca.pem");
+  EXPECT_EQ(e.options.deadline_ms, 300);
+  EXPECT_EQ(e.options.min_bytes, 1048576);
+  EXPECT_EQ(e.options.config_path, path_);
+  EXPECT_TRUE(e.warnings.empty());
+}
+
+TEST_F(SiteConfigTest, MalformedFileIsIgnoredWholeWithOneWarningNamingTheLine) {
+  Write("address = mgmt01:50051\ndeadline_ms = soon\n");
+  EnvironmentOptions e = Load({});
+  EXPECT_TRUE(e.options.address.empty());  // not half-applied
+  EXPECT_EQ(e.options.deadline_ms, 2000);
+  ASSERT_EQ(e.warnings.size(), 1u);
+  EXPECT_THAT(e.warnings[0], HasSubstr(path_ + ":2: deadline_ms must be milliseconds"));
+}
+
+TEST_F(SiteConfigTest, UnknownKeysQuotesAndRepeatsAreSkippedWithOneWarningEach) {
+  Write(
+      "adress = mgmt01:50051\ntls_ca = /etc/toporr/ca.pem\nsocket = \"/run/x.sock\n"
+      "deadline_ms = 500\ndeadline_ms = 700\naddress = mgmt02:50051\n");
+  EnvironmentOptions e = Load({});
+  EXPECT_EQ(e.options.tls_ca, "/etc/toporr/ca.pem");  // the rest is kept
+  EXPECT_EQ(e.options.address, "mgmt02:50051");
+  EXPECT_EQ(e.options.socket, "/run/toporr/toporrd.sock");  // the unbalanced quote: skipped
+  EXPECT_EQ(e.options.deadline_ms, 700);                    // the last one wins
+  EXPECT_EQ(e.options.config_path, path_);
+  ASSERT_EQ(e.warnings.size(), 3u) << ::testing::PrintToString(e.warnings);
+  EXPECT_THAT(e.warnings[0], HasSubstr(":1: adress must be one of the known keys"));
+  EXPECT_THAT(e.warnings[1], HasSubstr(":3: socket must be a value with both its double quotes"));
+  EXPECT_THAT(e.warnings[2], HasSubstr(":5: deadline_ms was already set on line 4"));
+  // Without notes (a strict reader) each of them refuses the file.
+  ClientOptions o;
+  EXPECT_FALSE(ParseClientConfig("adress = x\n", "f", &o).ok());
+  EXPECT_FALSE(ParseClientConfig("verbose = 1\nverbose = 2\n", "f", &o).ok());
+}
+
+TEST_F(SiteConfigTest, FilesOthersCanChangeAreNotTrusted) {
+  Write("address = mgmt01:50051\n");
+  ASSERT_EQ(::chmod(path_.c_str(), 0666), 0);
+  EnvironmentOptions e = Load({});
+  EXPECT_TRUE(e.options.address.empty());
+  EXPECT_THAT(e.warnings, ElementsAre(HasSubstr("writable by every user: not trusted")));
+  ASSERT_EQ(::chmod(path_.c_str(), 0644), 0);
+  if (::geteuid() == 0) {
+    ASSERT_EQ(::chown(path_.c_str(), 65534, 65534), 0);
+    e = Load({});
+    EXPECT_TRUE(e.options.address.empty());
+    EXPECT_THAT(e.warnings, ElementsAre(HasSubstr("owned by uid 65534")));
+  }
+}
+
+TEST_F(SiteConfigTest, AFileBeyondItsBoundIsRefusedUnread) {
+  Write("");
+  ASSERT_EQ(::truncate(path_.c_str(), int64_t{1} << 30), 0);  // sparse: no disk used
+  EnvironmentOptions e = Load({});
+  EXPECT_THAT(
+      e.warnings,
+      ElementsAre(HasSubstr("larger than the 1048576 bytes a configuration file may have")));
+}
+
+TEST_F(SiteConfigTest, NamedFileMustExistAndBeARegularFile) {
+  EnvironmentOptions e = Load({{"TOPORR_CONFIG", path_ + ".absent"}});
+  EXPECT_THAT(e.warnings, ElementsAre(HasSubstr("cannot open")));
+  e = Load({{"TOPORR_CONFIG", ::testing::TempDir()}});
+  EXPECT_THAT(e.warnings, ElementsAre(HasSubstr("not a regular file")));
+}
+
+TEST(ReportPathForJob, ExpandsTheJobIdOnlyUnderSlurm) {
+  EXPECT_EQ(ReportPathForJob("/r/rep-%j-%%-%x.jsonl", "4711"), "/r/rep-4711-%-%x.jsonl");
+  EXPECT_EQ(ReportPathForJob("/r/rep-%j.jsonl", nullptr), "/r/rep-%j.jsonl");
+  EXPECT_EQ(ReportPathForJob("/r/rep-%j.jsonl", ""), "/r/rep-%j.jsonl");
+  EXPECT_EQ(ReportPathForJob("/r/rep%", "7"), "/r/rep%");
+}
+
+}  // namespace
+}  // namespace toporr::client
