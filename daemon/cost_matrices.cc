@@ -74,7 +74,7 @@ void AppendCost(const mapping::HostPairCost& c, v1::CostArrays* out) {
 }
 
 v1::RouteKind RouteKindOf(const Serving& s) {
-  if (s.info.source_kind == collectors::InputFormatName(collectors::InputFormat::kPlogp)) {
+  if (s.source_format == collectors::InputFormat::kPlogp) {
     return v1::MEASURED;
   }
   return s.costs->route_kind() == mapping::PairCosts::RouteKind::kForwardingTables

@@ -9,6 +9,12 @@
 
 namespace toporr::daemon {
 
+void Serving::Describe(db::SnapshotInfo snapshot) {
+  info = std::move(snapshot);
+  absl::StatusOr<collectors::InputFormat> format = collectors::ParseInputFormat(info.source_kind);
+  source_format = format.ok() ? std::optional<collectors::InputFormat>(*format) : std::nullopt;
+}
+
 void Serving::Serve(ServedCosts served) {
   costs = std::move(served.costs);
   routes = served.routes;
@@ -46,7 +52,7 @@ absl::StatusOr<std::unique_ptr<FabricState>> FabricState::Create(FabricStateOpti
   ASSIGN_OR_RETURN(std::optional<db::SnapshotInfo> current, state->store_->Current());
   if (current.has_value()) {
     auto serving = std::make_shared<Serving>();
-    serving->info = *current;
+    serving->Describe(*current);
     ASSIGN_OR_RETURN(serving->fabric, state->store_->LoadFabric(current->id));
     ASSIGN_OR_RETURN(auto tables, state->store_->LoadForwardingTables(current->id));
     ASSIGN_OR_RETURN(ServedCosts costs,
@@ -83,7 +89,7 @@ absl::StatusOr<IngestOutcome> FabricState::StoreAndServe(fabric::Fabric fabric, 
   std::shared_ptr<const Serving> now = Current();
   if (result.created || now == nullptr || now->info.id != result.snapshot.id) {
     auto serving = std::make_shared<Serving>();
-    serving->info = result.snapshot;
+    serving->Describe(result.snapshot);
     serving->fabric = std::move(fabric);
     serving->Serve(std::move(costs));
     {

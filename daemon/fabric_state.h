@@ -51,11 +51,16 @@ struct ServedCosts {
 // tables when the snapshot has them, else widest-shortest paths).
 struct Serving {
   db::SnapshotInfo info;
+  // The input format info.source_kind names, parsed once (Describe); nullopt for a source
+  // that is no input format (live discovery). kPlogp: the costs are measured, not derived.
+  std::optional<collectors::InputFormat> source_format;
   fabric::Fabric fabric;
   std::unique_ptr<mapping::PairCosts> costs;
   const mapping::LftRoutes* routes = nullptr;        // owned by `costs`; null: none
   const fabric::ForwardingTables* tables = nullptr;  // routes->tables(); null: none
 
+  // Takes `snapshot` as this snapshot's metadata (info and source_format).
+  void Describe(db::SnapshotInfo snapshot);
   // Takes `served` as this snapshot's costs, routes and tables.
   void Serve(ServedCosts served);
 };

@@ -81,11 +81,11 @@ for p in "${protos[@]}"; do
   gen_sources+=("$out_cc")
 done
 
-# --- 3. the row-source factory ------------------------------------------------------------------
-# The factory lives beside the daemon source today (client/costs/daemon_rows.cc); it is taken from
-# the library whenever a compiled file defines it.
+# --- 3. the daemon source ------------------------------------------------------------------------
+# The gRPC one (client/costs/daemon_rows.cc) was left out above; a stand-in takes its place
+# unless a compiled file defines it.
 extra=("$REPO/bench/smpi/toporr_collective_time.cc" "$REPO/bench/smpi/smpi_shared_new.cc")
-if ! grep -lq 'std::unique_ptr<RowSource> NewRowSource(const ClientOptions&' \
+if ! grep -lq 'std::unique_ptr<RowSource> NewDaemonRowSource(const ClientOptions&' \
      $(printf "$REPO/%s\n" "${sources[@]}"); then
   extra+=("$REPO/bench/smpi/smpi_row_source.cc")
 fi

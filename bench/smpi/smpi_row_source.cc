@@ -1,7 +1,8 @@
-// libtoporr's row-source factory for the SMPI build (bench/smpi/build_libtoporr_smpi.sh),
-// which leaves out the gRPC daemon source: the costs come from the TOPORR_COSTS file, as in
-// a daemon-less job. Without TOPORR_COSTS every decision falls back to the identity order
-// with a reason saying so (the benchmark refuses such runs: it checks the decision report).
+// The daemon source of libtoporr's SMPI build (bench/smpi/build_libtoporr_smpi.sh), which
+// leaves out the gRPC one (client/costs/daemon_rows.cc): the costs come from the
+// TOPORR_COSTS file, as in a daemon-less job. Without TOPORR_COSTS every decision falls back to the
+// identity order with a reason saying so (the benchmark refuses such runs: it checks the decision
+// report).
 #include <memory>
 #include <string>
 #include <string_view>
@@ -28,8 +29,7 @@ class NoDaemonRowSource final : public RowSource {
 
 }  // namespace
 
-std::unique_ptr<RowSource> NewRowSource(const ClientOptions& options) {
-  if (!options.costs_path.empty()) return NewFileRowSource(options.costs_path);
+std::unique_ptr<RowSource> NewDaemonRowSource(const ClientOptions&) {
   return std::make_unique<NoDaemonRowSource>();
 }
 

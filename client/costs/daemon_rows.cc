@@ -218,9 +218,8 @@ class DaemonRowSource final : public RowSource {
 
 }  // namespace
 
-std::unique_ptr<RowSource> NewRowSource(const ClientOptions& options) {
-  if (!options.costs_path.empty()) return WithCostChecks(NewFileRowSource(options.costs_path));
-  return WithCostChecks(std::make_unique<DaemonRowSource>(options));
+std::unique_ptr<RowSource> NewDaemonRowSource(const ClientOptions& options) {
+  return std::make_unique<DaemonRowSource>(options);
 }
 
 }  // namespace toporr::client

@@ -1,5 +1,7 @@
-// Where libtoporr's leaders get their host's cost row from: the daemon (daemon_rows.h) or a
-// TOPORRC1/C2 cost file (TOPORR_COSTS). Protocol, per decision:
+// Where libtoporr's leaders get their host's cost row from: the seam between libtoporr and its
+// cost sources, each in a file of its own: the daemon (daemon_rows.cc), a TOPORRC1/C2 cost
+// file (TOPORR_COSTS, file_rows.cc), the checks every row passes (checked_rows.cc), and the
+// factory that picks one (row_source.cc). Protocol, per decision:
 //   1. one process (rank 0) calls Prepare() with the job's host list: it checks every host
 //      is known and returns a ticket (the snapshot id, and for the daemon a host-list
 //      token), which is broadcast to the leaders;
@@ -82,9 +84,13 @@ std::unique_ptr<RowSource> WithCostChecks(std::unique_ptr<RowSource> source);
 // needs nothing from rank 0 but the file name.
 std::unique_ptr<RowSource> NewFileRowSource(std::string path);
 
-// The source `options` select: the file when costs_path is set, else the daemon at
-// `address` (TCP) or `socket`, each request bounded by deadline_ms; rows checked
-// (WithCostChecks).
+// The daemon source (daemon_rows.cc): the daemon at `address` (TCP) or `socket`, each request
+// bounded by deadline_ms. A build without gRPC links a stand-in of its own instead
+// (bench/smpi/smpi_row_source.cc).
+std::unique_ptr<RowSource> NewDaemonRowSource(const ClientOptions& options);
+
+// The source `options` select (row_source.cc): the file when costs_path is set, else the
+// daemon; rows checked (WithCostChecks).
 std::unique_ptr<RowSource> NewRowSource(const ClientOptions& options);
 
 }  // namespace toporr::client
