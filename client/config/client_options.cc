@@ -17,11 +17,14 @@ namespace toporr::client {
 namespace {
 
 // One setting: its key (the environment variable is TOPORR_<KEY>), how to apply a value
-// (false: malformed) and what a good value is, for the warning.
+// (false: malformed), what a good value is (for the warning), its value as text, and how the
+// Open MPI components register it (McaParameter; type kNone: not a parameter).
 struct Setting {
   const char* key;
   bool (*apply)(const std::string& value, ClientOptions* o);
+  std::string (*text)(const ClientOptions& o);
   const char* expected;
+  McaParameter mca;
 };
 
 template <typename Int>
@@ -32,64 +35,86 @@ bool ParseIn(const std::string& text, int64_t lo, int64_t hi, Int* out) {
   return true;
 }
 
-#define TOPORR_TEXT(field) [](const std::string& v, ClientOptions* o) { return o->field = v, true; }
+// The apply and text columns of a setting stored in `field`.
+#define TOPORR_TEXT(field)                                                   \
+  [](const std::string& v, ClientOptions* o) { return o->field = v, true; }, \
+      [](const ClientOptions& o) { return o.field; }
+#define TOPORR_BOOL(field)                                                            \
+  [](const std::string& v, ClientOptions* o) { return ParseBoolWord(v, &o->field); }, \
+      [](const ClientOptions& o) { return std::string(o.field ? "1" : "0"); }
+#define TOPORR_INT(field, lo, hi)                                                       \
+  [](const std::string& v, ClientOptions* o) { return ParseIn(v, lo, hi, &o->field); }, \
+      [](const ClientOptions& o) { return std::to_string(o.field); }
+
+constexpr McaParameter kNotMca{};
+constexpr int kDecision = kMcaDecisionSettings;
+constexpr int kCollective = kMcaCollectiveSettings;
 
 constexpr Setting kSettings[] = {
-    {"socket", TOPORR_TEXT(socket), "a path"},
-    {"address", TOPORR_TEXT(address), "HOST:PORT"},
-    {"tls_ca", TOPORR_TEXT(tls_ca), "a PEM file"},
-    {"tls_cert", TOPORR_TEXT(tls_cert), "a PEM file"},
-    {"tls_key", TOPORR_TEXT(tls_key), "a PEM file"},
-    {"tls_server_name", TOPORR_TEXT(tls_server_name), "a host name"},
-    {"insecure",
-     [](const std::string& v, ClientOptions* o) { return ParseBoolWord(v, &o->insecure); },
-     "0 or 1"},
-    {"costs", TOPORR_TEXT(costs_path), "a cost file"},
-    {"deadline_ms",
-     [](const std::string& v, ClientOptions* o) { return ParseIn(v, 1, 600000, &o->deadline_ms); },
-     "milliseconds in 1..600000"},
-    {"disable",
-     [](const std::string& v, ClientOptions* o) { return ParseBoolWord(v, &o->disable); },
-     "0 or 1"},
-    {"verbose",
-     [](const std::string& v, ClientOptions* o) { return ParseIn(v, 0, 9, &o->verbose); },
-     "a level in 0..9"},
-    {"report", TOPORR_TEXT(report_path), "a file"},
-    {"hostmap", TOPORR_TEXT(hostmap_path), "a file"},
-    {"algorithm", TOPORR_TEXT(algorithm), "an algorithm name"},
-    {"min_bytes",
-     [](const std::string& v, ClientOptions* o) {
-       return ParseIn(v, 0, int64_t{1} << 62, &o->min_bytes);
-     },
-     "a byte count >= 0"},
-    {"compress_above",
-     [](const std::string& v, ClientOptions* o) {
-       return ParseIn(v, 0, 1 << 30, &o->compress_above_hosts);
-     },
-     "a host count >= 0"},
-    {"routes_max_hosts",
-     [](const std::string& v, ClientOptions* o) {
-       return ParseIn(v, 0, 1 << 20, &o->routes_max_hosts);
-     },
-     "a host count >= 0"},
-    {"verify", [](const std::string& v, ClientOptions* o) { return ParseBoolWord(v, &o->verify); },
-     "0 or 1"},
-    {"verify_calls",
-     [](const std::string& v, ClientOptions* o) { return ParseIn(v, 1, 50, &o->verify_calls); },
-     "a count in 1..50"},
-    {"check_arguments",
-     [](const std::string& v, ClientOptions* o) { return ParseBoolWord(v, &o->check_arguments); },
-     "0 or 1"},
-    {"reproducible",
-     [](const std::string& v, ClientOptions* o) { return ParseBoolWord(v, &o->reproducible); },
-     "0 or 1"},
-    {"profile", TOPORR_TEXT(profile_path), "a file"},
-    {"profile_time",
-     [](const std::string& v, ClientOptions* o) { return ParseBoolWord(v, &o->profile_time); },
-     "0 or 1"},
+    {"socket", TOPORR_TEXT(socket), "a path",
+     McaParameter{McaType::kString, 5, kDecision, "The daemon's Unix socket (TOPORR_SOCKET)"}},
+    {"address", TOPORR_TEXT(address), "HOST:PORT",
+     McaParameter{McaType::kString, 5, kDecision,
+                  "HOST:PORT of the daemon's TCP listener; wins over socket (TOPORR_ADDRESS)"}},
+    {"tls_ca", TOPORR_TEXT(tls_ca), "a PEM file",
+     McaParameter{McaType::kString, 5, kDecision, "PEM CA file: TLS to address (TOPORR_TLS_CA)"}},
+    {"tls_cert", TOPORR_TEXT(tls_cert), "a PEM file", kNotMca},
+    {"tls_key", TOPORR_TEXT(tls_key), "a PEM file", kNotMca},
+    {"tls_server_name", TOPORR_TEXT(tls_server_name), "a host name", kNotMca},
+    {"insecure", TOPORR_BOOL(insecure), "0 or 1", kNotMca},
+    {"costs", TOPORR_TEXT(costs_path), "a cost file",
+     McaParameter{McaType::kString, 5, kDecision,
+                  "A TOPORRC1/C2 cost file; wins over the daemon (TOPORR_COSTS)"}},
+    {"deadline_ms", TOPORR_INT(deadline_ms, 1, 600000), "milliseconds in 1..600000",
+     McaParameter{McaType::kInt, 5, kDecision,
+                  "Deadline of each daemon request in ms, 1..600000 (TOPORR_DEADLINE_MS)"}},
+    {"disable", TOPORR_BOOL(disable), "0 or 1",
+     McaParameter{McaType::kBool, 4, kDecision,
+                  "Never reorder or take over a call: the component declines every communicator "
+                  "(TOPORR_DISABLE)"}},
+    {"verbose", TOPORR_INT(verbose, 0, 9), "a level in 0..9",
+     McaParameter{McaType::kInt, 5, kDecision,
+                  "0 quiet (one warning per cause per job), 1 or more a line per decision and "
+                  "per run-time check on rank 0 (TOPORR_VERBOSE)"}},
+    {"report", TOPORR_TEXT(report_path), "a file",
+     McaParameter{McaType::kString, 5, kDecision,
+                  "File to which rank 0 appends one JSON line per decision (TOPORR_REPORT)"}},
+    {"hostmap", TOPORR_TEXT(hostmap_path), "a file",
+     McaParameter{McaType::kString, 5, kDecision,
+                  "File whose line i names the host of MPI_COMM_WORLD rank i (TOPORR_HOSTMAP)"}},
+    {"algorithm", TOPORR_TEXT(algorithm), "an algorithm name",
+     McaParameter{McaType::kString, 5, kCollective,
+                  "Force toporr's collectives to one algorithm, or multilevel (TOPORR_ALGORITHM)"}},
+    {"min_bytes", TOPORR_INT(min_bytes, 0, int64_t{1} << 62), "a byte count >= 0",
+     McaParameter{McaType::kInt64, 5, kCollective,
+                  "toporr takes over allreduce, bcast, reduce of at least this many bytes "
+                  "(allgather: per-rank block); smaller calls go to the module Open MPI would "
+                  "have used (TOPORR_MIN_BYTES)"}},
+    {"compress_above", TOPORR_INT(compress_above_hosts, 0, 1 << 30), "a host count >= 0", kNotMca},
+    {"routes_max_hosts", TOPORR_INT(routes_max_hosts, 0, 1 << 20), "a host count >= 0", kNotMca},
+    {"verify", TOPORR_BOOL(verify), "0 or 1",
+     McaParameter{
+         McaType::kBool, 5, kCollective,
+         "Time the first calls of each decision of toporr's collectives against the library's own "
+         "call and keep the faster (TOPORR_VERIFY)"}},
+    {"verify_calls", TOPORR_INT(verify_calls, 1, 50), "a count in 1..50",
+     McaParameter{McaType::kInt, 6, kCollective,
+                  "Measured calls of each path, 1..50 (TOPORR_VERIFY_CALLS)"}},
+    {"check_arguments", TOPORR_BOOL(check_arguments), "0 or 1",
+     McaParameter{McaType::kBool, 6, kCollective,
+                  "Check that every rank passed the same arguments before toporr runs its "
+                  "own path (TOPORR_CHECK_ARGUMENTS)"}},
+    {"reproducible", TOPORR_BOOL(reproducible), "0 or 1",
+     McaParameter{McaType::kBool, 5, kCollective,
+                  "Reductions always by the library's own call, bitwise as without toporr "
+                  "(TOPORR_REPRODUCIBLE)"}},
+    {"profile", TOPORR_TEXT(profile_path), "a file", kNotMca},
+    {"profile_time", TOPORR_BOOL(profile_time), "0 or 1", kNotMca},
 };
 
 #undef TOPORR_TEXT
+#undef TOPORR_BOOL
+#undef TOPORR_INT
 
 std::string EnvName(const char* key) { return "TOPORR_" + absl::AsciiStrToUpper(key); }
 
@@ -133,6 +158,21 @@ bool ApplyClientSetting(std::string_view key, const std::string& value, ClientOp
   }
   *expected = absl::StrCat("one of the known keys (", KnownKeys(), ")");
   return false;
+}
+
+std::vector<McaSetting> McaSettings() {
+  std::vector<McaSetting> out;
+  for (const Setting& s : kSettings) {
+    if (s.mca.type != McaType::kNone) out.push_back({s.key, s.mca});
+  }
+  return out;
+}
+
+std::string ClientSettingText(const ClientOptions& options, std::string_view key) {
+  for (const Setting& s : kSettings) {
+    if (key == s.key) return s.text(options);
+  }
+  return "";
 }
 
 absl::Status ParseClientConfig(std::string_view text, std::string_view file_name,

@@ -128,6 +128,31 @@ using GetEnvFn = std::function<const char*(const char*)>;
 EnvironmentOptions OptionsFromEnvironment(ClientOptions base, const GetEnvFn& getenv_fn);
 EnvironmentOptions OptionsFromEnvironment(ClientOptions base = {});
 
+// How the Open MPI components (client/mpi/openmpi_component/) register a setting as an MCA
+// parameter <framework>_toporr_<key>: the type Open MPI stores it as, its ompi_info level
+// (1..9), which components register it (a mask of the kMca*Settings), and its help.
+enum class McaType { kNone, kBool, kInt, kInt64, kString };
+inline constexpr int kMcaDecisionSettings = 1;    // both components: what every decision reads
+inline constexpr int kMcaCollectiveSettings = 2;  // the coll component: toporr's collectives
+struct McaParameter {
+  McaType type = McaType::kNone;  // kNone: not a parameter
+  int level = 0;
+  int groups = 0;
+  const char* help = nullptr;
+};
+
+struct McaSetting {
+  const char* key;
+  McaParameter mca;
+};
+
+// The settings that are MCA parameters, in the settings table's order.
+std::vector<McaSetting> McaSettings();
+
+// The value of setting `key` in `options`, as text ApplyClientSetting takes back unchanged;
+// "" for an unknown key.
+std::string ClientSettingText(const ClientOptions& options, std::string_view key);
+
 // Applies one setting by its key (a site file's key; the environment variable without its
 // TOPORR_ prefix, lower case) with the same check as the environment and the site file: false
 // for an unknown key or a value out of its range, with what a good value is in *expected and

@@ -198,5 +198,43 @@ TEST(ReportPathForJob, ExpandsTheJobIdOnlyUnderSlurm) {
   EXPECT_EQ(ReportPathForJob("/r/rep%", "7"), "/r/rep%");
 }
 
+TEST(McaSettings, EveryParameterRoundTripsThroughItsText) {
+  ClientOptions set;
+  std::string expected;
+  for (const auto& [key, value] :
+       std::vector<std::pair<std::string, std::string>>{{"socket", "/s"},
+                                                        {"address", "h:1"},
+                                                        {"tls_ca", "/ca.pem"},
+                                                        {"costs", "/c"},
+                                                        {"deadline_ms", "700"},
+                                                        {"disable", "1"},
+                                                        {"verbose", "2"},
+                                                        {"report", "/r"},
+                                                        {"hostmap", "/h"},
+                                                        {"algorithm", "ring"},
+                                                        {"min_bytes", "4096"},
+                                                        {"verify", "0"},
+                                                        {"verify_calls", "7"},
+                                                        {"check_arguments", "0"},
+                                                        {"reproducible", "1"}}) {
+    ASSERT_TRUE(ApplyClientSetting(key, value, &set, &expected)) << key;
+  }
+  std::vector<std::string> keys;
+  for (const McaSetting& m : McaSettings()) {
+    keys.push_back(m.key);
+    EXPECT_NE(m.mca.help, nullptr) << m.key;
+    EXPECT_GE(m.mca.level, 1) << m.key;
+    EXPECT_LE(m.mca.level, 9) << m.key;
+    ClientOptions copy;
+    ASSERT_TRUE(ApplyClientSetting(m.key, ClientSettingText(set, m.key), &copy, &expected))
+        << m.key;
+    EXPECT_EQ(ClientSettingText(copy, m.key), ClientSettingText(set, m.key)) << m.key;
+    EXPECT_NE(ClientSettingText(copy, m.key), ClientSettingText(ClientOptions{}, m.key)) << m.key;
+  }
+  EXPECT_THAT(keys, ElementsAre("socket", "address", "tls_ca", "costs", "deadline_ms", "disable",
+                                "verbose", "report", "hostmap", "algorithm", "min_bytes", "verify",
+                                "verify_calls", "check_arguments", "reproducible"));
+}
+
 }  // namespace
 }  // namespace toporr::client

@@ -37,7 +37,7 @@ static OBJ_CLASS_INSTANCE(mca_coll_toporr_module_t, mca_coll_base_module_t, topo
                           toporr_module_destruct);
 
 static int priority = 40;
-static struct toporr_mca_params params;
+static union toporr_mca_value params[TOPORR_MCA_MAX_SETTINGS];
 
 /* ---- the module ---- */
 
@@ -158,7 +158,7 @@ static int toporr_register(void) {
                           "Priority of the toporr coll component (above tuned's 30 and han's: "
                           "toporr's module provides allreduce, bcast, reduce and allgather)",
                           OPAL_INFO_LVL_6, &priority);
-  toporr_mca_register_settings(&mca_coll_toporr_component.collm_version, &params,
+  toporr_mca_register_settings(&mca_coll_toporr_component.collm_version, params,
                                TOPORR_MCA_COLLECTIVE_SETTINGS | TOPORR_MCA_DECISION_SETTINGS);
   return OMPI_SUCCESS;
 }
@@ -166,7 +166,7 @@ static int toporr_register(void) {
 /* Builds toporr's configuration once per process (MPI_Init); a disabled toporr makes the
  * component unavailable. */
 static int toporr_init_query(bool enable_progress_threads, bool enable_mpi_threads) {
-  return toporr_mca_configure(TOPORR_MCA_COLL, &params) ? OMPI_SUCCESS : OMPI_ERR_NOT_AVAILABLE;
+  return toporr_mca_configure(TOPORR_MCA_COLL, params) ? OMPI_SUCCESS : OMPI_ERR_NOT_AVAILABLE;
 }
 
 static mca_coll_base_module_t* toporr_comm_query(struct ompi_communicator_t* comm,

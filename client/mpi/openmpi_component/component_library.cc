@@ -1,5 +1,6 @@
 #include "client/mpi/openmpi_component/component_library.h"
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -13,13 +14,39 @@ namespace {
 // One per toporr_mca_component.
 Library* libraries[2] = {nullptr, nullptr};
 
-// The process configuration's strings, kept for toporr_mca_params' pointers.
-ClientOptions& Defaults() {
-  static ClientOptions* options = new ClientOptions(ProcessClientOptions().options);
-  return *options;
+// The settings that are MCA parameters, as C sees them (toporr_mca_settings).
+struct McaTable {
+  std::vector<McaSetting> settings = McaSettings();
+  std::vector<toporr_mca_setting> c;
+  McaTable() {
+    for (const McaSetting& s : settings) {
+      int type = TOPORR_MCA_STRING;
+      if (s.mca.type == McaType::kBool) type = TOPORR_MCA_BOOL;
+      if (s.mca.type == McaType::kInt) type = TOPORR_MCA_INT;
+      if (s.mca.type == McaType::kInt64) type = TOPORR_MCA_INT64;
+      c.push_back({s.key, s.mca.help, type, s.mca.level, s.mca.groups});
+    }
+    if (c.size() > TOPORR_MCA_MAX_SETTINGS) c.resize(TOPORR_MCA_MAX_SETTINGS);
+  }
+};
+
+const McaTable& Table() {
+  static const McaTable* table = new McaTable;
+  return *table;
 }
 
-char* Text(std::string& s) { return s.empty() ? nullptr : s.data(); }
+// The process configuration's values as text, kept for toporr_mca_value's string pointers.
+const std::vector<std::string>& DefaultTexts() {
+  static const std::vector<std::string>* texts = [] {
+    auto* out = new std::vector<std::string>;
+    for (const toporr_mca_setting& s : Table().c) {
+      out->push_back(ClientSettingText(ProcessClientOptions().options, s.name));
+    }
+    return out;
+  }();
+  return *texts;
+}
+
 std::string Text(const char* s) { return s == nullptr ? std::string() : std::string(s); }
 
 }  // namespace
@@ -33,27 +60,35 @@ Library* ComponentLibrary(int component) {
 
 extern "C" {
 
-void toporr_mca_defaults(toporr_mca_params* p) {
-  using toporr::client::mpi::Text;
-  toporr::client::ClientOptions& o = toporr::client::mpi::Defaults();
-  p->min_bytes = o.min_bytes;
-  p->disable = o.disable;
-  p->verify = o.verify;
-  p->verify_calls = o.verify_calls;
-  p->check_arguments = o.check_arguments;
-  p->reproducible = o.reproducible;
-  p->deadline_ms = o.deadline_ms;
-  p->verbose = o.verbose;
-  p->report = Text(o.report_path);
-  p->address = Text(o.address);
-  p->socket = Text(o.socket);
-  p->tls_ca = Text(o.tls_ca);
-  p->costs = Text(o.costs_path);
-  p->hostmap = Text(o.hostmap_path);
-  p->algorithm = Text(o.algorithm);
+const toporr_mca_setting* toporr_mca_settings(int* count) {
+  const auto& c = toporr::client::mpi::Table().c;
+  *count = static_cast<int>(c.size());
+  return c.data();
 }
 
-int toporr_mca_configure(int component, const toporr_mca_params* p) {
+void toporr_mca_defaults(toporr_mca_value* values) {
+  const auto& table = toporr::client::mpi::Table().c;
+  const auto& texts = toporr::client::mpi::DefaultTexts();
+  for (size_t i = 0; i < table.size(); ++i) {
+    const std::string& text = texts[i];
+    switch (table[i].type) {
+      case TOPORR_MCA_BOOL:
+        values[i].b = text == "1";
+        break;
+      case TOPORR_MCA_INT:
+        values[i].i = std::atoi(text.c_str());
+        break;
+      case TOPORR_MCA_INT64:
+        values[i].l = std::atoll(text.c_str());
+        break;
+      default:
+        values[i].s = text.empty() ? nullptr : const_cast<char*>(text.c_str());
+        break;
+    }
+  }
+}
+
+int toporr_mca_configure(int component, const toporr_mca_value* values) {
   using toporr::client::mpi::Text;
   if (component != TOPORR_MCA_COLL && component != TOPORR_MCA_TOPO) return 0;
   toporr::client::mpi::Library*& library = toporr::client::mpi::libraries[component];
@@ -61,31 +96,32 @@ int toporr_mca_configure(int component, const toporr_mca_params* p) {
     // Each parameter through the client's settings table, so an Open MPI parameter gets the
     // checks its TOPORR_* variable gets: a value out of range is refused with one warning
     // naming the parameter, and the process configuration's value is kept.
-    toporr::client::ClientOptions o = toporr::client::mpi::Defaults();
+    toporr::client::ClientOptions o = toporr::client::ProcessClientOptions().options;
     std::vector<std::string> warnings = toporr::client::ProcessClientOptions().warnings;
     const char* framework = component == TOPORR_MCA_COLL ? "coll" : "topo";
-    auto apply = [&](const char* key, const std::string& value) {
-      std::string expected;
-      if (!toporr::client::ApplyClientSetting(key, value, &o, &expected)) {
-        warnings.push_back(absl::StrCat(framework, "_toporr_", key, "=", value.substr(0, 64),
-                                        " ignored: expected ", expected));
+    const auto& table = toporr::client::mpi::Table().c;
+    for (size_t i = 0; i < table.size(); ++i) {
+      std::string value;
+      switch (table[i].type) {
+        case TOPORR_MCA_BOOL:
+          value = values[i].b ? "1" : "0";
+          break;
+        case TOPORR_MCA_INT:
+          value = std::to_string(values[i].i);
+          break;
+        case TOPORR_MCA_INT64:
+          value = std::to_string(values[i].l);
+          break;
+        default:
+          value = Text(values[i].s);
+          break;
       }
-    };
-    apply("min_bytes", std::to_string(p->min_bytes));
-    apply("disable", p->disable ? "1" : "0");
-    apply("verify", p->verify ? "1" : "0");
-    apply("verify_calls", std::to_string(p->verify_calls));
-    apply("check_arguments", p->check_arguments ? "1" : "0");
-    apply("reproducible", p->reproducible ? "1" : "0");
-    apply("deadline_ms", std::to_string(p->deadline_ms));
-    apply("verbose", std::to_string(p->verbose));
-    apply("report", Text(p->report));
-    apply("address", Text(p->address));
-    apply("socket", Text(p->socket));
-    apply("tls_ca", Text(p->tls_ca));
-    apply("costs", Text(p->costs));
-    apply("hostmap", Text(p->hostmap));
-    apply("algorithm", Text(p->algorithm));
+      std::string expected;
+      if (!toporr::client::ApplyClientSetting(table[i].name, value, &o, &expected)) {
+        warnings.push_back(absl::StrCat(framework, "_toporr_", table[i].name, "=",
+                                        value.substr(0, 64), " ignored: expected ", expected));
+      }
+    }
     library = new toporr::client::mpi::Library(o, std::move(warnings));
   }
   return library->options().disable ? 0 : 1;

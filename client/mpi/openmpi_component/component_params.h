@@ -6,21 +6,12 @@
 #include "client/mpi/openmpi_component/component.h"
 #include "opal/mca/base/base.h"
 
-/* Which of toporr's settings a component registers. */
-enum toporr_mca_settings {
-  /* disable, deadline_ms, verbose, report, address, socket, tls_ca, costs, hostmap: what
-   * every decision reads */
-  TOPORR_MCA_DECISION_SETTINGS = 1,
-  /* min_bytes, verify, verify_calls, check_arguments, reproducible, algorithm: what toporr's
-   * collectives read */
-  TOPORR_MCA_COLLECTIVE_SETTINGS = 2,
-};
-
-/* Fills *params with toporr_mca_defaults and registers the settings `which` (a mask of
- * toporr_mca_settings) as `component`'s parameters <framework>_<component>_<key>, each
- * storing into *params, with the help text naming its TOPORR_* variable. */
+/* Fills values with toporr_mca_defaults and registers the settings of the groups `which` (a
+ * mask of toporr_mca_group) as `component`'s parameters <framework>_<component>_<key>, each
+ * storing into its values[i], with the table's help naming its TOPORR_* variable. The
+ * collective settings are registered before the decision settings. */
 void toporr_mca_register_settings(const mca_base_component_t* component,
-                                  struct toporr_mca_params* params, int which);
+                                  union toporr_mca_value* values, int which);
 
 /* Whether the Open MPI running this process (MPI_Get_library_version) is the series these
  * components were built for (ompi_series.h). If not, prints one line naming `component` and

@@ -37,7 +37,7 @@
 #include "ompi/mca/topo/topo.h"
 
 static int priority = 50;
-static struct toporr_mca_params params;
+static union toporr_mca_value params[TOPORR_MCA_MAX_SETTINGS];
 static bool enabled = false; /* set by init_query */
 
 /* ---- the module: each call's arguments as the base constructor's context ---- */
@@ -212,7 +212,7 @@ static int toporr_register(void) {
                           "basic's 0): toporr's module builds Cartesian, graph and dist-graph "
                           "communicators, reordered when reorder is true",
                           OPAL_INFO_LVL_6, &priority);
-  toporr_mca_register_settings(&mca_topo_toporr_component.topoc_version, &params,
+  toporr_mca_register_settings(&mca_topo_toporr_component.topoc_version, params,
                                TOPORR_MCA_DECISION_SETTINGS);
   return OMPI_SUCCESS;
 }
@@ -221,7 +221,7 @@ static int toporr_register(void) {
  * topo/basic (or treematch) builds every topology; the component itself stays open (its
  * parameters live in it until MPI_Finalize deregisters them). */
 static int toporr_init_query(bool enable_progress_threads, bool enable_mpi_threads) {
-  enabled = toporr_mca_configure(TOPORR_MCA_TOPO, &params) != 0;
+  enabled = toporr_mca_configure(TOPORR_MCA_TOPO, params) != 0;
   return OMPI_SUCCESS;
 }
 
