@@ -21,6 +21,7 @@
 #include "common/test_data.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "mapping/schedules/algorithms.h"
 
 namespace toporr::client::ctl {
 namespace {
@@ -81,6 +82,18 @@ class CartPlanTest : public ::testing::Test {
   JobHosts hosts_;
   mapping::Placement placement_;
 };
+
+// `plan`'s help names every algorithm of the registry and every collective.
+TEST(PlanHelp, NamesEveryAlgorithmOfTheRegistry) {
+  const std::string help = Ctl({"help"}).out;
+  for (const mapping::AlgorithmInfo& row : mapping::kAlgorithms) {
+    EXPECT_THAT(help, ::testing::ContainsRegex("[ ,]" + std::string(row.name) + "[ ,.(]"))
+        << row.name;
+  }
+  for (const mapping::CollectiveInfo& row : mapping::kCollectives) {
+    EXPECT_THAT(help, HasSubstr(std::string(row.name))) << row.name;
+  }
+}
 
 TEST_F(CartPlanTest, JsonGivesTheLibrarysOrderAndItsPredictions) {
   const mapping::Embedding want = Expected({4, 4}, {true, false});

@@ -6,8 +6,9 @@
 // parsers, AlgorithmsFor, the decision's candidates, the C API's conversions and toporrctl's
 // help derive from it; algorithms_test.cc checks the public headers and the docs against it.
 //
-// Adding an algorithm: its schedule (generators.h), a value in Algorithm, one row here, its
-// implementation in client/mpi/coll/ when toporr runs it, and their tests.
+// Adding an algorithm: a value in Algorithm and one row here, its schedule (a generator of
+// its family, generators.h), its implementation in client/mpi/coll/ when toporr runs it, and
+// their tests (CONTRIBUTING.md).
 #ifndef TOPORR_MAPPING_SCHEDULES_ALGORITHMS_H_
 #define TOPORR_MAPPING_SCHEDULES_ALGORITHMS_H_
 
@@ -16,9 +17,30 @@
 #include <string_view>
 #include <vector>
 
-#include "mapping/schedules/pattern.h"
-
 namespace toporr::mapping {
+
+enum class Collective { kAllreduce, kBcast, kAllgather, kGather, kReduce };
+
+enum class Algorithm {
+  kRing,                  // allreduce (4), allgather ring
+  kSegmentedRing,         // allreduce (5)
+  kRecursiveDoubling,     // allreduce (3), allgather recursive doubling (pof2 only)
+  kRabenseifner,          // allreduce (6), reduce-scatter + allgather
+  kBruck,                 // allgather k_bruck with radix 2
+  kBinomial,              // bcast (6), gather binomial, reduce binomial
+  kBinaryTree,            // bcast (5)
+  kSplitBinaryTree,       // bcast (4)
+  kKnomial,               // bcast (7), any radix >= 2
+  kChain,                 // bcast (2), chain_fanout chains
+  kPipeline,              // bcast (3), chain of fanout 1
+  kScatterAllgather,      // bcast (8), binomial scatter + recursive-doubling allgather
+  kScatterAllgatherRing,  // bcast (9), binomial scatter + ring allgather
+  kLinear,                // bcast (1), root sends to everyone (fallback target)
+  // Beyond Open MPI's menu (swing_schedule.h has the peer schedules):
+  kSwing,           // allreduce, Swing latency-optimal: full vector, log2 steps (NSDI'24)
+  kSwingBandwidth,  // allreduce, Swing bandwidth-optimal: reduce-scatter + allgather
+  kBine,            // bcast, Bine tree: binomial tree with distance halving (SC'25)
+};
 
 // A set of collectives, one bit per Collective.
 using CollectiveSet = uint8_t;

@@ -62,44 +62,21 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "mapping/schedules/algorithms.h"
 
 namespace toporr::mapping {
 
-enum class Collective { kAllreduce, kBcast, kAllgather, kGather, kReduce };
+// Collective and Algorithm, and every algorithm's identity: algorithms.h (the registry).
 
-enum class Algorithm {
-  kRing,                  // allreduce (4), allgather ring
-  kSegmentedRing,         // allreduce (5)
-  kRecursiveDoubling,     // allreduce (3), allgather recursive doubling (pof2 only)
-  kRabenseifner,          // allreduce (6), reduce-scatter + allgather
-  kBruck,                 // allgather k_bruck with radix 2
-  kBinomial,              // bcast (6), gather binomial, reduce binomial
-  kBinaryTree,            // bcast (5)
-  kSplitBinaryTree,       // bcast (4)
-  kKnomial,               // bcast (7), any radix >= 2
-  kChain,                 // bcast (2), chain_fanout chains
-  kPipeline,              // bcast (3), chain of fanout 1
-  kScatterAllgather,      // bcast (8), binomial scatter + recursive-doubling allgather
-  kScatterAllgatherRing,  // bcast (9), binomial scatter + ring allgather
-  kLinear,                // bcast (1), root sends to everyone (fallback target)
-  // Beyond Open MPI's menu (swing_schedule.h has the peer schedules):
-  kSwing,           // allreduce, Swing latency-optimal: full vector, log2 steps (NSDI'24)
-  kSwingBandwidth,  // allreduce, Swing bandwidth-optimal: reduce-scatter + allgather
-  kBine,            // bcast, Bine tree: binomial tree with distance halving (SC'25)
-};
-
-// Lower-case names used on the command line and in the API: "ring", "segmented_ring",
-// "recursive_doubling", "rabenseifner", "bruck", "binomial", "binary_tree",
-// "split_binary_tree", "knomial", "chain", "pipeline", "scatter_allgather",
-// "scatter_allgather_ring", "linear", "swing", "swing_bandwidth", "bine"; collectives "allreduce",
-// "bcast", "allgather", "gather", "reduce". Parse* return kInvalidArgument listing the accepted
-// names.
+// The registry's lower-case names (algorithms.h), used on the command line and in the API.
+// Parse* return kInvalidArgument listing the accepted names.
 std::string_view AlgorithmName(Algorithm a);
 std::string_view CollectiveName(Collective c);
 absl::StatusOr<Algorithm> ParseAlgorithm(std::string_view name);
 absl::StatusOr<Collective> ParseCollective(std::string_view name);
 
-// Algorithms implemented for a collective, in a stable order (selection iterates them).
+// Algorithms offered for a collective (the registry's selectable column), in registry order
+// (selection iterates them).
 std::vector<Algorithm> AlgorithmsFor(Collective c);
 
 struct PatternSpec {
