@@ -71,6 +71,22 @@ void Fill(const Decision& d, int size, toporr_decision* out) {
 
 int FromMpi(int rc) { return rc == MPI_SUCCESS ? TOPORR_SUCCESS : TOPORR_ERR_MPI; }
 
+// Runs `reorder` (an MPI error code, the decision in its argument) and reports its decision
+// in *decision (may be null) as the C API's error code; out of memory is TOPORR_ERR_NOMEM.
+template <typename Reorder>
+int Reordered(MPI_Comm comm, toporr_decision* decision, Reorder&& reorder) {
+  Decision d;
+  try {
+    const int rc = reorder(&d);
+    int size = 0;
+    PMPI_Comm_size(comm, &size);
+    Fill(d, size, decision);
+    return FromMpi(rc);
+  } catch (const std::bad_alloc&) {
+    return TOPORR_ERR_NOMEM;
+  }
+}
+
 }  // namespace
 
 extern "C" {
@@ -168,32 +184,18 @@ int toporr_comm_reorder(toporr_context context, MPI_Comm comm, toporr_collective
   request.bytes = static_cast<int64_t>(bytes);
   request.root = root;
   request.radix = context != nullptr ? context->radix : 4;
-  Decision d;
-  try {
-    int rc = LibraryOf(context).CommReorder(comm, request, newcomm, &d);
-    int size = 0;
-    PMPI_Comm_size(comm, &size);
-    Fill(d, size, decision);
-    return FromMpi(rc);
-  } catch (const std::bad_alloc&) {
-    return TOPORR_ERR_NOMEM;
-  }
+  return Reordered(comm, decision, [&](Decision* d) {
+    return LibraryOf(context).CommReorder(comm, request, newcomm, d);
+  });
 }
 
 int toporr_comm_reorder_traffic(toporr_context context, MPI_Comm comm, const char* profile_path,
                                 MPI_Comm* newcomm, toporr_decision* decision) {
   if (newcomm == nullptr) return TOPORR_ERR_ARG;
   *newcomm = MPI_COMM_NULL;
-  Decision d;
-  try {
-    int rc = LibraryOf(context).TrafficReorder(comm, profile_path, newcomm, &d);
-    int size = 0;
-    PMPI_Comm_size(comm, &size);
-    Fill(d, size, decision);
-    return FromMpi(rc);
-  } catch (const std::bad_alloc&) {
-    return TOPORR_ERR_NOMEM;
-  }
+  return Reordered(comm, decision, [&](Decision* d) {
+    return LibraryOf(context).TrafficReorder(comm, profile_path, newcomm, d);
+  });
 }
 
 int toporr_allreduce(toporr_context context, const void* sendbuf, void* recvbuf, int count,
