@@ -11,8 +11,9 @@
 #     and rules the man pages name, the node and switch lists expanded by Slurm's own
 #     hostlist parser (scontrol show hostnames), the tree equal to what slurmctld showed for
 #     topology.conf, the blocks equal to the leaves it showed;
-#   - k8s-labels: the kubectl script run with each `kubectl label node` applied by the real
-#     kubectl to a local Node object (--local, no cluster), when kubectl is installed;
+#   - k8s-labels and k8s-labels-legacy: the kubectl scripts run with each `kubectl label
+#     node` applied by the real kubectl to a local Node object (--local, no cluster), when
+#     kubectl is installed; kueue-topology read by kubectl, its levels the labels written;
 #   - mpich-coordinates: the format MPICH's parse_coord_file reads (header line, then
 #     exactly three integers per rank);
 #   - dot: rendered to SVG and PNG by Graphviz `dot`;
@@ -201,8 +202,10 @@ echo "ok   slurm-block and slurm-topology-yaml follow topology.conf(5)/topology.
 
 # --- k8s-labels: topograph's node labels, applied by kubectl to local Node objects ------------
 ctl export --format k8s-labels --output "$WORK/labels.sh" >/dev/null
+ctl export --format k8s-labels-legacy --output "$WORK/labels-legacy.sh" >/dev/null
+ctl export --format kueue-topology --output "$WORK/kueue.yaml" >/dev/null
 head -12 "$WORK/labels.sh"
-mkdir -p "$WORK/k8s"
+mkdir -p "$WORK/k8s" "$WORK/k8s-legacy"
 cat > "$WORK/kubectl-local" <<'SH'
 #!/bin/bash
 # `kubectl label node NAME ARGS...` applied to a local Node object NAME (no cluster).
@@ -226,7 +229,20 @@ command -v kubectl >/dev/null ||
   echo "note: step SKIPPED: kubectl is not installed: the label values are checked in Python only"
 K8S_DIR="$WORK/k8s" KUBECTL="$WORK/kubectl-local" sh "$WORK/labels.sh" ||
   fail "the k8s-labels script failed"
-python3 - "$WORK/k8s" "$WORK/leaves" <<'PY'
+K8S_DIR="$WORK/k8s-legacy" KUBECTL="$WORK/kubectl-local" sh "$WORK/labels-legacy.sh" ||
+  fail "the k8s-labels-legacy script failed"
+# Kueue's Topology as kubectl reads it (a local object: no cluster, no CRD needed).
+if command -v kubectl >/dev/null; then
+  kubectl label --local -f "$WORK/kueue.yaml" -o json checked=yes > "$WORK/kueue.json" ||
+    fail "kubectl cannot read the kueue-topology export"
+else
+  python3 -c 'import json, sys
+levels = [{"nodeLabel": l.split(": ", 1)[1].strip()} for l in open(sys.argv[1]) if "nodeLabel:" in l]
+print(json.dumps({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Topology", "spec": {"levels": levels}}))' \
+    "$WORK/kueue.yaml" > "$WORK/kueue.json"
+fi
+for form in current:k8s legacy:k8s-legacy; do
+python3 - "$WORK/${form#*:}" "$WORK/leaves" "${form%%:*}" "$WORK/kueue.json" <<'PY'
 import glob, json, os, re, sys
 leaf_of = {}
 for line in open(sys.argv[2]):
@@ -239,16 +255,25 @@ for f in glob.glob(os.path.join(sys.argv[1], "*.json")):
     node = json.load(open(f))
     labels[node["metadata"]["name"]] = node["metadata"].get("labels", {})
 assert set(labels) == set(leaf_of), sorted(labels)
-key = "network.topology.nvidia.com/"
+if sys.argv[3] == "current":  # topograph 1.0: tier-0 nearest the node
+    leaf, spine = "fabric.topograph.run/tier-0", "fabric.topograph.run/tier-1"
+else:
+    leaf, spine = "network.topology.nvidia.com/leaf", "network.topology.nvidia.com/spine"
 for host, l in labels.items():
-    assert set(l) == {key + "leaf", key + "spine"}, l  # two levels: no core
+    assert set(l) == {leaf, spine}, l  # two levels: no core / tier-2
     assert all(len(v) <= 63 and value.match(v) for v in l.values()), l
-    assert l[key + "leaf"] == leaf_of[host], (host, l)
+    assert l[leaf] == leaf_of[host], (host, l)
 # One spine domain: both spines sit above all four leaves.
-assert len({l[key + "spine"] for l in labels.values()}) == 1
-assert {l[key + "spine"] for l in labels.values()} == {"spine01"}
+assert len({l[spine] for l in labels.values()}) == 1
+assert {l[spine] for l in labels.values()} == {"spine01"}
+if sys.argv[3] == "current":  # Kueue's levels: the labels written, coarsest first, the node last
+    topology = json.load(open(sys.argv[4]))
+    assert topology["apiVersion"] == "kueue.x-k8s.io/v1beta2" and topology["kind"] == "Topology"
+    levels = [l["nodeLabel"] for l in topology["spec"]["levels"]]
+    assert levels == [spine, leaf, "kubernetes.io/hostname"], levels
 PY
-echo "ok   k8s-labels: topograph's leaf and spine labels on all 16 nodes"
+done
+echo "ok   k8s-labels (topograph 1.0 tiers), k8s-labels-legacy and kueue-topology: leaf and spine on all 16 nodes, Kueue's levels over them"
 
 # Stable names: a second snapshot (node16 loses its second cable) keeps every switch name.
 grep -v '"S-0002c90200500300"\[5\]\|"H-0002c903000e0c00"\[2\]' "$FABRIC" > "$WORK/second.ibnet"

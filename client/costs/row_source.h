@@ -85,8 +85,8 @@ std::unique_ptr<RowSource> WithCostChecks(std::unique_ptr<RowSource> source);
 std::unique_ptr<RowSource> NewFileRowSource(std::string path);
 
 // The daemon source (daemon_rows.cc): the daemon at `address` (TCP) or `socket`, each request
-// bounded by deadline_ms. A build without gRPC links a stand-in of its own instead
-// (bench/smpi/smpi_row_source.cc).
+// bounded by deadline_ms. A build without gRPC (the SimGrid SMPI build of the benchmarks)
+// links a stand-in of its own instead.
 std::unique_ptr<RowSource> NewDaemonRowSource(const ClientOptions& options);
 
 // The source `options` select (row_source.cc): the file when costs_path is set, else the

@@ -97,8 +97,8 @@ absl::StatusOr<v1::InputFormat> WireFormat(const std::string& format) {
 constexpr size_t kIngestChunkBytes = 1 << 20;
 
 // The default deadline of an ingest of the file at `path`: 30 s plus 10 s per 100 MB, several
-// times what the daemon needs to parse and store a file of that size (bench/run_ingest_bench.sh
-// and bench/run_scale_bench.sh measure it), so a large LFT dump finishes well within it.
+// times what the daemon needs to parse and store a file of that size (the ingest and scale
+// benchmarks under bench/ measure it), so a large LFT dump finishes well within it.
 double IngestDeadline(const std::string& path) {
   struct stat st;
   const double bytes = stat(path.c_str(), &st) == 0 ? static_cast<double>(st.st_size) : 0;

@@ -86,19 +86,22 @@ TEST(DispatchTest, HelpListsEveryCommand) {
 TEST(DispatchTest, ExportNamesEveryFormat) {
   EXPECT_THAT(
       Ctl({"help"}).out,
-      HasSubstr(
-          "\n  export --format costs --output FILE (HOST... | --hosts H1,H2)\n"
-          "      the job's cost matrix for libtoporr's TOPORR_COSTS (no daemon needed)\n"
-          "  export --format slurm-topology|slurm-topology-yaml|slurm-block|k8s-labels|\n"
-          "         mpich-coordinates|dot|json [--output FILE] [HOST... | --hosts H1,H2]\n"
-          "      Slurm topology.conf (tree plugin), Slurm topology.yaml (25.05+: tree and\n"
-          "      block), topology.conf of the block plugin (a block per leaf switch), a\n"
-          "      kubectl script setting topograph's network.topology.nvidia.com/{leaf,spine,\n"
-          "      core} node labels, MPICH's MPIR_CVAR_COORDINATES_FILE (hosts in rank\n"
-          "      order), a Graphviz picture with link rates, the snapshot as JSON\n"));
+      HasSubstr("\n  export --format costs --output FILE (HOST... | --hosts H1,H2)\n"
+                "      the job's cost matrix for libtoporr's TOPORR_COSTS (no daemon needed)\n"
+                "  export --format slurm-topology|slurm-topology-yaml|slurm-block|k8s-labels|\n"
+                "         k8s-labels-legacy|kueue-topology|mpich-coordinates|dot|json [--output\n"
+                "         FILE] [HOST... | --hosts H1,H2]\n"
+                "      Slurm topology.conf (tree plugin), Slurm topology.yaml (25.05+: tree and\n"
+                "      block), topology.conf of the block plugin (a block per leaf switch), a\n"
+                "      kubectl script setting topograph 1.0's fabric.topograph.run/tier-{0,1,2}\n"
+                "      node labels, the same in topograph's legacy\n"
+                "      network.topology.nvidia.com/{leaf,spine,core} labels, Kueue's Topology\n"
+                "      object over those labels (topology-aware scheduling), MPICH's\n"
+                "      MPIR_CVAR_COORDINATES_FILE (hosts in rank order), a Graphviz picture with\n"
+                "      link rates, the snapshot as JSON\n"));
   const std::string formats =
       "export: --format is costs, slurm-topology, slurm-topology-yaml, slurm-block, "
-      "k8s-labels, mpich-coordinates, dot or json\n";
+      "k8s-labels, k8s-labels-legacy, kueue-topology, mpich-coordinates, dot or json\n";
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
            {"export"}, {"export", "--format", "svg"}, {"export", "--format", "JSON"}}) {
     CtlRun r = Ctl(args);
@@ -114,8 +117,9 @@ TEST(DispatchTest, ExportNamesEveryFormat) {
   r = Ctl({"export", "--format", "costs", "--output", "/nonexistent/c"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("export: name the job's hosts (HOST... or --hosts H1,H2)\n"));
-  for (const std::string format : {"costs", "slurm-topology", "slurm-topology-yaml", "slurm-block",
-                                   "k8s-labels", "mpich-coordinates", "dot", "json"}) {
+  for (const std::string format :
+       {"costs", "slurm-topology", "slurm-topology-yaml", "slurm-block", "k8s-labels",
+        "k8s-labels-legacy", "kueue-topology", "mpich-coordinates", "dot", "json"}) {
     std::vector<std::string> args = {"export", "--format", format, "--output", "/nonexistent/out"};
     if (format != "json") args.insert(args.end(), {"--hosts", "node01"});
     r = Ctl(args);

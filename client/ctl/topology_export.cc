@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "common/fnv.h"
 #include "common/json_writer.h"
 #include "common/status_macros.h"
@@ -83,14 +84,34 @@ bool IsNodeName(const std::string& s) {
 
 }  // namespace
 
-absl::StatusOr<std::string> KubernetesLabels(const v1::GetTopologyResponse& topo,
-                                             const std::vector<std::string>& hosts) {
+namespace {
+
+// One form of the node labels: the keys of the leaf, level-1 and level-2 domains, and the
+// script's description of them.
+struct LabelForm {
+  const char* keys[3];
+  const char* description;
+};
+
+constexpr LabelForm kTopographLabels = {
+    {"fabric.topograph.run/tier-0", "fabric.topograph.run/tier-1", "fabric.topograph.run/tier-2"},
+    "# Kubernetes node labels in NVIDIA topograph's format (1.0), written by toporrctl from\n"
+    "# toporr %s.\n"
+    "# tier-0: the host's leaf switch; tier-1: its level-1 domain; tier-2: its level-2 domain\n"};
+constexpr LabelForm kLegacyLabels = {
+    {"network.topology.nvidia.com/leaf", "network.topology.nvidia.com/spine",
+     "network.topology.nvidia.com/core"},
+    "# Kubernetes node labels in NVIDIA topograph's legacy format, written by toporrctl from\n"
+    "# toporr %s.\n"
+    "# leaf: the host's leaf switch; spine: its level-1 domain; core: its level-2 domain\n"};
+
+absl::StatusOr<std::string> LabelScript(const v1::GetTopologyResponse& topo,
+                                        const std::vector<std::string>& hosts,
+                                        const LabelForm& form) {
   const TopologyAnalysis a = AnalyzeTopology(topo);
   ASSIGN_OR_RETURN(const HostSelection selected,
                    SelectHosts(a, hosts, topo.snapshot().id(), /*allow_repeats=*/false));
-  constexpr const char* kKeys[] = {"network.topology.nvidia.com/leaf",
-                                   "network.topology.nvidia.com/spine",
-                                   "network.topology.nvidia.com/core"};
+  const char* const* kKeys = form.keys;
   const std::vector<int> spine = DomainsAt(a, 1), core = DomainsAt(a, 2);
   // Host names as node names: as they are, lower-cased when that makes one, else left out.
   std::vector<std::pair<int, std::string>> nodes;
@@ -112,9 +133,7 @@ absl::StatusOr<std::string> KubernetesLabels(const v1::GetTopologyResponse& topo
   }
   std::ostringstream out;
   out << "#!/bin/sh\n"
-      << "# Kubernetes node labels in NVIDIA topograph's format, written by toporrctl from\n"
-      << "# toporr " << SnapshotLabel(topo) << ".\n"
-      << "# leaf: the host's leaf switch; spine: its level-1 domain; core: its level-2 domain\n"
+      << absl::StrReplaceAll(form.description, {{"%s", SnapshotLabel(topo)}})
       << "# (switch names; over 63 characters: x + FNV-64a hash). A level the fabric lacks is\n"
       << "# removed. Usage: sh FILE [kubectl options, e.g. --dry-run=client]; KUBECTL\n"
       << "# overrides the command. Host names that are not Kubernetes node names (RFC 1123:\n"
@@ -147,6 +166,48 @@ absl::StatusOr<std::string> KubernetesLabels(const v1::GetTopologyResponse& topo
   out << "echo \"toporr: labelled $labelled of " << nodes.size()
       << " nodes${failed:+; failed:$failed}\" >&2\n"
       << "[ -z \"$failed\" ]\n";
+  return out.str();
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> KubernetesLabels(const v1::GetTopologyResponse& topo,
+                                             const std::vector<std::string>& hosts) {
+  return LabelScript(topo, hosts, kTopographLabels);
+}
+
+absl::StatusOr<std::string> KubernetesLegacyLabels(const v1::GetTopologyResponse& topo,
+                                                   const std::vector<std::string>& hosts) {
+  return LabelScript(topo, hosts, kLegacyLabels);
+}
+
+absl::StatusOr<std::string> KueueTopology(const v1::GetTopologyResponse& topo,
+                                          const std::vector<std::string>& hosts) {
+  const TopologyAnalysis a = AnalyzeTopology(topo);
+  ASSIGN_OR_RETURN(const HostSelection selected,
+                   SelectHosts(a, hosts, topo.snapshot().id(), /*allow_repeats=*/false));
+  // The tiers the selected hosts have: a level-k domain exists for some host.
+  const std::vector<int> spine = DomainsAt(a, 1), core = DomainsAt(a, 2);
+  bool has[3] = {!selected.order.empty(), false, false};
+  for (int h : selected.order) {
+    has[1] = has[1] || spine[a.hosts[h].leaf] >= 0;
+    has[2] = has[2] || core[a.hosts[h].leaf] >= 0;
+  }
+  std::ostringstream out;
+  out << "# Kueue's Topology for topology-aware scheduling, written by toporrctl from toporr "
+      << SnapshotLabel(topo) << ":\n"
+      << "# the fabric's tiers as labelled by `toporrctl export --format k8s-labels`, coarsest\n"
+      << "# first, then the node. Reference it from a ResourceFlavor (spec.topologyName).\n"
+      << "apiVersion: kueue.x-k8s.io/v1beta2\n"
+      << "kind: Topology\n"
+      << "metadata:\n"
+      << "  name: toporr\n"
+      << "spec:\n"
+      << "  levels:\n";
+  for (int tier = 2; tier >= 0; --tier) {
+    if (has[tier]) out << "  - nodeLabel: " << kTopographLabels.keys[tier] << "\n";
+  }
+  out << "  - nodeLabel: kubernetes.io/hostname\n";
   return out.str();
 }
 

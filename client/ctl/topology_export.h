@@ -26,16 +26,29 @@ namespace toporr::client::ctl {
 // rare switch name that starts or ends with '_', '-' or '.').
 std::string KubernetesLabelValue(const std::string& value);
 
-// Kubernetes node labels in NVIDIA topograph's format, as a shell script of one
+// Kubernetes node labels in NVIDIA topograph's format (1.0), as a shell script of one
 // `kubectl label node <host> --overwrite KEY=VALUE...` per selected host, where KEY is
-// network.topology.nvidia.com/leaf (the host's leaf switch), .../spine (its level-1
-// domain) and .../core (its level-2 domain), each valued by the name of the domain's first
-// switch of that level in GUID order, through KubernetesLabelValue. A level the fabric
-// does not have is removed (`KEY-`), so the script makes the labels equal the snapshot's.
-// The script runs ${KUBECTL:-kubectl} and passes its own arguments on (--dry-run=client).
-// Errors as SlurmTopologyConf.
+// fabric.topograph.run/tier-0 (the host's leaf switch), .../tier-1 (its level-1 domain) and
+// .../tier-2 (its level-2 domain), each valued by the name of the domain's first switch of
+// that level in GUID order, through KubernetesLabelValue. A level the fabric does not have is
+// removed (`KEY-`), so the script makes the labels equal the snapshot's. The script runs
+// ${KUBECTL:-kubectl} and passes its own arguments on (--dry-run=client). Host names that are
+// not Kubernetes node names are lower-cased when that makes one, else left out (a comment
+// says which); a node kubectl cannot label does not stop the others, and the last line says
+// how many were labelled. Errors as SlurmTopologyConf.
 absl::StatusOr<std::string> KubernetesLabels(const v1::GetTopologyResponse& topo,
                                              const std::vector<std::string>& hosts);
+
+// The same script in topograph's legacy keys: network.topology.nvidia.com/leaf, .../spine
+// and .../core for tiers 0, 1 and 2.
+absl::StatusOr<std::string> KubernetesLegacyLabels(const v1::GetTopologyResponse& topo,
+                                                   const std::vector<std::string>& hosts);
+
+// Kueue's Topology object (kueue.x-k8s.io/v1beta2, named "toporr") for topology-aware
+// scheduling: levels from the coarsest tier the selected hosts have to tier 0, in the keys
+// KubernetesLabels writes, then kubernetes.io/hostname. Errors as SlurmTopologyConf.
+absl::StatusOr<std::string> KueueTopology(const v1::GetTopologyResponse& topo,
+                                          const std::vector<std::string>& hosts);
 
 // MPIR_CVAR_COORDINATES_FILE: a header line, then per rank `RANK: GROUP SWITCH PORT`.
 // `ranks` names the host of every rank in rank order (a host may repeat); empty: one rank

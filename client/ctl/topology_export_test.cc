@@ -145,8 +145,38 @@ TEST_F(TopologyExportTest, KubernetesLabelValuesAsTopographHashesThem) {
   EXPECT_EQ(KubernetesLabelValue("_leaf"), "x6b429a85427dc32a");
 }
 
-TEST_F(TopologyExportTest, KubernetesLabelsPerHost) {
+TEST_F(TopologyExportTest, KubernetesLabelsInTopographsTiers) {
   auto script = KubernetesLabels(topo_, {});
+  ASSERT_TRUE(script.ok()) << script.status();
+  EXPECT_THAT(*script, HasSubstr("format (1.0)"));
+  EXPECT_THAT(*script, HasSubstr("\nlabel n1 "
+                                 "fabric.topograph.run/tier-0=leaf1 "
+                                 "fabric.topograph.run/tier-1=ib-0000000000000021 "
+                                 "fabric.topograph.run/tier-2=core \"$@\"\n"));
+  EXPECT_THAT(*script, Not(HasSubstr("network.topology.nvidia.com")));
+  auto kueue = KueueTopology(topo_, {});
+  ASSERT_TRUE(kueue.ok()) << kueue.status();
+  EXPECT_THAT(*kueue, HasSubstr("apiVersion: kueue.x-k8s.io/v1beta2\n"
+                                "kind: Topology\n"
+                                "metadata:\n"
+                                "  name: toporr\n"
+                                "spec:\n"
+                                "  levels:\n"
+                                "  - nodeLabel: fabric.topograph.run/tier-2\n"
+                                "  - nodeLabel: fabric.topograph.run/tier-1\n"
+                                "  - nodeLabel: fabric.topograph.run/tier-0\n"
+                                "  - nodeLabel: kubernetes.io/hostname\n"));
+  // Without the core switch the fabric has two tiers: Kueue's levels have no tier-2.
+  topo_.mutable_links()->DeleteSubrange(9, 3);
+  kueue = KueueTopology(topo_, {"n3"});
+  ASSERT_TRUE(kueue.ok()) << kueue.status();
+  EXPECT_THAT(*kueue, Not(HasSubstr("tier-2")));
+  EXPECT_THAT(*kueue, HasSubstr("  levels:\n  - nodeLabel: fabric.topograph.run/tier-1\n"));
+  EXPECT_FALSE(KueueTopology(topo_, {"nosuchhost"}).ok());
+}
+
+TEST_F(TopologyExportTest, KubernetesLegacyLabelsPerHost) {
+  auto script = KubernetesLegacyLabels(topo_, {});
   ASSERT_TRUE(script.ok()) << script.status();
   EXPECT_EQ(script->rfind("#!/bin/sh\n", 0), 0u);
   EXPECT_THAT(*script, Not(HasSubstr("set -e")));  // one failed node does not stop the rest
@@ -160,7 +190,7 @@ TEST_F(TopologyExportTest, KubernetesLabelsPerHost) {
                                  "network.topology.nvidia.com/core=core"));
   // Without the core switch the fabric has two levels: the core label is removed.
   topo_.mutable_links()->DeleteSubrange(9, 3);
-  script = KubernetesLabels(topo_, {"n3"});
+  script = KubernetesLegacyLabels(topo_, {"n3"});
   ASSERT_TRUE(script.ok()) << script.status();
   EXPECT_THAT(*script, HasSubstr("label n3 "
                                  "network.topology.nvidia.com/leaf=ib-0000000000000013 "
