@@ -261,9 +261,9 @@ def registry_rows(tree, kind):
     return [(n, int(v)) for n, v in re.findall(pattern, tree.read(REGISTRY))]
 
 
-def public_constants(text, prefix, pattern):
-    """NAME -> value of the constants `pattern` (groups: name without prefix, value) finds."""
-    return {n: int(v) for n, v in re.findall(pattern, text)}
+def public_constants(text):
+    """NAME -> value of every `TOPORR_NAME = value` in `text` (C enum or Fortran parameter)."""
+    return {n: int(v) for n, v in re.findall(r"\bTOPORR_([A-Z_]+)\s*=\s*(\d+)", text)}
 
 
 def check_algorithms(tree):
@@ -275,9 +275,8 @@ def check_algorithms(tree):
     want.update({"ALG_" + n.upper(): v for n, v in algorithms})
     want.update({n.upper(): v for n, v in collectives})
     problems = []
-    for header, pattern in [("client/toporr.h", r"\bTOPORR_([A-Z_]+)\s*=\s*(\d+)"),
-                            ("client/toporr_f.f90", r"\bTOPORR_([A-Z_]+)\s*=\s*(\d+)")]:
-        have = {n: v for n, v in public_constants(tree.read(header), "TOPORR_", pattern).items()
+    for header in ("client/toporr.h", "client/toporr_f.f90"):
+        have = {n: v for n, v in public_constants(tree.read(header)).items()
                 if n.startswith("ALG_") or n in {c.upper() for c, _ in collectives}}
         for name, value in sorted(want.items()):
             if have.get(name) != value:

@@ -10,6 +10,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/job_path.h"
 #include "common/key_value_file.h"
 #include "common/status_macros.h"
 
@@ -256,20 +257,7 @@ const EnvironmentOptions& ProcessClientOptions() {
 
 std::string ReportPathForJob(std::string_view path, const char* slurm_job_id) {
   if (slurm_job_id == nullptr || *slurm_job_id == '\0') return std::string(path);
-  std::string out;
-  for (size_t i = 0; i < path.size(); ++i) {
-    const bool escape = path[i] == '%' && i + 1 < path.size();
-    if (escape && path[i + 1] == 'j') {
-      out += slurm_job_id;
-      ++i;
-    } else if (escape && path[i + 1] == '%') {
-      out += '%';
-      ++i;
-    } else {
-      out += path[i];
-    }
-  }
-  return out;
+  return ExpandJobPath(path, slurm_job_id);
 }
 
 }  // namespace toporr::client

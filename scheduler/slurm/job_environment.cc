@@ -3,25 +3,12 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "common/job_path.h"
+
 namespace toporr::scheduler::slurm {
 namespace {
 
 constexpr char kForms[] = "auto, off or report=FILE";
-
-// FILE with "%j" as `job_id` and "%%" as '%'; `file` was checked by ParseJobSetting.
-std::string ExpandReportFile(const std::string& file, uint32_t job_id) {
-  std::string out;
-  for (size_t i = 0; i < file.size(); ++i) {
-    if (file[i] != '%' || i + 1 == file.size()) {
-      out += file[i];
-    } else if (file[++i] == 'j') {
-      out += std::to_string(job_id);
-    } else {
-      out += '%';
-    }
-  }
-  return out;
-}
 
 // libtoporr's TOPORR_<KEY> and the MCA parameter `key` of Open MPI's coll and topo
 // components (both register disable and report), so that an explicit --toporr wins over an
@@ -126,7 +113,8 @@ std::vector<EnvironmentSetting> JobEnvironment(const JobSetting& setting, bool e
   if (!setting.enabled) return out;
   if (!setting.report.empty()) {
     out.push_back({Names("report"),
-                   job_id.has_value() ? ExpandReportFile(setting.report, *job_id) : setting.report,
+                   job_id.has_value() ? ExpandJobPath(setting.report, std::to_string(*job_id))
+                                      : setting.report,
                    explicit_option});
   }
   if (site.coll_priority.has_value()) {

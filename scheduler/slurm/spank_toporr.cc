@@ -69,6 +69,25 @@ std::vector<EnvironmentSetting> Settings(std::optional<uint32_t> job_id) {
                                                   explicit_option, site, job_id);
 }
 
+// Sets this job's settings (`job_id` as in Settings) where they belong: a setting any of whose
+// names `has` is left out unless it overwrites; each name set through `set` (false: failed,
+// logged with `where`). False when a name could not be set.
+template <typename Has, typename Set>
+bool ApplySettings(std::optional<uint32_t> job_id, Has&& has, Set&& set, const char* where) {
+  for (const EnvironmentSetting& s : Settings(job_id)) {
+    bool present = false;
+    for (const std::string& name : s.names) present = present || has(name);
+    if (present && !s.overwrite) continue;
+    for (const std::string& name : s.names) {
+      if (!set(name, s.value)) {
+        slurm_error("toporr: cannot set %s%s", name.c_str(), where);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 extern "C" {
@@ -105,18 +124,13 @@ int slurm_spank_init_post_opt(spank_t, int, char**) {
     slurm_error("toporr: cannot set %s", toporr::scheduler::slurm::kOptionCarrier);
     return -1;
   }
-  for (const EnvironmentSetting& s : Settings(std::nullopt)) {
-    bool present = false;
-    for (const std::string& name : s.names) present = present || getenv(name.c_str()) != nullptr;
-    if (present && !s.overwrite) continue;
-    for (const std::string& name : s.names) {
-      if (setenv(name.c_str(), s.value.c_str(), 1) != 0) {
-        slurm_error("toporr: cannot set %s", name.c_str());
-        return -1;
-      }
-    }
-  }
-  return 0;
+  const bool set = ApplySettings(
+      std::nullopt, [](const std::string& name) { return getenv(name.c_str()) != nullptr; },
+      [](const std::string& name, const std::string& value) {
+        return setenv(name.c_str(), value.c_str(), 1) == 0;
+      },
+      "");
+  return set ? 0 : -1;
 }
 
 // Sets the task's toporr environment: --toporr's (from the command line or, where Slurm's
@@ -132,25 +146,18 @@ int slurm_spank_task_init(spank_t sp, int, char**) {
       if (!option.has_value()) {  // set by hand: the task runs with the site's setting
         slurm_error("toporr: %s ignored: %s", toporr::scheduler::slurm::kOptionCarrier,
                     error.c_str());
-      } else {
-        option_text = carried;
       }
     }
   }
   uint32_t job_id = 0;
   (void)spank_get_item(sp, S_JOB_ID, &job_id);
-  for (const EnvironmentSetting& s : Settings(job_id)) {
-    bool present = false;
-    for (const std::string& name : s.names) present = present || JobHas(sp, name);
-    if (present && !s.overwrite) continue;
-    for (const std::string& name : s.names) {
-      if (spank_setenv(sp, name.c_str(), s.value.c_str(), 1) != ESPANK_SUCCESS) {
-        slurm_error("toporr: cannot set %s in the task's environment", name.c_str());
-        return -1;
-      }
-    }
-  }
-  return 0;
+  const bool set = ApplySettings(
+      job_id, [sp](const std::string& name) { return JobHas(sp, name); },
+      [sp](const std::string& name, const std::string& value) {
+        return spank_setenv(sp, name.c_str(), value.c_str(), 1) == ESPANK_SUCCESS;
+      },
+      " in the task's environment");
+  return set ? 0 : -1;
 }
 
 }  // extern "C"

@@ -16,10 +16,9 @@ Library* libraries[2] = {nullptr, nullptr};
 
 // The settings that are MCA parameters, as C sees them (toporr_mca_settings).
 struct McaTable {
-  std::vector<McaSetting> settings = McaSettings();
   std::vector<toporr_mca_setting> c;
   McaTable() {
-    for (const McaSetting& s : settings) {
+    for (const McaSetting& s : McaSettings()) {
       int type = TOPORR_MCA_STRING;
       if (s.mca.type == McaType::kBool) type = TOPORR_MCA_BOOL;
       if (s.mca.type == McaType::kInt) type = TOPORR_MCA_INT;
