@@ -405,9 +405,10 @@ std::vector<Command> PlanCommands() {
                        --node-topology: an hwloc XML of the compute nodes (lstopo --of xml);
                        ranks get its cores, intra-node costs its NUMA distances.
                        --mpi-library: with auto, also predict what that MPI library's own
-                       rules run on the launch order ("mpi_library"); it wins unless
-                       beaten by 10 % (5 % from 1 MiB), and when it wins the order is kept
-                       (what libtoporr's collectives do).
+                       rules run on the launch order ("mpi_library") and, for allreduce,
+                       bcast and reduce, on the leaf-sorted order; the faster wins unless
+                       beaten by 10 % (5 % from 1 MiB), and then the order is kept or
+                       becomes the leaf-sorted one (what libtoporr's collectives do).
                        --multilevel: also predict the multi-level (leader) version over the
                        fabric's levels (bcast, reduce, allreduce, gather), as a candidate or
                        forced

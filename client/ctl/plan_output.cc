@@ -108,7 +108,8 @@ void PlanText(const PlanReport& r, std::ostream& out) {
   out << r.collective << " of " << r.message_bytes << " bytes over " << r.rank_hosts.size()
       << " ranks on " << r.num_hosts << " hosts; costs from " << r.cost_source << "\n";
   out << "algorithm: " << plan.algorithm
-      << (plan.library_call ? " (its rules run " + plan.after.effective + " at this size)"
+      << (plan.library_call ? " (its rules run " + plan.after.effective + " at this size" +
+                                  (plan.reordered ? ", on the leaf-sorted order)" : ")")
           : plan.after.effective != plan.algorithm
               ? " (Open MPI runs " + plan.after.effective + " at this size)"
               : "")

@@ -94,7 +94,8 @@ struct Call {
 };
 
 // What toporr runs of a decision: its own algorithm on the reordered communicator, the
-// multi-level version, or both kinds.
+// multi-level version, or any of those and the MPI library's call on the reordered
+// communicator (collectives whose result does not depend on the ranks' order).
 enum class Runs { kAlgorithm, kMultilevel, kEither };
 
 // The common opening of toporr's collectives. While it lives, MPI calls on this thread are
@@ -141,7 +142,7 @@ class Opening {
       case Runs::kMultilevel:
         return multilevel;
       case Runs::kEither:
-        return algorithm || multilevel;
+        return algorithm || multilevel || run_.library_reordered;
     }
     return false;
   }
@@ -230,10 +231,13 @@ int Allreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_D
         if (run.multilevel != nullptr) {
           return run.multilevel->Allreduce(sendbuf, recvbuf, count, type, op);
         }
-        if (coll::AllreduceFn own = coll::OwnAllreduce(*run.algorithm)) {
-          return own(sendbuf, recvbuf, count, type, op, run.run_on);
+        if (run.algorithm) {
+          if (coll::AllreduceFn own = coll::OwnAllreduce(*run.algorithm)) {
+            return own(sendbuf, recvbuf, count, type, op, run.run_on);
+          }
         }
-        // An algorithm toporr does not carry: the library's, on the reordered ranks.
+        // The library's call on the reordered ranks (decided, or an algorithm toporr does not
+        // carry).
         return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, run.run_on);
       },
       library);
@@ -340,8 +344,10 @@ int Bcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MP
   return opening.Run(
       [&]() -> int {
         if (run.multilevel != nullptr) return run.multilevel->Bcast(buffer, count, type);
-        if (coll::BcastFn own = coll::OwnBcast(*run.algorithm)) {
-          return own(buffer, count, type, run.root, run.run_on, radix);
+        if (run.algorithm) {
+          if (coll::BcastFn own = coll::OwnBcast(*run.algorithm)) {
+            return own(buffer, count, type, run.root, run.run_on, radix);
+          }
         }
         return PMPI_Bcast(buffer, count, type, run.root, run.run_on);
       },

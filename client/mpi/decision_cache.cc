@@ -5,6 +5,7 @@
 #include <mutex>
 #include <set>
 
+#include "client/plan/plan.h"
 #include "common/fnv.h"
 
 namespace toporr::client::mpi {
@@ -70,6 +71,12 @@ void CachedDecision::Replace(const std::vector<int32_t>& new_order, const Decisi
   multilevel_plan = new_order.empty() ? std::vector<int32_t>() : new_multilevel_plan;
   multilevel.reset();
   multilevel_failed = false;
+  library_reordered = false;
+  if (d.source != "fallback" && d.chosen_algorithm == kLibraryCandidate) {
+    for (size_t i = 0; i < order.size() && !library_reordered; ++i) {
+      library_reordered = order[i] != static_cast<int32_t>(i);
+    }
+  }
   check.reset();
   retryable = retryable_fallback;
   calls = 0;

@@ -52,6 +52,9 @@ struct CachedDecision {
   std::vector<int32_t> multilevel_plan;
   std::unique_ptr<Multilevel> multilevel;
   bool multilevel_failed = false;  // could not be built: the MPI library's call instead
+  // The decision is the MPI library's own call on `internal`, reordered (chosen
+  // "mpi_library" with an order other than the identity: client/plan/plan.h).
+  bool library_reordered = false;
   // The run-time check against the MPI library's call (created on first use when toporr
   // would run something else).
   std::unique_ptr<DecisionCheck> check;

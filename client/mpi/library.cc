@@ -411,13 +411,14 @@ int Library::CollectiveComm(MPI_Comm comm, const ReorderRequest& request, Collec
     absl::StatusOr<mapping::Algorithm> a = mapping::ParseAlgorithm(c.decision.chosen_algorithm);
     if (a.ok()) run->algorithm = *a;
   }
+  run->library_reordered = c.library_reordered;
   run->order = &c.order;
   for (size_t i = 0; i < c.order.size(); ++i) {
     if (c.order[i] == request.root) run->root = static_cast<int>(i);
   }
-  // Checked: toporr's own choice of something other than the library's call. An algorithm
-  // the caller named (the C API, TOPORR_ALGORITHM) runs as asked.
-  const bool toporrs = run->algorithm || run->multilevel != nullptr;
+  // Checked: toporr's own choice of something other than the library's call on the caller's
+  // communicator. An algorithm the caller named (the C API, TOPORR_ALGORITHM) runs as asked.
+  const bool toporrs = run->algorithm || run->multilevel != nullptr || run->library_reordered;
   const bool chosen_by_toporr = !request.algorithm && !request.force_multilevel;
   if (options_.verify && toporrs && chosen_by_toporr) {
     if (!c.check) c.check = std::make_unique<DecisionCheck>(options_.verify_calls, c.decision);
@@ -441,7 +442,7 @@ Library::NextRun Library::NextCall(MPI_Comm comm, const ReorderRequest& request)
   }
   const bool algorithm = mapping::ParseAlgorithm(c.decision.chosen_algorithm).ok();
   const bool multilevel = !c.multilevel_plan.empty() && !c.multilevel_failed;
-  return algorithm || multilevel ? NextRun::kToporr : NextRun::kLibrary;
+  return algorithm || multilevel || c.library_reordered ? NextRun::kToporr : NextRun::kLibrary;
 }
 
 void Library::ReportCheck(MPI_Comm comm, const DecisionCheck& check) {

@@ -87,9 +87,12 @@ struct CollectiveRun {
   // The decision's communicator, in the decided order; only toporr sends on it. Null when
   // the ranks' arguments disagreed (nothing cached: the MPI library's own call).
   MPI_Comm run_on = MPI_COMM_NULL;
-  // The algorithm to run on run_on; nullopt: the MPI library's own call on the caller's
-  // communicator (a fallback, or the multi-level version below).
+  // The algorithm to run on run_on; nullopt: the MPI library's own call (a fallback, the
+  // multi-level version below, or library_reordered).
   std::optional<mapping::Algorithm> algorithm;
+  // The decision is the MPI library's own call on run_on, reordered (the leaf-sorted order,
+  // client/plan/plan.h): for collectives whose result is the same in any order.
+  bool library_reordered = false;
   int root = 0;  // the request's root as a rank of run_on
   // The decided order (new rank i = old rank (*order)[i]; empty = identity), valid while the
   // caller's communicator lives; null with run_on.

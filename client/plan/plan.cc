@@ -68,6 +68,14 @@ absl::StatusOr<PlanCandidate> LibraryCandidate(mapping::LibraryRules rules,
   return c;
 }
 
+// Whether `collective`'s result is the same on any order of the ranks (for the commutative
+// operations toporr takes over): the MPI library's call may then run on a reordered
+// communicator. Allgather and gather place blocks by rank.
+bool ResultIndependentOfOrder(mapping::Collective collective) {
+  return collective == mapping::Collective::kAllreduce ||
+         collective == mapping::Collective::kBcast || collective == mapping::Collective::kReduce;
+}
+
 // How much faster than the MPI library's own call toporr's choice must be predicted.
 double LibraryMargin(int64_t message_bytes) {
   return message_bytes < kLibraryMarginBelowBytes ? kLibraryMargin : kLibraryMarginLarge;
@@ -239,10 +247,24 @@ absl::StatusOr<PlanResult> Plan(const PlanRequest& request, const mapping::Place
                    mapping::SelectAlgorithmAndMapping(sel, reorders, inputs));
 
   PlanResult result;
+  std::optional<mapping::HostLevels> levels;
   std::optional<PlanCandidate> library;
+  // The library's call on the leaf-sorted order, when weighed and that order is another.
+  std::optional<PlanCandidate> library_sorted;
+  std::vector<int32_t> sorted;
   if (request.library_rules.has_value() && !request.algorithm.has_value()) {
     ASSIGN_OR_RETURN(library, LibraryCandidate(*request.library_rules, sel, inputs));
     result.candidates.push_back(*library);
+    if (ResultIndependentOfOrder(request.collective) && costs.num_hosts() <= kLeafSortedMaxHosts) {
+      ASSIGN_OR_RETURN(sorted, LeafSorted(placement, costs, &levels));
+      if (sorted != mapping::IdentityMapping(placement.size())) {
+        ASSIGN_OR_RETURN(library_sorted,
+                         LibraryCandidate(*request.library_rules, sel, inputs,
+                                          std::vector<int>(sorted.begin(), sorted.end())));
+        library_sorted->mapping = "leaf-sorted";
+        result.candidates.push_back(*library_sorted);
+      }
+    }
   }
   const mapping::Candidate& best = selection.Best();
   for (const auto& c : selection.candidates) {
@@ -251,14 +273,24 @@ absl::StatusOr<PlanResult> Plan(const PlanRequest& request, const mapping::Place
       result.before = result.candidates.back();
     }
   }
-  if (library.has_value() &&
-      library->time_ns <= best.prediction.time_ns * LibraryMargin(request.message_bytes)) {
+  // The library's call on the leaf-sorted order replaces it on the launch order when
+  // predicted strictly faster: the same implementation on two orders, which the model
+  // compares far better than two implementations.
+  const bool sorted_library =
+      library_sorted.has_value() && library_sorted->time_ns < library->time_ns;
+  const PlanCandidate* library_best = sorted_library        ? &*library_sorted
+                                      : library.has_value() ? &*library
+                                                            : nullptr;
+  if (library_best != nullptr &&
+      library_best->time_ns <= best.prediction.time_ns * LibraryMargin(request.message_bytes)) {
     // The library's own call, weighed first, wins ties and predicted gains within its
-    // margin: toporr keeps the order and runs it.
+    // margin: toporr runs it, on the leaf-sorted order where that is predicted faster.
     result.algorithm = kLibraryCandidate;
     result.library_call = true;
-    result.before = result.after = *library;
-    result.mapping = mapping::IdentityMapping(placement.size());
+    result.before = *library;
+    result.after = *library_best;
+    result.reordered = sorted_library;
+    result.mapping = sorted_library ? sorted : mapping::IdentityMapping(placement.size());
   } else {
     result.algorithm = std::string(mapping::AlgorithmName(best.algorithm));
     result.after = ToCandidate(best);
@@ -269,15 +301,18 @@ absl::StatusOr<PlanResult> Plan(const PlanRequest& request, const mapping::Place
       result.mapping = mapping::IdentityMapping(placement.size());
     }
   }
-  std::optional<mapping::HostLevels> levels;
   if (request.multilevel != MultilevelChoice::kOff) {
     RETURN_IF_ERROR(AddMultilevel(request, inputs, &levels, &result));
   }
   if (!request.leaf_sorted) return result;
-  ASSIGN_OR_RETURN(result.leaf_sorted_mapping, LeafSorted(placement, costs, &levels));
-  const std::vector<int> leaf_sorted(result.leaf_sorted_mapping.begin(),
-                                     result.leaf_sorted_mapping.end());
-  if (library.has_value()) {
+  if (sorted.empty()) {
+    ASSIGN_OR_RETURN(sorted, LeafSorted(placement, costs, &levels));
+  }
+  result.leaf_sorted_mapping = sorted;
+  const std::vector<int> leaf_sorted(sorted.begin(), sorted.end());
+  if (library_sorted.has_value()) {
+    result.leaf_sorted = *library_sorted;
+  } else if (library.has_value()) {
     ASSIGN_OR_RETURN(result.leaf_sorted,
                      LibraryCandidate(*request.library_rules, sel, inputs, leaf_sorted));
   } else {

@@ -84,9 +84,13 @@ struct PlanRequest {
   // whole messages.
   int64_t segment_bytes = 0;
   // With auto: also predict what the MPI library would run by itself on the launch order
-  // (mapping/prediction/library_rules.h). It is the first candidate and wins unless beaten by
-  // kLibraryMargin (kLibraryMarginLarge from kLibraryMarginBelowBytes); when it wins,
-  // PlanResult::library_call is set and the order is the identity.
+  // (mapping/prediction/library_rules.h), and for allreduce, bcast and reduce (whose result
+  // does not depend on the ranks' order) on the leaf-sorted order of a job of at most
+  // kLeafSortedMaxHosts hosts. They are the first candidates ("mpi_library", mappings
+  // "identity" and "leaf-sorted"); the faster of the two (the launch order on ties) wins
+  // unless beaten by kLibraryMargin (kLibraryMarginLarge from kLibraryMarginBelowBytes). When
+  // it wins, PlanResult::library_call is set and the order is the identity or the leaf-sorted
+  // one (reordered): toporr never plans worse than the library's call on the free order.
   std::optional<mapping::LibraryRules> library_rules;
   // Bcast, reduce, allreduce and gather only (kForce on another collective: kInvalidArgument).
   MultilevelChoice multilevel = MultilevelChoice::kOff;
@@ -149,7 +153,9 @@ struct PlanResult {
   PlanCandidate before;                   // identity with the chosen algorithm
   PlanCandidate after;                    // the chosen (algorithm, mapping)
   std::vector<PlanCandidate> candidates;  // the multi-level one: "multilevel", "levels"
-  bool library_call = false;  // the MPI library's own call wins (algorithm = kLibraryCandidate)
+  // The MPI library's own call wins (algorithm = kLibraryCandidate): on the launch order, or
+  // with `reordered` on the leaf-sorted one (`mapping`; `before` is then the launch order's).
+  bool library_call = false;
   // The free baseline (LeafSortedMapping) and what a job launched in it would run: the MPI
   // library's own call with PlanRequest::library_rules and auto, else the chosen algorithm
   // (the forced one), predicted on it. Compare `after` with it for what toporr adds beyond the

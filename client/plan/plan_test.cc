@@ -149,24 +149,45 @@ TEST_F(FattreePlan, TheMpiLibrarysOwnCallIsACandidateAndWinsTies) {
   req.library_rules = mapping::LibraryRules::kOpenMpi;
   req.candidates = {mapping::Algorithm::kRing, mapping::Algorithm::kRecursiveDoubling,
                     mapping::Algorithm::kRabenseifner};
-  // 16 ranks, 1 MiB: Open MPI's tables pick Rabenseifner; dealt round-robin over the
-  // hosts, toporr's reordered ring is predicted faster, so toporr acts.
+  // 16 ranks, 1 MiB, dealt round-robin over the hosts: Open MPI's tables pick Rabenseifner,
+  // weighed on the launch order and on the leaf-sorted one (here: each host's ranks
+  // consecutive), where it is predicted faster. toporr's reordered ring is not faster than
+  // that by its margin, so the library's call runs on the leaf-sorted order.
   req.message_bytes = 1 << 20;
-  ASSERT_OK_AND_ASSIGN(PlanResult acts, Plan(req, placement_, *costs_.costs, costs_.routes.get()));
-  ASSERT_FALSE(acts.candidates.empty());
-  EXPECT_EQ(acts.candidates[0].algorithm, kLibraryCandidate);
-  EXPECT_EQ(acts.candidates[0].effective, "rabenseifner");
+  req.leaf_sorted = true;
+  ASSERT_OK_AND_ASSIGN(PlanResult sorts, Plan(req, placement_, *costs_.costs, costs_.routes.get()));
+  ASSERT_GE(sorts.candidates.size(), 2u);
+  EXPECT_EQ(sorts.candidates[0].algorithm, kLibraryCandidate);
+  EXPECT_EQ(sorts.candidates[0].effective, "rabenseifner");
+  EXPECT_EQ(sorts.candidates[0].mapping, "identity");
+  EXPECT_EQ(sorts.candidates[1].algorithm, kLibraryCandidate);
+  EXPECT_EQ(sorts.candidates[1].mapping, "leaf-sorted");
+  EXPECT_LT(sorts.candidates[1].time_ns, sorts.candidates[0].time_ns / 2);
+  EXPECT_TRUE(sorts.library_call);
+  EXPECT_TRUE(sorts.reordered);
+  EXPECT_EQ(sorts.mapping, sorts.leaf_sorted_mapping);
+  EXPECT_EQ(sorts.before.time_ns, sorts.candidates[0].time_ns);
+  EXPECT_EQ(sorts.after.time_ns, sorts.candidates[1].time_ns);
+  EXPECT_EQ(sorts.leaf_sorted.time_ns, sorts.after.time_ns);
+  // Without the library's rules toporr's own ring wins: the same order, predicted as fast.
+  PlanRequest own = req;
+  own.library_rules.reset();
+  ASSERT_OK_AND_ASSIGN(PlanResult acts, Plan(own, placement_, *costs_.costs, costs_.routes.get()));
   EXPECT_FALSE(acts.library_call);
-  EXPECT_LT(acts.after.time_ns, acts.candidates[0].time_ns);
-  // Packed by core (each host's ranks consecutive), 64 B: the library's recursive doubling
-  // (16..31 ranks, 64 B..4 KiB) on the launch order is as good as anything toporr has, so
-  // the tie goes to the library and the order stays.
+  EXPECT_TRUE(acts.reordered);
+  EXPECT_LE(acts.after.time_ns, sorts.after.time_ns * kLibraryMarginLarge);
+  // Packed by core (each host's ranks consecutive, already leaf-sorted), 64 B: the library's
+  // recursive doubling (16..31 ranks, 64 B..4 KiB) on the launch order is as good as anything
+  // toporr has, so the tie goes to the library and the order stays; no second library
+  // candidate, the leaf-sorted order being the launch order.
   ASSERT_OK_AND_ASSIGN(mapping::Placement packed, InitialPlacement(hosts_, MapBy::kCore, 0));
   req.message_bytes = 64;
   ASSERT_OK_AND_ASSIGN(PlanResult keeps, Plan(req, packed, *costs_.costs, costs_.routes.get()));
   EXPECT_TRUE(keeps.library_call);
+  EXPECT_FALSE(keeps.reordered);
   EXPECT_EQ(keeps.algorithm, kLibraryCandidate);
   EXPECT_EQ(keeps.candidates[0].effective, "recursive_doubling");
+  EXPECT_NE(keeps.candidates[1].algorithm, kLibraryCandidate);
   for (int r = 0; r < 16; ++r) EXPECT_EQ(keeps.mapping[r], r);
   for (const auto& c : keeps.candidates) EXPECT_GE(c.time_ns, keeps.after.time_ns) << c.algorithm;
   // A forced algorithm is never second-guessed.
@@ -174,6 +195,22 @@ TEST_F(FattreePlan, TheMpiLibrarysOwnCallIsACandidateAndWinsTies) {
   ASSERT_OK_AND_ASSIGN(PlanResult forced, Plan(req, packed, *costs_.costs, costs_.routes.get()));
   EXPECT_FALSE(forced.library_call);
   EXPECT_EQ(forced.algorithm, "ring");
+}
+
+// Allgather places each rank's block by rank: the library's call is weighed on the launch
+// order only.
+TEST_F(FattreePlan, TheLibrarysCallIsNotReorderedWhereTheResultDependsOnTheOrder) {
+  PlanRequest req;
+  req.collective = mapping::Collective::kAllgather;
+  req.library_rules = mapping::LibraryRules::kOpenMpi;
+  req.message_bytes = 64 << 10;
+  ASSERT_OK_AND_ASSIGN(PlanResult plan, Plan(req, placement_, *costs_.costs, costs_.routes.get()));
+  ASSERT_GE(plan.candidates.size(), 2u);
+  EXPECT_EQ(plan.candidates[0].algorithm, kLibraryCandidate);
+  EXPECT_NE(plan.candidates[1].algorithm, kLibraryCandidate);
+  if (plan.library_call) {
+    EXPECT_FALSE(plan.reordered);
+  }
 }
 
 // toporr replaces the library's own call only when predicted kLibraryMargin times faster
@@ -192,12 +229,19 @@ TEST_F(FattreePlan, TheLibrarysCallIsReplacedOnlyByAGainBeyondItsMargin) {
           req.collective = coll;
           req.library_rules = rules;
           req.message_bytes = bytes;
+          req.leaf_sorted = true;
           ASSERT_OK_AND_ASSIGN(PlanResult plan,
                                Plan(req, *placement, *costs_.costs, costs_.routes.get()));
           ASSERT_EQ(plan.candidates[0].algorithm, kLibraryCandidate);
-          const double library = plan.candidates[0].time_ns;
+          // The library's call on the launch order, and on the leaf-sorted one where that
+          // is another order (a second candidate).
+          const bool sorted = plan.candidates[1].algorithm == kLibraryCandidate;
+          const double library =
+              sorted ? std::min(plan.candidates[0].time_ns, plan.candidates[1].time_ns)
+                     : plan.candidates[0].time_ns;
+          const bool on_sorted = sorted && plan.candidates[1].time_ns < plan.candidates[0].time_ns;
           double best = std::numeric_limits<double>::infinity();
-          for (size_t i = 1; i < plan.candidates.size(); ++i) {
+          for (size_t i = sorted ? 2 : 1; i < plan.candidates.size(); ++i) {
             best = std::min(best, plan.candidates[i].time_ns);
           }
           const double margin =
@@ -208,8 +252,9 @@ TEST_F(FattreePlan, TheLibrarysCallIsReplacedOnlyByAGainBeyondItsMargin) {
           if (plan.library_call) {
             ++kept;
             EXPECT_LE(library, best * margin);
+            EXPECT_EQ(plan.reordered, on_sorted);
             for (int r = 0; r < static_cast<int>(plan.mapping.size()); ++r) {
-              EXPECT_EQ(plan.mapping[r], r);
+              EXPECT_EQ(plan.mapping[r], on_sorted ? plan.leaf_sorted_mapping[r] : r);
             }
           } else {
             ++replaced;

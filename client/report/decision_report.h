@@ -30,8 +30,12 @@
 //                          predicted_ns, effective}], in evaluation order; [] when not
 //                          planned. "mpi_library" is the MPI library's own call on the
 //                          caller's communicator (effective: the algorithm its rules pick,
-//                          mapping/prediction/library_rules.h); it wins ties and predicted
-//                          gains within client/plan/plan.h's kLibraryMargin. The multi-level
+//                          mapping/prediction/library_rules.h); for allreduce and bcast a
+//                          second one, mapping "leaf-sorted", runs it on the leaf-sorted
+//                          order. The faster of them wins ties and predicted gains within
+//                          client/plan/plan.h's kLibraryMargin; chosen_algorithm
+//                          "mpi_library" with a new_order other than the identity is the
+//                          library's call on the leaf-sorted order. The multi-level
 //                          version is {algorithm "multilevel", mapping "levels"}
 //   levels                 the fabric levels the multi-level version was planned over
 //                          (mapping/levels/levels.h names: ["host", "leaf", "top"]); null when it
@@ -50,7 +54,8 @@
 // verification.h) completed. Fields: event ("verified"), collective, algorithm,
 // chosen_algorithm, bytes, root, size as in its decision; toporr_us and library_us (the
 // slowest rank's time of each measured call of each path, in call order), toporr_median_us,
-// library_median_us, and verdict ("toporr" or "mpi_library": what runs from then on).
+// library_median_us, and verdict ("toporr" or "mpi_library": what runs from then on; "toporr"
+// is the decision, "mpi_library" the library's call on the caller's communicator).
 #ifndef TOPORR_CLIENT_REPORT_DECISION_REPORT_H_
 #define TOPORR_CLIENT_REPORT_DECISION_REPORT_H_
 

@@ -579,8 +579,20 @@ class MpiTest(unittest.TestCase):
             best = min(r["candidates"], key=lambda c: weighed_ns(r, c))["predicted_ns"]
             self.assertAlmostEqual(r["predicted_after_ns"], best, delta=1e-6 * best + 1e-9)
             if r["chosen_algorithm"] == "mpi_library":
-                self.assertEqual(r["new_order"], list(range(np)))
-                self.assertEqual(r["predicted_after_ns"], first["predicted_ns"])
+                # On the launch order, or on the leaf-sorted one (a second library
+                # candidate) where that is predicted faster.
+                library = [c for c in r["candidates"] if c["algorithm"] == "mpi_library"]
+                self.assertIn(len(library), (1, 2), r)
+                chosen = min(library, key=lambda c: c["predicted_ns"])
+                if len(library) == 2 and library[1]["predicted_ns"] == library[0]["predicted_ns"]:
+                    chosen = library[0]
+                self.assertEqual(r["predicted_after_ns"], chosen["predicted_ns"], r)
+                if chosen["mapping"] == "identity":
+                    self.assertEqual(r["new_order"], list(range(np)))
+                else:
+                    self.assertEqual(chosen["mapping"], "leaf-sorted", r)
+                    self.assertNotEqual(r["new_order"], list(range(np)))
+                    self.assertEqual(r["leaf_sorted"]["predicted_ns"], chosen["predicted_ns"])
             else:
                 self.assertLess(r["predicted_after_ns"], weighed_ns(r, first), r)
 
@@ -677,11 +689,12 @@ class MpiTest(unittest.TestCase):
         self.assertEqual(job.warnings(), [], job.stderr)
         # The stencil's allreduce and reduce run 5 times each with one decision: checked after
         # 4 calls; its broadcasts change root every call (a decision each, never 4 calls).
+        # toporr's path: its own algorithm, or the library's call on a reordered communicator.
         ours = [r for r in job.report if r["collective"] in ("allreduce", "reduce")
-                and r["source"] == "daemon" and r["chosen_algorithm"] != "mpi_library"
-                and not r["cached"]]
+                and r["source"] == "daemon" and not r["cached"]
+                and (r["chosen_algorithm"] != "mpi_library" or r["new_order"] != list(range(np)))]
         self.assertTrue(ours, job.report)
-        self.assertEqual(len(job.verified), len(ours), job.verified)
+        self.assertEqual(len(job.verified), len(ours), (job.verified, [r for r in job.report if r["collective"] == "allreduce"]))
         for r in ours:
             v = [x for x in job.verified
                  if (x["collective"], x["bytes"], x["root"]) == (r["collective"], r["bytes"],
