@@ -5,12 +5,12 @@ testing/vcluster (hosts as namespaces, tbf-shaped host links and leaf uplinks, t
 head node).
 
     bench/vcluster/run_apps_bench.py [--quick] [--reps 5] [--hpcc-reps 3]
-        [--profiles tapered,full] [--placements roundrobin,fragmented] [--apps lammps]
+        [--profiles tapered,full] [--placements roundrobin,fragmented,leafsorted] [--apps lammps]
         [--hpcc-cells tapered-roundrobin] [--host-mbit 100] [--raw DIR] [--results DIR]
     bench/vcluster/run_apps_bench.py --report-only --raw DIR
 
 For each fabric profile (4:1 tapered, full bisection), placement (node round-robin,
-scheduler-fragmented) and application, one cell: first a profiled run of the application in
+scheduler-fragmented, leaf-sorted by slot: the order a site gets for free) and application, one cell: first a profiled run of the application in
 the launch order (LD_PRELOAD=libtoporr_pmpi.so, TOPORR_PROFILE, toporr otherwise disabled),
 then `toporrctl plan --traffic` on it with the costs of the cluster's toporrd, then --reps
 repetitions of four variants in an order shuffled per repetition:
@@ -38,6 +38,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import tarfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -116,6 +117,10 @@ def placement(name, ranks):
         return [HOSTS[r % len(HOSTS)] for r in range(ranks)]
     if name == "fragmented":
         return [FRAGMENTED[r // per] for r in range(ranks)]
+    if name == "leafsorted":
+        # The free baseline: a by-slot launch on the host list sorted by leaf switch (node01-04
+        # on one leaf, node05-08 on the other), what Slurm's SwitchAsNodeRank hands out.
+        return [HOSTS[r // per] for r in range(ranks)]
     raise ValueError(name)
 
 
@@ -448,6 +453,38 @@ def measure(args, binroot, cells):
             run([sys.executable, VC, "down", "--name", NAME], check=False)
 
 
+# What the report reads of a cell's raw folder (the runs' own outputs stay out of the archive).
+RAW_FILES = ("cell.jsonl", "report-dropin.jsonl", "report-both.jsonl", "traffic.prof")
+
+
+def pack_raw(raw, cells, archive):
+    """The raw results the report reads (bench.json, each measured cell's RAW_FILES) into
+    `archive` (tar.xz), so that the table regenerates from the checkout."""
+    with tarfile.open(archive, "w:xz") as t:
+        t.add(os.path.join(raw, "bench.json"), arcname="bench.json")
+        for cell in cells:
+            for name in RAW_FILES:
+                path = os.path.join(raw, cell.tag, name)
+                if os.path.exists(path):
+                    t.add(path, arcname=f"{cell.tag}/{name}")
+    log(f"wrote {archive}")
+
+
+def unpack_raw(archive, raw):
+    """pack_raw's archive into the folder `raw` (regular files of the expected names only)."""
+    with tarfile.open(archive) as t:
+        for m in t.getmembers():
+            parts = m.name.split("/")
+            ok = (m.isfile() and ".." not in parts and
+                  (parts == ["bench.json"] or (len(parts) == 2 and parts[1] in RAW_FILES)))
+            if not ok:
+                continue
+            dest = os.path.join(raw, *parts)
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            with open(dest, "wb") as f:
+                f.write(t.extractfile(m).read())
+
+
 def raw_rate_agrees(args):
     """A raw folder holds runs at one host rate: it is written to DIR/bench.json by the first
     measuring run, a later run at another rate is refused, and --report-only takes it."""
@@ -497,6 +534,10 @@ def main():
     ap.add_argument("--results", default=RESULTS, help="where the table goes")
     ap.add_argument("--run-timeout", type=int, default=900, help="seconds per application run")
     ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--archive", default="",
+                    help="after measuring, pack the raw results the report reads into this "
+                         "tar.xz (commit it beside the table); with --report-only, unpack it "
+                         "into --raw first")
     args = ap.parse_args()
     # The command that measures (a report made again from its raw data names it too).
     args.command = " ".join(["bench/vcluster/run_apps_bench.py"] +
@@ -517,6 +558,8 @@ def main():
         if why:
             print(f"apps-bench: {app} SKIPPED: {why}", flush=True)
     os.makedirs(args.raw, exist_ok=True)
+    if args.report_only and args.archive:
+        unpack_raw(args.archive, args.raw)
     if not raw_rate_agrees(args):
         sys.exit(1)
     args.work = os.path.join(args.raw, "work")
@@ -538,6 +581,8 @@ def main():
         binroot = build()
         measure(args, binroot, cells)
         log(f"measured in {(time.monotonic() - t0) / 60:.1f} min")
+        if args.archive:
+            pack_raw(args.raw, cells, args.archive)
     report(args, cells, skipped)
 
 

@@ -226,6 +226,11 @@ int Allreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_D
   call.type = type;
   if (!opening.Open(comm, call, {sendbuf, recvbuf}, Runs::kEither)) return library();
   const CollectiveRun& run = opening.run();
+  // The library's call where the run-time check runs it (CollectiveRun::library_on).
+  auto best_library = [&]() -> int {
+    if (run.library_on == MPI_COMM_NULL) return library();
+    return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, run.library_on);
+  };
   return opening.Run(
       [&]() -> int {
         if (run.multilevel != nullptr) {
@@ -240,7 +245,7 @@ int Allreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_D
         // carry).
         return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, run.run_on);
       },
-      library);
+      best_library);
 }
 
 int Allgather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -341,6 +346,10 @@ int Bcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MP
   call.type = type;
   if (!opening.Open(comm, call, {buffer}, Runs::kEither)) return library();
   const CollectiveRun& run = opening.run();
+  auto best_library = [&]() -> int {
+    if (run.library_on == MPI_COMM_NULL) return library();
+    return PMPI_Bcast(buffer, count, type, run.library_root, run.library_on);
+  };
   return opening.Run(
       [&]() -> int {
         if (run.multilevel != nullptr) return run.multilevel->Bcast(buffer, count, type);
@@ -351,7 +360,7 @@ int Bcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MP
         }
         return PMPI_Bcast(buffer, count, type, run.root, run.run_on);
       },
-      library);
+      best_library);
 }
 
 int Gather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,

@@ -19,6 +19,7 @@ void FreeInternal(CommCache* cache) {
   for (auto& [key, entry] : *cache) {
     entry.multilevel.reset();
     if (entry.internal != MPI_COMM_NULL) PMPI_Comm_free(&entry.internal);
+    if (entry.library_comm != MPI_COMM_NULL) PMPI_Comm_free(&entry.library_comm);
   }
 }
 
@@ -64,8 +65,12 @@ bool CachedDecision::CountCall() {
 
 void CachedDecision::Replace(const std::vector<int32_t>& new_order, const Decision& d,
                              const std::vector<int32_t>& new_multilevel_plan,
-                             bool retryable_fallback) {
+                             bool retryable_fallback,
+                             const std::vector<int32_t>& new_library_order) {
   if (internal != MPI_COMM_NULL) PMPI_Comm_free(&internal);  // a retried decision's
+  if (library_comm != MPI_COMM_NULL) PMPI_Comm_free(&library_comm);
+  library_comm_failed = false;
+  library_order = new_order.empty() ? std::vector<int32_t>() : new_library_order;
   order = new_order;
   decision = d;
   multilevel_plan = new_order.empty() ? std::vector<int32_t>() : new_multilevel_plan;

@@ -39,6 +39,9 @@ struct DecisionCheck {
   explicit DecisionCheck(int calls, Decision d) : verification(calls), decision(std::move(d)) {}
   Verification verification;
   Decision decision;
+  // The library's path runs on the leaf-sorted order (CollectiveRun::library_on), not on the
+  // caller's.
+  bool library_leaf_sorted = false;
 };
 
 struct CachedDecision {
@@ -55,6 +58,12 @@ struct CachedDecision {
   // The decision is the MPI library's own call on `internal`, reordered (chosen
   // "mpi_library" with an order other than the identity: client/plan/plan.h).
   bool library_reordered = false;
+  // The order the library's call is predicted fastest in, when not the caller's (empty
+  // otherwise), and a communicator in it for the run-time check (created on first use when
+  // the check runs; MPI_COMM_NULL where it could not be built: the caller's communicator).
+  std::vector<int32_t> library_order;
+  MPI_Comm library_comm = MPI_COMM_NULL;
+  bool library_comm_failed = false;
   // The run-time check against the MPI library's call (created on first use when toporr
   // would run something else).
   std::unique_ptr<DecisionCheck> check;
@@ -70,7 +79,8 @@ struct CachedDecision {
   // multi-level plan, dropping what was built for the previous decision. A fallback is
   // retryable when the cost source did not answer.
   void Replace(const std::vector<int32_t>& new_order, const Decision& d,
-               const std::vector<int32_t>& new_multilevel_plan, bool retryable_fallback);
+               const std::vector<int32_t>& new_multilevel_plan, bool retryable_fallback,
+               const std::vector<int32_t>& new_library_order = {});
 };
 
 using CommCache = std::map<CacheKey, CachedDecision>;

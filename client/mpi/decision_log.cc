@@ -79,17 +79,19 @@ void DecisionLog::Decided(MPI_Comm comm, const Decision& d) {
   }
 }
 
-void DecisionLog::Checked(MPI_Comm comm, const Decision& d, const Verification& v) {
+void DecisionLog::Checked(MPI_Comm comm, const Decision& d, const Verification& v,
+                          bool library_leaf_sorted) {
   int rank = 0;
   PMPI_Comm_rank(comm, &rank);
   if (rank != 0) return;
-  WriteReport(VerificationJsonLine(d, v));
+  WriteReport(VerificationJsonLine(d, v, library_leaf_sorted));
   if (verbose_ > 0) {
     std::fprintf(stderr,
-                 "toporr: verified %s %s %lld B: toporr %.0f us, MPI library %.0f us (medians of "
-                 "%zu): %s stays\n",
+                 "toporr: verified %s %s %lld B: toporr %.0f us, MPI library%s %.0f us (medians "
+                 "of %zu): %s stays\n",
                  d.collective.c_str(), d.chosen_algorithm.c_str(), static_cast<long long>(d.bytes),
-                 v.toporr_median_s() * 1e6, v.library_median_s() * 1e6, v.library_s().size(),
+                 v.toporr_median_s() * 1e6, library_leaf_sorted ? " (leaf-sorted order)" : "",
+                 v.library_median_s() * 1e6, v.library_s().size(),
                  Verification::VerdictName(v.verdict()));
   }
 }

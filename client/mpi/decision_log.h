@@ -46,7 +46,8 @@ class DecisionLog {
   void Decided(MPI_Comm comm, const Decision& d);
 
   // A run-time check of decision `d` completed: its report line and verbose line on rank 0.
-  void Checked(MPI_Comm comm, const Decision& d, const Verification& v);
+  void Checked(MPI_Comm comm, const Decision& d, const Verification& v,
+               bool library_leaf_sorted = false);
 
  private:
   void WriteReport(const std::string& line);

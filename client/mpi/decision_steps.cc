@@ -112,6 +112,7 @@ absl::StatusOr<PlannedOrder> SharePlan(MPI_Comm work, absl::StatusOr<PlannedOrde
   struct {
     int ok;
     int multilevel_values;  // length of the multi-level plan that follows (0: none)
+    int library_order;      // 1: the library's order follows
     double before_ns, after_ns;
     char chosen[64];
     char reason[kReasonBytes];
@@ -130,6 +131,10 @@ absl::StatusOr<PlannedOrder> SharePlan(MPI_Comm work, absl::StatusOr<PlannedOrde
       shared.order = std::move(planned->order);
       shared.multilevel = std::move(planned->multilevel);
       result.multilevel_values = static_cast<int>(shared.multilevel.size());
+      if (planned->library_order.size() == static_cast<size_t>(size)) {
+        shared.library_order = std::move(planned->library_order);
+        result.library_order = 1;
+      }
     } else {
       CopyReason(absl::StrCat("planning failed: ", planned.status().message()), result.reason);
     }
@@ -141,6 +146,10 @@ absl::StatusOr<PlannedOrder> SharePlan(MPI_Comm work, absl::StatusOr<PlannedOrde
   if (rc == MPI_SUCCESS && result.ok && result.multilevel_values > 0) {
     shared.multilevel.resize(result.multilevel_values);
     rc = PMPI_Bcast(shared.multilevel.data(), result.multilevel_values, MPI_INT32_T, 0, work);
+  }
+  if (rc == MPI_SUCCESS && result.ok && result.library_order) {
+    shared.library_order.resize(size);
+    rc = PMPI_Bcast(shared.library_order.data(), size, MPI_INT32_T, 0, work);
   }
   if (rc != MPI_SUCCESS) return absl::InternalError(MpiError("MPI_Bcast", rc));
   if (!result.ok) {

@@ -46,6 +46,9 @@ struct PlannedOrder {
   double after_ns = -1;
   // When `chosen` is "multilevel": the plan (mapping::EncodeMultilevel), for every rank.
   std::vector<int32_t> multilevel;
+  // The order the MPI library's own call is predicted fastest in when not the caller's
+  // (client/plan/plan.h PlanResult::library_mapping); empty otherwise.
+  std::vector<int32_t> library_order;
 };
 // `routes`: over the job's hosts (the rows' routes), null when not known. `intra`: the
 // intra-host costs (bound_ranks.h: the hosts' hwloc distances when ranks are bound).

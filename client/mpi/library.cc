@@ -127,7 +127,8 @@ Planner CollectivePlanner(PlanRequest plan, Decision* d) {
     }
     d->levels = r.levels;
     d->stages = r.stages;
-    return PlannedOrder{r.mapping, r.algorithm, r.before.time_ns, r.after.time_ns, r.multilevel};
+    return PlannedOrder{r.mapping,       r.algorithm,  r.before.time_ns,
+                        r.after.time_ns, r.multilevel, r.library_mapping};
   };
 }
 
@@ -237,7 +238,7 @@ Library::Library(ClientOptions options, std::vector<std::string> option_warnings
 
 absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* decision,
                              std::vector<int32_t>* order, std::vector<int32_t>* multilevel,
-                             bool* unanswered) {
+                             bool* unanswered, std::vector<int32_t>* library_order) {
   if (unanswered != nullptr) *unanswered = false;
   int rank = 0;
   PMPI_Comm_rank(work, &rank);
@@ -278,12 +279,14 @@ absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* de
   decision->source = n > 1 ? std::string(source_->kind()) : "local";
   *order = std::move(planned->order);
   if (multilevel != nullptr) *multilevel = std::move(planned->multilevel);
+  if (library_order != nullptr) *library_order = std::move(planned->library_order);
   return absl::OkStatus();
 }
 
 absl::Status Library::DecideCollective(MPI_Comm work, const ReorderRequest& request, Decision* d,
                                        std::vector<int32_t>* order,
-                                       std::vector<int32_t>* multilevel_plan, bool* unanswered) {
+                                       std::vector<int32_t>* multilevel_plan, bool* unanswered,
+                                       std::vector<int32_t>* library_order) {
   if (d->size == 1) {
     // One rank: nothing to order, nothing to ask; toporr's collectives leave it to the MPI
     // library's call.
@@ -298,7 +301,8 @@ absl::Status Library::DecideCollective(MPI_Comm work, const ReorderRequest& requ
   }
   PlanRequest plan = PlanRequestFor(request, d->size);
   plan.leaf_sorted = !options_.report_path.empty();  // only the report shows it
-  return Decide(work, CollectivePlanner(std::move(plan), d), d, order, multilevel_plan, unanswered);
+  return Decide(work, CollectivePlanner(std::move(plan), d), d, order, multilevel_plan, unanswered,
+                library_order);
 }
 
 void Library::EnsureKeyvals() {
@@ -323,17 +327,19 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
   absl::Status status = SameArguments(work, KeyHash(key));
   CommCache* cache = status.ok() ? AttachCache(comm, cache_keyval_) : nullptr;
   // The cached decision, unless its retry is due; else steps 2..6.
-  std::vector<int32_t> order, multilevel_plan;
+  std::vector<int32_t> order, multilevel_plan, library_order;
   bool from_cache = false, unanswered = false;
   if (status.ok()) {
     if (const CachedDecision* cached = Reusable(cache, key, &d.retry)) {
       order = cached->order;
       multilevel_plan = cached->multilevel_plan;
+      library_order = cached->library_order;
       d = cached->decision;
       d.cached = true;
       from_cache = true;
     } else {
-      status = DecideCollective(work, request, &d, &order, &multilevel_plan, &unanswered);
+      status = DecideCollective(work, request, &d, &order, &multilevel_plan, &unanswered,
+                                &library_order);
     }
   }
   if (!status.ok()) {
@@ -358,7 +364,8 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
   }
   if (d.new_order.empty()) d.new_order = IdentityOrder(size);
   if (cache != nullptr && !from_cache) {
-    (*cache)[key].Replace(order, d, multilevel_plan, unanswered && d.source == "fallback");
+    (*cache)[key].Replace(order, d, multilevel_plan, unanswered && d.source == "fallback",
+                          library_order);
   }
   PMPI_Comm_free(&work);
   d.elapsed_us = ElapsedUs(start);
@@ -423,8 +430,33 @@ int Library::CollectiveComm(MPI_Comm comm, const ReorderRequest& request, Collec
   if (options_.verify && toporrs && chosen_by_toporr) {
     if (!c.check) c.check = std::make_unique<DecisionCheck>(options_.verify_calls, c.decision);
     run->check = c.check.get();
+    if (!c.library_reordered) LibraryComm(comm, request.root, &c, run);
   }
   return MPI_SUCCESS;
+}
+
+void Library::LibraryComm(MPI_Comm comm, int root, CachedDecision* c, CollectiveRun* run) {
+  if (c->library_order.empty() || c->library_comm_failed) return;
+  if (c->library_comm == MPI_COMM_NULL) {
+    // Every rank holds the same order (Decide's broadcast) and arrives here in the same call;
+    // the split is agreed on over the decision's communicator.
+    absl::Status split = AgreedSplit(comm, c->internal, c->library_order, &c->library_comm);
+    if (!split.ok()) {
+      c->library_comm = MPI_COMM_NULL;
+      c->library_comm_failed = true;
+      int rank = 0;
+      PMPI_Comm_rank(comm, &rank);
+      log_.Warn(rank,
+                "the communicator in the leaf-sorted order could not be built; the "
+                "run-time check measures the MPI library's call on the caller's order");
+      return;
+    }
+  }
+  run->library_on = c->library_comm;
+  if (c->check) c->check->library_leaf_sorted = true;
+  for (size_t i = 0; i < c->library_order.size(); ++i) {
+    if (c->library_order[i] == root) run->library_root = static_cast<int>(i);
+  }
 }
 
 Library::NextRun Library::NextCall(MPI_Comm comm, const ReorderRequest& request) {
@@ -438,7 +470,9 @@ Library::NextRun Library::NextCall(MPI_Comm comm, const ReorderRequest& request)
     return c.CountCall() ? NextRun::kDecide : NextRun::kLibrary;
   }
   if (c.check && c.check->verification.verdict() == Verification::Verdict::kLibrary) {
-    return NextRun::kLibrary;
+    // The library's call: on the caller's communicator directly, or through toporr's path
+    // on the communicator in the order it was predicted fastest in.
+    return c.library_comm != MPI_COMM_NULL ? NextRun::kToporr : NextRun::kLibrary;
   }
   const bool algorithm = mapping::ParseAlgorithm(c.decision.chosen_algorithm).ok();
   const bool multilevel = !c.multilevel_plan.empty() && !c.multilevel_failed;
@@ -446,7 +480,7 @@ Library::NextRun Library::NextCall(MPI_Comm comm, const ReorderRequest& request)
 }
 
 void Library::ReportCheck(MPI_Comm comm, const DecisionCheck& check) {
-  log_.Checked(comm, check.decision, check.verification);
+  log_.Checked(comm, check.decision, check.verification, check.library_leaf_sorted);
 }
 
 void Library::GraphOrder(MPI_Comm comm, const char* label, const mapping::CommGraph* graph,

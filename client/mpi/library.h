@@ -93,6 +93,12 @@ struct CollectiveRun {
   // The decision is the MPI library's own call on run_on, reordered (the leaf-sorted order,
   // client/plan/plan.h): for collectives whose result is the same in any order.
   bool library_reordered = false;
+  // Where the run-time check runs the MPI library's call (toporr's path against it, and after
+  // a verdict for the library): a communicator in the order the library's call was predicted
+  // fastest in (the leaf-sorted one), or MPI_COMM_NULL for the caller's communicator.
+  // library_root is the request's root as a rank of it.
+  MPI_Comm library_on = MPI_COMM_NULL;
+  int library_root = 0;
   int root = 0;  // the request's root as a rank of run_on
   // The decided order (new rank i = old rank (*order)[i]; empty = identity), valid while the
   // caller's communicator lives; null with run_on.
@@ -173,14 +179,17 @@ class Library {
   // whether it is that the cost source did not answer (a fallback worth retrying).
   absl::Status Decide(MPI_Comm work, const Planner& planner, Decision* decision,
                       std::vector<int32_t>* order, std::vector<int32_t>* multilevel = nullptr,
-                      bool* unanswered = nullptr);
+                      bool* unanswered = nullptr, std::vector<int32_t>* library_order = nullptr);
   // A new decision for a collective's request (`d` holds the request's fields, source
   // "fallback"): none to make for one rank (source "local"), refused when toporr is disabled
   // (kCancelled) or the root is not a rank, else Decide with Plan for the request.
   absl::Status DecideCollective(MPI_Comm work, const ReorderRequest& request, Decision* d,
                                 std::vector<int32_t>* order, std::vector<int32_t>* multilevel_plan,
-                                bool* unanswered);
+                                bool* unanswered, std::vector<int32_t>* library_order);
   void EnsureKeyvals();
+  // Sets run->library_on (creating it on first use: collective) where the decision `c`
+  // has an order the library's call is predicted fastest in; `root` as the caller's rank.
+  void LibraryComm(MPI_Comm comm, int root, CachedDecision* c, CollectiveRun* run);
 
   ClientOptions options_;
   std::unique_ptr<RowSource> source_;

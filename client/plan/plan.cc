@@ -281,6 +281,7 @@ absl::StatusOr<PlanResult> Plan(const PlanRequest& request, const mapping::Place
   const PlanCandidate* library_best = sorted_library        ? &*library_sorted
                                       : library.has_value() ? &*library
                                                             : nullptr;
+  if (sorted_library) result.library_mapping = sorted;
   if (library_best != nullptr &&
       library_best->time_ns <= best.prediction.time_ns * LibraryMargin(request.message_bytes)) {
     // The library's own call, weighed first, wins ties and predicted gains within its

@@ -162,6 +162,11 @@ struct PlanResult {
   // leaf-sorted order.
   std::vector<int32_t> leaf_sorted_mapping;
   PlanCandidate leaf_sorted;
+  // Where the MPI library's own call is predicted fastest, when that is not the launch order:
+  // the leaf-sorted order (mapping[new_rank] = old rank); empty otherwise, and when the
+  // library's call was not weighed. libtoporr's run-time check measures toporr's choice
+  // against the library's call there.
+  std::vector<int32_t> library_mapping;
   // When the multi-level version was considered: the levels' names ("host", "leaf", "top").
   std::vector<std::string> levels;
   std::vector<PlanStage> stages;  // and its stages, in execution order

@@ -169,6 +169,7 @@ TEST_F(FattreePlan, TheMpiLibrarysOwnCallIsACandidateAndWinsTies) {
   EXPECT_EQ(sorts.before.time_ns, sorts.candidates[0].time_ns);
   EXPECT_EQ(sorts.after.time_ns, sorts.candidates[1].time_ns);
   EXPECT_EQ(sorts.leaf_sorted.time_ns, sorts.after.time_ns);
+  EXPECT_EQ(sorts.library_mapping, sorts.leaf_sorted_mapping);
   // Without the library's rules toporr's own ring wins: the same order, predicted as fast.
   PlanRequest own = req;
   own.library_rules.reset();
@@ -188,6 +189,7 @@ TEST_F(FattreePlan, TheMpiLibrarysOwnCallIsACandidateAndWinsTies) {
   EXPECT_EQ(keeps.algorithm, kLibraryCandidate);
   EXPECT_EQ(keeps.candidates[0].effective, "recursive_doubling");
   EXPECT_NE(keeps.candidates[1].algorithm, kLibraryCandidate);
+  EXPECT_TRUE(keeps.library_mapping.empty());
   for (int r = 0; r < 16; ++r) EXPECT_EQ(keeps.mapping[r], r);
   for (const auto& c : keeps.candidates) EXPECT_GE(c.time_ns, keeps.after.time_ns) << c.algorithm;
   // A forced algorithm is never second-guessed.

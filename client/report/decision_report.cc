@@ -136,7 +136,8 @@ absl::Status AppendReportLine(const std::string& path, const std::string& line) 
   return AppendToFile(path, line);  // a regular file, never a planted link; never blocks
 }
 
-std::string VerificationJsonLine(const Decision& d, const Verification& v) {
+std::string VerificationJsonLine(const Decision& d, const Verification& v,
+                                 bool library_leaf_sorted) {
   std::ostringstream out;
   JsonWriter w(&out);
   w.BeginObject();
@@ -151,6 +152,7 @@ std::string VerificationJsonLine(const Decision& d, const Verification& v) {
   times("library_us", v.library_s());
   w.Field("toporr_median_us", v.toporr_median_s() * 1e6);
   w.Field("library_median_us", v.library_median_s() * 1e6);
+  w.Field("library_order", library_leaf_sorted ? "leaf-sorted" : "caller");
   w.Field("verdict", Verification::VerdictName(v.verdict()));
   w.EndObject();
   out << '\n';

@@ -54,8 +54,11 @@
 // verification.h) completed. Fields: event ("verified"), collective, algorithm,
 // chosen_algorithm, bytes, root, size as in its decision; toporr_us and library_us (the
 // slowest rank's time of each measured call of each path, in call order), toporr_median_us,
-// library_median_us, and verdict ("toporr" or "mpi_library": what runs from then on; "toporr"
-// is the decision, "mpi_library" the library's call on the caller's communicator).
+// library_median_us, library_order ("caller": the library's path is its call on the caller's
+// communicator; "leaf-sorted": on one in the leaf-sorted order, where the plan predicted the
+// library's call fastest: client/plan/plan.h PlanResult::library_mapping), and verdict
+// ("toporr" or "mpi_library": what runs from then on; "toporr" is the decision,
+// "mpi_library" the library's path).
 #ifndef TOPORR_CLIENT_REPORT_DECISION_REPORT_H_
 #define TOPORR_CLIENT_REPORT_DECISION_REPORT_H_
 
@@ -107,7 +110,9 @@ struct Decision {
 std::string DecisionJsonLine(const Decision& d);
 
 // The "verified" line of a completed check of decision `d`.
-std::string VerificationJsonLine(const Decision& d, const Verification& v);
+// `library_leaf_sorted`: the library's path ran on the leaf-sorted order.
+std::string VerificationJsonLine(const Decision& d, const Verification& v,
+                                 bool library_leaf_sorted = false);
 
 // `stages` as the report's JSON array, or null when empty (also toporrctl plan's).
 void StagesJson(const std::vector<PlanStage>& stages, JsonWriter& w);

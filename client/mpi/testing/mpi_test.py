@@ -144,6 +144,7 @@ def program_commands(tmp):
         "coll": ("coll_check", [MPICC, "-O1", "-I", ROOT, t + "coll_check.c"] + link + ["-lm"]),
         "topo_map": ("topo_map_check", [MPICC, "-O1", t + "topo_map_check.c"]),
         "stencil": ("stencil", [MPICC, "-O1", t + "stencil.c"]),
+        "allreduce_loop": ("allreduce_loop", [MPICC, "-O1", t + "allreduce_loop.c"]),
         "counted": ("stencil_counted", [MPICC, "-O1", t + "stencil.c", t + "pmpi_count.c"]),
         "fcoll": ("fortran_coll", [MPIF90, "-w", t + "fortran_coll.f90"]),
         "misuse": ("misuse_check", [MPICC, "-O1", t + "misuse_check.c"]),
@@ -164,7 +165,7 @@ class MpiTest(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix=f"toporr-mpi-{MPI}-")
         cls.build("check", "fcart", "cxx", "freorder", "coll", "topo_map", "stencil", "fcoll",
-                  "misuse", "shim")
+                  "misuse", "shim", "allreduce_loop")
         cls.serve_demo_fabric()
 
     @classmethod
@@ -675,6 +676,38 @@ class MpiTest(unittest.TestCase):
         self.assertEqual(gone.stdout, plain.stdout)
         self.assertEqual(len(gone.warnings()), 1, gone.stderr)
 
+    def test_run_time_check_measures_the_library_on_the_leaf_sorted_order(self):
+        """Where the plan predicts the MPI library's call faster on the leaf-sorted order than
+        on the caller's, the run-time check measures toporr's choice against the library's
+        call there, and a verdict for the library keeps running it there: 6 ranks dealt
+        round-robin over 3 hosts of 3 leaves, a 256 KiB allreduce on MPI_COMM_WORLD (toporr's
+        ring on its order against the library's Rabenseifner on the leaf-sorted order)."""
+        np = 6
+        hosts = round_robin(np, 3)
+        args = ["32768", "8"]
+        plain = self.run_job(np, args, hosts, program=self.allreduce_loop)
+        job = self.run_job(np, args, hosts, program=self.allreduce_loop, preload=True,
+                           env={"TOPORR_VERIFY_CALLS": "2", "TOPORR_VERBOSE": "1"})
+        self.assertEqual(job.stdout, plain.stdout)
+        self.assertEqual(len(plain.stdout.splitlines()), 8, plain.stdout)
+        self.assertEqual(job.warnings(), [], job.stderr)
+        decided = [r for r in job.report if r["collective"] == "allreduce" and not r["cached"]]
+        self.assertEqual(len(decided), 1, job.report)
+        r = decided[0]
+        library = {c["mapping"]: c for c in r["candidates"] if c["algorithm"] == "mpi_library"}
+        self.assertEqual(set(library), {"identity", "leaf-sorted"}, r["candidates"])
+        self.assertLess(library["leaf-sorted"]["predicted_ns"],
+                        library["identity"]["predicted_ns"])
+        self.assertNotEqual(r["chosen_algorithm"], "mpi_library", r)
+        self.assertEqual(len(job.verified), 1, job.verified)
+        v = job.verified[0]
+        self.assertEqual(v["library_order"], "leaf-sorted", v)
+        self.assertEqual(len(v["library_us"]), 2)
+        self.assertIn("MPI library (leaf-sorted order)", job.stderr)
+        # Either verdict may come out on a shared machine; the four calls after it ran its
+        # path (on the leaf-sorted communicator for "mpi_library") with the program's output.
+        self.assertIn(v["verdict"], ("toporr", "mpi_library"))
+
     def test_run_time_check_times_both_paths_and_keeps_the_faster(self):
         """Each decision where toporr chose its own path is timed against the MPI library's
         call (TOPORR_VERIFY_CALLS calls each, alternating, the slowest rank's time), reported
@@ -694,7 +727,7 @@ class MpiTest(unittest.TestCase):
                 and r["source"] == "daemon" and not r["cached"]
                 and (r["chosen_algorithm"] != "mpi_library" or r["new_order"] != list(range(np)))]
         self.assertTrue(ours, job.report)
-        self.assertEqual(len(job.verified), len(ours), (job.verified, [r for r in job.report if r["collective"] == "allreduce"]))
+        self.assertEqual(len(job.verified), len(ours), job.verified)
         for r in ours:
             v = [x for x in job.verified
                  if (x["collective"], x["bytes"], x["root"]) == (r["collective"], r["bytes"],
@@ -708,6 +741,16 @@ class MpiTest(unittest.TestCase):
                 self.assertTrue(all(t > 0 for t in v["toporr_us"] + v["library_us"]), v)
                 faster = v["toporr_median_us"] < v["library_median_us"]
                 self.assertEqual(v["verdict"], "toporr" if faster else "mpi_library")
+                # The library's path: its call where the plan predicted it fastest (the
+                # leaf-sorted order unless the caller's is as fast), unless that is the
+                # decision itself.
+                library = {c["mapping"]: c["predicted_ns"] for c in r["candidates"]
+                           if c["algorithm"] == "mpi_library"}
+                sorted_faster = ("leaf-sorted" in library and
+                                 library["leaf-sorted"] < library["identity"] and
+                                 r["chosen_algorithm"] != "mpi_library")
+                self.assertEqual(v["library_order"], "leaf-sorted" if sorted_faster else "caller",
+                                 (v, r["candidates"]))
                 self.assertIn(f"verified {r['collective']} {r['chosen_algorithm']}", job.stderr)
         off = self.run_job(np, [], hosts, program=self.stencil, preload=True,
                            env={"TOPORR_VERIFY_CALLS": "2", "TOPORR_VERIFY": "0"})
