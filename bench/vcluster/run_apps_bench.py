@@ -517,7 +517,7 @@ def main():
                     help="repetitions per HPCC cell (a run takes ~2 min: b_eff runs for a "
                          "fixed time)")
     ap.add_argument("--profiles", default="tapered,full")
-    ap.add_argument("--placements", default="roundrobin,fragmented")
+    ap.add_argument("--placements", default="roundrobin,fragmented,leafsorted")
     ap.add_argument("--apps", default="lammps",
                     help="lammps and/or hpcc (HPCC: about 2.5 min a run at 400 Mbit/s, over "
                          "8 min at 100: its table is measured with --apps hpcc --host-mbit 400)")
