@@ -491,9 +491,12 @@ def raw_rate_agrees(args):
     meta_path = os.path.join(args.raw, "bench.json")
     if os.path.exists(meta_path):
         with open(meta_path) as f:
-            rate = float(json.load(f)["host_mbit"])
+            meta = json.load(f)
+        rate = float(meta["host_mbit"])
         if args.report_only:
             args.host_mbit = rate
+            # The table names the command that measured it.
+            args.command = meta.get("command", args.command)
         elif rate != args.host_mbit:
             print(f"apps-bench: {meta_path}: the runs there were measured at {rate:g} Mbit/s, "
                   f"not {args.host_mbit:g}: pass --host-mbit {rate:g} or another --raw",
@@ -501,7 +504,7 @@ def raw_rate_agrees(args):
             return False
     elif not args.report_only:
         with open(meta_path, "w") as f:
-            json.dump({"host_mbit": args.host_mbit}, f)
+            json.dump({"host_mbit": args.host_mbit, "command": args.command}, f)
             f.write("\n")
     return True
 
