@@ -356,17 +356,57 @@ def build(state, shape, args):
         f.write(f"{DAEMON_IP}\ttoporrd\n")
         for i, h in enumerate(shape.hosts):
             f.write(f"{shape.host_ip(i)}\t{h}\n")
-    fab = state.ns("fab")
-    state.creating("netns", fab)
-    sh("ip", "netns", "add", fab)
-    for key in ("net.ipv6.conf.all.disable_ipv6", "net.ipv6.conf.default.disable_ipv6"):
-        sh("sysctl", "-qw", f"{key}=1", netns=fab)
-    sh("ip", "link", "set", "lo", "up", netns=fab)
+    build_bridges(state, shape, hosts_file)
+    write_agent(state)
+    build_mpich_shim(state)
+    if not os.environ.get("VC_NOWAIT"): wait_reachable(state, shape)
+    if not args.no_fabric:
+        write_fabric(state, shape)
+    if args.toporrd:
+        start_toporrd(state, args.toporrd, args.toporrctl)
+    state.data["ready"] = True
+    state.save()
 
-    def bridge(br):
-        sh("ip", "link", "add", br, "type", "bridge", "stp_state", "0", "forward_delay", "0",
-           netns=fab)
-        sh("ip", "link", "set", br, "up", netns=fab)
+
+def fabric_namespace(state, name):
+    """A namespace of the fabric (`tvc-NAME-name`, recorded in state first): no IPv6,
+    loopback up."""
+    ns = state.ns(name)
+    state.creating("netns", ns)
+    sh("ip", "netns", "add", ns)
+    for key in ("net.ipv6.conf.all.disable_ipv6", "net.ipv6.conf.default.disable_ipv6"):
+        sh("sysctl", "-qw", f"{key}=1", netns=ns)
+    sh("ip", "link", "set", "lo", "up", netns=ns)
+    return ns
+
+
+def bridge(br, netns):
+    sh("ip", "link", "add", br, "type", "bridge", "stp_state", "0", "forward_delay", "0",
+       netns=netns)
+    sh("ip", "link", "set", br, "up", netns=netns)
+
+
+def attach(state, host, hosts_file, fab, br, port, addrs, mbit):
+    """Host's namespace set (make_host) with eth0 cabled by a veth pair to the fabric
+    namespace fab: its end `port` on bridge br (None: no bridge, the caller addresses it).
+    eth0 gets addrs (CIDR); both directions are shaped to mbit (0: not shaped)."""
+    make_host(state, host, hosts_file)
+    ns = state.ns(host)
+    sh("ip", "link", "add", port, "type", "veth", "peer", "name", "eth0", "netns", ns,
+       netns=fab)
+    sh("ip", "link", "set", port, *(("master", br) if br else ()), "up", netns=fab)
+    for addr in addrs:
+        sh("ip", "addr", "add", addr, "dev", "eth0", netns=ns)
+    sh("ip", "link", "set", "eth0", "up", netns=ns)
+    if mbit:
+        tbf(port, mbit, fab)       # switch -> host
+        tbf("eth0", mbit, ns)      # host -> switch
+
+
+def build_bridges(state, shape, hosts_file):
+    """A tree fabric in one namespace `fab`, the head on the top bridge, every address in
+    one /16."""
+    fab = fabric_namespace(state, "fab")
 
     # Bridges in a tree (leaves under pods under the core, or leaves under the spine): no
     # loops, so plain learning bridges forward every packet along the one path the fabric
@@ -379,42 +419,20 @@ def build(state, shape, args):
         tbf(up_dev, mbit, fab)
         tbf(dn_dev, mbit, fab)
 
-    bridge(shape.top)
+    bridge(shape.top, fab)
     for p in range(shape.pods):
-        bridge(f"pod{p + 1}")
+        bridge(f"pod{p + 1}", fab)
         uplink(f"pod{p + 1}", shape.top, f"p{p + 1}up", f"p{p + 1}dn", shape.pod_uplink_mbit[p])
     for l in range(shape.leaves):
         pod = shape.leaf_pod[l]
-        bridge(f"leaf{l + 1}")
+        bridge(f"leaf{l + 1}", fab)
         uplink(f"leaf{l + 1}", shape.top if pod is None else f"pod{pod + 1}", f"l{l + 1}up",
                f"l{l + 1}dn", shape.leaf_uplink_mbit[l])
-
-    def attach(host, ip, br, port, mbit):
-        make_host(state, host, hosts_file)
-        ns = state.ns(host)
-        sh("ip", "link", "add", port, "type", "veth", "peer", "name", "eth0", "netns", ns,
-           netns=fab)
-        sh("ip", "link", "set", port, "master", br, "up", netns=fab)
-        sh("ip", "addr", "add", f"{ip}/16", "dev", "eth0", netns=ns)
-        sh("ip", "link", "set", "eth0", "up", netns=ns)
-        if mbit:
-            tbf(port, mbit, fab)       # leaf -> host
-            tbf("eth0", mbit, ns)      # host -> leaf
-
-    attach("head", HEAD_IP, shape.top, "head", shape.head_mbit)
-    sh("ip", "addr", "add", f"{DAEMON_IP}/16", "dev", "eth0", netns=state.ns("head"))
+    attach(state, "head", hosts_file, fab, shape.top, "head",
+           [f"{HEAD_IP}/16", f"{DAEMON_IP}/16"], shape.head_mbit)
     for i, h in enumerate(shape.hosts):
-        attach(h, shape.host_ip(i), f"leaf{shape.leaf_of(i) + 1}", f"h{i + 1:02d}",
-               shape.host_mbit)
-    write_agent(state)
-    build_mpich_shim(state)
-    if not os.environ.get("VC_NOWAIT"): wait_reachable(state, shape)
-    if not args.no_fabric:
-        write_fabric(state, shape)
-    if args.toporrd:
-        start_toporrd(state, args.toporrd, args.toporrctl)
-    state.data["ready"] = True
-    state.save()
+        attach(state, h, hosts_file, fab, f"leaf{shape.leaf_of(i) + 1}", f"h{i + 1:02d}",
+               [f"{shape.host_ip(i)}/16"], shape.host_mbit)
 
 
 def wait_reachable(state, shape, timeout=10.0):
