@@ -514,8 +514,8 @@ class VclusterShapesTest(unittest.TestCase):
                                          [f"df{firsts.index(a) + 1}_1",
                                           f"df{firsts.index(b) + 1}_1"])
 
-            # Measured: 4 MiB inside a group (400 Mbit/s host links, ~0.08 s) against across
-            # a 200 Mbit/s global link (~0.17 s); the faster of two runs each.
+            # 4 MiB inside a group (400 Mbit/s host links) against across a 200 Mbit/s global
+            # link: twice as long, as the rates say; the faster of two runs each.
             fast = min(c.transfer_seconds("node01", "node02") for _ in range(2))
             slow = min(c.transfer_seconds("node01", "node05") for _ in range(2))
             print(f"\n4 MiB: inside a group {fast:.3f} s, across a global link {slow:.3f} s",
