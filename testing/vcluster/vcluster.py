@@ -5,14 +5,15 @@ Hosts are Linux namespace sets (net + UTS + IPC + mount) with their own host nam
 (node01 ...), addresses and /etc/hosts; their links run through a fabric namespace that
 holds one bridge per leaf, a bridge per pod (three levels) and a spine or core bridge on top,
 every host link and every inter-bridge uplink shaped with `tc tbf` in both directions, so that
-every packet between two leaves crosses both leaves' uplinks. A head node namespace (host
-name `head`) on the top bridge runs toporrd. MPI jobs start on the head node and reach the
+every packet between two leaves crosses both leaves' uplinks (a dragonfly: one router
+namespace per group instead, below). A head node namespace (host name `head`) on the top
+bridge runs toporrd. MPI jobs start on the head node and reach the
 hosts through an rsh agent that enters a host's namespaces (`nsenter`).
 
     vcluster up [--name NAME] [--profile P] [--hosts N] [--hosts-per-leaf 4]
                 [--leaf-hosts N1,N2,...] [--leaves-per-pod 2] [--host-mbit 400]
                 [--uplink-mbit M] [--pod-uplink-mbit M] [--damaged-uplink LEAF]
-                [--toporrd BIN --toporrctl BIN]
+                [--global-mbit M] [--toporrd BIN --toporrctl BIN]
     vcluster down [--name NAME]        remove one cluster (also after a killed run)
     vcluster cleanup                   remove every cluster this tool left on the machine
     vcluster status [--name NAME] [--json]
@@ -31,6 +32,9 @@ Profiles (--profile; a leaf uplink's rate is relative to the hosts on the leaf u
   damaged  tapered with 12 hosts on 3 leaves, leaf3's uplink at a quarter of its rate
   uneven   tapered with leaves of 5, 3 and 1 hosts (--leaf-hosts 5,3,1); each leaf uplink
            at one host link's rate (a leaf of n hosts is n:1)
+  dragonfly  16 hosts in 4 groups of 4 (--hosts, --hosts-per-leaf), one router per group, the
+           groups all-to-all by one global link per pair (6), each at half a host link's
+           rate (--global-mbit); routed, not bridged (below)
 --damaged-uplink LEAF (leafN or N) damages a leaf's uplink, towards the spine or its pod, in
 any profile: 1/4 of the rate of its healthy siblings in tbf, and in the fabric dump the same
 number of links at 1/4 of their width x speed (4x QDR -> 4x SDR). --leaf-hosts gives leaves of
@@ -42,11 +46,15 @@ real OpenSM, ibnetdiscover and dump_fts) has one switch per bridge, leafNN, podN
 or leafNN and spine01, and expresses each emulated uplink rate as k parallel 4x QDR links
 (k x the host rate) or one narrower or slower link (1/2 .. 1/16 of it).
 
-Not built: a dragonfly. Its groups are joined by loops that learning bridges cannot forward
-along (they need a tree, or STP, which would cut the loops). It would need the fabric
-namespace to route instead of bridge: one namespace (or VRF) per switch with a route per
-host pair following the next hops of the fabric dump's LFTs (dump_fts), so that a packet
-takes the path OpenSM computed, and tbf on every inter-switch link as today.
+A dragonfly's groups are joined by loops, along which learning bridges cannot forward (they
+need a tree, or STP, which would cut the loops), so it is routed at L3: each group's switch
+is a router namespace (tvc-NAME-routerG, IP forwarding on) whose bridge holds the group's
+hosts in 198.18.G.0/24 (router .254, their default route); each global link is a veth pair
+between two routers, shaped both ways, with a static route per other group over the direct
+link: the minimal route, the one OpenSM's min-hop routing gives the dump's cabling. The head
+(198.18.0.0/24) hangs off router 1; the other routers route to it over their link to group 1.
+Its dump has one switch per group, df1_1.. (collectors/sim/gen_direct.py's dragonfly), and
+each global link as one link of the global rate's fraction of 4x QDR (1/2: 4x DDR).
 
 Everything a cluster creates carries the prefix `tvc-NAME-` (namespaces) or lives under
 /run/toporr-vcluster/NAME (state.json, the namespace files, /etc/hosts, the rsh agent, the
@@ -105,8 +113,14 @@ def status(name, as_json):
     layout = state.data["layout"]
     print(f"cluster {name}: {state.data['describe']}")
     print(f"  state   {state.dir}")
-    print(f"  head    {HEAD_IP} on {layout['top']}, toporrd {DAEMON_IP} ("
+    print(f"  head    {HEAD_IP} on {layout['top'] or 'router1'}, toporrd {DAEMON_IP} ("
           f"{state.data.get('toporrd', {}).get('address', 'not started')})")
+    for g in layout.get("groups", []):
+        print(f"  {g['name']}  {g['hosts']} hosts in {g['subnet']}, {g['router']} at "
+              f"{g['gateway']}")
+    for link in layout.get("global_links", []):
+        print(f"  global  {' - '.join(link['groups'])} {link['mbit']:g} Mbit/s "
+              f"(dump: {link['ib']})")
     for p in layout["pods"]:
         print(f"  {p['name']}  leaves {','.join(p['leaves'])}, uplink to {layout['top']} "
               f"{p['uplink_mbit']:g} Mbit/s (dump: {p['ib']})")
@@ -123,10 +137,12 @@ def add_up_args(p):
     p.add_argument("--profile", choices=PROFILES, default="tapered",
                    help="the fabric's shape: tapered (default: leaf uplinks 4:1), full (1:1), "
                         "tree3 (3 levels, 2:1 at each), damaged (3 leaves, leaf3's uplink at "
-                        "1/4), uneven (leaves of 5, 3, 1 hosts); see above")
+                        "1/4), uneven (leaves of 5, 3, 1 hosts), dragonfly (groups of "
+                        "hosts all-to-all by global links, routed); see above")
     p.add_argument("--hosts", type=int,
-                   help="hosts (2..16; default 8, tree3 16, damaged 12)")
-    p.add_argument("--hosts-per-leaf", type=int, default=4, help="hosts per leaf (default 4)")
+                   help="hosts (2..16; default 8, tree3 and dragonfly 16, damaged 12)")
+    p.add_argument("--hosts-per-leaf", type=int, default=4,
+                   help="hosts per leaf, or per group of a dragonfly (default 4)")
     p.add_argument("--leaf-hosts", metavar="N1,N2,...",
                    help="hosts on each leaf, for leaves of different sizes (uneven: 5,3,1)")
     p.add_argument("--leaves-per-pod", type=int, help="tree3: leaves per pod (default 2)")
@@ -138,6 +154,9 @@ def add_up_args(p):
                         "its leaves' uplinks)")
     p.add_argument("--damaged-uplink", metavar="LEAF",
                    help="leafN (or N) whose uplink runs at 1/4 of its rate (damaged: leaf3)")
+    p.add_argument("--global-mbit", type=float,
+                   help="dragonfly: rate of a global link between two groups (default: half "
+                        "the host link's; 1/2, 1/4, 1/8 or 1/16 of it, or equal)")
     p.add_argument("--head-mbit", type=float, default=0,
                    help="head node link rate (default 0: not shaped)")
     p.add_argument("--toporrd", help="start this toporrd on the head node and ingest the fabric")

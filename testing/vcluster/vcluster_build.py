@@ -1,10 +1,12 @@
 """Creating a vcluster (testing/vcluster/vcluster.py `up`): the shape of its fabric, the host
-namespaces and the shaped bridges between them, the rsh agent, the fabric dump, and toporrd
-on the head node. Everything made is recorded in state.json first (vcluster_state.py), so a
+namespaces and the shaped bridges (a dragonfly: routers) between them, the rsh agent, the
+fabric dump, and toporrd on the head node. Everything made is recorded in state.json first (vcluster_state.py), so a
 failed or killed creation is removed by `down`.
 """
 
+import argparse
 import io
+import itertools
 import os
 import shlex
 import shutil
@@ -25,14 +27,20 @@ NAME_MAX = 8  # interface and namespace names stay short; `tvc-NAME-node16` fits
 # host link's (4x QDR): one uplink of a power-of-two fraction, or k parallel host-rate links.
 IB_FRACTIONS = {1: ("4x", "QDR"), 2: ("4x", "DDR"), 4: ("4x", "SDR"), 8: ("1x", "DDR"),
                 16: ("1x", "SDR")}
-PROFILES = ("tapered", "full", "tree3", "damaged", "uneven")
+PROFILES = ("tapered", "full", "tree3", "damaged", "uneven", "dragonfly")
 # A leaf uplink's default rate is (hosts on the leaf x host rate) / TAPER[profile].
 TAPER = {"tapered": 4, "damaged": 4, "uneven": 4, "full": 1, "tree3": 2}
 POD_TAPER = 2  # tree3: a pod uplink's default rate is the sum of its leaves' uplinks / 2
 DAMAGE = 4     # a damaged uplink runs at 1/DAMAGE of its healthy rate
-DEFAULT_HOSTS = {"tree3": 16, "damaged": 12}  # others: 8
+GLOBAL_TAPER = 2  # dragonfly: a global link's default rate is a host link's / 2
+DEFAULT_HOSTS = {"tree3": 16, "damaged": 12, "dragonfly": 16}  # others: 8
 DEFAULT_LEAF_HOSTS = {"uneven": "5,3,1"}
 DEFAULT_DAMAGED = {"damaged": "leaf3"}
+# Dragonfly addresses: group g's router is .254 in the group's /24 (198.18.g.0/24, g from 1);
+# the head's /24 (198.18.0.0/24, HEAD_IP and DAEMON_IP) has router 1 at HEAD_GATEWAY; the
+# router of group i holds 198.19.i.j on its global link to group j (a /32 with the peer's
+# 198.19.j.i), so that each router's addresses are its own block.
+HEAD_GATEWAY = "198.18.0.254"
 
 
 # ---- the shape -----------------------------------------------------------------------------
@@ -74,18 +82,36 @@ class Shape:
     one core. Host i is on leaf host_leaf[i]; leaves hold leaf_hosts[l] hosts each (equal
     unless --leaf-hosts says otherwise). leaf_uplink_mbit[l] is leaf l's rate towards its
     pod or the spine (the damaged leaf's at 1/DAMAGE of healthy), pod_uplink_mbit[p] pod p's
-    towards the core; ib_leaf[l] and ib_pod[p] express them as (links, (width, speed))."""
+    towards the core; ib_leaf[l] and ib_pod[p] express them as (links, (width, speed)).
+
+    Dragonfly (profile dragonfly): the leaves are the groups, one router each (levels 1, no
+    top, no pods, no leaf uplinks); global_links lists every pair (i, j), i < j, of groups,
+    each joined by one link of global_mbit, expressed in the dump as ib_global (one link)."""
 
     def __init__(self, profile="tapered", hosts=None, hosts_per_leaf=4, host_mbit=400,
                  uplink_mbit=None, head_mbit=0, leaf_hosts=None, leaves_per_pod=None,
-                 pod_uplink_mbit=None, damaged_uplink=None):
+                 pod_uplink_mbit=None, damaged_uplink=None, global_mbit=None):
         if profile not in PROFILES:
             raise VclusterError(f"unknown --profile '{profile}' ({', '.join(PROFILES)})")
         if host_mbit <= 0:
             raise VclusterError("--host-mbit must be positive")
         self.profile = profile
-        self.levels = 3 if profile == "tree3" else 2
-        self.top = "core" if self.levels == 3 else "spine"
+        self.dragonfly = profile == "dragonfly"
+        if self.dragonfly:
+            given = [o for o, v in (("--leaf-hosts", leaf_hosts), ("--uplink-mbit", uplink_mbit),
+                                    ("--leaves-per-pod", leaves_per_pod),
+                                    ("--pod-uplink-mbit", pod_uplink_mbit),
+                                    ("--damaged-uplink", damaged_uplink)) if v is not None]
+            if given:
+                raise VclusterError(
+                    f"{', '.join(given)} "
+                    + ("is not an option" if len(given) == 1 else "are not options")
+                    + " of profile dragonfly (its groups are --hosts / --hosts-per-leaf groups "
+                    "of equal size, joined by global links of --global-mbit)")
+        elif global_mbit is not None:
+            raise VclusterError("--global-mbit is an option of profile dragonfly")
+        self.levels = 3 if profile == "tree3" else 1 if self.dragonfly else 2
+        self.top = {3: "core", 2: "spine", 1: None}[self.levels]
         leaf_hosts = leaf_hosts if leaf_hosts is not None else DEFAULT_LEAF_HOSTS.get(profile)
         damaged_uplink = (damaged_uplink if damaged_uplink is not None
                           else DEFAULT_DAMAGED.get(profile))
@@ -122,6 +148,9 @@ class Shape:
         self.hosts_per_leaf = None if self.uneven else counts[0]
         self.host_mbit = host_mbit
         self.head_mbit = head_mbit
+        if self.dragonfly:
+            self._init_dragonfly(global_mbit)
+            return
 
         if self.levels == 3:
             self.leaves_per_pod = leaves_per_pod if leaves_per_pod is not None else 2
@@ -174,6 +203,32 @@ class Shape:
         else:
             self.pod_uplink_mbit, self.ib_pod = [], []
 
+    def _init_dragonfly(self, global_mbit):
+        if self.leaves < 2:
+            raise VclusterError(f"profile dragonfly needs at least two groups: {len(self.hosts)} "
+                                f"hosts in groups of {self.hosts_per_leaf} (--hosts-per-leaf)")
+        self.global_mbit = (float(global_mbit) if global_mbit is not None
+                            else self.host_mbit / GLOBAL_TAPER)
+        if self.global_mbit <= 0:
+            raise VclusterError("--global-mbit must be positive")
+        if self.global_mbit > self.host_mbit:
+            raise VclusterError(f"--global-mbit ({self.global_mbit:g}) must be at most the host "
+                                f"link's rate ({self.host_mbit:g}): one cable joins two groups")
+        self.ib_global = ib_links(self.global_mbit, self.host_mbit, "global link", count=1)
+        self.global_links = list(itertools.combinations(range(self.leaves), 2))
+        self.leaves_per_pod, self.pods, self.leaf_pod = None, 0, [None] * self.leaves
+        self.damaged = None
+        self.healthy_uplink_mbit, self.leaf_uplink_mbit, self.ib_leaf = [], [], []
+        self.pod_uplink_mbit, self.ib_pod = [], []
+
+    def router_ip(self, g):
+        """Group g's router on the group's bridge (0-based g): its hosts' default route."""
+        return f"198.18.{g + 1}.254"
+
+    def global_ip(self, i, j):
+        """Group i's router's address on its global link to group j (0-based)."""
+        return f"198.19.{i + 1}.{j + 1}"
+
     def pod_leaves(self, p):
         return [l for l in range(self.leaves) if self.leaf_pod[l] == p]
 
@@ -196,6 +251,12 @@ class Shape:
                 return f"{values[0]:g} Mbit/s ({tapers[0]:g}:1)"
             return ", ".join(f"{v:g} ({t:g}:1)" for v, t in zip(values, tapers)) + " Mbit/s"
 
+        if self.dragonfly:
+            return (f"{len(self.hosts)} hosts in {self.leaves} groups of {self.hosts_per_leaf}, "
+                    f"one router each, the groups all-to-all by {len(self.global_links)} global "
+                    f"links (dragonfly), host links {self.host_mbit:g} Mbit/s, global links "
+                    f"{self.global_mbit:g} Mbit/s ({self.host_mbit / self.global_mbit:g}:1), "
+                    f"profile {self.profile}")
         healthy = [l for l in range(self.leaves) if l != self.damaged]
         leaves = (f"{self.leaves} leaves of {self.hosts_per_leaf}" if not self.uneven else
                   f"{self.leaves} leaves of {','.join(map(str, self.leaf_hosts))} hosts")
@@ -219,8 +280,26 @@ class Shape:
         """The cluster's shape for state.json (`vcluster status`, the rsh agent, tests)."""
         ib = lambda links: f"{links[0]} x {links[1][0]} {links[1][1]}"
         pod = lambda p: None if p is None else f"pod{p + 1}"
+        if self.dragonfly:
+            # A group is its hosts' leaf: consumers of `leaf` see the groups.
+            return {
+                "profile": self.profile, "levels": self.levels, "top": None,
+                "host_mbit": self.host_mbit, "global_mbit": self.global_mbit,
+                "hosts": [{"name": h, "ip": self.host_ip(i),
+                           "leaf": f"group{self.leaf_of(i) + 1}",
+                           "group": f"group{self.leaf_of(i) + 1}", "pod": None}
+                          for i, h in enumerate(self.hosts)],
+                "groups": [{"name": f"group{g + 1}", "hosts": self.leaf_hosts[g],
+                            "router": f"router{g + 1}", "subnet": f"198.18.{g + 1}.0/24",
+                            "gateway": self.router_ip(g)} for g in range(self.leaves)],
+                "global_links": [{"groups": [f"group{i + 1}", f"group{j + 1}"],
+                                  "mbit": self.global_mbit, "ib": ib(self.ib_global)}
+                                 for i, j in self.global_links],
+                "leaves": [], "pods": [],
+            }
         return {
-            "levels": self.levels, "top": self.top, "host_mbit": self.host_mbit,
+            "profile": self.profile, "levels": self.levels, "top": self.top,
+            "host_mbit": self.host_mbit,
             "hosts": [{"name": h, "ip": self.host_ip(i), "leaf": f"leaf{self.leaf_of(i) + 1}",
                        "pod": pod(self.leaf_pod[self.leaf_of(i)])}
                       for i, h in enumerate(self.hosts)],
@@ -328,7 +407,7 @@ def up(args):
                   host_mbit=args.host_mbit, uplink_mbit=args.uplink_mbit,
                   head_mbit=args.head_mbit, leaf_hosts=args.leaf_hosts,
                   leaves_per_pod=args.leaves_per_pod, pod_uplink_mbit=args.pod_uplink_mbit,
-                  damaged_uplink=args.damaged_uplink)
+                  damaged_uplink=args.damaged_uplink, global_mbit=args.global_mbit)
     os.makedirs(STATE_ROOT, exist_ok=True)
     state = State(name)
     os.makedirs(state.dir)
@@ -356,17 +435,62 @@ def build(state, shape, args):
         f.write(f"{DAEMON_IP}\ttoporrd\n")
         for i, h in enumerate(shape.hosts):
             f.write(f"{shape.host_ip(i)}\t{h}\n")
-    fab = state.ns("fab")
-    state.creating("netns", fab)
-    sh("ip", "netns", "add", fab)
-    for key in ("net.ipv6.conf.all.disable_ipv6", "net.ipv6.conf.default.disable_ipv6"):
-        sh("sysctl", "-qw", f"{key}=1", netns=fab)
-    sh("ip", "link", "set", "lo", "up", netns=fab)
+    if shape.dragonfly:
+        build_routers(state, shape, hosts_file)
+    else:
+        build_bridges(state, shape, hosts_file)
+    write_agent(state)
+    build_mpich_shim(state)
+    if not os.environ.get("VC_NOWAIT"): wait_reachable(state, shape)
+    if not args.no_fabric:
+        write_fabric(state, shape)
+    if args.toporrd:
+        start_toporrd(state, args.toporrd, args.toporrctl)
+    state.data["ready"] = True
+    state.save()
 
-    def bridge(br):
-        sh("ip", "link", "add", br, "type", "bridge", "stp_state", "0", "forward_delay", "0",
-           netns=fab)
-        sh("ip", "link", "set", br, "up", netns=fab)
+
+def fabric_namespace(state, name, forward=False):
+    """A namespace of the fabric (`tvc-NAME-name`, recorded in state first): no IPv6,
+    loopback up, and IPv4 forwarding on if forward (a router)."""
+    ns = state.ns(name)
+    state.creating("netns", ns)
+    sh("ip", "netns", "add", ns)
+    for key in ("net.ipv6.conf.all.disable_ipv6", "net.ipv6.conf.default.disable_ipv6"):
+        sh("sysctl", "-qw", f"{key}=1", netns=ns)
+    if forward:
+        sh("sysctl", "-qw", "net.ipv4.ip_forward=1", netns=ns)
+    sh("ip", "link", "set", "lo", "up", netns=ns)
+    return ns
+
+
+def bridge(br, netns):
+    sh("ip", "link", "add", br, "type", "bridge", "stp_state", "0", "forward_delay", "0",
+       netns=netns)
+    sh("ip", "link", "set", br, "up", netns=netns)
+
+
+def attach(state, host, hosts_file, fab, br, port, addrs, mbit):
+    """Host's namespace set (make_host) with eth0 cabled by a veth pair to the fabric
+    namespace fab: its end `port` on bridge br (None: no bridge, the caller addresses it).
+    eth0 gets addrs (CIDR); both directions are shaped to mbit (0: not shaped)."""
+    make_host(state, host, hosts_file)
+    ns = state.ns(host)
+    sh("ip", "link", "add", port, "type", "veth", "peer", "name", "eth0", "netns", ns,
+       netns=fab)
+    sh("ip", "link", "set", port, *(("master", br) if br else ()), "up", netns=fab)
+    for addr in addrs:
+        sh("ip", "addr", "add", addr, "dev", "eth0", netns=ns)
+    sh("ip", "link", "set", "eth0", "up", netns=ns)
+    if mbit:
+        tbf(port, mbit, fab)       # switch -> host
+        tbf("eth0", mbit, ns)      # host -> switch
+
+
+def build_bridges(state, shape, hosts_file):
+    """A tree fabric in one namespace `fab`, the head on the top bridge, every address in
+    one /16."""
+    fab = fabric_namespace(state, "fab")
 
     # Bridges in a tree (leaves under pods under the core, or leaves under the spine): no
     # loops, so plain learning bridges forward every packet along the one path the fabric
@@ -379,42 +503,71 @@ def build(state, shape, args):
         tbf(up_dev, mbit, fab)
         tbf(dn_dev, mbit, fab)
 
-    bridge(shape.top)
+    bridge(shape.top, fab)
     for p in range(shape.pods):
-        bridge(f"pod{p + 1}")
+        bridge(f"pod{p + 1}", fab)
         uplink(f"pod{p + 1}", shape.top, f"p{p + 1}up", f"p{p + 1}dn", shape.pod_uplink_mbit[p])
     for l in range(shape.leaves):
         pod = shape.leaf_pod[l]
-        bridge(f"leaf{l + 1}")
+        bridge(f"leaf{l + 1}", fab)
         uplink(f"leaf{l + 1}", shape.top if pod is None else f"pod{pod + 1}", f"l{l + 1}up",
                f"l{l + 1}dn", shape.leaf_uplink_mbit[l])
-
-    def attach(host, ip, br, port, mbit):
-        make_host(state, host, hosts_file)
-        ns = state.ns(host)
-        sh("ip", "link", "add", port, "type", "veth", "peer", "name", "eth0", "netns", ns,
-           netns=fab)
-        sh("ip", "link", "set", port, "master", br, "up", netns=fab)
-        sh("ip", "addr", "add", f"{ip}/16", "dev", "eth0", netns=ns)
-        sh("ip", "link", "set", "eth0", "up", netns=ns)
-        if mbit:
-            tbf(port, mbit, fab)       # leaf -> host
-            tbf("eth0", mbit, ns)      # host -> leaf
-
-    attach("head", HEAD_IP, shape.top, "head", shape.head_mbit)
-    sh("ip", "addr", "add", f"{DAEMON_IP}/16", "dev", "eth0", netns=state.ns("head"))
+    attach(state, "head", hosts_file, fab, shape.top, "head",
+           [f"{HEAD_IP}/16", f"{DAEMON_IP}/16"], shape.head_mbit)
     for i, h in enumerate(shape.hosts):
-        attach(h, shape.host_ip(i), f"leaf{shape.leaf_of(i) + 1}", f"h{i + 1:02d}",
-               shape.host_mbit)
-    write_agent(state)
-    build_mpich_shim(state)
-    if not os.environ.get("VC_NOWAIT"): wait_reachable(state, shape)
-    if not args.no_fabric:
-        write_fabric(state, shape)
-    if args.toporrd:
-        start_toporrd(state, args.toporrd, args.toporrctl)
-    state.data["ready"] = True
-    state.save()
+        attach(state, h, hosts_file, fab, f"leaf{shape.leaf_of(i) + 1}", f"h{i + 1:02d}",
+               [f"{shape.host_ip(i)}/16"], shape.host_mbit)
+
+
+def build_routers(state, shape, hosts_file):
+    """A dragonfly, routed at L3. Its groups are joined all-to-all, so the fabric has loops,
+    along which learning bridges cannot forward (they flood around the loop, or STP cuts
+    it). So each group's switch is a router namespace `routerG` (IPv4 forwarding on) whose
+    bridge `hosts` joins the group's hosts in the group's /24, the router at .254, the hosts'
+    default route; each global link is a veth pair between two routers (`gJ` in router I
+    and `gI` in router J), shaped both ways like a tree's uplinks. Each router has one
+    static route per other group, over the direct global link: the only minimal path, which
+    is also what OpenSM's min-hop routing makes of the dump's cabling, so that the daemon's
+    routes are the emulated ones.
+
+    The head is no host of any group (the dump holds the hosts' fabric only, as a fat
+    tree's head on the spine bridge is in no leaf): it hangs off router 1 in a /24 of its
+    own, 198.18.0.0/24, so that HEAD_IP and DAEMON_IP, and every host's 198.18.GROUP.INDEX,
+    are the addresses of every other profile (client.conf, tests cutting a host off the
+    daemon). The other routers reach it through their global link to router 1; only control
+    traffic (launchers, toporrd) takes that path."""
+    routers = [fabric_namespace(state, f"router{g + 1}", forward=True)
+               for g in range(shape.leaves)]
+    for g, ns in enumerate(routers):
+        bridge("hosts", ns)
+        sh("ip", "addr", "add", f"{shape.router_ip(g)}/24", "dev", "hosts", netns=ns)
+    for i, j in shape.global_links:
+        a, b = f"g{j + 1}", f"g{i + 1}"  # in router i towards j, in router j towards i
+        sh("ip", "link", "add", a, "type", "veth", "peer", "name", b, "netns", routers[j],
+           netns=routers[i])
+        for ns, dev, mine, peer in ((routers[i], a, (i, j), (j, i)),
+                                    (routers[j], b, (j, i), (i, j))):
+            sh("ip", "addr", "add", shape.global_ip(*mine), "peer", shape.global_ip(*peer),
+               "dev", dev, netns=ns)
+            sh("ip", "link", "set", dev, "up", netns=ns)
+            tbf(dev, shape.global_mbit, ns)
+    for g, ns in enumerate(routers):
+        for o in range(shape.leaves):
+            if o != g:
+                sh("ip", "route", "add", f"198.18.{o + 1}.0/24", "via", shape.global_ip(o, g),
+                   "dev", f"g{o + 1}", netns=ns)
+        if g:
+            sh("ip", "route", "add", "198.18.0.0/24", "via", shape.global_ip(0, g), "dev", "g1",
+               netns=ns)
+    attach(state, "head", hosts_file, routers[0], None, "head",
+           [f"{HEAD_IP}/24", f"{DAEMON_IP}/24"], shape.head_mbit)
+    sh("ip", "addr", "add", f"{HEAD_GATEWAY}/24", "dev", "head", netns=routers[0])
+    sh("ip", "route", "add", "default", "via", HEAD_GATEWAY, netns=state.ns("head"))
+    for i, h in enumerate(shape.hosts):
+        g = shape.leaf_of(i)
+        attach(state, h, hosts_file, routers[g], "hosts", f"h{i + 1:02d}",
+               [f"{shape.host_ip(i)}/24"], shape.host_mbit)
+        sh("ip", "route", "add", "default", "via", shape.router_ip(g), netns=state.ns(h))
 
 
 def wait_reachable(state, shape, timeout=10.0):
@@ -482,10 +635,12 @@ def fabric_net(shape):
     each), then pod01.. and core01 (three levels) or spine01 (two). Each emulated uplink is
     ib_leaf/ib_pod parallel links of one width and speed, so that every rate keeps its ratio
     to the host link's; a damaged uplink has its healthy siblings' link count at 1/DAMAGE
-    of their rate."""
+    of their rate. A dragonfly: dragonfly_net."""
     sys.path.insert(0, os.path.join(REPO, "collectors/sim"))
     import gen_fattree as gf  # the project's own net file writer, beside run_ibsim.sh
 
+    if shape.dragonfly:
+        return dragonfly_net(shape)
     net = gf.Net()
 
     def switch(level, code, i, ports):
@@ -527,6 +682,30 @@ def fabric_net(shape):
     for p in range(shape.pods):
         count, (width, speed) = shape.ib_pod[p]
         header.append(f"pod{p + 1:02d}: uplink {count} x {width} {speed}")
+    out = io.StringIO()
+    net.write(out, header)
+    return out.getvalue()
+
+
+def dragonfly_net(shape):
+    """The ibsim net file text of a dragonfly, written by collectors/sim/gen_direct.py's
+    dragonfly (its names, GUIDs and port order): one switch per group, df<G>_1 (digits as
+    gen_direct pads them), with the group's hosts node01.. on ports 1..n (one 4x QDR HCA port
+    each, GUIDs as fabric_net's) and one port per other group after them, every pair of
+    groups joined by one cable of ib_global's width and speed (the global rate's fraction of
+    the host link's)."""
+    import gen_direct  # beside gen_fattree.py, on the path fabric_net set
+
+    width, speed = shape.ib_global[1]
+    net = gen_direct.Net()
+    gen_direct.build_dragonfly(net, argparse.Namespace(
+        groups=shape.leaves, switches_per_group=1, global_per_switch=shape.leaves - 1,
+        hosts_per_switch=shape.hosts_per_leaf, host_width="4x", host_speed="QDR",
+        link_width=width, link_speed=speed, host_prefix="node", host_digits=2))
+    header = ["ibsim net file of a vcluster, written by testing/vcluster/vcluster_build.py "
+              "with collectors/sim/gen_direct.py's dragonfly", shape.describe(),
+              f"{shape.leaves} groups of {shape.hosts_per_leaf} hosts 4x QDR, one switch each; "
+              f"{len(shape.global_links)} global links {width} {speed}"]
     out = io.StringIO()
     net.write(out, header)
     return out.getvalue()

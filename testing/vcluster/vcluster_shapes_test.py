@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The virtual cluster's fabric shapes (testing/vcluster/vcluster.py --profile tree3, damaged,
-uneven and --damaged-uplink), with real parts only: namespaces, bridges and tbf shapers, ibsim +
-OpenSM + ibnetdiscover + dump_fts, toporrd on the head node and toporrctl.
+uneven, dragonfly and --damaged-uplink), with real parts only: namespaces, bridges, routers and
+tbf shapers, ibsim + OpenSM + ibnetdiscover + dump_fts, toporrd on the head node and toporrctl,
+Open MPI and MPICH.
 
 Usage: vcluster_shapes_test.py [unittest args]. Run by Bazel (cwd = the runfiles tree), as
 root; outside Bazel, VCLUSTER_TEST_TOPORRD and VCLUSTER_TEST_TOPORRCTL name the binaries.
@@ -16,6 +17,12 @@ One cluster at a time, each removed when its test ends (also when it fails). For
     across the damaged uplink gives 1/4 of a healthy uplink's bottleneck;
   - a 4 MiB TCP transfer across a damaged uplink takes longer than one across healthy
     uplinks, in proportion to the shaped rates (the shaping is real, on 2 and 3 levels);
+  - the dragonfly: hosts of every pair of groups reach each other through exactly two routers
+    (the direct global link); its dump has one switch per group holding the group's hosts and
+    one link between every pair of group switches at the global rate; toporrd's costs put a
+    pair of groups behind the same group, with the global link's bottleneck and the direct
+    route; a 4 MiB transfer across a global link takes host-rate/global-rate times one inside
+    a group; Open MPI (TCP BTL) and MPICH jobs across three groups' subnets;
   - `down` leaves no namespace, no `tvc-` link in the machine's namespace and no process;
   - an `up` SIGKILLed while its fabric dump runs (ibsim up), then `cleanup`: the same;
   - SIGTERM, SIGHUP or SIGINT to the tool's process alone during the fabric dump: the tool
@@ -28,6 +35,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import unittest
 
@@ -186,12 +194,42 @@ class Cluster:
     def ping(self, src, dst):
         p = self.exec(src, "ping", "-c1", "-W2", dst)
         self.test.assertEqual(p.returncode, 0, f"{src} -> {dst}: {p.stdout}{p.stderr}")
+        return p.stdout
+
+    def ping_ttl(self, src, dst):
+        """The TTL dst's echo reply arrives with at src: 64 less one per router on the way."""
+        out = self.ping(src, dst)
+        m = re.search(r"ttl=(\d+)", out)
+        self.test.assertTrue(m, out)
+        return int(m.group(1))
 
     def cost(self, a, b):
         p = subprocess.run([TOPORRCTL, "--socket", self.state["toporrd"]["socket"], "--json",
                             "cost", a, b], capture_output=True, text=True, timeout=30)
         self.test.assertEqual(p.returncode, 0, p.stderr)
         return json.loads(p.stdout)
+
+    def path_switches(self, a, b):
+        """Names of the switches toporrd routes a -> b through (forwarding tables)."""
+        p = subprocess.run([TOPORRCTL, "--socket", self.state["toporrd"]["socket"], "--json",
+                            "path", a, b], capture_output=True, text=True, timeout=30)
+        self.test.assertEqual(p.returncode, 0, p.stderr)
+        path = json.loads(p.stdout)
+        self.test.assertEqual(path["route_kind"], "FORWARDING_TABLES", p.stdout)
+        return [m.group(1) for m in (re.match(r"MF0;([^:]+):", h["description"])
+                                     for h in path["path"]) if m]
+
+    def mpirun(self, mpi, hosts, program):
+        """program on one rank per host, started on the head node through the cluster's rsh
+        agent (vcluster mpirun); its stdout lines."""
+        args = (["--host", ",".join(hosts), "-np", str(len(hosts))] if mpi == "openmpi"
+                else ["-hosts", ",".join(hosts), "-n", str(len(hosts))])
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        p = subprocess.run([sys.executable, VC, "mpirun", "--name", self.name, mpi] + args
+                           + [program], capture_output=True, text=True, timeout=120, env=env,
+                           cwd=os.path.dirname(program))
+        self.test.assertEqual(p.returncode, 0, f"{mpi}: {p.stdout}{p.stderr}")
+        return p.stdout.splitlines()
 
     def hosts(self):
         p = subprocess.run([TOPORRCTL, "--socket", self.state["toporrd"]["socket"], "--json",
@@ -227,6 +265,36 @@ class Cluster:
         return float(p.stdout)
 
 
+# One rank per host: a ring exchange of 1 MiB (across the groups' global links when the ranks
+# are in different groups) and an allreduce of the results; each rank prints
+# "RANK <rank> <host> OK|BAD".
+MPI_RING = r"""
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int main(int argc, char** argv) {
+  int rank, size, len, ok, all = 0, n = 1 << 20;
+  char host[MPI_MAX_PROCESSOR_NAME];
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Get_processor_name(host, &len);
+  char* out = malloc(n);
+  char* in = malloc(n);
+  memset(out, rank + 1, n);
+  int from = (rank + size - 1) % size;
+  MPI_Sendrecv(out, n, MPI_CHAR, (rank + 1) % size, 0, in, n, MPI_CHAR, from, 0,
+               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  ok = in[0] == from + 1 && in[n - 1] == from + 1;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  printf("RANK %d %s %s\n", rank, host, all == size ? "OK" : "BAD");
+  MPI_Finalize();
+  return 0;
+}
+"""
+
+
 def wait_for_fabric_dump(proc, fabric):
     """Waits (at most 60 s) until `up` (proc) has its ibsim running in the state directory's
     `fabric`: hosts, bridges and shapers made, the dump under way; or until proc ended."""
@@ -259,7 +327,13 @@ class VclusterShapesTest(unittest.TestCase):
                 (["--leaf-hosts", "5,x"], "--leaf-hosts must be host counts"),
                 (["--leaf-hosts", "5,3", "--hosts", "9"], "differs from the sum"),
                 (["--pod-uplink-mbit", "400"], "options of profile tree3"),
-                (["--profile", "tree3", "--pod-uplink-mbit", "300"], "cannot express it")):
+                (["--profile", "tree3", "--pod-uplink-mbit", "300"], "cannot express it"),
+                (["--profile", "dragonfly", "--hosts", "4"], "at least two groups"),
+                (["--profile", "dragonfly", "--global-mbit", "300"], "cannot express it"),
+                (["--profile", "dragonfly", "--global-mbit", "800"], "at most the host link"),
+                (["--profile", "dragonfly", "--damaged-uplink", "leaf1"],
+                 "is not an option of profile dragonfly"),
+                (["--global-mbit", "200"], "an option of profile dragonfly")):
             with self.subTest(args=args):
                 p = vc("up", "--name", name, "--no-fabric", *args, check=False)
                 self.assertEqual(p.returncode, 1, p.stderr)
@@ -389,6 +463,80 @@ class VclusterShapesTest(unittest.TestCase):
             self.assertEqual(c.cost("node06", "node08")["hops"], 1)
             for a, b in (("node09", "node01"), ("node09", "node07"), ("node05", "node06")):
                 self.assertEqual(c.cost(a, b)["hops"], 3)
+        finally:
+            c.close()
+        self.assert_gone(c.name, c.pids)
+
+    def test_dragonfly(self):
+        c = Cluster(self, "f", "--profile", "dragonfly")
+        try:
+            status = vc("status", "--name", c.name).stdout
+            self.assertIn("16 hosts in 4 groups of 4, one router each, the groups all-to-all by "
+                          "6 global links (dragonfly), host links 400 Mbit/s, global links 200 "
+                          "Mbit/s (2:1)", status)
+            self.assertIn("group3  4 hosts in 198.18.3.0/24, router3 at 198.18.3.254", status)
+            self.assertIn("global  group2 - group4 200 Mbit/s (dump: 1 x 4x DDR)", status)
+            self.assertRegex(status, r"node09  198\.18\.3\.9  group3\n")
+            self.assertEqual(len(c.state["layout"]["global_links"]), 6)
+            self.assertEqual(len(netns_of(c.name)), 21)  # 16 hosts, head, 4 routers
+            # Minimal routing: every pair of groups over its direct global link, two routers
+            # on the way (a detour through a third group would be three).
+            firsts = ["node01", "node05", "node09", "node13"]
+            for a in firsts:
+                for b in firsts:
+                    if a != b:
+                        self.assertEqual(c.ping_ttl(a, b), 62, f"{a} -> {b}")
+            self.assertEqual(c.ping_ttl("node14", "node16"), 64)  # the group's bridge alone
+
+            sw = c.switches()
+            groups = [f"df{g}_1" for g in range(1, 5)]
+            self.assertEqual(sorted(switch_levels(sw).items()), [(g, 1) for g in groups])
+            for g, name in enumerate(groups):
+                self.assertEqual(sorted((n, r) for k, n, r in sw[name] if k == "H"),
+                                 [(f"node{4 * g + h + 1:02d}", "4xQDR") for h in range(4)])
+                # One link to every other group's switch, at half a host link's rate.
+                self.assertEqual(sorted((n, r) for k, n, r in sw[name] if k == "S"),
+                                 [(o, "4xDDR") for o in groups if o != name])
+            self.assertEqual(link_gbps("4xDDR") * 2, link_gbps("4xQDR"))
+
+            self.assertEqual(c.hosts(), [f"node{i:02d}" for i in range(1, 17)])
+            same = c.cost("node01", "node02")
+            for a in firsts:
+                for b in firsts:
+                    if a != b:
+                        other = c.cost(a, b)
+                        self.assertLess(same["hops"], other["hops"])
+                        self.assertLess(same["latency_ns"], other["latency_ns"])
+                        # The global link's bottleneck: half the host links'.
+                        self.assertAlmostEqual(other["bottleneck_gbps"] * 2,
+                                               same["bottleneck_gbps"])
+                        self.assertEqual(c.path_switches(a, b),
+                                         [f"df{firsts.index(a) + 1}_1",
+                                          f"df{firsts.index(b) + 1}_1"])
+
+            # 4 MiB inside a group (400 Mbit/s host links) against across a 200 Mbit/s global
+            # link: twice as long, as the rates say; the faster of two runs each.
+            fast = min(c.transfer_seconds("node01", "node02") for _ in range(2))
+            slow = min(c.transfer_seconds("node01", "node05") for _ in range(2))
+            print(f"\n4 MiB: inside a group {fast:.3f} s, across a global link {slow:.3f} s",
+                  file=sys.stderr)
+            self.assertGreater(slow, 0.7 * 2 * fast)
+            self.assertLess(slow, 1.5 * 2 * fast)
+            self.assertGreater(slow, 0.8 * 4 * 8 * 2**20 / 200e6)
+
+            # Both MPI libraries over TCP across the groups' subnets: ranks on three groups.
+            with tempfile.TemporaryDirectory(prefix="vcluster_shapes_test.") as tmp:
+                src = os.path.join(tmp, "ring.c")
+                with open(src, "w") as f:
+                    f.write(MPI_RING)
+                hosts = ["node01", "node06", "node11"]
+                for mpi in ("openmpi", "mpich"):
+                    with self.subTest(mpi=mpi):
+                        prog = os.path.join(tmp, f"ring_{mpi}")
+                        subprocess.run([f"mpicc.{mpi}", "-O1", "-o", prog, src], check=True)
+                        ranks = sorted(l for l in c.mpirun(mpi, hosts, prog)
+                                       if l.startswith("RANK "))
+                        self.assertEqual(ranks, [f"RANK {r} {h} OK" for r, h in enumerate(hosts)])
         finally:
             c.close()
         self.assert_gone(c.name, c.pids)
