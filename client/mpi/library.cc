@@ -79,6 +79,15 @@ std::optional<mapping::LibraryRules> LinkedLibraryRules(mapping::Collective c) {
 #endif
 }
 
+// The rank `old_rank` has in `order` (new rank i = old rank order[i]); itself when the order
+// is empty (the identity) or lacks it.
+int NewRank(const std::vector<int32_t>& order, int old_rank) {
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (order[i] == old_rank) return static_cast<int>(i);
+  }
+  return old_rank;
+}
+
 // What the planner weighs for `request` on a communicator of `size` ranks.
 PlanRequest PlanRequestFor(const ReorderRequest& request, int size) {
   PlanRequest plan;
@@ -420,9 +429,7 @@ int Library::CollectiveComm(MPI_Comm comm, const ReorderRequest& request, Collec
   }
   run->library_reordered = c.library_reordered;
   run->order = &c.order;
-  for (size_t i = 0; i < c.order.size(); ++i) {
-    if (c.order[i] == request.root) run->root = static_cast<int>(i);
-  }
+  run->root = NewRank(c.order, request.root);
   // Checked: toporr's own choice of something other than the library's call on the caller's
   // communicator. An algorithm the caller named (the C API, TOPORR_ALGORITHM) runs as asked.
   const bool toporrs = run->algorithm || run->multilevel != nullptr || run->library_reordered;
@@ -454,9 +461,7 @@ void Library::LibraryComm(MPI_Comm comm, int root, CachedDecision* c, Collective
   }
   run->library_on = c->library_comm;
   if (c->check) c->check->library_leaf_sorted = true;
-  for (size_t i = 0; i < c->library_order.size(); ++i) {
-    if (c->library_order[i] == root) run->library_root = static_cast<int>(i);
-  }
+  run->library_root = NewRank(c->library_order, root);
 }
 
 Library::NextRun Library::NextCall(MPI_Comm comm, const ReorderRequest& request) {
