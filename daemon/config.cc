@@ -89,24 +89,34 @@ constexpr Setting kSettings[] = {
 #undef TOPORR_BOOL
 #undef TOPORR_INT
 
-std::string KnownKeys() {
-  std::string out;
-  for (const Setting& s : kSettings) absl::StrAppend(&out, out.empty() ? "" : ", ", s.key);
-  return out;
-}
-
 }  // namespace
 
 std::vector<std::string_view> ConfigKeys() {
   std::vector<std::string_view> keys;
   for (const Setting& s : kSettings) keys.push_back(s.key);
+  for (std::string_view key : mapping::CostModelKeys()) keys.push_back(key);
   return keys;
 }
+
+namespace {
+
+std::string KnownKeys() {
+  std::string out;
+  for (std::string_view key : ConfigKeys())
+    absl::StrAppend(&out, out.empty() ? "" : ", ", std::string(key));
+  return out;
+}
+
+}  // namespace
 
 absl::Status ParseConfig(std::string_view text, std::string_view file_name, DaemonConfig* config) {
   RETURN_IF_ERROR(ForEachKeyValue(text, file_name, [&](const KeyValue& kv) -> absl::Status {
     for (const Setting& s : kSettings) {
       if (kv.key == s.key) return s.apply(Line{file_name, kv}, config);
+    }
+    if (mapping::IsCostModelKey(kv.key)) {
+      absl::Status s = mapping::ApplyCostModelSetting(kv.key, kv.value, &config->cost_model);
+      return s.ok() ? s : LineError(file_name, kv.line, std::string(s.message()));
     }
     // The list of keys follows the bounded part: the message stays bounded.
     return absl::InvalidArgumentError(absl::StrCat(

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "mapping/costs/cost_model.h"
 
 namespace toporr::daemon {
 
@@ -84,6 +85,10 @@ struct DaemonConfig {
   // A new topology that removes more than this share of the current snapshot's hosts (or
   // all of them) is refused unless the ingest says --allow-shrink (daemon/fabric_state.h).
   int max_host_loss_percent = 10;
+  // The cost model's constants: `cost_model = KIND` and `cost_model_*` overrides
+  // (mapping/costs/cost_model.h), as `toporrctl calibrate` writes them. Applied to every
+  // snapshot's costs when the daemon starts (a change needs a restart).
+  mapping::CostModelSettings cost_model;
   // Live discovery (daemon/discovery.h): seconds between sweeps, 0 = only on request
   // (`toporrctl discover`).
   int discovery_interval_s = 0;

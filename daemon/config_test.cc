@@ -53,6 +53,25 @@ TEST(ParseConfig, ErrorsNameFileAndLine) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("t.conf:1: expected")));
 }
 
+TEST(ParseConfig, CostModelKindAndOverrides) {
+  DaemonConfig c;
+  ASSERT_OK(
+      ParseConfig("cost_model = tcp\ncost_model_per_message_ns = 41000\n"
+                  "cost_model_host_rate_scale = 0.006\n",
+                  "t.conf", &c));
+  EXPECT_EQ(c.cost_model.kind, "tcp");
+  EXPECT_EQ(c.cost_model.model.per_message_ns, 41000);
+  EXPECT_EQ(c.cost_model.model.host_rate_scale, 0.006);
+  EXPECT_EQ(c.cost_model.model.switch_rate_scale, 1);
+  DaemonConfig d;
+  EXPECT_THAT(ParseConfig("cost_model = tcp\n\ncost_model_host_rate_scale = -1\n", "t.conf", &d),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("t.conf:3: cost_model_host_rate_scale: '-1' is out of range")));
+  EXPECT_THAT(ParseConfig("cost_model = ethernet\n", "t.conf", &d),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("t.conf:1: cost_model: unknown kind 'ethernet'")));
+}
+
 // A config file may hold any bytes: a refusal quotes them escaped and cut, and still names
 // the file and line (fuzz/regressions/config/ holds the inputs the fuzzer found).
 TEST(ParseConfig, RefusalsQuoteTheTextEscapedAndBounded) {

@@ -15,7 +15,8 @@ void SetPaletteAndModel(const std::vector<double>& rates, const mapping::CostMod
                         v1::CompactCosts* out) {
   out->mutable_rates_gbps()->Reserve(static_cast<int>(rates.size()));
   for (double r : rates) out->add_rates_gbps(static_cast<float>(r));
-  out->set_nic_latency_ns(model.nic_latency_ns);
+  // The wire's constant term is the model's: NICs and the per-message software cost.
+  out->set_nic_latency_ns(model.nic_latency_ns + model.per_message_ns);
   out->set_switch_latency_ns(model.switch_latency_ns);
   out->set_link_latency_ns(model.link_latency_ns);
 }

@@ -4,6 +4,7 @@
 #include "common/status_macros.h"
 #include "db/content_hash.h"
 #include "fabric/fabric_diff_report.h"
+#include "mapping/costs/cost_model.h"
 #include "mapping/costs/lft_host_costs.h"
 #include "mapping/routes/trace_check.h"
 
@@ -24,6 +25,14 @@ void Serving::Serve(ServedCosts served) {
 absl::StatusOr<ServedCosts> BuildPairCosts(const fabric::Fabric& fabric,
                                            std::optional<fabric::ForwardingTables> tables,
                                            const mapping::CostModelOptions& model) {
+  if (mapping::ScalesRates(model)) {
+    // The costs are built from the model's rates; neither HostCosts nor LftRoutes keeps a
+    // reference to the fabric they were built from.
+    const fabric::Fabric scaled = mapping::ScaledFabric(fabric, model);
+    mapping::CostModelOptions unscaled = model;
+    unscaled.host_rate_scale = unscaled.switch_rate_scale = 1.0;
+    return BuildPairCosts(scaled, std::move(tables), unscaled);
+  }
   ServedCosts out;
   if (tables.has_value()) {
     ASSIGN_OR_RETURN(auto lft, mapping::LftHostCosts::Create(fabric, std::move(*tables), model));

@@ -63,6 +63,42 @@ TEST_F(FabricStateTest, TopologyThenRoutesThenTraces) {
   EXPECT_EQ(state_->Current()->info.id, lft.snapshot.id);
 }
 
+// A calibrated cost model: the served costs carry its per-message latency and its rates
+// scaled by tier, along the shortest paths and along the forwarding tables alike.
+TEST_F(FabricStateTest, CostModelScalesServedRatesAndLatencies) {
+  FabricStateOptions calibrated;
+  calibrated.store.path = toporr::testing::MakeTempDir("fabric_state_model") + "/toporr.db";
+  calibrated.cost_model.per_message_ns = 40000;
+  calibrated.cost_model.host_rate_scale = 0.5;
+  calibrated.cost_model.switch_rate_scale = 0.125;
+  ASSERT_OK_AND_ASSIGN(auto model_state, FabricState::Create(calibrated));
+  for (InputFormat f : {InputFormat::kIbnetdiscover, InputFormat::kLft}) {
+    const std::string sample =
+        f == InputFormat::kLft ? "dump_fts_fattree.txt" : "ibnetdiscover_fattree_default.txt";
+    ASSERT_OK(Ingest(f, sample).status());
+    ASSERT_OK(model_state->Ingest(f, sample, ReadSharedFabric(sample), "", IngestMode{}).status());
+    const auto plain = state_->Current();
+    const auto model = model_state->Current();
+    ASSERT_EQ(plain->fabric.hosts.size(), model->fabric.hosts.size());
+    int same_leaf = 0, across = 0;
+    for (int b = 1; b < static_cast<int>(plain->fabric.hosts.size()); ++b) {
+      const mapping::HostPairCost p = plain->costs->Cost(0, b);
+      const mapping::HostPairCost m = model->costs->Cost(0, b);
+      ASSERT_EQ(m.hops, p.hops);
+      EXPECT_DOUBLE_EQ(m.latency_ns, p.latency_ns + 40000);
+      // Every cable of this fabric has one rate: a pair on one leaf crosses host cables
+      // only; any other pair an uplink, the slower tier here.
+      EXPECT_DOUBLE_EQ(m.bottleneck_gbps, p.bottleneck_gbps * (p.hops == 1 ? 0.5 : 0.125))
+          << "pair 0-" << b << " over " << p.hops << " switches";
+      ++(p.hops == 1 ? same_leaf : across);
+    }
+    EXPECT_GT(same_leaf, 0);
+    EXPECT_GT(across, 0);
+    // The topology served is the fabric's, not the model's.
+    EXPECT_EQ(model->fabric.links[0].data_rate_gbps, plain->fabric.links[0].data_rate_gbps);
+  }
+}
+
 TEST_F(FabricStateTest, NewTopologyDropsRoutesThatNoLongerFitAndRestartServesTheSame) {
   ASSERT_OK(Ingest(InputFormat::kIbnetdiscover, "ibnetdiscover_fattree_default.txt").status());
   ASSERT_OK(Ingest(InputFormat::kLft, "dump_fts_fattree.txt").status());

@@ -148,6 +148,10 @@ std::vector<std::string> SettingsNeedingRestart(const DaemonConfig& running,
   if (next.max_host_lists_per_peer != running.max_host_lists_per_peer) {
     restart.push_back("max_host_lists_per_peer");
   }
+  if (mapping::CostModelSettingLines(next.cost_model.kind, next.cost_model.model, true) !=
+      mapping::CostModelSettingLines(running.cost_model.kind, running.cost_model.model, true)) {
+    restart.push_back("cost_model*");
+  }
   if (next.discovery_interval_s != running.discovery_interval_s ||
       next.discovery_command != running.discovery_command) {
     restart.push_back("discovery_*");
@@ -312,10 +316,13 @@ absl::Status Server::Start() {
   options.store.exclusive = true;  // one database, one daemon
   options.store.crash_point = options_.crash_point;
   options.max_host_loss = config.max_host_loss_percent / 100.0;
+  options.cost_model = config.cost_model.model;
   if (!config.host_map_path.empty()) {
     options.default_host_map = std::move(host_map_);
     options.default_host_map_name = config.host_map_path;
   }
+  TOPORR_LOG(INFO) << "cost model: "
+                   << mapping::DescribeCostModel(config.cost_model.kind, config.cost_model.model);
   notifier_.Status("loading " + config.db_path);
   auto state = FabricState::Create(options);
   if (!state.ok()) return WithContext("cannot open " + config.db_path, state.status());

@@ -58,6 +58,7 @@ RESULTS = vb.RESULTS
 ARCHIVE = os.path.join(RESULTS, "vcluster_baselines_raw.tar.gz")
 NAME = "vbase"
 ALGORITHMS = vb.ALGORITHMS
+MPI_NAMES = {"openmpi": "Open MPI 4.1 (TCP BTL)", "mpich": "MPICH 4.0 (ch4:ucx over TCP)"}
 SIZES = [1048576, 16777216]
 PLACEMENTS = ["roundrobin", "fragmented", "leafsorted"]
 # Per profile, in measuring order: `vcluster up` options, ranks per host, host link rate
@@ -341,6 +342,21 @@ def library_runs(path):
     return out
 
 
+def read_job(path):
+    """A job's raw lines: its "cell" line, {(variant, bytes): "order" line} and
+    {(variant, bytes): {rep: us}}."""
+    cell, orders, times = None, {}, {}
+    for line in open(path):
+        o = json.loads(line)
+        if o["kind"] == "cell":
+            cell = o
+        elif o["kind"] == "order":
+            orders[(o["variant"], o["bytes"])] = o
+        elif o["kind"] == "time":
+            times.setdefault((o["variant"], o["bytes"]), {})[o["rep"]] = o["us"]
+    return cell, orders, times
+
+
 def rows_of(raw, args):
     rows, cells = [], []
     for profile in args.profiles:
@@ -356,15 +372,7 @@ def rows_of(raw, args):
                     path = os.path.join(raw, f"{tag}.jsonl")
                     if not os.path.exists(path):
                         continue
-                    cell, orders, times = None, {}, {}
-                    for line in open(path):
-                        o = json.loads(line)
-                        if o["kind"] == "cell":
-                            cell = o
-                        elif o["kind"] == "order":
-                            orders[(o["variant"], o["bytes"])] = o
-                        elif o["kind"] == "time":
-                            times.setdefault((o["variant"], o["bytes"]), {})[o["rep"]] = o["us"]
+                    cell, orders, times = read_job(path)
                     auto = vb.load_auto_predictions(os.path.join(raw, f"{tag}.report.jsonl"))
                     library = library_runs(os.path.join(raw, f"{tag}.report.jsonl"))
                     launch_is_leaf = cell["leaf_order"] == sorted(cell["leaf_order"])
@@ -492,14 +500,17 @@ def write_report(args, rows, cells, raw, stopped_note):
           "layout), groups in the order of their first host in the launch order, hosts within a "
           "group in launch order, each host's ranks contiguous in launch order.")
         w()
+        ran = {c["mpi"] for c in cells}
+        libs = " and ".join(MPI_NAMES[m] for m in ("openmpi", "mpich") if m in ran)
         w("**Measured**: a real network of Linux network namespaces on one 2-core machine: "
           "hosts' links and every switch uplink shaped with `tc tbf` in both directions, "
-          "bridges as switches, Open MPI 4.1 over TCP between hosts (shared memory inside a "
+          f"bridges as switches, {libs or 'no MPI'} between hosts (shared memory inside a "
           "host), toporrd on the head node answering the ranks over TCP, real collective calls "
           "whose results are checked. **Not measured**: InfiniBand (RDMA latencies, adaptive "
           "routing, credit flow control), hosts with their own cores (all ranks share 2 cores "
-          "with whatever else the machine runs), more than 16 hosts, MPICH (not run in this "
-          "table).")
+          "with whatever else the machine runs), more than 16 hosts" +
+          "".join(f", {MPI_NAMES[m].split(' (')[0]} (not run in this table)"
+                  for m in ("openmpi", "mpich") if m not in ran) + ".")
         w()
         w("Profiles, one rank per host except `tapered` (8 hosts x 2 ranks):")
         w()
@@ -580,14 +591,15 @@ def headline(w, rows, band, args):
       f"(±{100 * max(band.values(), default=0):.0f} % at most). `selection` is what a job gets "
       "with the drop-in; `best order` is the best of toporr's algorithms on its order per cell.")
     w()
-    w("| profile | collective | selection vs launch | selection vs leaf-sorted | best order vs "
-      "leaf-sorted | leaf-sorted vs launch |")
-    w("|---|---|---|---|---|---|")
+    w("| profile | MPI | collective | selection vs launch | selection vs leaf-sorted | best order "
+      "vs leaf-sorted | leaf-sorted vs launch |")
+    w("|---|---|---|---|---|---|---|")
     b = max(band.values(), default=0)
     lines = []
-    for profile in args.profiles:
-        for coll in ("allreduce", "bcast"):
-            sub = [r for r in rows if r["profile"] == profile and r["collective"] == coll]
+    for profile, mpi, coll in [(p, m, c) for p in args.profiles for m in args.mpis
+                               for c in ("allreduce", "bcast")]:
+            sub = [r for r in rows if r["profile"] == profile and r["collective"] == coll and
+                   r["mpi"] == mpi]
             if not sub:
                 continue
             sl = median_of([r for r in sub if r["comparison"] == "selection vs launch"])
@@ -601,8 +613,8 @@ def headline(w, rows, band, args):
             bo = statistics.median(best) if best else None
             ll = median_of([r for r in sub if r["comparison"] == "leaf-sorted vs launch"])
             f = lambda x: "—" if x is None else say(x, b)
-            w(f"| {profile} | {coll} | {f(sl)} | {f(ss)} | {f(bo)} | {f(ll)} |")
-            lines.append((profile, coll, f(sl), f(ss), f(bo)))
+            w(f"| {profile} | {mpi} | {coll} | {f(sl)} | {f(ss)} | {f(bo)} | {f(ll)} |")
+            lines.append((f"{profile} {mpi}", coll, f(sl), f(ss), f(bo)))
     w()
     if lines:
         w("In words: with the drop-in, toporr against the MPI default on the leaf-sorted order "
@@ -655,7 +667,7 @@ def targets_section(w, rows, band):
 
 
 def cell_name(r):
-    return (f"{r['profile']} {r['placement']} {r['collective']} {r['comparison']} "
+    return (f"{r['profile']} {r['mpi']} {r['placement']} {r['collective']} {r['comparison']} "
             f"{vb.human(r['bytes'])} {r['median']:.2f}x [{r['q1']:.2f}, {r['q3']:.2f}]")
 
 

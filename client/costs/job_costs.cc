@@ -6,13 +6,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "mapping/costs/cost_model.h"
 #include "mapping/costs/dense_cost_matrix.h"
 #include "mapping/costs/host_costs.h"
 
 namespace toporr::client {
 
 absl::StatusOr<JobCosts> JobCostsFromFabric(const fabric::Fabric& fabric,
-                                            const std::vector<std::string>& job_hosts) {
+                                            const std::vector<std::string>& job_hosts,
+                                            const mapping::CostModelOptions& model) {
   std::vector<int> ids;
   ids.reserve(job_hosts.size());
   for (const std::string& name : job_hosts) {
@@ -23,7 +25,7 @@ absl::StatusOr<JobCosts> JobCostsFromFabric(const fabric::Fabric& fabric,
     }
     ids.push_back(h);
   }
-  ASSIGN_OR_RETURN(auto host_costs, mapping::HostCosts::Create(fabric));
+  ASSIGN_OR_RETURN(auto host_costs, mapping::HostCosts::Create(fabric, model));
   std::vector<mapping::HostPairCost> matrix;
   host_costs->Matrix(ids, &matrix);
   const int n = static_cast<int>(ids.size());
@@ -72,8 +74,10 @@ absl::StatusOr<JobCosts> JobCostsFromDump(const CostSourceOptions& source,
       slash == std::string::npos ? source.fabric_path : source.fabric_path.substr(slash + 1);
   input.content = text;
   ASSIGN_OR_RETURN(fabric::Fabric parsed, collectors::ParseFabricInput(input));
-  auto fabric = std::make_unique<const fabric::Fabric>(std::move(parsed));
-  ASSIGN_OR_RETURN(JobCosts out, JobCostsFromFabric(*fabric, job_hosts));
+  auto fabric = std::make_unique<const fabric::Fabric>(
+      mapping::ScalesRates(source.cost_model) ? mapping::ScaledFabric(parsed, source.cost_model)
+                                              : std::move(parsed));
+  ASSIGN_OR_RETURN(JobCosts out, JobCostsFromFabric(*fabric, job_hosts, source.cost_model));
   out.fabric = std::move(fabric);
   out.source = absl::StrCat("fabric ", input.source_name, " (routes modelled)");
   return out;

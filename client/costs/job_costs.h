@@ -16,6 +16,7 @@
 #include "collectors/fabric_input.h"
 #include "fabric/fabric.h"
 #include "mapping/costs/cost_matrix.h"
+#include "mapping/costs/host_costs.h"
 #include "mapping/routes/fabric_routes.h"
 #include "mapping/routes/route_source.h"
 
@@ -53,6 +54,9 @@ struct CostSourceOptions {
   // the daemon.
   std::string fabric_path;
   collectors::InputFormat fabric_format = collectors::InputFormat::kIbnetdiscover;
+  // The cost model applied to the dump (mapping/costs/cost_model.h), as toporrd applies its
+  // configured one to the snapshots it serves. Not used for the daemon's answers.
+  mapping::CostModelOptions cost_model;
 };
 
 // Costs over `job_hosts` from the fabric dump of `source`, else from `fetch_matrix` (then it
@@ -62,9 +66,11 @@ absl::StatusOr<JobCosts> JobCostsFor(const CostSourceOptions& source,
                                      const std::vector<std::string>& job_hosts,
                                      const CostMatrixFetcher& fetch_matrix);
 
-// kNotFound naming the first job host that is not a fabric host.
+// kNotFound naming the first job host that is not a fabric host. `fabric` is taken as the
+// model sees it: its rates already scaled (mapping::ScaledFabric) when the model scales them.
 absl::StatusOr<JobCosts> JobCostsFromFabric(const fabric::Fabric& fabric,
-                                            const std::vector<std::string>& job_hosts);
+                                            const std::vector<std::string>& job_hosts,
+                                            const mapping::CostModelOptions& model = {});
 
 // From a row-major n x n (alpha ns, Gb/s) matrix as served by the daemon; beta = 8 / Gb/s.
 absl::StatusOr<JobCosts> JobCostsFromMatrix(int n, const std::vector<double>& latency_ns,

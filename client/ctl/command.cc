@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/status_macros.h"
+#include "common/text_scan.h"
 
 namespace toporr::client::ctl {
 namespace {
@@ -85,6 +86,17 @@ absl::StatusOr<std::string> ReadInputFile(const std::string& path, int64_t max_b
 std::string Basename(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+absl::StatusOr<mapping::CostModelSettings> ReadCostModelFile(const std::string& path) {
+  ASSIGN_OR_RETURN(std::string text, ReadInputFile(path, kConfigFileMaxBytes, "cost model"));
+  mapping::CostModelSettings settings;
+  RETURN_IF_ERROR(ForEachKeyValue(text, path, [&](const KeyValue& kv) -> absl::Status {
+    if (!mapping::IsCostModelKey(kv.key)) return absl::OkStatus();
+    absl::Status s = mapping::ApplyCostModelSetting(kv.key, kv.value, &settings);
+    return s.ok() ? s : LineError(path, kv.line, std::string(s.message()));
+  }));
+  return settings;
 }
 
 }  // namespace toporr::client::ctl

@@ -21,6 +21,7 @@
 #include "client/ctl/daemon_client.h"
 #include "client/ctl/output.h"
 #include "common/key_value_file.h"
+#include "mapping/costs/cost_model.h"
 
 namespace toporr::client::ctl {
 
@@ -68,6 +69,12 @@ absl::StatusOr<int64_t> ParseInteger(absl::string_view text, int64_t min, int64_
 // common/key_value_file.h for its `kind`): ReadRegularFile's errors, which name the path.
 absl::StatusOr<std::string> ReadInputFile(const std::string& path, int64_t max_bytes,
                                           std::string_view kind);
+
+// The cost model of a `key = value` file: its `cost_model` and `cost_model_*` lines
+// (mapping/costs/cost_model.h) applied in order, every other key ignored, so that a
+// toporrd.conf or `toporrctl calibrate --output`'s file serve alike. Errors name the file and
+// line.
+absl::StatusOr<mapping::CostModelSettings> ReadCostModelFile(const std::string& path);
 
 // "dir/fabric.topo" -> "fabric.topo": the name a file is known by in errors and snapshots.
 std::string Basename(const std::string& path);

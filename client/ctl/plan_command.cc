@@ -88,7 +88,7 @@ absl::StatusOr<CartArgs> ParseCart(std::string_view text) {
 
 absl::StatusOr<PlanArgs> ParsePlanArgs(const CommandArgs& args) {
   std::string format = "ibnetdiscover", map_by = "core", algorithm, size, cart;
-  std::string np, root, radix, mpi_library, multilevel, from;
+  std::string np, root, radix, mpi_library, multilevel, from, cost_model;
   PlanArgs p;
   std::vector<std::string> positional;
   RETURN_IF_ERROR(ParseOptions("plan", args,
@@ -96,6 +96,7 @@ absl::StatusOr<PlanArgs> ParsePlanArgs(const CommandArgs& args) {
                                 {"--ranks", &p.ranks_file},
                                 {"--fabric", &p.costs.fabric_path},
                                 {"--format", &format},
+                                {"--cost-model", &cost_model},
                                 {"--map-by", &map_by},
                                 {"--collective", &p.collective},
                                 {"--algorithm", &algorithm},
@@ -129,6 +130,13 @@ absl::StatusOr<PlanArgs> ParsePlanArgs(const CommandArgs& args) {
   auto fabric_format = collectors::ParseInputFormat(format);
   if (!fabric_format.ok()) return PlanUsage(fabric_format.status());
   p.costs.fabric_format = *fabric_format;
+  if (!cost_model.empty()) {
+    if (p.costs.fabric_path.empty()) {
+      return UsageError("plan: --cost-model needs --fabric (the daemon applies its own model)");
+    }
+    ASSIGN_OR_RETURN(mapping::CostModelSettings settings, ReadCostModelFile(cost_model));
+    p.costs.cost_model = settings.model;
+  }
   if (from == "leaf-sorted") {
     p.from_leaf_sorted = true;
   } else if (!from.empty() && from != "launch") {
@@ -384,7 +392,7 @@ std::vector<Command> PlanCommands() {
        [--mpi-library openmpi|mpich|smpi-ompi]
        [--fabric DUMP [--format ibnetdiscover]] [--node-topology HWLOC.xml]
        [--rankfile OUT] [--hostfile-out OUT] [--slurm-hostfile OUT]
-       [--multilevel candidate|force] [--from launch|leaf-sorted]
+       [--multilevel candidate|force] [--from launch|leaf-sorted] [--cost-model FILE]
   plan --hostfile FILE --cart DIMS[:PERIODS] [--map-by core|node | --ranks FILE] [--np N]
        [--fabric DUMP [--format ibnetdiscover]] [--node-topology HWLOC.xml]
        [--rankfile OUT] [--hostfile-out OUT] [--slurm-hostfile OUT] [--machinefile OUT]
@@ -419,6 +427,9 @@ std::vector<Command> PlanCommands() {
                        library's own call (--mpi-library) or the chosen algorithm.
                        --from leaf-sorted: plan a job launched in that order (its ranks and
                        the files written are of the leaf-sorted launch)
+                       --cost-model FILE (with --fabric): the cost_model lines of FILE (a
+                       toporrd.conf, or what `calibrate --output` wrote) instead of the
+                       InfiniBand HDR constants
                        --cart: instead of a collective, the order libtoporr gives
                        MPI_Cart_create(dims, periods, reorder=1) for these hosts and ranks
                        (its graph embedding, never predicted slower than the launch order):

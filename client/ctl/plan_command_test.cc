@@ -202,6 +202,42 @@ TEST_F(CartPlanTest, CollectivePlansGiveTheLeafSortedBaselineAndPlanFromIt) {
   EXPECT_THAT(cart.err, HasSubstr("--from leaf-sorted is for --collective"));
 }
 
+// The time_ns of the "before" candidate of a plan's JSON.
+double BeforeTimeNs(const std::string& json) {
+  const size_t before = json.find("\"before\":");
+  const size_t at = json.find("\"time_ns\":", before);
+  if (before == std::string::npos || at == std::string::npos) return -1;
+  return std::strtod(json.c_str() + at + 10, nullptr);
+}
+
+TEST_F(CartPlanTest, CostModelFileChangesThePredictionsAndBadOnesAreRefused) {
+  // A toporrd.conf: its other keys are not the plan's business.
+  const std::string model = out_ + ".model";
+  std::ofstream(model) << "db_path = /srv/toporr.db\ncost_model = tcp\n"
+                          "cost_model_host_rate_scale = 0.01\n"
+                          "cost_model_switch_rate_scale = 0.01\n";
+  const std::vector<std::string> ring = {"--collective", "allreduce", "--algorithm",
+                                         "ring",         "--size",    "1M"};
+  CtlRun preset = Ctl(Plan(ring));
+  ASSERT_EQ(preset.exit_code, 0) << preset.err;
+  std::vector<std::string> with_model = ring;
+  with_model.insert(with_model.end(), {"--cost-model", model});
+  CtlRun fitted = Ctl(Plan(with_model));
+  ASSERT_EQ(fitted.exit_code, 0) << fitted.err;
+  // Every rate a hundredth: the ring's bandwidth term, which dominates at 1 MiB, 100 times.
+  EXPECT_GT(BeforeTimeNs(fitted.out), 50 * BeforeTimeNs(preset.out));
+  EXPECT_LT(BeforeTimeNs(fitted.out), 150 * BeforeTimeNs(preset.out));
+
+  std::ofstream(model) << "cost_model = tcp\n\ncost_model_host_rate_scale = 0\n";
+  CtlRun bad = Ctl(Plan(with_model));
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_THAT(bad.err, HasSubstr(".model:3: cost_model_host_rate_scale: '0' is out of range"));
+  CtlRun daemon = Ctl({"plan", "--hostfile", hostfile_, "--collective", "bcast", "--size", "1M",
+                       "--cost-model", model});
+  EXPECT_EQ(daemon.exit_code, 2);
+  EXPECT_THAT(daemon.err, HasSubstr("--cost-model needs --fabric"));
+}
+
 TEST_F(CartPlanTest, UsageErrorsExitTwo) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
       {{"--cart", "4x4", "--collective", "allreduce", "--size", "1M"}, "exclude each other"},

@@ -1,6 +1,7 @@
 #include "client/ctl/validate_command.h"
 
 #include <cmath>
+#include <iomanip>
 #include <memory>
 #include <set>
 #include <string>
@@ -8,11 +9,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/costs/job_costs.h"
+#include "client/ctl/cost_model_fit.h"
 #include "client/ctl/probe_validation.h"
 #include "collectors/fabric_input.h"
 #include "collectors/plogp.h"
 #include "common/json_writer.h"
+#include "common/output_file.h"
 #include "common/status_macros.h"
+#include "mapping/costs/cost_model.h"
+#include "mapping/costs/host_costs.h"
 #include "mapping/routes/lft_routes.h"
 #include "toporr/v1/toporr.grpc.pb.h"
 
@@ -196,6 +201,156 @@ absl::StatusOr<Reply> RunValidate(Invocation& inv, const CommandArgs& args) {
   return ReplyOf(std::move(report), ValidateJson, ValidateText);
 }
 
+struct CalibrateReport {
+  std::string probe_name;
+  std::string fabric_name;
+  CostModelFit fit;
+  std::string settings;  // the lines for toporrd.conf
+  std::string output;    // the file they were written to, if any
+};
+
+void CalibrateJson(const CalibrateReport& r, JsonWriter& w) {
+  const CostModelFit& f = r.fit;
+  w.BeginObject();
+  w.Field("probe", r.probe_name);
+  w.Field("fabric", r.fabric_name);
+  w.Field("kind", f.kind);
+  w.Field("hosts", static_cast<int64_t>(f.hosts.size()));
+  w.Field("pairs", static_cast<int64_t>(f.pairs));
+  w.Key("missing_hosts");
+  w.BeginArray();
+  for (const auto& h : f.missing) w.String(h);
+  w.EndArray();
+  w.Key("sizes");
+  w.BeginArray();
+  for (int64_t s : f.sizes) w.Int(s);
+  w.EndArray();
+  for (const auto& [name, m] : {std::pair("preset", &f.before), std::pair("fitted", &f.after)}) {
+    w.Key(name);
+    w.BeginObject();
+    w.Field("nic_latency_ns", m->nic_latency_ns);
+    w.Field("switch_latency_ns", m->switch_latency_ns);
+    w.Field("link_latency_ns", m->link_latency_ns);
+    w.Field("per_message_ns", m->per_message_ns);
+    w.Field("host_rate_scale", m->host_rate_scale);
+    w.Field("switch_rate_scale", m->switch_rate_scale);
+    w.EndObject();
+  }
+  w.Key("classes");
+  w.BeginArray();
+  for (const SwitchClassFit& c : f.classes) {
+    w.BeginObject();
+    w.Field("switches", static_cast<int64_t>(c.switches));
+    w.Field("pairs", static_cast<int64_t>(c.pairs));
+    w.Field("measured_latency_ns", c.measured_latency_ns);
+    w.Field("preset_latency_ns", c.before_latency_ns);
+    w.Field("fitted_latency_ns", c.after_latency_ns);
+    w.Field("fabric_gbps", c.fabric_gbps);
+    w.Field("measured_gbps", c.measured_gbps);
+    w.Field("fitted_gbps", c.after_gbps);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Field("points", static_cast<int64_t>(f.points));
+  w.Field("within_25_percent_preset", static_cast<int64_t>(f.within_before));
+  w.Field("within_25_percent_fitted", static_cast<int64_t>(f.within_after));
+  w.Field("settings", r.settings);
+  if (!r.output.empty()) w.Field("output", r.output);
+  w.EndObject();
+}
+
+std::string Share(int part, int whole) {
+  return absl::StrCat(part, " of ", whole, " (", whole > 0 ? 100 * part / whole : 0, " %)");
+}
+
+void CalibrateText(const CalibrateReport& r, std::ostream& out) {
+  const CostModelFit& f = r.fit;
+  out << "calibrate " << r.probe_name << " on " << r.fabric_name << " (kind " << f.kind
+      << "): " << f.hosts.size() << " hosts, " << f.pairs << " pairs, sizes";
+  for (int64_t s : f.sizes) out << " " << s;
+  out << "\n";
+  if (!f.missing.empty()) {
+    out << "  not in the fabric (" << f.missing.size() << "):";
+    for (size_t i = 0; i < f.missing.size() && i < 10; ++i) out << " " << f.missing[i];
+    out << (f.missing.size() > 10 ? " ..." : "") << "\n";
+  }
+  out << "  switches  pairs | latency us: measured  preset  fitted | rate Gb/s: fabric  measured"
+         "  fitted\n";
+  for (const SwitchClassFit& c : f.classes) {
+    out << "  " << std::setw(8) << c.switches << "  " << std::setw(5) << c.pairs << " | "
+        << std::setw(20) << Fixed(c.measured_latency_ns / 1e3, 1) << std::setw(8)
+        << Fixed(c.before_latency_ns / 1e3, 1) << std::setw(8) << Fixed(c.after_latency_ns / 1e3, 1)
+        << " | " << std::setw(17) << Fixed(c.fabric_gbps, 3) << std::setw(10)
+        << Fixed(c.measured_gbps, 3) << std::setw(8) << Fixed(c.after_gbps, 3) << "\n";
+  }
+  out << "  (pair, size) points within 25 % of the model: preset "
+      << Share(f.within_before, f.points) << ", fitted " << Share(f.within_after, f.points) << "\n";
+  out << (r.output.empty() ? "  settings for toporrd.conf (restart toporrd; offline: toporrctl "
+                             "plan --cost-model FILE):\n"
+                           : "  settings written to " + r.output +
+                                 " (toporrd.conf; offline: "
+                                 "toporrctl plan --cost-model " +
+                                 r.output + "):\n");
+  out << r.settings;
+}
+
+absl::StatusOr<Reply> RunCalibrate(Invocation&, const CommandArgs& args) {
+  std::string fabric_path, format = "ibnetdiscover", kind = "infiniband-hdr", output;
+  std::vector<std::string> positional;
+  RETURN_IF_ERROR(ParseOptions(
+      "calibrate", args,
+      {{"--fabric", &fabric_path}, {"--format", &format}, {"--kind", &kind}, {"--output", &output}},
+      &positional));
+  if (positional.size() != 1) return UsageError("calibrate takes one probe.json file");
+  if (fabric_path.empty()) return UsageError("calibrate: --fabric DUMP is required");
+  mapping::CostModelSettings preset;
+  if (absl::Status s = mapping::ApplyCostModelSetting("cost_model", kind, &preset); !s.ok()) {
+    return UsageError(absl::StrCat("calibrate: --kind: ", s.message()));
+  }
+  CalibrateReport report;
+  report.probe_name = Basename(positional[0]);
+  ASSIGN_OR_RETURN(std::string text,
+                   ReadInputFile(positional[0], kProfileFileMaxBytes, "probe result"));
+  ASSIGN_OR_RETURN(collectors::PlogpProbe probe,
+                   collectors::ParsePlogpProbe(text, report.probe_name));
+  ASSIGN_OR_RETURN(collectors::InputFormat f, collectors::ParseInputFormat(format));
+  ASSIGN_OR_RETURN(std::string dump,
+                   ReadInputFile(fabric_path, kFabricFileMaxBytes, "fabric dump"));
+  collectors::FabricInput input;
+  input.format = f;
+  input.source_name = report.fabric_name = Basename(fabric_path);
+  input.content = dump;
+  ASSIGN_OR_RETURN(const fabric::Fabric fabric, collectors::ParseFabricInput(input));
+  CostModelFitInput in;
+  in.probe = &probe;
+  in.kind = kind;
+  std::vector<int> ids;
+  for (const std::string& h : probe.hosts) {
+    if (const int id = fabric.FindHost(h); id >= 0) {
+      in.hosts.push_back(h);
+      ids.push_back(id);
+    }
+  }
+  in.costs = [&fabric, &ids](const mapping::CostModelOptions& model)
+      -> absl::StatusOr<std::vector<mapping::HostPairCost>> {
+    ASSIGN_OR_RETURN(auto costs,
+                     mapping::HostCosts::Create(mapping::ScaledFabric(fabric, model), model));
+    std::vector<mapping::HostPairCost> matrix;
+    costs->Matrix(ids, &matrix);
+    return matrix;
+  };
+  ASSIGN_OR_RETURN(report.fit, FitCostModel(in));
+  report.settings = mapping::CostModelSettingLines(kind, report.fit.after);
+  if (!output.empty()) {
+    RETURN_IF_ERROR(WriteFileReplacing(
+        output,
+        absl::StrCat("# toporrctl calibrate ", report.probe_name, " on ", report.fabric_name,
+                     ": the cost model fitted to the machine\n", report.settings)));
+    report.output = output;
+  }
+  return ReplyOf(std::move(report), CalibrateJson, CalibrateText);
+}
+
 }  // namespace
 
 std::vector<Command> ValidateCommands() {
@@ -209,7 +364,19 @@ std::vector<Command> ValidateCommands() {
            "                       links the slowest pairs share (routes: the model's, or\n"
            "                       the LFTs of --lfts). Size: one the probe\n"
            "                       measured (default its largest).\n",
-           RunValidate}};
+           RunValidate},
+          {"calibrate",
+           "  calibrate --fabric DUMP [--format F] [--kind KIND] [--output FILE] PROBE.json\n"
+           "                       the cost model's constants fitted to toporr-probe's\n"
+           "                       measurement of this machine (measure at least two sizes:\n"
+           "                       --sizes 0,65536,1048576): per-message latency, switch\n"
+           "                       latency and the host and switch cable rate scales, over\n"
+           "                       KIND's preset (infiniband-hdr, infiniband-ndr,\n"
+           "                       infiniband-edr, omni-path, roce, tcp). Shows the fit per\n"
+           "                       switch count and the points within 25 % before and after;\n"
+           "                       prints (or writes to FILE) the cost_model lines for\n"
+           "                       toporrd.conf and toporrctl plan --cost-model.\n",
+           RunCalibrate}};
 }
 
 }  // namespace toporr::client::ctl

@@ -31,8 +31,8 @@ HostPairCost MakePairCost(int32_t switches, double gbps, const CostModelOptions&
   }
   cost.hops = switches;
   cost.bottleneck_gbps = gbps;
-  cost.latency_ns = model.nic_latency_ns + model.switch_latency_ns * switches +
-                    model.link_latency_ns * (switches + 1);
+  cost.latency_ns = model.nic_latency_ns + model.per_message_ns +
+                    model.switch_latency_ns * switches + model.link_latency_ns * (switches + 1);
   cost.alpha_ns = cost.latency_ns;
   cost.beta_ns_per_byte = gbps > 0 ? 8.0 / gbps : 0.0;
   return cost;

@@ -10,7 +10,7 @@
 //                    matters for contention, which mapping/routes/fabric_routes.h / the predictor
 //                    model). A link of unknown rate counts as the slowest known rate in the fabric;
 //                    bottleneck_gbps is 0 only when no link of the fabric has a known rate.
-//   latency_ns       modelled: nic_latency_ns + switch_latency_ns * hops
+//   latency_ns       modelled: nic_latency_ns + per_message_ns + switch_latency_ns * hops
 //                    + link_latency_ns * (hops + 1)  (a path over h switches has h + 1 cables).
 //   alpha_ns         = latency_ns.
 //   beta_ns_per_byte = 8 / bottleneck_gbps (Gb/s is bits per ns); 0 when bottleneck_gbps is
@@ -39,7 +39,8 @@
 
 namespace toporr::mapping {
 
-// Latency model constants. Defaults describe an HDR-class InfiniBand fabric:
+// The cost model's constants. Defaults describe an HDR-class InfiniBand fabric; the other
+// kinds, and the settings that change them, are in mapping/costs/cost_model.h.
 struct CostModelOptions {
   // Both HCAs together (send + receive side, PCIe and NIC pipeline), ~300 ns each: what
   // remains of a ~1 us back-to-back MPI ping-pong after software overhead.
@@ -49,6 +50,15 @@ struct CostModelOptions {
   double switch_latency_ns = 130.0;
   // Propagation on one cable: ~5 ns/m in copper or fibre, 3 m (in-rack DAC) per cable.
   double link_latency_ns = 15.0;
+  // Software cost of one message between two hosts beyond the NICs' (the MPI library's and
+  // the transport's stack): 0 where nic_latency_ns already covers it (RDMA), tens of
+  // microseconds over kernel TCP. Part of every inter-host pair's latency.
+  double per_message_ns = 0.0;
+  // Effective share of a link's data rate that messages get: the model's rate of a link is
+  // its fabric rate x the scale of its tier. Host cables (one end a CA) and switch-to-switch
+  // cables scale separately. 1: the fabric's rates as they are.
+  double host_rate_scale = 1.0;
+  double switch_rate_scale = 1.0;
 };
 
 struct HostPairCost {

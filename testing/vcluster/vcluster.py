@@ -13,13 +13,14 @@ hosts through an rsh agent that enters a host's namespaces (`nsenter`).
     vcluster up [--name NAME] [--profile P] [--hosts N] [--hosts-per-leaf 4]
                 [--leaf-hosts N1,N2,...] [--leaves-per-pod 2] [--host-mbit 400]
                 [--uplink-mbit M] [--pod-uplink-mbit M] [--damaged-uplink LEAF]
-                [--global-mbit M] [--toporrd BIN --toporrctl BIN]
+                [--global-mbit M] [--toporrd BIN --toporrctl BIN [--cost-model FILE]]
     vcluster down [--name NAME]        remove one cluster (also after a killed run)
     vcluster cleanup                   remove every cluster this tool left on the machine
     vcluster status [--name NAME] [--json]
     vcluster exec [--name NAME] HOST -- CMD...     run CMD inside HOST's namespaces
     vcluster mpirun [--name NAME] openmpi|mpich ARGS...   the MPI launcher on the head node
     vcluster daemon [--name NAME] start|stop [--toporrd BIN --toporrctl BIN]
+                    [--cost-model FILE]
     vcluster run [up options] -- CMD...  up, CMD (with VCLUSTER_NAME set), then down
 
 Profiles (--profile; a leaf uplink's rate is relative to the hosts on the leaf unless
@@ -161,6 +162,9 @@ def add_up_args(p):
                    help="head node link rate (default 0: not shaped)")
     p.add_argument("--toporrd", help="start this toporrd on the head node and ingest the fabric")
     p.add_argument("--toporrctl", help="the toporrctl to ingest with (with --toporrd)")
+    p.add_argument("--cost-model", metavar="FILE",
+                   help="toporrd's cost model: the cost_model lines of FILE (toporrctl "
+                        "calibrate --output) added to its toporrd.conf")
     p.add_argument("--no-fabric", action="store_true",
                    help="skip the fabric dump (ibsim + opensm + ibnetdiscover)")
 
@@ -191,6 +195,8 @@ def main(argv=None):
     pt.add_argument("action", choices=("start", "stop"))
     pt.add_argument("--toporrd", help="start: the toporrd binary (default: the last one)")
     pt.add_argument("--toporrctl", help="start: the toporrctl binary (default: the last one)")
+    pt.add_argument("--cost-model", metavar="FILE",
+                    help="start: toporrd's cost model (default: toporrd's own)")
     pr = sub.add_parser("run", help="up, run a command, down")
     pr.add_argument("--name", default="vc")
     add_up_args(pr)
@@ -238,7 +244,7 @@ def main(argv=None):
                 toporrctl = args.toporrctl or last.get("toporrctl")
                 if not toporrd or not toporrctl:
                     raise VclusterError("daemon start: --toporrd and --toporrctl are needed")
-                start_toporrd(state, toporrd, toporrctl)
+                start_toporrd(state, toporrd, toporrctl, args.cost_model)
         elif args.command == "run":
             cmd = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
             if not cmd:

@@ -445,7 +445,7 @@ def build(state, shape, args):
     if not args.no_fabric:
         write_fabric(state, shape)
     if args.toporrd:
-        start_toporrd(state, args.toporrd, args.toporrctl)
+        start_toporrd(state, args.toporrd, args.toporrctl, getattr(args, "cost_model", None))
     state.data["ready"] = True
     state.save()
 
@@ -741,13 +741,15 @@ def write_fabric(state, shape):
     log(f"fabric dump: {out}/ibnetdiscover.txt, {out}/dump_fts.txt")
 
 
-def start_toporrd(state, toporrd, toporrctl):
+def start_toporrd(state, toporrd, toporrctl, cost_model=None):
     """toporrd on the head node as a site runs it: its SQLite file and Unix socket in the state
     directory, TCP on the head's fabric address over TLS (certificates made by openssl for
     the daemon's address) and open to the cluster's network only. The hosts find it through
     the site client configuration STATE/client.conf (address and CA), which jobs name in
     TOPORR_CONFIG. The fabric dump and its forwarding tables are ingested (an unchanged input
-    makes no new snapshot, so a restart on the same database keeps snapshot 1)."""
+    makes no new snapshot, so a restart on the same database keeps snapshot 1). With
+    `cost_model` (a file of cost_model lines, as `toporrctl calibrate --output` writes) the
+    daemon serves costs from that model."""
     d = state.dir
     stop_toporrd(state)
     sock = os.path.join(d, "toporrd.sock")
@@ -759,6 +761,9 @@ def start_toporrd(state, toporrd, toporrctl):
     with open(conf, "w") as f:
         f.write(f"tls_cert_path = {certs.server_cert}\ntls_key_path = {certs.server_key}\n"
                 f"listen_allowed_networks = {SUBNET}\n")
+        if cost_model:
+            with open(cost_model) as m:
+                f.write("".join(l for l in m if l.startswith("cost_model")))
     client_conf = os.path.join(d, "client.conf")
     with open(client_conf, "w") as f:
         f.write(f"# toporr's site configuration for the cluster's hosts\n"
@@ -774,6 +779,7 @@ def start_toporrd(state, toporrd, toporrctl):
                                  "toporrctl": os.path.abspath(toporrctl)}
     state.data["toporrd"] = {"socket": sock, "address": f"{DAEMON_IP}:{TOPORRD_PORT}",
                              "bin": os.path.abspath(toporrd), "conf": conf, "ca": certs.ca,
+                             "cost_model": os.path.abspath(cost_model) if cost_model else None,
                              "client_conf": client_conf}
     state.save()
     ctl = [os.path.abspath(toporrctl), "--socket", sock]

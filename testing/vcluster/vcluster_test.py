@@ -428,6 +428,78 @@ class VclusterTest(unittest.TestCase):
         self.assertLess(levels[2]["gbps"], 0.25)
         self.assertLess(levels[2]["gbps"], 0.5 * levels[1]["gbps"])
 
+    def test_calibrate_fits_the_emulated_network(self):
+        # toporr-probe on four hosts of the main cluster (two per leaf) at three sizes, and the
+        # cost model fitted to it: TCP's per-message latency and the emulated rates, which the
+        # dump states as 4x QDR (32 Gb/s), far faster than the shapers let through.
+        hosts = ["node01", "node02", "node05", "node06"]
+        out = os.path.join(self.tmp, "calibrate_probe.json")
+        cmd = [sys.executable, VC, "mpirun", "--name", NAME, "openmpi", "--host",
+               ",".join(hosts), "--map-by", "node", "-np", "4", PROBE["openmpi"], "--out", out,
+               "--sizes", "0,65536,1048576", "--repetitions", "3"]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=ENV,
+                           cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, f"{cmd}:\n{p.stdout}\n{p.stderr}")
+        dump = os.path.join(self.state["state_dir"], "fabric", "ibnetdiscover.txt")
+        model = os.path.join(self.tmp, "model.conf")
+        fit = json.loads(self.ctl("--json", "calibrate", "--kind", "tcp", "--fabric", dump,
+                                  "--output", model, out))
+        text = self.ctl("calibrate", "--kind", "tcp", "--fabric", dump, out)
+        print(f"\n{text}", file=sys.stderr)
+        mbit = self.state["layout"]["host_mbit"]
+        self.assertEqual(fit["pairs"], 6)
+        self.assertEqual(sorted(c["switches"] for c in fit["classes"]), [1, 3])
+        # Over kernel TCP between namespaces a message costs tens of microseconds.
+        self.assertGreater(fit["fitted"]["per_message_ns"], 5000)
+        for c in fit["classes"]:
+            self.assertGreater(c["fitted_gbps"], 0.5 * mbit / 1000, c)
+            self.assertLess(c["fitted_gbps"], 1.5 * mbit / 1000, c)
+        self.assertGreater(fit["within_25_percent_fitted"], fit["within_25_percent_preset"])
+        self.assertGreaterEqual(fit["within_25_percent_fitted"], 0.6 * fit["points"], fit)
+        with open(model) as f:
+            lines = f.read()
+        self.assertIn("cost_model = tcp\n", lines)
+        self.assertIn("cost_model_host_rate_scale = ", lines)
+        # The file is a plan's model: a ring over the 8 hosts (one rank each, in leaf order:
+        # no uplink carries two flows) then takes about what the host links allow.
+        hf = os.path.join(self.tmp, "calibrate.hosts")
+        with open(hf, "w") as f:
+            f.write("".join(f"{h} slots=1\n" for h in HOSTS))
+        plan = ["--json", "plan", "--fabric", dump, "--hostfile", hf, "--map-by", "node",
+                "--collective", "allreduce", "--algorithm", "ring", "--size", "1048576"]
+        fitted = json.loads(self.ctl(*plan, "--cost-model", model))["before"]["time_ns"]
+        preset = json.loads(self.ctl(*plan))["before"]["time_ns"]
+        ideal = 2 * 7 / 8 * 1048576 * 8 / (mbit * 1e6) * 1e9
+        print(f"ring 1 MiB over 8 hosts: fitted model {fitted / 1e6:.1f} ms, InfiniBand "
+              f"preset {preset / 1e6:.2f} ms, the host links' bound {ideal / 1e6:.1f} ms",
+              file=sys.stderr)
+        self.assertGreater(fitted, 0.7 * ideal)
+        self.assertLess(fitted, 2.0 * ideal)
+        self.assertLess(preset, 0.1 * ideal)
+        # toporrd serving from the fitted model: its costs carry the per-message latency and
+        # the scaled rates, the topology keeps the fabric's.
+        before = json.loads(self.ctl("--json", "cost", "node01", "node05"))
+        vc("daemon", "--name", NAME, "start", "--cost-model", model)
+        try:
+            after = json.loads(self.ctl("--json", "cost", "node01", "node05"))
+        finally:
+            vc("daemon", "--name", NAME, "start")
+        print(f"node01-node05 served: preset {before['latency_ns']:.0f} ns "
+              f"{before['bottleneck_gbps']} Gb/s; fitted {after['latency_ns']:.0f} ns "
+              f"{after['bottleneck_gbps']:.3f} Gb/s", file=sys.stderr)
+        f, h = fit["fitted"], before["hops"]
+        self.assertEqual(after["hops"], h)
+        self.assertAlmostEqual(after["latency_ns"],
+                               f["nic_latency_ns"] + f["per_message_ns"]
+                               + h * f["switch_latency_ns"] + (h + 1) * f["link_latency_ns"],
+                               delta=2)
+        self.assertAlmostEqual(after["bottleneck_gbps"],
+                               before["bottleneck_gbps"] * min(fit["fitted"]["host_rate_scale"],
+                                                               fit["fitted"]["switch_rate_scale"]),
+                               delta=1e-3)
+        self.assertEqual(json.loads(self.ctl("--json", "cost", "node01", "node05"))["latency_ns"],
+                         before["latency_ns"])
+
 if __name__ == "__main__":
     why = skip_reason()
     if why:
