@@ -4,7 +4,8 @@
  *
  *   coll_bench --collective allreduce|bcast --sizes B1,B2,... --algorithms A1,A2
  *              [--reps R] [--warmup W] [--warmup-max-bytes B] [--pause-us U]
- *              [--leaf-order R0,R1,...] [--no-launch-algorithms 1] [--dropin-warmup N]
+ *              [--leaf-order R0,R1,...] [--no-launch-algorithms 1] [--leaf-algorithms 0|1]
+ *              [--dropin-warmup N]
  *
  * Variants, each timed at every size and repetition:
  *   default      PMPI_Allreduce / PMPI_Bcast on MPI_COMM_WORLD: the MPI library's own choice
@@ -21,7 +22,9 @@
  *                MPI_COMM_WORLD with key = position): the MPI library's own choice on the
  *                leaf-sorted order
  *   A@leafsorted toporr's implementation of A on that order (left out with
- *                --no-launch-algorithms 1)
+ *                --no-launch-algorithms 1 unless --leaf-algorithms 1; --leaf-algorithms 0
+ *                leaves it out in any case): against A@toporr, what toporr's order alone
+ *                gives over the leaf-sorted one
  * Algorithms: allreduce ring, rabenseifner, recursive_doubling; bcast binomial,
  * scatter_allgather, scatter_allgather_ring, binary_tree, knomial. Bcast root: rank 0 of the
  * launch order (its new rank on a reordered or leaf-sorted communicator).
@@ -295,6 +298,7 @@ int main(int argc, char** argv) {
   int reps = 10, warmup = 1, pause_us = 5000;
   long warmup_max_bytes = -1;
   int no_launch = 0, dropin_warmup = 0;
+  int leaf_algs = -1;  /* -1: as the launch-order algorithms */
   for (int i = 1; i < argc; ++i) {
     if (i + 1 >= argc) Die("every option takes a value (usage in coll_bench.c)");
     if (strcmp(argv[i], "--collective") == 0) {
@@ -313,6 +317,8 @@ int main(int argc, char** argv) {
       dropin_warmup = atoi(argv[++i]);
     } else if (strcmp(argv[i], "--no-launch-algorithms") == 0) {
       no_launch = atoi(argv[++i]) != 0;
+    } else if (strcmp(argv[i], "--leaf-algorithms") == 0) {
+      leaf_algs = atoi(argv[++i]) != 0;
     } else if (strcmp(argv[i], "--leaf-order") == 0) {
       leaf_arg = argv[++i];
     } else if (strcmp(argv[i], "--pause-us") == 0) {
@@ -375,7 +381,7 @@ int main(int argc, char** argv) {
     }
     free(seen);
     variants[nvariants++] = (Variant){"default@leafsorted", kDefaultLeaf, -1};
-    for (int a = 0; a < nalgs && !no_launch; ++a) {
+    for (int a = 0; a < nalgs && (leaf_algs < 0 ? !no_launch : leaf_algs); ++a) {
       Variant leaf = {"", kLeaf, FindAlg(alg_items[a], bcast)};
       snprintf(leaf.name, sizeof(leaf.name), "%s@leafsorted", kAlgs[leaf.alg].name);
       variants[nvariants++] = leaf;

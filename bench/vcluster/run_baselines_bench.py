@@ -6,6 +6,7 @@ and on the 2-level 4:1 tree.
 
     bench/vcluster/run_baselines_bench.py [--reps 5] [--profiles tree3,damaged,uneven,tapered]
         [--mpis openmpi] [--sizes 1048576,16777216] [--raw DIR] [--stop-by HH:MM]
+        [--leaf-algorithms]
     bench/vcluster/run_baselines_bench.py --report-only     (from the committed raw archive)
 
 Leaf-sorted order (the same as `toporrctl plan` reports, client/plan/plan.h LeafSortedMapping): the
@@ -22,7 +23,9 @@ Rabenseifner; bcast: binomial, scatter-allgather), one job of bench/vcluster/col
 --leaf-order, interleaving per repetition (order shuffled per repetition) the variants
 `default` (the library's call on the launch order), `default@leafsorted` (the library's call
 on the leaf-sorted order), `A@toporr` (toporr's algorithm A on toporr's order for it) and
-`dropin` (the PMPI drop-in: toporr's selection of algorithm and order, or the library's call).
+`dropin` (the PMPI drop-in: toporr's selection of algorithm and order, or the library's call);
+with --leaf-algorithms also `A@leafsorted` (toporr's algorithm A on the leaf-sorted order), so
+that `A order vs leaf-sorted` rows give toporr's order alone, the algorithm the same.
 Every toporr variant is compared with both baselines; ratios are paired per repetition
 (baseline time / toporr time, > 1: toporr faster), summarised by median and quartiles. A/A
 rows (the same code on the same order twice: `default` against `default@leafsorted` where the
@@ -256,7 +259,7 @@ def run_job(args, raw, progs, state_dir, tag, mpi, coll, hosts, order, names, ct
         "--algorithms", ",".join(ALGORITHMS[coll]), "--reps", str(args.reps),
         "--warmup", "1", "--warmup-max-bytes", str(min(args.sizes)),
         "--leaf-order", ",".join(map(str, order)), "--no-launch-algorithms", "1",
-        "--dropin-warmup", "6"]
+        "--leaf-algorithms", "1" if args.leaf_algorithms else "0", "--dropin-warmup", "6"]
     load0 = os.getloadavg()[0]
     t0 = time.monotonic()
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, cwd=args.work)
@@ -303,6 +306,9 @@ def comparisons(coll):
     for a in ALGORITHMS[coll]:
         out.append((f"{a} vs launch", "default", f"{a}@toporr", a))
         out.append((f"{a} vs leaf-sorted", "default@leafsorted", f"{a}@toporr", a))
+        # Present where the job ran A@leafsorted (--leaf-algorithms): toporr's order alone,
+        # the same implementation on both orders.
+        out.append((f"{a} order vs leaf-sorted", f"{a}@leafsorted", f"{a}@toporr", "order"))
     out.append(("selection vs launch", "default", "dropin", "selection"))
     out.append(("selection vs leaf-sorted", "default@leafsorted", "dropin", "selection"))
     out.append(("leaf-sorted vs launch", "default", "default@leafsorted", "leafsort"))
@@ -340,6 +346,11 @@ def library_runs(path):
         else:
             out[size] = None
     return out
+
+
+def kept_leaf(order_line, cell):
+    """True when toporr's order for a variant is the leaf-sorted order itself."""
+    return bool(order_line) and order_line["order"] == cell["leaf_order"]
 
 
 def read_job(path):
@@ -401,6 +412,7 @@ def rows_of(raw, args):
                             # path adds its argument check (one small allreduce on the launch
                             # order per call), so those rows are comparisons, not noise.
                             aa = ((kind == "leafsort" and launch_is_leaf) or
+                                  (kind == "order" and kept_leaf(o, cell)) or
                                   (kind == "selection" and lib_on == "launch" and
                                    (label.endswith("vs launch") or launch_is_leaf)))
                             model = None
@@ -534,9 +546,11 @@ def write_report(args, rows, cells, raw, stopped_note):
           "launch|leaf-sorted` the same baselines against the PMPI drop-in (toporr's selection "
           "of algorithm and order, or the library's call when that is predicted best; its "
           "choice in brackets); `leaf-sorted vs launch` what the leaf sort alone gives the "
-          "library's call. A/A rows run the same code on the same order twice (a launch order "
-          "that already is leaf-sorted; the drop-in where it ran the library's call) and give "
-          "the noise band.")
+          "library's call; `A order vs leaf-sorted` (jobs run with --leaf-algorithms) toporr's "
+          "algorithm A on the leaf-sorted order against the same on toporr's order: the order "
+          "alone. A/A rows run the same code on the same order twice (a launch order "
+          "that already is leaf-sorted; the drop-in where it ran the library's call; toporr's "
+          "order where it is the leaf-sorted one) and give the noise band.")
         w()
         w("## A/A noise band")
         w()
@@ -697,6 +711,9 @@ def main():
                     help="write the table from the raw archive in --results")
     ap.add_argument("--placements", default=",".join(PLACEMENTS),
                     help="starting orders to measure (report: all that are in the raw data)")
+    ap.add_argument("--leaf-algorithms", action="store_true",
+                    help="also run toporr's algorithms on the leaf-sorted order (A@leafsorted): "
+                         "splits order from algorithm; about 1.5x the time")
     ap.add_argument("--stop-by", default="",
                     help="HH:MM UTC: start no job after it (the table says it is partial)")
     args = ap.parse_args()
