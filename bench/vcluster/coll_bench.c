@@ -298,7 +298,7 @@ int main(int argc, char** argv) {
   int reps = 10, warmup = 1, pause_us = 5000;
   long warmup_max_bytes = -1;
   int no_launch = 0, dropin_warmup = 0;
-  int leaf_algs = -1;  /* -1: as the launch-order algorithms */
+  int leaf_algs = -1; /* -1: as the launch-order algorithms */
   for (int i = 1; i < argc; ++i) {
     if (i + 1 >= argc) Die("every option takes a value (usage in coll_bench.c)");
     if (strcmp(argv[i], "--collective") == 0) {
