@@ -2,25 +2,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "client/ctl/probe_validation.h"
 #include "common/status_macros.h"
 #include "mapping/costs/cost_model.h"
 
 namespace toporr::client::ctl {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kWithin = 0.25;
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t mid = v.size() / 2;
-  return v.size() % 2 ? v[mid] : 0.5 * (v[mid - 1] + v[mid]);
-}
 
 // `v` to 4 significant digits: what a fit from a noisy probe can claim, and short lines.
 double FourDigits(double v) {
@@ -74,16 +66,11 @@ absl::StatusOr<CostModelFit> FitCostModel(const CostModelFitInput& in) {
   const collectors::PlogpProbe& probe = *in.probe;
   CostModelFit out;
   out.kind = in.kind;
-  bool known = false;
-  for (const mapping::CostModelKind& k : mapping::CostModelKinds()) {
-    if (in.kind == k.name) {
-      out.before = k.options;
-      known = true;
-    }
+  mapping::CostModelSettings preset;
+  if (absl::Status s = mapping::ApplyCostModelSetting("cost_model", in.kind, &preset); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("calibrate: ", s.message()));
   }
-  if (!known) {
-    return absl::InvalidArgumentError(absl::StrCat("calibrate: unknown kind '", in.kind, "'"));
-  }
+  out.before = preset.model;
   out.sizes = probe.sizes;
   if (out.sizes.size() < 2 || out.sizes.front() == out.sizes.back()) {
     return absl::InvalidArgumentError(
@@ -91,31 +78,17 @@ absl::StatusOr<CostModelFit> FitCostModel(const CostModelFitInput& in) {
         "(toporr-probe --sizes 0,65536,1048576)");
   }
   out.hosts = in.hosts;
-  std::map<std::string, int> index;
-  for (size_t i = 0; i < in.hosts.size(); ++i) index[in.hosts[i]] = static_cast<int>(i);
-  for (const std::string& h : probe.hosts)
-    if (!index.count(h)) out.missing.push_back(h);
+  out.missing = MissingHosts(probe, in.hosts);
   const int n = static_cast<int>(in.hosts.size());
   const size_t nk = out.sizes.size();
-
-  // t(m) per host pair: the best rank pair.
-  std::vector<std::vector<double>> best(static_cast<size_t>(n) * n, std::vector<double>(nk, kInf));
-  for (const collectors::PlogpPair& q : probe.pairs) {
-    auto a = index.find(probe.ranks[q.a].host), b = index.find(probe.ranks[q.b].host);
-    if (a == index.end() || b == index.end() || a->second == b->second) continue;
-    const int x = std::min(a->second, b->second), y = std::max(a->second, b->second);
-    std::vector<double>& t = best[static_cast<size_t>(x) * n + y];
-    for (size_t k = 0; k < nk && k < q.rtt_ns.size(); ++k) {
-      if (q.rtt_ns[k] > 0 && std::isfinite(q.rtt_ns[k])) t[k] = std::min(t[k], q.rtt_ns[k] / 2);
-    }
-  }
+  const HostPairTimes best = BestHostPairTimes(probe, in.hosts);
   std::vector<MeasuredPair> pairs;
   for (int x = 0; x < n; ++x) {
     for (int y = x + 1; y < n; ++y) {
       MeasuredPair p;
       p.x = x;
       p.y = y;
-      p.t = best[static_cast<size_t>(x) * n + y];
+      for (size_t k = 0; k < nk; ++k) p.t.push_back(best.At(x, y, k));
       std::vector<double> ms, ts;
       for (size_t k = 0; k < nk; ++k) {
         if (std::isfinite(p.t[k])) {
@@ -174,7 +147,7 @@ absl::StatusOr<CostModelFit> FitCostModel(const CostModelFitInput& in) {
   // Rates.
   if (one_switch_scale.empty()) one_switch_scale = other_scale;
   if (!one_switch_scale.empty()) {
-    out.after.host_rate_scale = FourDigits(std::clamp(Median(one_switch_scale), 1e-6, 1000.0));
+    out.after.host_rate_scale = FourDigits(std::clamp(MedianOf(one_switch_scale), 1e-6, 1000.0));
     out.after.switch_rate_scale = out.after.host_rate_scale;
   }
   ASSIGN_OR_RETURN(const std::vector<mapping::HostPairCost> after, in.costs(out.after));
@@ -194,12 +167,12 @@ absl::StatusOr<CostModelFit> FitCostModel(const CostModelFitInput& in) {
       if (p->ns_per_byte > 0) m_gbps.push_back(8.0 / p->ns_per_byte);
       a_gbps.push_back(cost(after, *p).bottleneck_gbps);
     }
-    f.measured_latency_ns = Median(m_lat);
-    f.before_latency_ns = Median(b_lat);
-    f.after_latency_ns = Median(a_lat);
-    f.fabric_gbps = Median(f_gbps);
-    f.measured_gbps = Median(m_gbps);
-    f.after_gbps = Median(a_gbps);
+    f.measured_latency_ns = MedianOf(m_lat);
+    f.before_latency_ns = MedianOf(b_lat);
+    f.after_latency_ns = MedianOf(a_lat);
+    f.fabric_gbps = MedianOf(f_gbps);
+    f.measured_gbps = MedianOf(m_gbps);
+    f.after_gbps = MedianOf(a_gbps);
     out.classes.push_back(f);
   }
   for (const MeasuredPair& p : pairs) {

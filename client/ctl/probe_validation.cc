@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 
@@ -12,14 +13,6 @@ namespace toporr::client::ctl {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-double MedianOf(std::vector<double> v) {
-  if (v.empty()) return 0;
-  const size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + mid, v.end());
-  if (v.size() % 2) return v[mid];
-  return 0.5 * (v[mid] + *std::max_element(v.begin(), v.begin() + mid));
-}
 
 std::vector<double> Ranks(const std::vector<double>& v) {
   std::vector<size_t> order(v.size());
@@ -36,6 +29,49 @@ std::vector<double> Ranks(const std::vector<double>& v) {
 }
 
 }  // namespace
+
+double MedianOf(std::vector<double> v) {
+  if (v.empty()) return 0;
+  const size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + mid, v.end());
+  if (v.size() % 2) return v[mid];
+  return 0.5 * (v[mid] + *std::max_element(v.begin(), v.begin() + mid));
+}
+
+std::vector<std::string> MissingHosts(const collectors::PlogpProbe& probe,
+                                      const std::vector<std::string>& hosts) {
+  const std::set<std::string> known(hosts.begin(), hosts.end());
+  std::vector<std::string> missing;
+  for (const std::string& h : probe.hosts)
+    if (!known.count(h)) missing.push_back(h);
+  return missing;
+}
+
+HostPairTimes BestHostPairTimes(const collectors::PlogpProbe& probe,
+                                const std::vector<std::string>& hosts) {
+  HostPairTimes out;
+  out.n = static_cast<int>(hosts.size());
+  out.sizes = probe.sizes.size();
+  out.ns.assign(static_cast<size_t>(out.n) * out.n * out.sizes, kInf);
+  std::map<std::string, int> index;
+  for (size_t i = 0; i < hosts.size(); ++i) index[hosts[i]] = static_cast<int>(i);
+  std::vector<int> host_of(probe.ranks.size(), -1);
+  for (size_t r = 0; r < probe.ranks.size(); ++r) {
+    auto it = index.find(probe.ranks[r].host);
+    if (it != index.end()) host_of[r] = it->second;
+  }
+  for (const auto& q : probe.pairs) {
+    const int a = host_of[q.a], b = host_of[q.b];
+    if (a < 0 || b < 0 || a == b) continue;
+    const size_t first = (static_cast<size_t>(std::min(a, b)) * out.n + std::max(a, b)) * out.sizes;
+    for (size_t k = 0; k < out.sizes && k < q.rtt_ns.size(); ++k) {
+      if (q.rtt_ns[k] > 0 && std::isfinite(q.rtt_ns[k])) {
+        out.ns[first + k] = std::min(out.ns[first + k], q.rtt_ns[k] / 2);
+      }
+    }
+  }
+  return out;
+}
 
 double Spearman(const std::vector<double>& x, const std::vector<double>& y) {
   if (x.size() != y.size() || x.size() < 2) return 0;
@@ -62,32 +98,18 @@ absl::StatusOr<Validation> ValidateProbe(const ValidationInput& in) {
   }
   const size_t k = size_it - p.sizes.begin();
   out.hosts = in.hosts;
-  std::map<std::string, int> index;
-  for (size_t i = 0; i < in.hosts.size(); ++i) index[in.hosts[i]] = static_cast<int>(i);
-  for (const std::string& h : p.hosts)
-    if (!index.count(h)) out.missing.push_back(h);
+  out.missing = MissingHosts(p, in.hosts);
   const int n = static_cast<int>(in.hosts.size());
   if (n < 2) {
     return absl::InvalidArgumentError(absl::StrCat("validate: ", n, " of the probe's ",
                                                    p.hosts.size(), " hosts are in the model; ",
                                                    "at least 2 are needed"));
   }
-  std::vector<int> host_of(p.ranks.size(), -1);
-  for (size_t r = 0; r < p.ranks.size(); ++r) {
-    auto it = index.find(p.ranks[r].host);
-    if (it != index.end()) host_of[r] = it->second;
-  }
-  std::vector<double> measured(static_cast<size_t>(n) * n, kInf);
-  for (const auto& q : p.pairs) {
-    const int x = host_of[q.a], y = host_of[q.b];
-    if (x < 0 || y < 0 || x == y || k >= q.rtt_ns.size() || !(q.rtt_ns[k] > 0)) continue;
-    double& m = measured[std::min(x, y) * n + std::max(x, y)];
-    m = std::min(m, q.rtt_ns[k] / 2);
-  }
+  const HostPairTimes measured = BestHostPairTimes(p, in.hosts);
   std::vector<double> ratios;
   for (int x = 0; x < n; ++x) {
     for (int y = x + 1; y < n; ++y) {
-      const double m = measured[x * n + y];
+      const double m = measured.At(x, y, k);
       const double model = in.model->TimeNs(x, y, out.bytes);
       if (!std::isfinite(m) || !(model > 0) || !std::isfinite(model)) continue;
       out.pairs.push_back({x, y, m, model, m / model});

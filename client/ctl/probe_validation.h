@@ -69,6 +69,27 @@ struct ValidationInput {
 // kInvalidArgument when `bytes` is not a measured size or fewer than 2 hosts compare.
 absl::StatusOr<Validation> ValidateProbe(const ValidationInput& input);
 
+// The probe's one-way times between `hosts` (indices as in that list): per host pair x < y and
+// probe size k, the smallest rtt_ns[k] / 2 over the rank pairs between the two hosts (a
+// positive, finite round trip), +infinity where none was measured.
+struct HostPairTimes {
+  int n = 0;         // hosts
+  size_t sizes = 0;  // the probe's sizes
+  std::vector<double> ns;
+  double At(int x, int y, size_t k) const {
+    return ns[(static_cast<size_t>(x) * n + y) * sizes + k];
+  }
+};
+HostPairTimes BestHostPairTimes(const collectors::PlogpProbe& probe,
+                                const std::vector<std::string>& hosts);
+
+// The probe's hosts that are not in `hosts`, in probe order.
+std::vector<std::string> MissingHosts(const collectors::PlogpProbe& probe,
+                                      const std::vector<std::string>& hosts);
+
+// The median of `v` (the mean of the two middle values for an even count); 0 when empty.
+double MedianOf(std::vector<double> v);
+
 // Spearman's rank correlation of two equally long series (ties get their average rank);
 // 0 when either is constant or shorter than 2.
 double Spearman(const std::vector<double>& x, const std::vector<double>& y);

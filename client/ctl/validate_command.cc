@@ -110,6 +110,23 @@ std::string LinkName(const fabric::Fabric& f, int directed_link) {
   return absl::StrCat(end(from), " -> ", end(to), " (", l.data_rate_gbps, " Gb/s)");
 }
 
+// toporr-probe's result at `path`, known by its base name.
+absl::StatusOr<collectors::PlogpProbe> ReadProbe(const std::string& path) {
+  ASSIGN_OR_RETURN(std::string text, ReadInputFile(path, kProfileFileMaxBytes, "probe result"));
+  return collectors::ParsePlogpProbe(text, Basename(path));
+}
+
+// The fabric dump at `path` in `format`, known by its base name.
+absl::StatusOr<fabric::Fabric> ReadFabricDump(const std::string& path, const std::string& format) {
+  ASSIGN_OR_RETURN(collectors::InputFormat f, collectors::ParseInputFormat(format));
+  ASSIGN_OR_RETURN(std::string dump, ReadInputFile(path, kFabricFileMaxBytes, "fabric dump"));
+  collectors::FabricInput input;
+  input.format = f;
+  input.source_name = Basename(path);
+  input.content = dump;
+  return collectors::ParseFabricInput(input);
+}
+
 absl::StatusOr<Reply> RunValidate(Invocation& inv, const CommandArgs& args) {
   std::string size, top, fabric_path, format = "ibnetdiscover", lfts_path;
   std::vector<std::string> positional;
@@ -133,10 +150,7 @@ absl::StatusOr<Reply> RunValidate(Invocation& inv, const CommandArgs& args) {
     report.top = static_cast<int>(t);
   }
   report.probe_name = Basename(positional[0]);
-  ASSIGN_OR_RETURN(std::string text,
-                   ReadInputFile(positional[0], kProfileFileMaxBytes, "probe result"));
-  ASSIGN_OR_RETURN(collectors::PlogpProbe probe,
-                   collectors::ParsePlogpProbe(text, report.probe_name));
+  ASSIGN_OR_RETURN(collectors::PlogpProbe probe, ReadProbe(positional[0]));
   in.probe = &probe;
 
   JobCosts costs;
@@ -144,19 +158,12 @@ absl::StatusOr<Reply> RunValidate(Invocation& inv, const CommandArgs& args) {
   std::unique_ptr<mapping::LftRoutes> lft_routes;
   std::unique_ptr<mapping::RouteSource> job_lft_routes;
   if (!fabric_path.empty()) {
-    ASSIGN_OR_RETURN(collectors::InputFormat f, collectors::ParseInputFormat(format));
-    ASSIGN_OR_RETURN(std::string dump,
-                     ReadInputFile(fabric_path, kFabricFileMaxBytes, "fabric dump"));
-    collectors::FabricInput input;
-    input.format = f;
-    input.source_name = Basename(fabric_path);
-    input.content = dump;
-    ASSIGN_OR_RETURN(fabric::Fabric parsed, collectors::ParseFabricInput(input));
+    ASSIGN_OR_RETURN(fabric::Fabric parsed, ReadFabricDump(fabric_path, format));
     fabric = std::make_unique<fabric::Fabric>(std::move(parsed));
     for (const std::string& h : probe.hosts)
       if (fabric->FindHost(h) >= 0) in.hosts.push_back(h);
     ASSIGN_OR_RETURN(costs, JobCostsFromFabric(*fabric, in.hosts));
-    report.model = absl::StrCat("fabric ", input.source_name, " (routes modelled)");
+    report.model = absl::StrCat("fabric ", Basename(fabric_path), " (routes modelled)");
     in.routes = costs.routes.get();
     if (!lfts_path.empty()) {  // the subnet manager's routes instead of the model's
       ASSIGN_OR_RETURN(std::string lfts,
@@ -169,8 +176,8 @@ absl::StatusOr<Reply> RunValidate(Invocation& inv, const CommandArgs& args) {
       for (const std::string& h : in.hosts) ids.push_back(fabric->FindHost(h));
       ASSIGN_OR_RETURN(job_lft_routes, lft_routes->ForJob(ids));
       in.routes = job_lft_routes.get();
-      report.model =
-          absl::StrCat("fabric ", input.source_name, " with the routes of ", Basename(lfts_path));
+      report.model = absl::StrCat("fabric ", Basename(fabric_path), " with the routes of ",
+                                  Basename(lfts_path));
     }
     const fabric::Fabric* f_ptr = fabric.get();
     in.link_name = [f_ptr](int l) { return LinkName(*f_ptr, l); };
@@ -309,18 +316,9 @@ absl::StatusOr<Reply> RunCalibrate(Invocation&, const CommandArgs& args) {
   }
   CalibrateReport report;
   report.probe_name = Basename(positional[0]);
-  ASSIGN_OR_RETURN(std::string text,
-                   ReadInputFile(positional[0], kProfileFileMaxBytes, "probe result"));
-  ASSIGN_OR_RETURN(collectors::PlogpProbe probe,
-                   collectors::ParsePlogpProbe(text, report.probe_name));
-  ASSIGN_OR_RETURN(collectors::InputFormat f, collectors::ParseInputFormat(format));
-  ASSIGN_OR_RETURN(std::string dump,
-                   ReadInputFile(fabric_path, kFabricFileMaxBytes, "fabric dump"));
-  collectors::FabricInput input;
-  input.format = f;
-  input.source_name = report.fabric_name = Basename(fabric_path);
-  input.content = dump;
-  ASSIGN_OR_RETURN(const fabric::Fabric fabric, collectors::ParseFabricInput(input));
+  report.fabric_name = Basename(fabric_path);
+  ASSIGN_OR_RETURN(collectors::PlogpProbe probe, ReadProbe(positional[0]));
+  ASSIGN_OR_RETURN(const fabric::Fabric fabric, ReadFabricDump(fabric_path, format));
   CostModelFitInput in;
   in.probe = &probe;
   in.kind = kind;
