@@ -140,6 +140,17 @@ def cells_of(layout, per_host, only=PLACEMENTS):
     return [c for c in out if set(c[2]) & set(only)]
 
 
+def plan_files(work, tag, hosts):
+    """`toporrctl plan`'s --hostfile and --ranks for a job whose rank r runs on hosts[r]: their
+    paths in `work`."""
+    hf, rf = os.path.join(work, f"{tag}.plan.hosts"), os.path.join(work, f"{tag}.plan.ranks")
+    with open(hf, "w") as f:
+        f.write("".join(f"{h} slots={hosts.count(h)}\n" for h in dict.fromkeys(hosts)))
+    with open(rf, "w") as f:
+        f.write("".join(h + "\n" for h in hosts))
+    return hf, rf
+
+
 def toporrctl_leaf_order(toporrctl, fabric_dir, hosts, work, tag):
     """The leaf-sorted order `toporrctl plan` reports for this launch, or None if it cannot be
     read (offline, from the cluster's fabric dump)."""
@@ -147,12 +158,7 @@ def toporrctl_leaf_order(toporrctl, fabric_dir, hosts, work, tag):
     if not dump:
         log(f"{tag}: no ibnetdiscover dump in {fabric_dir}: leaf-sorted order not cross-checked")
         return None
-    hf, rf = os.path.join(work, f"{tag}.plan.hosts"), os.path.join(work, f"{tag}.plan.ranks")
-    uniq = list(dict.fromkeys(hosts))
-    with open(hf, "w") as f:
-        f.write("".join(f"{h} slots={hosts.count(h)}\n" for h in uniq))
-    with open(rf, "w") as f:
-        f.write("".join(h + "\n" for h in hosts))
+    hf, rf = plan_files(work, tag, hosts)
     p = subprocess.run([toporrctl, "plan", "--fabric", os.path.join(fabric_dir, dump[0]),
                         "--format", "ibnetdiscover", "--hostfile", hf, "--ranks", rf,
                         "--collective", "allreduce", "--size", "1M", "--json"],

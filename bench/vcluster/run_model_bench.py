@@ -134,12 +134,7 @@ class Planner:
         key = (dump, model, mpi, coll, size, tuple(rank_hosts), algorithm)
         if key in self.cache:
             return self.cache[key]
-        hf, rf = os.path.join(self.work, "plan.hosts"), os.path.join(self.work, "plan.ranks")
-        uniq = list(dict.fromkeys(rank_hosts))
-        with open(hf, "w") as f:
-            f.write("".join(f"{h} slots={rank_hosts.count(h)}\n" for h in uniq))
-        with open(rf, "w") as f:
-            f.write("".join(h + "\n" for h in rank_hosts))
+        hf, rf = rb.plan_files(self.work, "model", rank_hosts)
         cmd = [self.toporrctl, "--json", "plan", "--fabric", dump, "--hostfile", hf, "--ranks",
                rf, "--collective", coll, "--size", str(size)]
         if model:

@@ -366,7 +366,7 @@ std::vector<Command> ValidateCommands() {
           {"calibrate",
            "  calibrate --fabric DUMP [--format F] [--kind KIND] [--output FILE] PROBE.json\n"
            "                       the cost model's constants fitted to toporr-probe's\n"
-           "                       measurement of this machine (measure at least two sizes:\n"
+           "                       measurement of the cluster (measure at least two sizes:\n"
            "                       --sizes 0,65536,1048576): per-message latency, switch\n"
            "                       latency and the host and switch cable rate scales, over\n"
            "                       KIND's preset (infiniband-hdr, infiniband-ndr,\n"

@@ -80,6 +80,18 @@ std::vector<std::string_view> CostModelKeys() {
   return keys;
 }
 
+namespace {
+
+// The kind named `name`, or null.
+const CostModelKind* FindKind(std::string_view name) {
+  for (const CostModelKind& k : CostModelKinds()) {
+    if (name == k.name) return &k;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 bool IsCostModelKey(std::string_view key) {
   if (key == "cost_model") return true;
   for (const Constant& c : kConstants) {
@@ -95,12 +107,10 @@ absl::Status ApplyCostModelSetting(std::string_view key, std::string_view value,
       return absl::InvalidArgumentError(
           "cost_model must come before the cost_model_* settings it would reset");
     }
-    for (const CostModelKind& k : CostModelKinds()) {
-      if (value == k.name) {
-        settings->model = k.options;
-        settings->kind = k.name;
-        return absl::OkStatus();
-      }
+    if (const CostModelKind* k = FindKind(value)) {
+      settings->model = k->options;
+      settings->kind = k->name;
+      return absl::OkStatus();
     }
     return absl::InvalidArgumentError(
         absl::StrCat("cost_model: unknown kind ", Quoted(value), " (known: ", KindNames(), ")"));
@@ -128,10 +138,8 @@ absl::Status ApplyCostModelSetting(std::string_view key, std::string_view value,
 
 std::string CostModelSettingLines(const std::string& kind, const CostModelOptions& model,
                                   bool all) {
-  CostModelOptions preset;
-  for (const CostModelKind& k : CostModelKinds()) {
-    if (kind == k.name) preset = k.options;
-  }
+  const CostModelKind* found = FindKind(kind);
+  const CostModelOptions preset = found ? found->options : CostModelOptions{};
   std::string out = absl::StrCat("cost_model = ", kind, "\n");
   for (const Constant& c : kConstants) {
     if (all || model.*c.field != preset.*c.field) {
