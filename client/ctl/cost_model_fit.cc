@@ -113,9 +113,13 @@ absl::StatusOr<CostModelFit> FitCostModel(const CostModelFitInput& in) {
   out.pairs = static_cast<int>(pairs.size());
 
   ASSIGN_OR_RETURN(const std::vector<mapping::HostPairCost> before, in.costs(out.before));
-  mapping::CostModelOptions nominal = out.before;
-  nominal.host_rate_scale = nominal.switch_rate_scale = 1;
-  ASSIGN_OR_RETURN(const std::vector<mapping::HostPairCost> fabric, in.costs(nominal));
+  // The fabric's own rates: the preset's costs unless the preset scales them.
+  std::vector<mapping::HostPairCost> fabric = before;
+  if (mapping::ScalesRates(out.before)) {
+    mapping::CostModelOptions nominal = out.before;
+    nominal.host_rate_scale = nominal.switch_rate_scale = 1;
+    ASSIGN_OR_RETURN(fabric, in.costs(nominal));
+  }
   auto cost = [&](const std::vector<mapping::HostPairCost>& m, const MeasuredPair& p) {
     return m[static_cast<size_t>(p.x) * n + p.y];
   };
