@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -17,8 +19,9 @@ constexpr double kWithin = 0.25;
 // `v` to 4 significant digits: what a fit from a noisy probe can claim, and short lines.
 double FourDigits(double v) {
   if (!(v > 0)) return v;
-  const double unit = std::pow(10.0, std::floor(std::log10(v)) - 3);
-  return std::round(v / unit) * unit;
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.4g", v);
+  return std::strtod(buf, nullptr);
 }
 
 // One host pair as measured: t[k] per probe size k (+inf where not measured).
