@@ -43,6 +43,7 @@ bench/results/vcluster_baselines.md and .dat are written from the raw directory,
 import argparse
 import io
 import json
+import shutil
 import os
 import signal
 import statistics
@@ -259,6 +260,9 @@ def run_job(args, raw, progs, state_dir, tag, mpi, coll, hosts, order, names, ct
     env = {"TOPORR_CONFIG": os.path.join(state_dir, "client.conf"),
            "TOPORR_SOCKET": "/nonexistent", "TOPORR_REPORT": report,
            "TOPORR_DEADLINE_MS": "5000"}
+    for setting in args.dropin_setting:
+        key, value = setting.split("=", 1)
+        env[f"TOPORR_{key.upper()}"] = value
     prog, pmpi = progs[mpi]
     cmd = vb.job_cmd(mpi, hosts, args.work, tag, prog, pmpi, env) + [
         "--collective", coll, "--sizes", ",".join(map(str, args.sizes)),
@@ -597,6 +601,65 @@ def write_report(args, rows, cells, raw, stopped_note):
               f"{x['wall_s']} |")
         w()
     log(f"wrote {md} and {dat}")
+    plot(args, rows, bandmax)
+
+
+def plot(args, rows, band):
+    """vcluster_baselines_MPI.png per MPI library: the drop-in against the leaf-sorted order
+    (top) and against the launch order (bottom), per profile, collective and size: the median
+    over the starting orders of the per-cell medians, bars from the lowest to the highest
+    starting order's median, the A/A band shaded around 1."""
+    if shutil.which("gnuplot") is None:
+        log("no plots: gnuplot is not installed")
+        return
+    b = max(band.values(), default=0)
+    for mpi in args.mpis:
+        groups = [(p, c) for p in args.profiles for c in ("allreduce", "bcast")
+                  if any(r["profile"] == p and r["collective"] == c and r["mpi"] == mpi
+                         for r in rows)]
+        if not groups:
+            continue
+        sizes = sorted({r["bytes"] for r in rows if r["mpi"] == mpi})
+        blocks = []
+        for comparison in ("selection vs leaf-sorted", "selection vs launch"):
+            lines = []
+            for gi, (profile, coll) in enumerate(groups):
+                for si, size in enumerate(sizes):
+                    ms = [r["median"] for r in rows if r["mpi"] == mpi and
+                          r["profile"] == profile and r["collective"] == coll and
+                          r["bytes"] == size and r["comparison"] == comparison]
+                    if ms:
+                        x = gi + (si - (len(sizes) - 1) / 2) * 0.25
+                        lines.append(f"{x:.3f} {statistics.median(ms):.4f} {min(ms):.4f} "
+                                     f"{max(ms):.4f} {si}")
+            blocks.append(lines)
+        png = os.path.join(RESULTS, f"vcluster_baselines_{mpi}.png")
+        xtics = ", ".join(f'"{p}\\n{c}" {i}' for i, (p, c) in enumerate(groups))
+        colours = ["'#1b9e77'", "'#d95f02'", "'#7570b3'", "'#e7298a'"]
+        cmds = [f"set terminal pngcairo size 1100,900 font ',10'", f"set output '{png}'",
+                "set multiplot layout 2,1", f"set xtics ({xtics})", "set logscale y",
+                "set grid ytics", f"set xrange [-0.6:{len(groups) - 0.4}]",
+                "set ylabel 'speedup (x), log scale'", "set yrange [0.25:12]",
+                "set key outside right top", "set style fill transparent solid 0.3 noborder"]
+        titles = [f"{MPI_NAMES[mpi]}: the drop-in against the library's call on the "
+                  "leaf-sorted order", "... and against the launch order (round-robin, "
+                  "fragmented; leaf-sorted start: A/A)"]
+        for k, lines in enumerate(blocks):
+            cmds.append(f"$d{k} << EOD\n" + "\n".join(lines) + "\nEOD")
+            cmds.append(f"set title \"{titles[k]}\"")
+            plots = [f"{1 - b:.3f} with filledcurves y1={1 + b:.3f} lc rgb 'gray' "
+                     f"title 'A/A band ±{100 * b:.0f} %'", "1 with lines lc rgb 'black' notitle"]
+            for si, size in enumerate(sizes):
+                plots.append(f"$d{k} using 1:($5=={si}?$2:1/0):3:4 with yerrorbars pt 7 ps 1.2 "
+                             f"lc rgb {colours[si % len(colours)]} title '{vb.human(size)}'")
+            cmds.append("plot " + ", ".join(plots))
+        cmds.append("unset multiplot")
+        p = subprocess.run(["gnuplot"], input="\n".join(cmds) + "\n", text=True,
+                           capture_output=True, check=False)
+        if p.returncode != 0:
+            log(f"gnuplot failed: {p.stderr.strip()[:2000]}")
+        else:
+            log(f"wrote {png}")
 
 
 def median_of(rs):
@@ -720,6 +783,9 @@ def main():
     ap.add_argument("--leaf-algorithms", action="store_true",
                     help="also run toporr's algorithms on the leaf-sorted order (A@leafsorted): "
                          "splits order from algorithm; about 1.5x the time")
+    ap.add_argument("--dropin-setting", action="append", default=[], metavar="KEY=VALUE",
+                    help="a libtoporr setting for the drop-in (TOPORR_KEY=VALUE; repeatable), "
+                         "e.g. check_arguments=0: measure with --results in a folder of its own")
     ap.add_argument("--stop-by", default="",
                     help="HH:MM UTC: start no job after it (the table says it is partial)")
     args = ap.parse_args()
@@ -729,6 +795,8 @@ def main():
     args.mpis = args.mpis.split(",")
     args.stop_by = parse_stop_by(args.stop_by)
     args.placements = args.placements.split(",")
+    if any("=" not in s for s in args.dropin_setting):
+        ap.error("--dropin-setting: KEY=VALUE")
     if any(p not in PROFILES for p in args.profiles):
         ap.error(f"--profiles: of {', '.join(PROFILES)}")
     RESULTS = vb.RESULTS = args.results

@@ -14,8 +14,11 @@ ring, Rabenseifner; bcast: binomial, scatter-allgather), one job of bench/vclust
 that interleaves every variant (the MPI default, each algorithm on the launch order and on
 toporr's order, the PMPI drop-in) for --reps repetitions. Each run's JSON lines and toporr's
 decision report are kept in the raw directory; then the report is written:
-bench/results/vcluster_measured.md (tables, targets, what the test bed cannot show),
-vcluster_measured.dat and the plots vcluster_*.png (gnuplot).
+vcluster_measured.md (tables, targets, what the test bed cannot show), vcluster_measured.dat
+and the plots vcluster_*.png (gnuplot) in bench/results (--results DIR elsewhere). Its
+comparisons are against the launch order only; the committed table is the one of
+run_baselines_bench.py, against the leaf-sorted order and the launch order. This module's
+cluster, program and job helpers serve the other vcluster benchmarks.
 
 Ratios are per repetition and paired (the two variants of one ratio ran in the same
 repetition, in an order shuffled per repetition), summarised by their median and quartiles. Beside each: the cost model's
