@@ -1,10 +1,10 @@
-/* mca_coll_toporr: toporr inside Open MPI 4.1's `coll` framework. On every intra-communicator
- * its module provides MPI_Allreduce, MPI_Bcast, MPI_Reduce and MPI_Allgather through toporr
- * (coll_toporr.h); every other collective stays with the modules Open MPI would have chosen
- * without it, and so does every call toporr declines or passes on: at module_enable the
- * module keeps the communicator's current function and module for its four collectives
- * (retaining those modules until it is disabled) and calls them. No LD_PRELOAD: PMPI tools
- * still see the application's calls, which reach this module through the library.
+/* mca_coll_toporr: toporr inside the `coll` framework of Open MPI 4.1 or 5.0 (ompi_series.h). On
+ * every intra-communicator its module provides MPI_Allreduce, MPI_Bcast, MPI_Reduce and
+ * MPI_Allgather through toporr (coll_toporr.h); every other collective stays with the modules Open
+ * MPI would have chosen without it, and so does every call toporr declines or passes on: at
+ * module_enable the module keeps the communicator's current function and module for its four
+ * collectives (retaining those modules until it is disabled) and calls them. No LD_PRELOAD: PMPI
+ * tools still see the application's calls, which reach this module through the library.
  *
  * MCA parameters (ompi_info --param coll toporr --level 9): coll_toporr_priority (40, above
  * tuned's 30 and han's 0, so that it is the module of its four collectives), and one per
@@ -138,10 +138,10 @@ static int toporr_init_query(bool enable_progress_threads, bool enable_mpi_threa
 static mca_coll_base_module_t* toporr_comm_query(struct ompi_communicator_t* comm,
                                                  int* module_priority);
 
-mca_coll_base_component_2_0_0_t mca_coll_toporr_component = {
+TOPORR_OMPI_COLL_COMPONENT_T mca_coll_toporr_component = {
     .collm_version =
         {
-            MCA_COLL_BASE_VERSION_2_0_0,
+            TOPORR_OMPI_COLL_VERSION,
             .mca_component_name = "toporr",
             MCA_BASE_MAKE_VERSION(component, OMPI_MAJOR_VERSION, OMPI_MINOR_VERSION,
                                   OMPI_RELEASE_VERSION),

@@ -15,31 +15,38 @@
 extern "C" {
 #endif
 
-struct mca_coll_base_module_2_3_0_t;
+/* coll.h's module type of the series mpi.h is (ompi_series.h): the same struct, renamed by
+ * its interface version. */
+#if OMPI_MAJOR_VERSION >= 5
+#define TOPORR_MCA_COLL_MODULE mca_coll_base_module_2_4_0_t
+#else
+#define TOPORR_MCA_COLL_MODULE mca_coll_base_module_2_3_0_t
+#endif
+struct TOPORR_MCA_COLL_MODULE;
 
 typedef int (*toporr_mca_allreduce_fn)(const void* sendbuf, void* recvbuf, int count,
                                        MPI_Datatype type, MPI_Op op, MPI_Comm comm,
-                                       struct mca_coll_base_module_2_3_0_t* module);
+                                       struct TOPORR_MCA_COLL_MODULE* module);
 typedef int (*toporr_mca_bcast_fn)(void* buffer, int count, MPI_Datatype type, int root,
-                                   MPI_Comm comm, struct mca_coll_base_module_2_3_0_t* module);
+                                   MPI_Comm comm, struct TOPORR_MCA_COLL_MODULE* module);
 typedef int (*toporr_mca_reduce_fn)(const void* sendbuf, void* recvbuf, int count,
                                     MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
-                                    struct mca_coll_base_module_2_3_0_t* module);
+                                    struct TOPORR_MCA_COLL_MODULE* module);
 typedef int (*toporr_mca_allgather_fn)(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                        void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                                       MPI_Comm comm, struct mca_coll_base_module_2_3_0_t* module);
+                                       MPI_Comm comm, struct TOPORR_MCA_COLL_MODULE* module);
 
 /* What would have run on one communicator without toporr: each collective's function and
  * module as the communicator held them when toporr's module was enabled (both non-null). */
 struct toporr_mca_previous {
   toporr_mca_allreduce_fn allreduce;
-  struct mca_coll_base_module_2_3_0_t* allreduce_module;
+  struct TOPORR_MCA_COLL_MODULE* allreduce_module;
   toporr_mca_bcast_fn bcast;
-  struct mca_coll_base_module_2_3_0_t* bcast_module;
+  struct TOPORR_MCA_COLL_MODULE* bcast_module;
   toporr_mca_reduce_fn reduce;
-  struct mca_coll_base_module_2_3_0_t* reduce_module;
+  struct TOPORR_MCA_COLL_MODULE* reduce_module;
   toporr_mca_allgather_fn allgather;
-  struct mca_coll_base_module_2_3_0_t* allgather_module;
+  struct TOPORR_MCA_COLL_MODULE* allgather_module;
 };
 
 /* The collectives of toporr's module, for an intra-communicator: toporr's path (decision,

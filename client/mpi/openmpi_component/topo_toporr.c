@@ -1,7 +1,7 @@
-/* mca_topo_toporr: toporr inside Open MPI 4.1's `topo` framework. For Cartesian, graph and
- * distributed-graph communicators its module answers the constructors (MPI_Cart_create,
- * MPI_Graph_create, MPI_Dist_graph_create, MPI_Dist_graph_create_adjacent) with `reorder`
- * honoured by toporr's graph embedding (client/mpi/topology.h): the old communicator is
+/* mca_topo_toporr: toporr inside the `topo` framework of Open MPI 4.1 or 5.0 (ompi_series.h). For
+ * Cartesian, graph and distributed-graph communicators its module answers the constructors
+ * (MPI_Cart_create, MPI_Graph_create, MPI_Dist_graph_create, MPI_Dist_graph_create_adjacent) with
+ * `reorder` honoured by toporr's graph embedding (client/mpi/topology.h): the old communicator is
  * reordered and the framework's base constructor builds the topology on it, so graph vertex
  * i is new rank i and each process gets the neighbour lists given for its new rank. With
  * reorder = 0, toporr disabled, or whenever toporr declines, the base constructor runs on the
