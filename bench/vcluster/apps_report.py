@@ -312,6 +312,13 @@ def write_report(args, rows, cells, skipped):
             text = open(notes).read()
             m = re.search(r"^## Applications.*?(?=^## (?!#)|\Z)", text, re.S | re.M)
             if m:
-                w(m.group(0).rstrip())
+                # NOTES.md links the tables as ../results/X; from the folder this report is
+                # written to, they are elsewhere when it is not bench/results.
+                to_results = os.path.relpath(os.path.join(HERE, "..", "results"),
+                                             os.path.dirname(os.path.abspath(md)))
+                section = m.group(0).rstrip()
+                if to_results != ".":
+                    section = section.replace("](../results/", f"]({to_results}/")
+                w(section)
                 w()
     log(f"wrote {md}")

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Runs toporr's tests on a second software stack: inside the Debian root of STACK
+# (stack_root.sh; created on first use, reused after), toporr is built by that root's own
+# Bazel, compilers and libraries, and the test targets listed in testing/stacks/STACK.tests
+# run there against that root's MPI libraries and Slurm.
+#
+#   run_stack_tests.sh STACK [BAZEL TEST ARGS...]
+#
+# Prints the in-root `bazel test` output and a last line "stack STACK: N passed, N failed".
+# Where the root cannot be made here (not root, no debootstrap) it prints "SKIPPED: <why>"
+# and exits 0. The root's Bazel output lives inside the root (/root/.cache/bazel), so a
+# second run on the same machine rebuilds only what changed. Exit status: 0 every test
+# passed (or skipped), 1 otherwise.
+set -uo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+STACK=${1:?usage: run_stack_tests.sh STACK [BAZEL TEST ARGS...]}
+shift
+LIST="$HERE/$STACK.tests"
+[[ -f $LIST ]] || { echo "run_stack_tests: no test list $LIST" >&2; exit 1; }
+mapfile -t TARGETS < <(sed 's/#.*//' "$LIST" | tr -s ' \t' '\n\n' | sed '/^$/d')
+
+start=$SECONDS
+err=$(mktemp)
+trap 'rm -f "$err"' EXIT
+"$HERE/stack_root.sh" ensure "$STACK" >/dev/null 2> >(tee "$err" >&2)
+rc=$?
+wait
+if ((rc == 3)); then
+  echo "SKIPPED: the $STACK root cannot be made here: $(sed -n 's/.*cannot run here: //p' "$err")"
+  exit 0
+elif ((rc != 0)); then
+  exit 1
+fi
+echo "run_stack_tests: the $STACK root is ready ($((SECONDS - start)) s); building and testing in it"
+
+LOG=$(mktemp /tmp/toporr-stack-"$STACK".XXXXXX.log)
+"$HERE/stack_root.sh" run "$STACK" -- /bin/bash -c '
+  cd /toporr &&
+  exec bazel test --symlink_prefix=/ --test_env=TOPORR_SHARED_DIR="${TOPORR_SHARED_DIR:-}" \
+    --test_output=errors "$@"' bash "${TARGETS[@]}" "$@" 2>&1 | tee "$LOG"
+rc=${PIPESTATUS[0]}
+passed=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$LOG")
+failed=$(grep -cE '^//[^ ]+ +(FAILED|TIMEOUT|NO STATUS|FAILED TO BUILD|INCOMPLETE)' "$LOG")
+echo "stack $STACK: $passed passed, $failed failed ($((SECONDS - start)) s; log $LOG)"
+((rc == 0 && failed == 0 && passed > 0))
