@@ -5,17 +5,20 @@
 #     directory, in the foreground) reads it; `scontrol show topology` lists the same
 #     switches with the same hosts and child switches. Switch names stay the same in a
 #     second snapshot (node16's second cable removed);
-#   - slurm-topology-yaml and slurm-block: Debian's Slurm (22.05) reads neither topology.yaml
-#     (25.05+) nor topology/block (23.11+), so they are checked against the published
-#     format (topology.yaml(5), topology.conf(5)): the YAML parsed by Python with the fields
-#     and rules the man pages name, the node and switch lists expanded by Slurm's own
-#     hostlist parser (scontrol show hostnames), the tree equal to what slurmctld showed for
-#     topology.conf, the blocks equal to the leaves it showed;
+#   - slurm-topology-yaml and slurm-block: checked against the published format
+#     (topology.yaml(5), topology.conf(5)): the YAML parsed by Python with the fields and
+#     rules the man pages name, the node and switch lists expanded by Slurm's own hostlist
+#     parser (scontrol show hostnames), the tree equal to what slurmctld showed for
+#     topology.conf, the blocks equal to the leaves it showed; where the Slurm has
+#     topology/block (23.11+: Debian 13's 24.11, not Debian 12's 22.05), a slurmctld reads
+#     the block file and `scontrol show topology` lists the leaves as its blocks;
 #   - k8s-labels and k8s-labels-legacy: the kubectl scripts run with each `kubectl label
 #     node` applied by the real kubectl to a local Node object (--local, no cluster), when
 #     kubectl is installed; kueue-topology read by kubectl, its levels the labels written;
 #   - mpich-coordinates: the format MPICH's parse_coord_file reads (header line, then
-#     exactly three integers per rank);
+#     exactly three integers per rank); where the MPICH reads it (4.2+: Debian 13's 4.2.1,
+#     not Debian 12's 4.0.2), a 4-rank MPICH job on it dumps the coordinates it read, equal
+#     to the file's, and runs MPICH's topology-aware bcast tree on them correctly;
 #   - dot: rendered to SVG and PNG by Graphviz `dot`;
 #   - json: parsed by Python, and its counts equal the snapshot's.
 set -euo pipefail
@@ -69,7 +72,7 @@ print(*[s.getsockname()[1] for s in socks])')
   echo "TaskPlugin=task/none"
   echo "JobCompType=jobcomp/none"
   echo "AccountingStorageType=accounting_storage/none"
-  echo "SelectType=select/linear"
+  echo "SelectType=select/cons_tres"  # Slurm 24.11 refuses select/linear with topology/tree
   echo "MpiDefault=none"
   for h in $(ctl --json hosts | python3 -c 'import json,sys; print(" ".join(h["name"] for h in json.load(sys.stdin)["hosts"]))'); do
     echo "NodeName=$h NodeAddr=127.0.0.1 CPUs=1 State=UNKNOWN"
@@ -200,6 +203,37 @@ diff "$WORK/leaves" <(awk -F'|' '$1 == "block"' "$WORK/yaml.lists" |
 grep -qx 'sizes|4,8,16' "$WORK/yaml.lists" || fail "topology.yaml block_sizes"
 echo "ok   slurm-block and slurm-topology-yaml follow topology.conf(5)/topology.yaml(5)"
 
+# A Slurm with topology/block (23.11 and later) reads the block file itself: a second
+# slurmctld on it, whose `scontrol show topology` must list the leaves as the blocks.
+slurm_version=$(/usr/sbin/slurmctld -V | sed -n 's/^slurm[^ ]* \([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
+read -r slurm_major slurm_minor <<<"$slurm_version"
+if ((slurm_major > 23 || (slurm_major == 23 && slurm_minor >= 11))); then
+  kill "${PIDS[-1]}" && wait "${PIDS[-1]}" 2>/dev/null || true
+  unset 'PIDS[-1]'
+  mkdir -p "$WORK/block/state" "$WORK/block/spool"
+  cp "$WORK/block.conf" "$WORK/block/topology.conf"
+  sed -e 's#^TopologyPlugin=.*#TopologyPlugin=topology/block#' \
+    -e "s#$WORK/slurm/#$WORK/block/#g" "$WORK/slurm/slurm.conf" > "$WORK/block/slurm.conf"
+  SLURM_CONF="$WORK/block/slurm.conf" /usr/sbin/slurmctld -D -i -f "$WORK/block/slurm.conf" \
+    >"$WORK/block/slurmctld.log" 2>&1 &
+  PIDS+=($!)
+  blocks=""
+  for _ in $(seq 150); do
+    blocks=$(SLURM_CONF="$WORK/block/slurm.conf" scontrol show topology 2>/dev/null) &&
+      [[ $blocks == *BlockName=* ]] && break
+    kill -0 "${PIDS[-1]}" 2>/dev/null || { cat "$WORK/block/slurmctld.log"; fail "slurmctld (block) exited"; }
+    sleep 0.2
+  done
+  echo "$blocks"
+  diff "$WORK/leaves" <(grep -o 'BlockName=[^ ]* .*Nodes=[^ ]*' <<<"$blocks" |
+    sed -n 's/^BlockName=\([^ ]*\) .*Nodes=\([^ ]*\)$/\1 \2/p' |
+    while read -r b nodes; do echo "$b $(expand "$nodes")"; done | sort) ||
+    fail "slurmctld (topology/block) does not show the leaves as the blocks"
+  echo "ok   slurmctld $slurm_major.$slurm_minor (topology/block) reads the exported blocks"
+else
+  echo "note: step SKIPPED: Slurm $slurm_major.$slurm_minor has no topology/block (23.11+): the block file is checked against its format only"
+fi
+
 # --- k8s-labels: topograph's node labels, applied by kubectl to local Node objects ------------
 ctl export --format k8s-labels --output "$WORK/labels.sh" >/dev/null
 ctl export --format k8s-labels-legacy --output "$WORK/labels-legacy.sh" >/dev/null
@@ -294,6 +328,45 @@ diff - <(tail -n +2 "$WORK/coords") <<'WANT' || fail "coordinates"
 WANT
 head -1 "$WORK/coords" | grep -q '^# rank: group id, switch id, port number' || fail "header"
 echo "ok   mpich-coordinates"
+
+# MPICH 4.2 and later read the file (MPIR_CVAR_COORDINATES_FILE): rank 0 dumps what it read
+# (MPIR_CVAR_COORDINATES_DUMP writes ./coords), and its topology-aware bcast tree runs on it.
+mpich_version=$(mpichversion 2>/dev/null | sed -n 's/^MPICH Version:[[:space:]]*\([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
+read -r mpich_major mpich_minor <<<"${mpich_version:-0 0}"
+if ((mpich_major > 4 || (mpich_major == 4 && mpich_minor >= 2))); then
+  mkdir -p "$WORK/mpich"
+  cat > "$WORK/mpich/bcast.c" <<'C'
+#include <mpi.h>
+#include <stdio.h>
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size, wrong = 0, all = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  static int buf[1 << 16];
+  for (int root = 0; root < size; ++root) {
+    for (int i = 0; i < (1 << 16); ++i) buf[i] = rank == root ? i * 7 + root : -1;
+    MPI_Bcast(buf, 1 << 16, MPI_INT, root, MPI_COMM_WORLD);
+    for (int i = 0; i < (1 << 16); ++i) wrong += buf[i] != i * 7 + root;
+  }
+  MPI_Allreduce(&wrong, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) printf("bcast %s\n", all == 0 ? "ok" : "WRONG");
+  MPI_Finalize();
+  return all != 0;
+}
+C
+  mpicc.mpich -O1 "$WORK/mpich/bcast.c" -o "$WORK/mpich/bcast"
+  out=$(cd "$WORK/mpich" && MPIR_CVAR_COORDINATES_FILE="$WORK/coords" MPIR_CVAR_COORDINATES_DUMP=1 \
+    MPIR_CVAR_BCAST_INTRA_ALGORITHM=tree MPIR_CVAR_BCAST_TREE_TYPE=topology_aware \
+    timeout 120 mpirun.mpich -np 4 ./bcast 2>&1) || { echo "$out"; fail "MPICH job on the coordinates"; }
+  echo "$out"
+  [[ $out == *"bcast ok"* ]] || fail "MPICH's topology-aware bcast on the coordinates"
+  diff <(tail -n +2 "$WORK/coords") "$WORK/mpich/coords" ||
+    fail "MPICH read other coordinates than the file's"
+  echo "ok   MPICH $mpich_major.$mpich_minor reads the coordinates and runs its topology-aware bcast on them"
+else
+  echo "note: step SKIPPED: MPICH ${mpich_major}.${mpich_minor} reads no coordinates file (4.2+): the file is checked against its format only"
+fi
 
 # --- dot, rendered by Graphviz ----------------------------------------------------------
 ctl export --format dot --output "$WORK/fabric.dot" >/dev/null

@@ -190,6 +190,16 @@ static int toporr_register(void);
 static int toporr_init_query(bool enable_progress_threads, bool enable_mpi_threads);
 static mca_topo_base_module_t* toporr_comm_query(const ompi_communicator_t* comm,
                                                  int* module_priority, uint32_t type);
+#if OMPI_MAJOR_VERSION >= 5
+/* Open MPI 5.0's query also names the group of a communicator made from a group (MPI-4
+ * sessions), where there is no old communicator to reorder: declined. */
+static mca_topo_base_module_t* toporr_query(const ompi_communicator_t* comm,
+                                            const ompi_group_t* group, int* module_priority,
+                                            uint32_t type) {
+  (void)group;
+  return comm != NULL ? toporr_comm_query(comm, module_priority, type) : NULL;
+}
+#endif
 
 mca_topo_base_component_2_2_0_t mca_topo_toporr_component = {
     .topoc_version =
@@ -202,7 +212,11 @@ mca_topo_base_component_2_2_0_t mca_topo_toporr_component = {
         },
     .topoc_data = {MCA_BASE_METADATA_PARAM_NONE},
     .topoc_init_query = toporr_init_query,
+#if OMPI_MAJOR_VERSION >= 5
+    .topoc_query = toporr_query,
+#else
     .topoc_comm_query = toporr_comm_query,
+#endif
 };
 
 static int toporr_register(void) {

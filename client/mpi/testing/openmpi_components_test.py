@@ -33,6 +33,7 @@ tree. Shares mpi_test.py's job and daemon plumbing (only the tests below run). C
     report line; coll_toporr_report moves the report.
 """
 import os
+import re
 import shutil
 import signal
 import socket
@@ -48,7 +49,19 @@ from mpi_test import MPI, make_test_certificates, round_robin  # noqa: E402
 
 COMPONENTS = [os.path.join(mpi_test.ROOT, "client/mpi/openmpi_component", name)
               for name in ("mca_coll_toporr.so", "mca_topo_toporr.so")]
-SYSTEM_COMPONENTS = "/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3"
+
+
+def ompi_info(*args):
+    return subprocess.run(["ompi_info", *args], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "HOME": os.environ.get("HOME", "/")}).stdout
+
+
+# Open MPI's own component directory (openmpi3 in Debian 12's 4.1, openmpi40 in Debian 13's
+# 5.0) and the release series running here ("4.1", "5.0").
+SYSTEM_COMPONENTS = ompi_info("--path", "pkglibdir").split(":", 1)[1].strip()
+SERIES = ".".join(re.search(r"Open MPI v(\d+)\.(\d+)", ompi_info("--version")).groups())
+# A series other than the one running, for the stand-in that reports it.
+OTHER_SERIES = "Open MPI v4.1.6" if SERIES != "4.1" else "Open MPI v5.0.3"
 # What a decision is, as two ways of running toporr for the same job must agree on it.
 DECISION = ["collective", "bytes", "root", "algorithm", "chosen_algorithm", "new_order",
             "source", "size", "hosts"]
@@ -307,21 +320,22 @@ class OpenMpiComponentsTest(mpi_test.MpiTest):
         hosts = round_robin(np, 4)
         plain = self.run_job(np, [], hosts, program=self.stencil)
         job = self.component_job(np, hosts, self.stencil,
-                                 env={"TOPORR_TEST_OMPI_VERSION": "Open MPI v5.0.3, package: x"},
+                                 env={"TOPORR_TEST_OMPI_VERSION": f"{OTHER_SERIES}, package: x"},
                                  rank_env={"LD_PRELOAD": self.other_series})
         self.assertEqual(job.stdout, plain.stdout)
         self.assertEqual(job.report, [])
         errors = [l for l in job.stderr.splitlines() if l.startswith("toporr: error:")]
         self.assertEqual(sorted(errors), [
-            f"toporr: error: mca_{fw}_toporr is built for Open MPI 4.1, this process runs "
-            "Open MPI v5.0.3: the component is not used" for fw in ("coll", "topo")],
+            f"toporr: error: mca_{fw}_toporr is built for Open MPI {SERIES}, this process runs "
+            f"{OTHER_SERIES}: the component is not used" for fw in ("coll", "topo")],
             job.stderr)
         info = subprocess.run(["ompi_info", "--param", "coll", "toporr", "--level", "9",
                                "--parsable"], capture_output=True, text=True, timeout=60,
                               env={**os.environ, **self.component_env,
-                                   "LD_PRELOAD": self.other_series})
+                                   "LD_PRELOAD": self.other_series,
+                                   "TOPORR_TEST_OMPI_VERSION": f"{OTHER_SERIES}, package: x"})
         self.assertNotIn("coll_toporr_priority", info.stdout)
-        self.assertIn("mca_coll_toporr is built for Open MPI 4.1", info.stderr)
+        self.assertIn(f"mca_coll_toporr is built for Open MPI {SERIES}", info.stderr)
 
     # ---- the topo component ----
 
