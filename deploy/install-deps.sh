@@ -33,6 +33,8 @@ PACKAGES=(
   gnuplot-nox
   # misc tools used by scripts and tests
   python3 procps
+  # the second software stack's root (testing/stacks: Debian 13 made with debootstrap)
+  debootstrap
   # the virtual cluster (testing/vcluster): namespaces, bridges, tc shapers, reachability
   iproute2 util-linux iputils-ping
 )
