@@ -43,7 +43,6 @@ bench/results/vcluster_baselines.md and .dat are written from the raw directory,
 import argparse
 import io
 import json
-import shutil
 import os
 import signal
 import statistics
@@ -609,9 +608,6 @@ def plot(args, rows, band):
     (top) and against the launch order (bottom), per profile, collective and size: the median
     over the starting orders of the per-cell medians, bars from the lowest to the highest
     starting order's median, the A/A band shaded around 1."""
-    if shutil.which("gnuplot") is None:
-        log("no plots: gnuplot is not installed")
-        return
     b = max(band.values(), default=0)
     for mpi in args.mpis:
         groups = [(p, c) for p in args.profiles for c in ("allreduce", "bcast")
@@ -654,12 +650,7 @@ def plot(args, rows, band):
                              f"lc rgb {colours[si % len(colours)]} title '{vb.human(size)}'")
             cmds.append("plot " + ", ".join(plots))
         cmds.append("unset multiplot")
-        p = subprocess.run(["gnuplot"], input="\n".join(cmds) + "\n", text=True,
-                           capture_output=True, check=False)
-        if p.returncode != 0:
-            log(f"gnuplot failed: {p.stderr.strip()[:2000]}")
-        else:
-            log(f"wrote {png}")
+        vb.gnuplot(cmds, png)
 
 
 def median_of(rs):
@@ -772,7 +763,9 @@ def main():
                     help="message sizes in bytes (default: " + ",".join(map(str, SIZES)) +
                          "; the report: every size its measuring sessions ran)")
     ap.add_argument("--profiles", default=",".join(PROFILES))
-    ap.add_argument("--mpis", default="openmpi")
+    ap.add_argument("--mpis", default="",
+                    help="openmpi, mpich or both (default: openmpi; the report: both, as far "
+                         "as the raw data has them)")
     ap.add_argument("--raw", default="/tmp/toporr-vcluster-baselines",
                     help="raw results (kept between runs: a finished job is not rerun)")
     ap.add_argument("--results", default=RESULTS)
@@ -792,7 +785,7 @@ def main():
     given_sizes = bool(args.sizes)
     args.sizes = [int(s) for s in (args.sizes or ",".join(map(str, SIZES))).split(",")]
     args.profiles = args.profiles.split(",")
-    args.mpis = args.mpis.split(",")
+    args.mpis = (args.mpis or ("openmpi,mpich" if args.report_only else "openmpi")).split(",")
     args.stop_by = parse_stop_by(args.stop_by)
     args.placements = args.placements.split(",")
     if any("=" not in s for s in args.dropin_setting):

@@ -484,10 +484,22 @@ def write_report(args, rows, jobs):
     log(f"wrote {md} and {dat}")
 
 
-def plot(rows, args):
+def gnuplot(cmds, png):
+    """Runs gnuplot on the command lines cmds, which draw png; logs why when it cannot
+    (gnuplot missing or failing) and returns whether png was drawn."""
     if shutil.which("gnuplot") is None:
-        log("no plots: gnuplot is not installed")
-        return
+        log(f"no plot {os.path.basename(png)}: gnuplot is not installed")
+        return False
+    p = run(["gnuplot"], input="\n".join(cmds) + "\n", text=True, check=False,
+            capture_output=True)
+    if p.returncode != 0:
+        log(f"gnuplot failed for {png}: {p.stderr.strip()[:2000]}")
+        return False
+    log(f"wrote {png}")
+    return True
+
+
+def plot(rows, args):
     for profile in args.profiles:
         for ranks in args.ranks:
             pl = "roundrobin" if SHAPES[ranks] > 1 else "fragmented"
@@ -526,10 +538,7 @@ def plot(rows, args):
                 plots.append(f"'{data}' index {i} using 1:5 with lines dt 2 lc {i + 1} notitle")
                 plots.append(f"'{data}' index {i} using 1:6 with lines dt 3 lc {i + 1} notitle")
             cmds.append("plot 1 with lines lc rgb 'gray' notitle, " + ", ".join(plots))
-            p = run(["gnuplot"], input="\n".join(cmds) + "\n", text=True, check=False,
-                    capture_output=True)
-            if p.returncode != 0:
-                log(f"gnuplot failed: {p.stderr.strip()}")
+            gnuplot(cmds, png)
 
 
 def main():

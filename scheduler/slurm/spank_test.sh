@@ -23,9 +23,6 @@
 # SKIPPED and why, after checking what srun alone can (the option and its errors).
 set -euo pipefail
 export PATH="$PATH:/usr/sbin:/sbin"
-# Open MPI 5's wrapper compilers and launcher refuse to start without a home directory, and
-# Bazel's test environment names none.
-export HOME="${HOME:-${TEST_TMPDIR:-/tmp}}"
 
 RUNFILES="${TEST_SRCDIR:?}/${TEST_WORKSPACE:?}"
 PLUGIN="$RUNFILES/scheduler/slurm/spank_toporr.so"

@@ -44,9 +44,6 @@ sys.path.insert(0, os.path.join(os.getcwd(), "testing/tls"))
 from test_certs import make_test_certificates  # noqa: E402
 
 MPI = sys.argv.pop(1) if len(sys.argv) > 1 else "openmpi"
-# Open MPI 5's wrapper compilers and launcher refuse to start without a home directory, and
-# Bazel's test environment names none: the test's own scratch directory serves.
-os.environ.setdefault("HOME", os.environ.get("TEST_TMPDIR", tempfile.gettempdir()))
 ROOT = os.getcwd()
 TOPORRD = os.path.join(ROOT, "daemon/toporrd")
 TOPORRCTL = os.path.join(ROOT, "client/ctl/toporrctl")
