@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds toporr_<version>_amd64.deb with dpkg-deb:
+# Builds toporr_<version>+deb<release>_amd64.deb with dpkg-deb, for the Debian release it runs
+# on (12 or 13; build it on each, or in testing/stacks' Debian 13 root):
 #   /usr/sbin/toporrd, /usr/sbin/toporr-discover (the live collector toporrd runs from its
 #   own directory), /usr/bin/toporrctl, /usr/bin/toporr-probe (Open MPI) and
 #   /usr/bin/toporr-probe-mpich;
@@ -7,7 +8,8 @@
 #   /usr/lib/x86_64-linux-gnu/toporr/mpich/ (libtoporr.so and libtoporr_pmpi.so each), with
 #   pkg-config files toporr.pc (Open MPI) and toporr-mpich.pc;
 #   Open MPI's components mca_coll_toporr.so and mca_topo_toporr.so in Debian's Open MPI
-#   component directory /usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/, where every Open MPI
+#   component directory (/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/ on Debian 12,
+#   openmpi40/ on Debian 13: `ompi_info --path pkglibdir` of the building system), where every Open MPI
 #   job finds them (each finds libtoporr.so through its RUNPATH, $ORIGIN/../../../toporr/openmpi);
 #   the headers as /usr/include/toporr/client/toporr.h(.hpp) (`#include "client/toporr.h"`
 #   as in the sources; `pkg-config --cflags toporr` gives -I/usr/include/toporr);
@@ -29,7 +31,10 @@ api_version() {  # MAJOR.MINOR.PATCH from client/toporr.h
   awk '/#define TOPORR_VERSION_(MAJOR|MINOR|PATCH) / { v[$2] = $3 }
        END { printf "%s.%s.%s", v["TOPORR_VERSION_MAJOR"], v["TOPORR_VERSION_MINOR"], v["TOPORR_VERSION_PATCH"] }' "$header"
 }
-VERSION="${TOPORR_VERSION:-$(api_version)}"
+# The Debian release it is built on and for (its gRPC, Abseil, Open MPI and Slurm): the
+# version says it, +debN as Debian's own rebuilds do (toporr_1.2.0+deb13_amd64.deb).
+DEBIAN_RELEASE=$(sed -n 's/^\([0-9][0-9]*\).*/\1/p' /etc/debian_version 2>/dev/null || true)
+VERSION="${TOPORR_VERSION:-$(api_version)${DEBIAN_RELEASE:++deb$DEBIAN_RELEASE}}"
 [[ $VERSION =~ ^[0-9]+\.[0-9]+\.[0-9]+ ]] || { echo "build-deb: no version (TOPORR_VERSION or client/toporr.h)" >&2; exit 1; }
 ARCH=amd64
 MULTIARCH=x86_64-linux-gnu
@@ -70,7 +75,10 @@ for mpi in openmpi mpich; do
     inst 0644 "$BIN/client/mpi/$mpi/$lib" "$LIBDIR/$mpi/$lib"
   done
 done
-OMPI_COMPONENTS=/usr/lib/$MULTIARCH/openmpi/lib/openmpi3
+# Open MPI's own component directory on this release (openmpi3 for 4.1, openmpi40 for 5.0).
+OMPI_COMPONENTS=$(ompi_info --path pkglibdir 2>/dev/null | sed -n 's/^[^:]*:[[:space:]]*//p')
+[[ $OMPI_COMPONENTS == /usr/lib/$MULTIARCH/openmpi/lib/openmpi* ]] ||
+  { echo "build-deb: Open MPI's component directory not found (ompi_info --path pkglibdir: '$OMPI_COMPONENTS')" >&2; exit 1; }
 for component in mca_coll_toporr.so mca_topo_toporr.so; do
   inst 0644 "$BIN/client/mpi/openmpi_component/$component" "$OMPI_COMPONENTS/$component"
 done

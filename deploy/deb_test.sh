@@ -2,6 +2,7 @@
 # The Debian package, built by deploy/build-deb.sh from the Bazel outputs of this test:
 #   - dpkg-deb -I / -c: control fields, every file where it belongs;
 #   - lintian: no errors (and no warnings);
+#   - apt-get install -s: every dependency resolves among this release's packages;
 #   - dpkg --root into a scratch root (--force-script-chrootless: the maintainer scripts see
 #     DPKG_ROOT and leave this machine alone; --force-depends: the scratch root has no libc);
 #   - the man pages: each page of deploy/man installed gzipped in its section, titled with its
@@ -19,12 +20,18 @@ fail() { echo "FAIL: $*"; exit 1; }
 # The package's version is the C API's (client/toporr.h) unless TOPORR_VERSION says otherwise.
 API=$(awk '/#define TOPORR_VERSION_(MAJOR|MINOR|PATCH) / { v = v (v == "" ? "" : ".") $3 }
            END { print v }' "$RUNFILES/client/toporr.h")
+RELEASE=$(sed -n 's/^\([0-9][0-9]*\).*/\1/p' /etc/debian_version)
+VERSION="$API+deb$RELEASE"
 DEB=$(TOPORR_DEB_BIN="$RUNFILES" "$RUNFILES/deploy/build-deb.sh" "$WORK")
-[[ $(basename "$DEB") == "toporr_${API}_amd64.deb" ]] || fail "package name: $DEB (C API $API)"
+[[ $(basename "$DEB") == "toporr_${VERSION}_amd64.deb" ]] ||
+  fail "package name: $DEB (C API $API, Debian $RELEASE)"
+# This release's Open MPI: its component directory and the package of its library.
+OMPI_COMPONENTS=$(ompi_info --path pkglibdir | sed -n 's/^[^:]*:[[:space:]]*//p')
+OMPI_PACKAGE=$(dpkg -S "$(readlink -f /usr/lib/x86_64-linux-gnu/libmpi.so.40)" | cut -d: -f1 | head -1)
 
 info=$(dpkg-deb -I "$DEB")
-for want in "Package: toporr" "Version: $API" "Architecture: amd64" "Depends: " "libc6" \
-            "libgrpc++" "Recommends: " "libopenmpi3" "libmpich12"; do
+for want in "Package: toporr" "Version: $VERSION" "Architecture: amd64" "Depends: " "libc6" \
+            "libgrpc++" "Recommends: " "$OMPI_PACKAGE" "libmpich12"; do
   [[ $info == *"$want"* ]] || fail "control lacks '$want'"
 done
 [[ $(dpkg-deb -f "$DEB" Package) == toporr ]] || fail "dpkg-deb -f"
@@ -34,8 +41,7 @@ for want in ./usr/sbin/toporrd ./usr/sbin/toporr-discover ./usr/bin/toporrctl \
     ./usr/lib/x86_64-linux-gnu/toporr/openmpi/libtoporr_pmpi.so \
     ./usr/lib/x86_64-linux-gnu/toporr/mpich/libtoporr.so \
     ./usr/lib/x86_64-linux-gnu/toporr/mpich/libtoporr_pmpi.so \
-    ./usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/mca_coll_toporr.so \
-    ./usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/mca_topo_toporr.so \
+    ".$OMPI_COMPONENTS/mca_coll_toporr.so" ".$OMPI_COMPONENTS/mca_topo_toporr.so" \
     ./usr/bin/toporr-probe ./usr/bin/toporr-probe-mpich \
     ./usr/lib/x86_64-linux-gnu/pkgconfig/toporr.pc ./usr/lib/x86_64-linux-gnu/pkgconfig/toporr-mpich.pc \
     ./usr/include/toporr/client/toporr.h ./usr/include/toporr/client/toporr.hpp \
@@ -57,6 +63,11 @@ echo "$lint"
 grep -q '^E: ' <<<"$lint" && fail "lintian errors"
 grep -q '^W: ' <<<"$lint" && fail "lintian warnings"
 echo "ok   lintian: no errors or warnings"
+
+# Every dependency resolves among this release's packages (apt's simulation: nothing changes).
+sim=$(apt-get install -s -y "$DEB" 2>&1) || { echo "$sim"; fail "apt-get install -s: dependencies do not resolve"; }
+grep -qF "Inst toporr ($VERSION" <<<"$sim" || { echo "$sim"; fail "apt-get install -s does not install toporr $VERSION"; }
+echo "ok   apt-get install -s: the dependencies resolve on Debian $RELEASE"
 
 ROOT="$WORK/root"
 mkdir -p "$ROOT/var/lib/dpkg/info" "$ROOT/var/lib/dpkg/updates"
@@ -131,14 +142,14 @@ echo "ok   pkg-config toporr / toporr-mpich: mpicc and mpicxx build against the 
 
 # Open MPI's components, where the package puts them: Open MPI (ompi_info) opens both from the
 # installed component directory, each loading the installed libtoporr.so through its RUNPATH.
-COMPONENTS="$ROOT/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3"
+COMPONENTS="$ROOT$OMPI_COMPONENTS"
 for framework in coll topo; do
   so="$COMPONENTS/mca_${framework}_toporr.so"
   ldd "$so" >"$WORK/ldd-$framework"
   found=$(awk '$1 == "libtoporr.so" { print $3 }' "$WORK/ldd-$framework")
   [[ -n $found && $(readlink -f "$found") == "$ROOT/usr/lib/x86_64-linux-gnu/toporr/openmpi/libtoporr.so" ]] ||
     { cat "$WORK/ldd-$framework"; fail "$so does not find the installed libtoporr"; }
-  OMPI_MCA_mca_base_component_path="$COMPONENTS:/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3" \
+  OMPI_MCA_mca_base_component_path="$COMPONENTS:$OMPI_COMPONENTS" \
     ompi_info --param "$framework" toporr --level 9 --parsable >"$WORK/ompi_info-$framework" 2>&1
   grep -q "^mca:$framework:toporr:param:${framework}_toporr_priority:value:" \
     "$WORK/ompi_info-$framework" || { cat "$WORK/ompi_info-$framework"; fail "ompi_info lacks $framework/toporr"; }

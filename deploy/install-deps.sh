@@ -16,6 +16,7 @@ PACKAGES=(
   libxml2-dev opa-fastfabric
   # MPI
   openmpi-bin libopenmpi-dev libsimgrid-dev  # libsimgrid-dev: SimGrid SMPI, bench/smpi
+  python3-mpi4py  # an unchanged mpi4py program under the drop-in (testing/vcluster)
   mpich libmpich-dev gfortran  # MPICH build of libtoporr, Fortran tests
   # the modulefile of deploy/site-mpi/build-libtoporr.sh, loaded by its test (Lmod reads Tcl
   # modulefiles; Debian's environment-modules conflicts with it)

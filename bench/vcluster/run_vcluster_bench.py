@@ -91,7 +91,10 @@ def build():
     targets = ["//daemon:toporrd", "//client/ctl:toporrctl"]
     for mpi in ("openmpi", "mpich"):
         targets += [f"//client/mpi/{mpi}:libtoporr.so", f"//client/mpi/{mpi}:libtoporr_pmpi.so"]
-    run(["bazel", "build", "-c", "opt"] + targets, cwd=REPO)
+    # Inside a root of testing/stacks the checkout is the machine's: no convenience symlinks
+    # into the root's output base.
+    links = ["--symlink_prefix=/"] if os.path.exists("/.toporr-stack") else []
+    run(["bazel", "build", "-c", "opt"] + links + targets, cwd=REPO)
     return run(["bazel", "info", "-c", "opt", "bazel-bin"], cwd=REPO, capture_output=True,
                text=True).stdout.strip()
 

@@ -56,6 +56,30 @@ for target in "${TARGETS[@]}"; do
     fi
   done
 done
+
+# From outside: the machine's own vcluster tool runs a cluster whose hosts and head node live
+# in the root (--root): each host sees the root's release, and a job of the root's Open MPI
+# and MPICH spans two hosts.
+root_cluster() {
+  local vc="$HERE/../vcluster/vcluster.py" name="stk$$" out
+  out=$(cd /tmp && timeout 300 python3 "$vc" run --name "$name" --hosts 2 --hosts-per-leaf 1 \
+    --no-fabric --root "$root" -- /bin/sh -c "
+      python3 '$vc' exec --name $name node02 -- /bin/sh -c '. /etc/os-release; echo RELEASE \$VERSION_CODENAME' &&
+      OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 HOME=/root \
+        python3 '$vc' mpirun --name $name openmpi -np 2 --host node01,node02 hostname &&
+      python3 '$vc' mpirun --name $name mpich -np 2 -hosts node01,node02 hostname" 2>&1)
+  local codename
+  codename=$(sed -n '1s/^suite[[:space:]]*=[[:space:]]*//p' "$HERE/$STACK.packages")
+  if grep -qx "RELEASE $codename" <<<"$out" && (($(grep -cx 'node0[12]' <<<"$out") == 4)); then
+    echo "stack $STACK: vcluster --root (hosts on the root's files, jobs of both MPIs) PASSED"
+    return 0
+  fi
+  echo "stack $STACK: vcluster --root FAILED:"
+  echo "$out"
+  return 1
+}
+if root_cluster; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+
 echo "stack $STACK: $((passed - skipped)) passed, $failed failed, $skipped skipped" \
   "($((SECONDS - start)) s; log $LOG)"
 ((rc == 0 && failed == 0 && passed > 0))

@@ -147,6 +147,12 @@ case $CMD in
     need_root
     [[ -f $ROOT/.toporr-stack ]] || die "no root for '$STACK' at $ROOT (stack_root.sh ensure $STACK)"
     trap unmount_all EXIT
+    # The root a private mount point of its own: tools that change the propagation of / (ip
+    # netns exec, for the virtual cluster's hosts) need one, nothing mounted inside reaches
+    # the machine's own tree, and every such mount goes with it.
+    mount --bind "$ROOT" "$ROOT"
+    MOUNTED+=("$ROOT")
+    mount --make-private "$ROOT"
     mount_into "$ROOT"
     mkdir -p "$ROOT/toporr"
     mount --bind "$REPO" "$ROOT/toporr"

@@ -14,6 +14,7 @@ hosts through an rsh agent that enters a host's namespaces (`nsenter`).
                 [--leaf-hosts N1,N2,...] [--leaves-per-pod 2] [--host-mbit 400]
                 [--uplink-mbit M] [--pod-uplink-mbit M] [--damaged-uplink LEAF]
                 [--global-mbit M] [--toporrd BIN --toporrctl BIN [--cost-model FILE]]
+                [--host-names N1,N2,...] [--root DIR]
     vcluster down [--name NAME]        remove one cluster (also after a killed run)
     vcluster cleanup                   remove every cluster this tool left on the machine
     vcluster status [--name NAME] [--json]
@@ -167,6 +168,13 @@ def add_up_args(p):
                         "calibrate --output) added to its toporrd.conf")
     p.add_argument("--no-fabric", action="store_true",
                    help="skip the fabric dump (ibsim + opensm + ibnetdiscover)")
+    p.add_argument("--host-names", metavar="N1,N2,...",
+                   help="the hosts' names in leaf order (default node01, node02, ...): e.g. "
+                        "names that interleave the leaves, as a site's naming often does")
+    p.add_argument("--root", metavar="DIR",
+                   help="run the hosts and the head node on the files of the Debian root DIR "
+                        "(their MPI, libraries and tools; testing/stacks/stack_root.sh makes "
+                        "one): programs, --toporrd and --toporrctl name paths inside DIR")
 
 
 def main(argv=None):

@@ -8,6 +8,7 @@ import argparse
 import io
 import itertools
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -90,7 +91,7 @@ class Shape:
 
     def __init__(self, profile="tapered", hosts=None, hosts_per_leaf=4, host_mbit=400,
                  uplink_mbit=None, head_mbit=0, leaf_hosts=None, leaves_per_pod=None,
-                 pod_uplink_mbit=None, damaged_uplink=None, global_mbit=None):
+                 pod_uplink_mbit=None, damaged_uplink=None, global_mbit=None, host_names=None):
         if profile not in PROFILES:
             raise VclusterError(f"unknown --profile '{profile}' ({', '.join(PROFILES)})")
         if host_mbit <= 0:
@@ -141,6 +142,21 @@ class Shape:
         if not 2 <= hosts <= MAX_HOSTS:
             raise VclusterError(f"--hosts must be 2..{MAX_HOSTS}, got {hosts}")
         self.hosts = [f"node{i + 1:02d}" for i in range(hosts)]
+        if host_names:
+            names = host_names.split(",")
+            if profile == "dragonfly":
+                raise VclusterError("--host-names: not with profile dragonfly (its dump names "
+                                    "the hosts of each group itself)")
+            if len(names) != hosts:
+                raise VclusterError(f"--host-names gives {len(names)} names for {hosts} hosts")
+            for n in names:
+                if not re.fullmatch(r"[a-z][a-z0-9-]{0,30}", n) or n in ("head", "toporrd"):
+                    raise VclusterError(f"--host-names: '{n}' is not a host name here (a "
+                                        "lower-case letter, then up to 30 of a-z 0-9 '-'; "
+                                        "not head or toporrd)")
+            if len(set(names)) != len(names):
+                raise VclusterError("--host-names: a name given twice")
+            self.hosts = names
         self.leaf_hosts = counts
         self.leaves = len(counts)
         self.host_leaf = [l for l, n in enumerate(counts) for _ in range(n)]
@@ -327,7 +343,12 @@ def tbf(dev, mbit, netns):
 # ---- up ------------------------------------------------------------------------------------
 
 
-def preflight(name):
+def preflight(name, root=None):
+    if root:
+        for need in ("bin/sh", "usr/bin/nsenter", "proc", "sys", "dev", "etc/hosts"):
+            if not os.path.exists(os.path.join(root, need)):
+                raise VclusterError(f"--root {root}: no /{need} there (a Debian root, e.g. "
+                                    "testing/stacks/stack_root.sh ensure trixie)")
     if os.geteuid() != 0:
         raise VclusterError("must run as root (it creates namespaces, veth pairs, bridges and "
                             "tc shapers)")
@@ -368,8 +389,13 @@ def make_host(state, host, hosts_file):
     """The namespace set of one host: net (named `tvc-NAME-HOST`), UTS with its host name, IPC,
     and a mount namespace in which /etc/hosts is the cluster's and /dev/shm a tmpfs of its own
     (POSIX shared memory is not covered by the IPC namespace: MPI libraries name their
-    segments per job, not per host, and would collide across hosts). A holder process (`sleep`)
-    keeps the UTS, IPC and mount namespaces alive; nsenter enters them through its pid."""
+    segments per job, not per host, and would collide across hosts), and /sys/fs/cgroup the
+    machine's. A holder process (`sleep`)
+    keeps the UTS, IPC and mount namespaces alive; nsenter enters them through its pid.
+    With a root (`up --root DIR`) the holder mounts /proc, /sys, /dev (with that /dev/shm),
+    the cluster's /etc/hosts and its state directory (at the same path) into DIR, in its own
+    mount namespace, and runs chrooted there: whatever enters the host (nsenter --root) runs
+    on DIR's files."""
     ns = state.ns(host)
     state.creating("netns", ns)
     sh("ip", "netns", "add", ns)
@@ -377,13 +403,33 @@ def make_host(state, host, hosts_file):
         sh("sysctl", "-qw", f"{key}=1", netns=ns)
     sh("ip", "link", "set", "lo", "up", netns=ns)
     ready = os.path.join(state.dir, f".{host}.ready")
-    # ip netns exec and unshare exec without forking: the pid is the holder's.
+    q = shlex.quote
+    script = (f"hostname {q(host)} && mount --bind {q(hosts_file)} /etc/hosts "
+              f"&& mount -t tmpfs -o mode=1777 {q(ns)}-shm /dev/shm")
+    # ip netns exec mounts a /sys of the host's network namespace, without the machine's
+    # control groups (Slurm's node daemon needs them): a mount namespace around it keeps
+    # them at a place of the state directory, from where they go back to /sys/fs/cgroup.
+    outer = ""
+    if os.path.ismount("/sys/fs/cgroup"):
+        keep = os.path.join(state.dir, f".cgroup-{host}")
+        os.makedirs(keep, exist_ok=True)
+        outer = f"mount --rbind /sys/fs/cgroup {q(keep)} && exec "
+        script += f" && mount --rbind {q(keep)} /sys/fs/cgroup && umount -l {q(keep)}"
+    hold = "sleep infinity"
+    root = state.data.get("root")
+    if root:
+        r = root.rstrip("/")
+        script += (f" && mount -t proc proc {q(r + '/proc')} && mount --rbind /sys {q(r + '/sys')}"
+                   f" && mount --rbind /dev {q(r + '/dev')}"
+                   f" && mount --bind {q(hosts_file)} {q(r + '/etc/hosts')}"
+                   f" && mkdir -p {q(r + state.dir)} && mount --bind {q(state.dir)} "
+                   f"{q(r + state.dir)}")
+        hold = f"chroot {q(r)} sleep infinity"
+    inner = (f"ip netns exec {q(ns)} unshare --uts --ipc --mount --propagation private sh -c "
+             f"{q(f'{script} && touch {q(ready)} && exec {hold}')}")
+    # unshare, sh, ip netns exec and unshare exec without forking: the pid is the holder's.
     holder = subprocess.Popen(
-        ["ip", "netns", "exec", ns, "unshare", "--uts", "--ipc", "--mount", "--propagation",
-         "private", "sh", "-c",
-         f"hostname {shlex.quote(host)} && mount --bind {shlex.quote(hosts_file)} /etc/hosts "
-         f"&& mount -t tmpfs -o mode=1777 {shlex.quote(ns)}-shm /dev/shm "
-         f"&& touch {shlex.quote(ready)} && exec sleep infinity"],
+        ["unshare", "--mount", "--propagation", "private", "sh", "-c", outer + inner],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         start_new_session=True)
     state.data["pids"][f"holder-{host}"] = holder.pid
@@ -402,12 +448,13 @@ def make_host(state, host, hosts_file):
 
 def up(args):
     name = args.name
-    preflight(name)
+    preflight(name, getattr(args, "root", None))
     shape = Shape(profile=args.profile, hosts=args.hosts, hosts_per_leaf=args.hosts_per_leaf,
                   host_mbit=args.host_mbit, uplink_mbit=args.uplink_mbit,
                   head_mbit=args.head_mbit, leaf_hosts=args.leaf_hosts,
                   leaves_per_pod=args.leaves_per_pod, pod_uplink_mbit=args.pod_uplink_mbit,
-                  damaged_uplink=args.damaged_uplink, global_mbit=args.global_mbit)
+                  damaged_uplink=args.damaged_uplink, global_mbit=args.global_mbit,
+                  host_names=getattr(args, "host_names", None))
     os.makedirs(STATE_ROOT, exist_ok=True)
     state = State(name)
     os.makedirs(state.dir)
@@ -416,6 +463,8 @@ def up(args):
                        "describe": shape.describe()})
     state.data["shape"].pop("func", None)
     state.data["shape"].pop("command", None)
+    if getattr(args, "root", None):
+        state.data["root"] = os.path.realpath(args.root)
     state.save()
     try:
         build(state, shape, args)
@@ -610,7 +659,7 @@ case $host in
 {cases}
   *) echo "vcluster rsh: '$host' is not a host of cluster {state.name}" >&2; exit 255 ;;
 esac
-exec nsenter -t "$pid" --net --uts --ipc --mount --wd="$PWD" /bin/sh -c "$*"
+exec nsenter -t "$pid" --net --uts --ipc --mount --root --wd="$PWD" /bin/sh -c "$*"
 """
     path = os.path.join(state.dir, "rsh")
     with open(path, "w") as f:
@@ -619,11 +668,16 @@ exec nsenter -t "$pid" --net --uts --ipc --mount --wd="$PWD" /bin/sh -c "$*"
 
 
 def build_mpich_shim(state):
-    """mpich_ucx_close.so (see mpich_ucx_close.c) for MPICH jobs, when MPICH's UCX is here."""
-    if not (shutil.which("mpicc.mpich") and os.path.exists("/usr/include/ucp/api/ucp.h")):
+    """mpich_ucx_close.so (see mpich_ucx_close.c) for MPICH jobs, when the hosts' MPICH runs
+    over UCX (compiled on the head node: with a root, by the root's compiler for its UCX)."""
+    root = state.data.get("root") or ""
+    if not (os.path.exists(root + "/usr/bin/mpicc.mpich") and
+            os.path.exists(root + "/usr/include/ucp/api/ucp.h")):
         return
     out = os.path.join(state.dir, "mpich_ucx_close.so")
-    sh("cc", "-shared", "-fPIC", "-O2", "-o", out, os.path.join(HERE, "mpich_ucx_close.c"))
+    src = os.path.join(state.dir, "mpich_ucx_close.c")
+    shutil.copyfile(os.path.join(HERE, "mpich_ucx_close.c"), src)
+    sh(*namespace_argv(state, "head"), "cc", "-shared", "-fPIC", "-O2", "-o", out, src)
     state.data["mpich_shim"] = out
     state.save()
 
@@ -782,7 +836,8 @@ def start_toporrd(state, toporrd, toporrctl, cost_model=None):
                              "cost_model": os.path.abspath(cost_model) if cost_model else None,
                              "client_conf": client_conf}
     state.save()
-    ctl = [os.path.abspath(toporrctl), "--socket", sock]
+    # On the head node, as the daemon: with a root, toporrctl is the root's.
+    ctl = namespace_argv(state, "head") + [os.path.abspath(toporrctl), "--socket", sock]
     deadline = time.monotonic() + 20
     while sh(*ctl, "health", check=False).returncode != 0:
         if proc.poll() is not None or time.monotonic() > deadline:

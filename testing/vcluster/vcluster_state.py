@@ -82,9 +82,16 @@ class State:
 
 def namespace_argv(state, host):
     """nsenter arguments entering every namespace of host (through its holder process, whose
-    /proc entry every mount namespace sees), keeping the working directory."""
+    /proc entry every mount namespace sees) and its root directory (the cluster's root, or the
+    one this tool runs in), keeping the working directory: with a cluster root, the same path
+    inside it, or its / where the root has no such directory."""
     pid = state.data["pids"][f"holder-{host}"]
-    return ["nsenter", "-t", str(pid), "--net", "--uts", "--ipc", "--mount", f"--wd={os.getcwd()}"]
+    wd = os.getcwd()
+    root = state.data.get("root")
+    if root:  # nsenter opens --wd before it enters: name the directory as seen from here
+        wd = root + wd if os.path.isdir(root + wd) else root
+    return ["nsenter", "-t", str(pid), "--net", "--uts", "--ipc", "--mount", "--root",
+            f"--wd={wd}"]
 
 
 def list_netns():
