@@ -15,7 +15,8 @@
 #   as in the sources; `pkg-config --cflags toporr` gives -I/usr/include/toporr);
 #   the Slurm SPANK plugin in Slurm's plugin directory,
 #   /usr/lib/x86_64-linux-gnu/slurm-wlm/spank_toporr.so (plugstack.conf names it);
-#   the systemd unit /lib/systemd/system/toporrd.service, /etc/toporr/toporrd.conf
+#   the systemd unit toporrd.service (/lib/systemd/system on Debian 12, /usr/lib/systemd/system
+#   from Debian 13, whose merged /usr makes /lib an alias), /etc/toporr/toporrd.conf
 #   (conffile), man pages toporrd(8), toporr-discover(8), spank_toporr(8), toporrctl(1),
 #   toporr-probe(1), toporr(7) and libtoporr(3) (with a link per C API function), bash
 #   completion, copyright and changelog.
@@ -109,7 +110,9 @@ PC
 pc toporr openmpi "Open MPI" ompi-c
 pc toporr-mpich mpich "MPICH" mpich
 
-inst 0644 "$SRC/deploy/toporrd.service" /lib/systemd/system/toporrd.service
+UNITDIR=/lib/systemd/system
+[[ -n $DEBIAN_RELEASE ]] && ((DEBIAN_RELEASE >= 13)) && UNITDIR=/usr/lib/systemd/system
+inst 0644 "$SRC/deploy/toporrd.service" "$UNITDIR/toporrd.service"
 inst 0644 "$SRC/deploy/toporrd.conf.example" /etc/toporr/toporrd.conf
 inst 0644 "$SRC/deploy/client.conf.example" /etc/toporr/client.conf
 inst 0644 "$SRC/deploy/completion/toporrctl" /usr/share/bash-completion/completions/toporrctl

@@ -26,6 +26,9 @@ DEB=$(TOPORR_DEB_BIN="$RUNFILES" "$RUNFILES/deploy/build-deb.sh" "$WORK")
 [[ $(basename "$DEB") == "toporr_${VERSION}_amd64.deb" ]] ||
   fail "package name: $DEB (C API $API, Debian $RELEASE)"
 # This release's Open MPI: its component directory and the package of its library.
+# Where the release keeps systemd units: /usr/lib from Debian 13 (merged /usr).
+UNITDIR=/lib/systemd/system
+((RELEASE >= 13)) && UNITDIR=/usr/lib/systemd/system
 OMPI_COMPONENTS=$(ompi_info --path pkglibdir | sed -n 's/^[^:]*:[[:space:]]*//p')
 OMPI_PACKAGE=$(dpkg -S "$(readlink -f /usr/lib/x86_64-linux-gnu/libmpi.so.40)" | cut -d: -f1 | head -1)
 
@@ -45,7 +48,7 @@ for want in ./usr/sbin/toporrd ./usr/sbin/toporr-discover ./usr/bin/toporrctl \
     ./usr/bin/toporr-probe ./usr/bin/toporr-probe-mpich \
     ./usr/lib/x86_64-linux-gnu/pkgconfig/toporr.pc ./usr/lib/x86_64-linux-gnu/pkgconfig/toporr-mpich.pc \
     ./usr/include/toporr/client/toporr.h ./usr/include/toporr/client/toporr.hpp \
-    ./lib/systemd/system/toporrd.service ./etc/toporr/toporrd.conf ./etc/toporr/client.conf \
+    ".$UNITDIR/toporrd.service" ./etc/toporr/toporrd.conf ./etc/toporr/client.conf \
     ./usr/share/man/man8/toporrd.8.gz ./usr/share/man/man8/toporr-discover.8.gz \
     ./usr/share/man/man1/toporrctl.1.gz ./usr/share/man/man1/toporr-probe.1.gz \
     ./usr/share/man/man7/toporr.7.gz ./usr/share/man/man3/libtoporr.3.gz \
@@ -103,13 +106,13 @@ done
 echo "ok   $npages man pages installed; man 3 finds each of the ${#functions[@]} functions of toporr.h"
 
 # systemd-analyze verify: the host's units for sysinit.target & co, /bin/kill for ExecReload.
-cp -a /lib/systemd/system/. "$ROOT/lib/systemd/system/"
+cp -a /lib/systemd/system/. "$ROOT$UNITDIR/"
 install -D -m 0755 /bin/kill "$ROOT/bin/kill"
 MANPATH="$ROOT/usr/share/man" systemd-analyze verify --man=yes --root="$ROOT" \
-  "$ROOT/lib/systemd/system/toporrd.service" || fail "systemd-analyze verify"
+  "$ROOT$UNITDIR/toporrd.service" || fail "systemd-analyze verify"
 # Without the package's man pages the same check fails: the pages are what made it pass.
 if MANPATH="$WORK/none" systemd-analyze verify --man=yes --root="$ROOT" \
-  "$ROOT/lib/systemd/system/toporrd.service" 2>/dev/null; then
+  "$ROOT$UNITDIR/toporrd.service" 2>/dev/null; then
   fail "verify passes without man pages"
 fi
 echo "ok   systemd-analyze verify --man=yes on the installed unit"
