@@ -5,8 +5,12 @@ TOPORR_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export TOPORR_SHARED_DIR
 BAZEL=(bazel)
 
+# Inside a root of testing/stacks the checkout is the machine's: no convenience symlinks from
+# it into the root's output base.
+LINKS=()
+[[ -e /.toporr-stack ]] && LINKS=(--symlink_prefix=/)
 toporr_build() {
-  (cd "$TOPORR_ROOT" && "${BAZEL[@]}" build "$@")
+  (cd "$TOPORR_ROOT" && "${BAZEL[@]}" build "${LINKS[@]}" "$@")
 }
 
 # Where built binaries are (the bazel-bin symlink can point elsewhere when several output

@@ -38,6 +38,7 @@ os.environ["PATH"] = os.environ.get("PATH", "/usr/bin:/bin") + ":/usr/local/sbin
 VC = os.path.join(ROOT, "testing/vcluster/vcluster.py")
 sys.path.insert(0, os.path.dirname(VC))
 from vcluster_state import HEAD_IP  # noqa: E402
+from vcluster_testing import namespaces_skip_reason, vc  # noqa: E402
 TOPORRD = os.path.join(ROOT, "daemon/toporrd")
 TOPORRCTL = os.path.join(ROOT, "client/ctl/toporrctl")
 NAME = f"s{os.getpid() % 10000000}"
@@ -58,26 +59,11 @@ def slurm_version():
 SLURM_VERSION = slurm_version() if shutil.which("scontrol") else (0, 0)
 
 
-def vc(*args, check=True, timeout=300):
-    p = subprocess.run([sys.executable, VC] + list(args), capture_output=True, text=True,
-                       timeout=timeout)
-    if check and p.returncode != 0:
-        raise AssertionError(f"vcluster {' '.join(args)} failed: {p.stderr}")
-    return p
-
-
 def skip_reason():
-    if os.geteuid() != 0:
-        return "not root: the virtual cluster needs to create namespaces"
     for tool in ("slurmctld", "slurmd", "srun", "sinfo"):
         if shutil.which(tool) is None:
             return f"{tool} is not installed (deploy/install-deps.sh)"
-    probe = f"tvc-{NAME}-canary"
-    p = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
-    if p.returncode != 0:
-        return f"cannot create a network namespace here: {p.stderr.strip()}"
-    subprocess.run(["ip", "netns", "del", probe])
-    return None
+    return namespaces_skip_reason(NAME)
 
 
 class SlurmOnTheClusterTest(unittest.TestCase):

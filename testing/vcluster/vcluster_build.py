@@ -390,8 +390,8 @@ def make_host(state, host, hosts_file):
     and a mount namespace in which /etc/hosts is the cluster's and /dev/shm a tmpfs of its own
     (POSIX shared memory is not covered by the IPC namespace: MPI libraries name their
     segments per job, not per host, and would collide across hosts), and /sys/fs/cgroup the
-    machine's. A holder process (`sleep`)
-    keeps the UTS, IPC and mount namespaces alive; nsenter enters them through its pid.
+    machine's. A holder process (`sleep`) keeps the UTS, IPC and mount namespaces alive;
+    nsenter enters them through its pid.
     With a root (`up --root DIR`) the holder mounts /proc, /sys, /dev (with that /dev/shm),
     the cluster's /etc/hosts and its state directory (at the same path) into DIR, in its own
     mount namespace, and runs chrooted there: whatever enters the host (nsenter --root) runs

@@ -42,6 +42,9 @@ import unittest
 ROOT = os.getcwd()
 os.environ["PATH"] = os.environ.get("PATH", "/usr/bin:/bin") + ":/usr/local/sbin:/usr/sbin:/sbin"
 VC = os.path.join(ROOT, "testing/vcluster/vcluster.py")
+sys.path.insert(0, os.path.dirname(VC))
+import vcluster_testing as vt  # noqa: E402
+from vcluster_testing import netns_of  # noqa: E402
 TOPORRD = os.environ.get("VCLUSTER_TEST_TOPORRD", os.path.join(ROOT, "daemon/toporrd"))
 TOPORRCTL = os.environ.get("VCLUSTER_TEST_TOPORRCTL",
                            os.path.join(ROOT, "client/ctl/toporrctl"))
@@ -51,16 +54,7 @@ LANE_GBPS = {"SDR": 2.5, "DDR": 5.0, "QDR": 10.0, "FDR": 14.0625, "EDR": 25.0, "
 
 
 def vc(*args, check=True, timeout=300):
-    p = subprocess.run([sys.executable, VC] + list(args), capture_output=True, text=True,
-                       timeout=timeout)
-    if check and p.returncode != 0:
-        raise AssertionError(f"vcluster {' '.join(args)} failed: {p.stderr}")
-    return p
-
-
-def netns_of(name):
-    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-    return [l.split()[0] for l in out.splitlines() if l.startswith(f"tvc-{name}-")]
+    return vt.vc(*args, check=check, timeout=timeout)
 
 
 def clusters_on_machine():
@@ -97,13 +91,9 @@ def alive(pid):
 
 
 def skip_reason():
-    if os.geteuid() != 0:
-        return "not root: the virtual cluster needs to create namespaces"
-    probe = f"tvc-c{TAG}-canary"
-    p = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
-    if p.returncode != 0:
-        return f"cannot create a network namespace here: {p.stderr.strip()}"
-    subprocess.run(["ip", "netns", "del", probe])
+    why = vt.namespaces_skip_reason(f"c{TAG}")
+    if why:
+        return why
     for tool in ("/usr/bin/ibsim", "/usr/sbin/opensm", "/usr/sbin/ibnetdiscover"):
         if not os.path.exists(tool):
             return f"{tool} missing (ibsim-utils, opensm, infiniband-diags)"

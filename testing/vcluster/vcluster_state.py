@@ -193,6 +193,12 @@ def down_state(state):
     shutil.rmtree(state.dir, ignore_errors=True)
     if os.path.exists(state.dir):
         problems.append(f"{state.dir} could not be removed")
+    root = state.data.get("root")
+    if root:  # the empty directory the hosts mounted the state directory on
+        try:
+            os.rmdir(root.rstrip("/") + state.dir)
+        except OSError:
+            pass
     if problems:
         raise VclusterError("; ".join(problems))
 

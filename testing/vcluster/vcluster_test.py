@@ -37,6 +37,9 @@ import unittest
 ROOT = os.getcwd()
 os.environ["PATH"] = os.environ.get("PATH", "/usr/bin:/bin") + ":/usr/local/sbin:/usr/sbin:/sbin"
 VC = os.path.join(ROOT, "testing/vcluster/vcluster.py")
+sys.path.insert(0, os.path.dirname(VC))
+import vcluster_testing as vt  # noqa: E402
+from vcluster_testing import netns_of  # noqa: E402
 VC_MODULES = [os.path.join(ROOT, "testing/vcluster", m)  # imported by vcluster.py
               for m in ("vcluster_build.py", "vcluster_state.py")]
 TOPORRD = os.path.join(ROOT, "daemon/toporrd")
@@ -54,27 +57,11 @@ ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIR
 
 
 def vc(*args, check=True, timeout=300):
-    p = subprocess.run([sys.executable, VC] + list(args), capture_output=True, text=True,
-                       timeout=timeout, env=ENV)
-    if check and p.returncode != 0:
-        raise AssertionError(f"vcluster {' '.join(args)} failed: {p.stderr}")
-    return p
-
-
-def netns_of(name):
-    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-    return [l.split()[0] for l in out.splitlines() if l.startswith(f"tvc-{name}-")]
+    return vt.vc(*args, check=check, timeout=timeout, env=ENV)
 
 
 def skip_reason():
-    if os.geteuid() != 0:
-        return "not root: the virtual cluster needs to create namespaces"
-    probe = f"tvc-{NAME}-canary"
-    p = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
-    if p.returncode != 0:
-        return f"cannot create a network namespace here: {p.stderr.strip()}"
-    subprocess.run(["ip", "netns", "del", probe])
-    return None
+    return vt.namespaces_skip_reason(NAME)
 
 
 class Job:
@@ -440,7 +427,7 @@ class VclusterTest(unittest.TestCase):
             probe = json.load(f)
         self.assertEqual(probe["hosts"], hosts)
         levels = probe["host_levels"]
-        print(f"\nprobe levels: " + "; ".join(
+        print("\nprobe levels: " + "; ".join(
             f"{l['name']} {l['groups']} {l['gbps']:.3f} Gb/s" for l in levels), file=sys.stderr)
         self.assertEqual([l["groups"] for l in levels],
                          [[0, 1, 2, 3], [0, 0, 1, 1], [0, 0, 0, 0]])  # host, leaf, top
