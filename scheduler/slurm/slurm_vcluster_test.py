@@ -51,12 +51,13 @@ CTLD_PORT, SLURMD_PORT = 6817, 6818  # inside the cluster's own network namespac
 
 
 def slurm_version():
-    out = subprocess.run(["scontrol", "--version"], capture_output=True, text=True).stdout
+    """(major, minor) of this machine's Slurm, from slurmd (the client tools need a
+    configuration first)."""
+    out = subprocess.run(["slurmd", "-V"], capture_output=True, text=True).stdout
     m = re.search(r"(\d+)\.(\d+)", out)
-    return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
-
-
-SLURM_VERSION = slurm_version() if shutil.which("scontrol") else (0, 0)
+    if not m:
+        raise RuntimeError(f"slurmd -V: no version in {out!r}")
+    return int(m.group(1)), int(m.group(2))
 
 
 def skip_reason():
@@ -229,7 +230,8 @@ PartitionName=all Nodes=ALL Default=YES MaxTime=5
         self.assertEqual(leaves.get("leaf02"), LEAF_ORDER[4:], shown)
         leafsorted = self.srun_hosts(conf, ["-N", "8", "-n", "8"])
         plan = self.plan(launch)
-        if SLURM_VERSION >= (23, 0):
+        version = slurm_version()
+        if version >= (23, 0):
             self.assertEqual(leafsorted, [launch[i] for i in plan["leaf_sorted_order"]])
             self.assertEqual([self.leaf[h] for h in leafsorted],
                              sorted(self.leaf[h] for h in leafsorted))
@@ -237,7 +239,7 @@ PartitionName=all Nodes=ALL Default=YES MaxTime=5
             # Slurm 22.05 ranks the nodes by switch for selection only: a job's tasks stay in
             # name order, and only a SLURM_HOSTFILE gives another order.
             self.assertEqual(leafsorted, HOSTS)
-            print(f"\nSlurm {'.'.join(map(str, SLURM_VERSION))}: SwitchAsNodeRank leaves the "
+            print(f"\nSlurm {'.'.join(map(str, version))}: SwitchAsNodeRank leaves the "
                   "tasks in name order", file=sys.stderr)
 
         # toporr's order for the launch order's hosts: the plan's SLURM_HOSTFILE.

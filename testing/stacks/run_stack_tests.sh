@@ -54,6 +54,9 @@ for target in "${TARGETS[@]}"; do
       echo "stack $STACK: $target $line"
       skipped=$((skipped + 1))
     fi
+    # Cases a passing target skipped (unittest's "... skipped 'why'"): named, not hidden.
+    sed -n "s/^\([a-z_0-9]*\) .*\.\.\. skipped \(.*\)/\1: \2/p" "$log" |
+      while read -r case; do echo "stack $STACK: $target skipped a case: $case"; done
   done
 done
 

@@ -19,7 +19,8 @@ configuration (TOPORR_CONFIG = STATE/client.conf: address and CA). Checked:
   - fallback across hosts: the head unreachable from one host (a blackhole route) -> identity
     on every rank, one warning naming the cause, within the deadline plus the MPI steps; the
     daemon stopped mid-job; the daemon restarted between two collectives;
-  - an unchanged mpi4py program across the hosts under the drop-in (results, decisions);
+  - an unchanged mpi4py program across the hosts under the drop-in and under Open MPI's
+    coll/topo components (results, decisions; the components' for allreduce and bcast);
   - toporr-probe, measuring over the real network between the hosts of a cluster of its own,
     finds its leaves and the taper between them.
 Where namespaces cannot be created the run prints one line "SKIPPED: <why>" and exits 0
@@ -46,6 +47,8 @@ TOPORRD = os.path.join(ROOT, "daemon/toporrd")
 TOPORRCTL = os.path.join(ROOT, "client/ctl/toporrctl")
 CHECK_SRC = os.path.join(ROOT, "client/mpi/testing/toporr_check.c")
 MPI4PY_CHECK = os.path.join(ROOT, "testing/vcluster/mpi4py_check.py")
+COMPONENTS = [os.path.join(ROOT, "client/mpi/openmpi_component", name)
+              for name in ("mca_coll_toporr.so", "mca_topo_toporr.so")]
 PROBE = {"openmpi": os.path.join(ROOT, "probe/toporr-probe"),
          "mpich": os.path.join(ROOT, "probe/toporr-probe-mpich")}
 NAME = f"t{os.getpid() % 10000000}"
@@ -289,12 +292,11 @@ class VclusterTest(unittest.TestCase):
     def test_mpich_reorders_like_plan(self):
         self.reorders_like_plan("mpich")
 
-    def test_mpi4py_drop_in_across_hosts(self):
+    def mpi4py_job(self, env, decided=("allreduce", "bcast", "cart_create")):
         """An unchanged mpi4py program (Debian's python3-mpi4py, built for Open MPI) on 16 ranks
-        across the hosts, under the PMPI drop-in: its collectives' results are right and
-        toporr decided them from the daemon's rows."""
-        job = self.mpirun("openmpi", 16, [MPI4PY_CHECK], program="/usr/bin/python3",
-                          env={"LD_PRELOAD": self.pmpi["openmpi"]})
+        across the hosts with toporr entering as env says: its collectives' results are right
+        and toporr decided them from the daemon's rows."""
+        job = self.mpirun("openmpi", 16, [MPI4PY_CHECK], program="/usr/bin/python3", env=env)
         self.assertEqual(job.warnings(), [], job.stderr)
         line = [l.split() for l in job.stdout.splitlines() if l.startswith("MPI4PY ")]
         self.assertEqual(len(line), 1, job.stdout)
@@ -304,11 +306,37 @@ class VclusterTest(unittest.TestCase):
         rep = {}
         for d in job.report:
             rep.setdefault(d["collective"], d)
-        for coll in ("allreduce", "bcast", "cart_create"):
+        for coll in decided:
             self.assertIn(coll, rep, [d["collective"] for d in job.report])
             self.assertEqual(rep[coll]["source"], "daemon", rep[coll])
             self.assertEqual(rep[coll]["hosts"], 8)
         self.assertNotEqual(rep["allreduce"]["new_order"], list(range(16)))
+
+    def test_mpi4py_drop_in_across_hosts(self):
+        self.mpi4py_job({"LD_PRELOAD": self.pmpi["openmpi"]})
+
+    def test_mpi4py_components_across_hosts(self):
+        # Open MPI's coll and topo components, found in a directory of their own before the
+        # system's: nothing preloaded.
+        version = subprocess.run(["ompi_info", "--version"], capture_output=True,
+                                 text=True).stdout
+        if "v4." not in version:
+            # Open MPI 5.0 opens no component of the path in a Python process (it does in C
+            # programs): not yet supported, said, never passed.
+            self.skipTest("NOT SUPPORTED YET: Open MPI 5's components under mpi4py "
+                          f"({version.strip().splitlines()[0] if version.strip() else '?'})")
+        system = subprocess.run(["ompi_info", "--path", "pkglibdir"], capture_output=True,
+                                text=True, check=True).stdout.split(":", 1)[1].strip()
+        components = os.path.join(self.tmp, "components")
+        if not os.path.isdir(components):
+            os.mkdir(components)
+            for path in COMPONENTS + [os.path.join(ROOT, "client/mpi/openmpi/libtoporr.so")]:
+                os.symlink(os.path.realpath(path),
+                           os.path.join(components, os.path.basename(path)))
+        # The coll component's decisions; mpi4py's Create_cart reaches no topo component
+        # decision (its reorder runs Open MPI's own).
+        self.mpi4py_job({"OMPI_MCA_mca_base_component_path": f"{components}:{system}"},
+                        decided=("allreduce", "bcast"))
 
     # ---- fallback across hosts ----
 
