@@ -85,7 +85,7 @@ done >"$SCRATCH/hostmap"
 mpi_job() {
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
     mpirun.openmpi --oversubscribe --bind-to none -np 16 "$@" \
-    -x OMPI_MCA_mca_base_component_path="$SCRATCH/components:/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3" \
+    --mca mca_base_component_path "$SCRATCH/components:/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3" \
     -x TOPORR_SOCKET="$SOCK" \
     -x TOPORR_HOSTMAP="$SCRATCH/hostmap" -x TOPORR_REPORT="$SCRATCH/report.jsonl" \
     -x TOPORR_DEADLINE_MS="${TOPORR_DEADLINE_MS:-2000}" "$SCRATCH/reorder_demo"
