@@ -275,7 +275,7 @@ def report(raw, out_dir):
             close = med[ranked[1]] <= 1.05 * med[ranked[0]]
             winner = ranked[0] + (f" ~ {ranked[1]}" if close else "")
             ch = dropin_choices(raw, profile, pl, coll).get(size, {})
-            chose = ch.get("choice", "?")
+            chose = ch.get("choice", "no decision (below its size threshold): MPICH's call")
             if ch.get("verdicts"):
                 chose += f"; check: {', '.join(sorted(ch['verdicts']))}"
             w(f"| {profile} | {pl} | {coll} | {human(size)} | {med['default'] / 1000:.1f} | "
@@ -283,7 +283,10 @@ def report(raw, out_dir):
             rows.append((profile, pl, coll, size, med, winner))
         w()
         w(f"Rounds per cell: {max((k[4] for k in times), default=-1) + 1}; repetitions per job "
-          "in the raw data (`\"kind\":\"time\"` lines).")
+          "in the raw data (`\"kind\":\"time\"` lines). Each job runs 2 warm-up repetitions: "
+          "where the drop-in's run-time check (its first calls alternate between toporr's "
+          "path and MPICH's) ended with `mpi_library`, part of that alternation falls in the "
+          "timed repetitions.")
     log(f"wrote {md}")
     return rows
 
