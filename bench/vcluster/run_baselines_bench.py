@@ -41,7 +41,7 @@ bench/results/vcluster_baselines.md and .dat are written from the raw directory,
 """
 
 import argparse
-import io
+import contextlib
 import json
 import os
 import signal
@@ -183,6 +183,27 @@ def on_signal(signum, _frame):
     raise Stop(f"signal {signum}")
 
 
+@contextlib.contextmanager
+def profile_cluster(name, profile, toporrd, toporrctl, raw):
+    """A virtual cluster `name` of PROFILES[profile], its toporrd on the head node with the
+    fabric ingested, its layout written to raw/layout-PROFILE.json; yields its `vcluster status
+    --json`. Any cluster of that name is removed first, and this one however the body ends."""
+    spec = PROFILES[profile]
+    subprocess.run([sys.executable, VC, "down", "--name", name], check=False)
+    subprocess.run([sys.executable, VC, "up", "--name", name] + spec["up"] +
+                   ["--host-mbit", str(spec["mbit"]), "--toporrd", toporrd,
+                    "--toporrctl", toporrctl], check=True)
+    try:
+        st = json.loads(subprocess.run([sys.executable, VC, "status", "--name", name, "--json"],
+                                       check=True, capture_output=True, text=True).stdout)
+        with open(os.path.join(raw, f"layout-{profile}.json"), "w") as f:
+            json.dump({"layout": st["layout"], "describe": st.get("describe"),
+                       "host_mbit": spec["mbit"], "up": spec["up"]}, f, indent=1)
+        yield st
+    finally:
+        subprocess.run([sys.executable, VC, "down", "--name", name], check=False)
+
+
 def measure(args, binroot, progs, raw):
     toporrd = os.path.join(binroot, "daemon/toporrd")
     toporrctl = os.path.join(binroot, "client/ctl/toporrctl")
@@ -205,20 +226,9 @@ def measure(args, binroot, progs, raw):
                 if all(os.path.exists(os.path.join(raw, f"{profile}-{m}-{pl}-{c}.jsonl"))
                        for m, c in pending for pl, _, _ in cells_of(layout, spec["per_host"], args.placements)):
                     continue
-            subprocess.run([sys.executable, VC, "down", "--name", NAME], check=False)
-            subprocess.run([sys.executable, VC, "up", "--name", NAME] + spec["up"] +
-                           ["--host-mbit", str(spec["mbit"]), "--toporrd", toporrd,
-                            "--toporrctl", toporrctl], check=True)
-            try:
-                st = json.loads(subprocess.run([sys.executable, VC, "status", "--name", NAME,
-                                                "--json"], check=True, capture_output=True,
-                                               text=True).stdout)
+            with profile_cluster(NAME, profile, toporrd, toporrctl, raw) as st:
                 layout = st["layout"]
-                with open(os.path.join(raw, f"layout-{profile}.json"), "w") as f:
-                    json.dump({"layout": layout, "describe": st.get("describe"),
-                               "host_mbit": spec["mbit"], "up": spec["up"]}, f, indent=1)
-                state_dir = os.path.join(os.environ.get("VCLUSTER_STATE_ROOT",
-                                                        "/run/toporr-vcluster"), NAME)
+                state_dir = st["state_dir"]
                 _, leaf_of = leaves_of(layout)
                 for pl, hosts, names in cells_of(layout, spec["per_host"], args.placements):
                     order = leaf_sorted(hosts, leaf_of)
@@ -235,8 +245,6 @@ def measure(args, binroot, progs, raw):
                             raise Stop(f"--stop-by reached before {tag}")
                         run_job(args, raw, progs, state_dir, tag, mpi, coll, hosts, order,
                                 names, ctl, spec, t_start)
-            finally:
-                subprocess.run([sys.executable, VC, "down", "--name", NAME], check=False)
     except (Stop, KeyboardInterrupt) as e:
         stopped = str(e) or "interrupted"
         log(f"stopped: {stopped}")
@@ -632,7 +640,7 @@ def plot(args, rows, band):
         png = os.path.join(RESULTS, f"vcluster_baselines_{mpi}.png")
         xtics = ", ".join(f'"{p}\\n{c}" {i}' for i, (p, c) in enumerate(groups))
         colours = ["'#1b9e77'", "'#d95f02'", "'#7570b3'", "'#e7298a'"]
-        cmds = [f"set terminal pngcairo size 1100,900 font ',10'", f"set output '{png}'",
+        cmds = ["set terminal pngcairo size 1100,900 font ',10'", f"set output '{png}'",
                 "set multiplot layout 2,1", f"set xtics ({xtics})", "set logscale y",
                 "set grid ytics", f"set xrange [-0.6:{len(groups) - 0.4}]",
                 "set ylabel 'speedup (x), log scale'", "set yrange [0.25:12]",

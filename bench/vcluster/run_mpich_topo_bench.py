@@ -52,7 +52,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import run_baselines_bench as bb  # noqa: E402  (profiles, placements, leaf-sorted order)
-import run_vcluster_bench as vb  # noqa: E402  (the build)
+import run_vcluster_bench as vb  # noqa: E402  (the build, sizes in words)
 
 VC = os.path.join(REPO, "testing/vcluster/vcluster.py")
 NAME = "mtopo"
@@ -137,18 +137,8 @@ def measure(args, raw):
     try:
         for profile in args.profiles:
             spec = bb.PROFILES[profile]
-            subprocess.run([sys.executable, VC, "down", "--name", NAME], check=False)
-            subprocess.run([sys.executable, VC, "up", "--name", NAME] + spec["up"] +
-                           ["--host-mbit", str(spec["mbit"]), "--toporrd", toporrd,
-                            "--toporrctl", toporrctl], check=True)
-            try:
-                st = json.loads(subprocess.run([sys.executable, VC, "status", "--name", NAME,
-                                                "--json"], check=True, capture_output=True,
-                                               text=True).stdout)
+            with bb.profile_cluster(NAME, profile, toporrd, toporrctl, raw) as st:
                 layout = st["layout"]
-                with open(os.path.join(raw, f"layout-{profile}.json"), "w") as f:
-                    json.dump({"layout": layout, "describe": st.get("describe"),
-                               "host_mbit": spec["mbit"], "up": spec["up"]}, f, indent=1)
                 state_dir = st["state_dir"]
                 for pl in args.placements:
                     hosts = bb.placement(pl, layout, spec["per_host"])
@@ -167,8 +157,6 @@ def measure(args, raw):
                                     continue
                                 job(args, prog, pmpi, hosts, variant, coll, coords, state_dir,
                                     raw, tag)
-            finally:
-                subprocess.run([sys.executable, VC, "down", "--name", NAME], check=False)
     finally:
         session["end"] = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
         session["minutes"] = round((time.monotonic() - t_start) / 60, 1)
@@ -217,10 +205,6 @@ def dropin_choices(raw, profile, pl, coll):
     return out
 
 
-def human(b):
-    return f"{b // 1048576} MiB" if b >= 1048576 else f"{b // 1024} KiB"
-
-
 def report(raw, out_dir):
     times, jobs = load(raw)
     meta = json.load(open(os.path.join(raw, "meta.json")))
@@ -257,7 +241,6 @@ def report(raw, out_dir):
         w("| profile | start | collective | size | default ms | mpich-topo | dropin | winner | "
           "drop-in chose |")
         w("|---|---|---|---|---|---|---|---|---|")
-        rows = []
         for profile, pl, coll, size in cells:
             rounds = sorted({k[4] for k in times if k[:4] == (profile, pl, coll, size)})
             t = {v: [times.get((profile, pl, coll, size, r, v)) for r in rounds]
@@ -278,9 +261,8 @@ def report(raw, out_dir):
             chose = ch.get("choice", "no decision (below its size threshold): MPICH's call")
             if ch.get("verdicts"):
                 chose += f"; check: {', '.join(sorted(ch['verdicts']))}"
-            w(f"| {profile} | {pl} | {coll} | {human(size)} | {med['default'] / 1000:.1f} | "
+            w(f"| {profile} | {pl} | {coll} | {vb.human(size)} | {med['default'] / 1000:.1f} | "
               f"{cols[0]} | {cols[1]} | {winner} | {chose} |")
-            rows.append((profile, pl, coll, size, med, winner))
         w()
         w(f"Rounds per cell: {max((k[4] for k in times), default=-1) + 1}; repetitions per job "
           "in the raw data (`\"kind\":\"time\"` lines). Each job runs 2 warm-up repetitions: "
@@ -288,7 +270,6 @@ def report(raw, out_dir):
           "path and MPICH's) ended with `mpi_library`, part of that alternation falls in the "
           "timed repetitions.")
     log(f"wrote {md}")
-    return rows
 
 
 def pack(raw, out_dir):

@@ -38,7 +38,7 @@ os.environ["PATH"] = os.environ.get("PATH", "/usr/bin:/bin") + ":/usr/local/sbin
 VC = os.path.join(ROOT, "testing/vcluster/vcluster.py")
 sys.path.insert(0, os.path.dirname(VC))
 from vcluster_state import HEAD_IP  # noqa: E402
-from vcluster_testing import namespaces_skip_reason, vc  # noqa: E402
+from vcluster_testing import main, namespaces_skip_reason, vc  # noqa: E402
 TOPORRD = os.path.join(ROOT, "daemon/toporrd")
 TOPORRCTL = os.path.join(ROOT, "client/ctl/toporrctl")
 NAME = f"s{os.getpid() % 10000000}"
@@ -51,7 +51,7 @@ CTLD_PORT, SLURMD_PORT = 6817, 6818  # inside the cluster's own network namespac
 
 
 def slurm_version():
-    """(major, minor) of this machine's Slurm, from slurmd (the client tools need a
+    """(major, minor) of the installed Slurm, from `slurmd -V` (the client tools need a
     configuration first)."""
     out = subprocess.run(["slurmd", "-V"], capture_output=True, text=True).stdout
     m = re.search(r"(\d+)\.(\d+)", out)
@@ -254,8 +254,4 @@ PartitionName=all Nodes=ALL Default=YES MaxTime=5
 
 
 if __name__ == "__main__":
-    why = skip_reason()
-    if why:
-        print(f"SKIPPED: {why}")
-        sys.exit(0)
-    unittest.main(verbosity=2)
+    main(skip_reason())

@@ -540,8 +540,4 @@ class VclusterTest(unittest.TestCase):
                          before["latency_ns"])
 
 if __name__ == "__main__":
-    why = skip_reason()
-    if why:
-        print(f"SKIPPED: {why}")
-        sys.exit(0)
-    unittest.main(verbosity=2)
+    vt.main(skip_reason())
