@@ -45,6 +45,8 @@ LAYERS = {
     "client/mpi": {"client", "client/config", "client/costs", "client/plan", "client/profile",
                    "client/report", "client/memory", "proto", "mapping", "fabric", "collectors",
                    "common"},
+    "client/planapi": {"client", "client/config", "client/costs", "client/plan", "proto",
+                       "mapping", "fabric", "collectors", "common"},
     "client/testing": {"client/memory"},
     "probe": {"client/plan", "mapping", "fabric", "collectors", "common"},
     "bench": {"*"},

@@ -39,6 +39,9 @@ struct CartArgs {
 struct PlanArgs {
   std::string hostfile, ranks_file, rankfile_out, hostfile_out, slurm_hostfile_out, node_xml;
   std::string machinefile_out;
+  // --launcher (torchrun, srun, mpirun or mpiexec; "" = none) and the file it starts the job
+  // from, --launch-file.
+  std::string launcher, launch_file;
   std::string collective;
   std::string traffic;  // --traffic: a profile's path
   mapping::LibraryRules traffic_rules = mapping::LibraryRules::kOpenMpi;
@@ -105,6 +108,8 @@ absl::StatusOr<PlanArgs> ParsePlanArgs(const CommandArgs& args) {
                                 {"--hostfile-out", &p.hostfile_out},
                                 {"--slurm-hostfile", &p.slurm_hostfile_out},
                                 {"--machinefile", &p.machinefile_out},
+                                {"--launcher", &p.launcher},
+                                {"--launch-file", &p.launch_file},
                                 {"--traffic", &p.traffic},
                                 {"--node-topology", &p.node_xml},
                                 {"--np", &np},
@@ -144,6 +149,25 @@ absl::StatusOr<PlanArgs> ParsePlanArgs(const CommandArgs& args) {
   }
   if (p.from_leaf_sorted && (!p.traffic.empty() || !cart.empty())) {
     return UsageError("plan: --from leaf-sorted is for --collective");
+  }
+  if (p.launcher.empty() != p.launch_file.empty()) {
+    return UsageError("plan: --launcher and --launch-file go together");
+  }
+  if (!p.launcher.empty() && p.launcher != "torchrun" && p.launcher != "srun" &&
+      p.launcher != "mpirun" && p.launcher != "mpiexec") {
+    return UsageError("plan: --launcher must be torchrun, srun, mpirun or mpiexec");
+  }
+  // mpirun's file is Open MPI's rankfile and mpiexec's MPICH's machinefile: a job planned for
+  // one library is not started with the other's file.
+  if (p.launcher == "mpirun" && mpi_library == "mpich") {
+    return UsageError(
+        "plan: --launcher mpirun writes an Open MPI rankfile; for --mpi-library mpich use "
+        "--launcher mpiexec (an MPICH machinefile)");
+  }
+  if (p.launcher == "mpiexec" && (mpi_library == "openmpi" || mpi_library == "smpi-ompi")) {
+    return UsageError(
+        absl::StrCat("plan: --launcher mpiexec writes an MPICH machinefile; for --mpi-library ",
+                     mpi_library, " use --launcher mpirun (an Open MPI rankfile)"));
   }
   if (!p.traffic.empty()) {
     if (!p.collective.empty() || !cart.empty()) {
@@ -252,6 +276,35 @@ absl::Status WriteOutputFile(const std::string& path, const std::string& text) {
   return WriteFileReplacing(path, text);
 }
 
+// The file of --launcher for `order` (order[new rank] = old rank) on `placement`, its header
+// comment naming `what`, written to --launch-file; what the reply says of it. Nothing without
+// --launcher.
+absl::StatusOr<LaunchReport> WriteLaunchFile(const PlanArgs& p, const std::vector<int32_t>& order,
+                                             std::string_view what,
+                                             const mapping::Placement& placement,
+                                             const JobHosts& hosts) {
+  LaunchReport launch;
+  if (p.launcher.empty()) return launch;
+  launch.launcher = p.launcher;
+  launch.file = p.launch_file;
+  std::string text;
+  if (p.launcher == "torchrun") {
+    ASSIGN_OR_RETURN(TorchrunLaunch torchrun, TorchrunNodeRanks(order, what, placement, hosts));
+    text = std::move(torchrun.text);
+    launch.exact = torchrun.exact;
+    launch.node_hosts = std::move(torchrun.node_hosts);
+    launch.nproc_per_node = torchrun.nproc_per_node;
+  } else if (p.launcher == "srun") {
+    text = SlurmHostfile(order, what, placement, hosts);
+  } else if (p.launcher == "mpirun") {
+    text = Rankfile(order, what, placement, hosts);
+  } else {
+    text = MpichMachinefile(order, what, placement, hosts);
+  }
+  RETURN_IF_ERROR(WriteOutputFile(p.launch_file, text));
+  return launch;
+}
+
 // `graph` embedded as libtoporr embeds it (client/plan/graph_plan.h: PlanTraffic for `what` ==
 // "traffic", PlanGraph for a topology function's graph), on the same placement and costs as a
 // collective's plan; the launcher files asked for are written, their header comments naming
@@ -276,6 +329,7 @@ absl::StatusOr<GraphPlanJob> PlanGraphForJob(const PlanArgs& p, const JobHosts& 
       WriteOutputFile(p.slurm_hostfile_out, SlurmHostfile(order, what, placement, hosts)));
   RETURN_IF_ERROR(
       WriteOutputFile(p.machinefile_out, MpichMachinefile(order, what, placement, hosts)));
+  ASSIGN_OR_RETURN(job.launch, WriteLaunchFile(p, order, what, placement, hosts));
   for (const auto& rank : placement.ranks) job.rank_hosts.push_back(hosts.names[rank.host]);
   job.num_hosts = static_cast<int64_t>(hosts.names.size());
   job.cost_source = costs.source;
@@ -320,6 +374,12 @@ absl::StatusOr<Reply> RunPlan(Invocation& inv, const CommandArgs& args) {
     ASSIGN_OR_RETURN(placement, ExplicitPlacement(hosts, ranks_text, p.ranks_file, shape));
   } else {
     ASSIGN_OR_RETURN(placement, InitialPlacement(hosts, p.map_by, p.np, shape));
+  }
+  if (p.launcher == "torchrun") {  // checked before any cost is fetched
+    if (absl::StatusOr<int> per_node = TorchrunProcsPerNode(placement, hosts); !per_node.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("plan --launcher torchrun: ", per_node.status().message()));
+    }
   }
   mapping::CommGraph cart_graph;  // checked before any cost is fetched
   if (p.cart.has_value()) {
@@ -372,6 +432,8 @@ absl::StatusOr<Reply> RunPlan(Invocation& inv, const CommandArgs& args) {
   RETURN_IF_ERROR(
       WriteOutputFile(p.slurm_hostfile_out,
                       SlurmHostfile(report.plan.mapping, report.plan.algorithm, placement, hosts)));
+  ASSIGN_OR_RETURN(report.launch, WriteLaunchFile(p, report.plan.mapping, report.plan.algorithm,
+                                                  placement, hosts));
   report.collective = p.collective;
   report.message_bytes = p.request.message_bytes;
   for (const auto& rank : placement.ranks) report.rank_hosts.push_back(hosts.names[rank.host]);
@@ -393,13 +455,16 @@ std::vector<Command> PlanCommands() {
        [--fabric DUMP [--format ibnetdiscover]] [--node-topology HWLOC.xml]
        [--rankfile OUT] [--hostfile-out OUT] [--slurm-hostfile OUT]
        [--multilevel candidate|force] [--from launch|leaf-sorted] [--cost-model FILE]
+       [--launcher torchrun|srun|mpirun|mpiexec --launch-file OUT]
   plan --hostfile FILE --cart DIMS[:PERIODS] [--map-by core|node | --ranks FILE] [--np N]
        [--fabric DUMP [--format ibnetdiscover]] [--node-topology HWLOC.xml]
        [--rankfile OUT] [--hostfile-out OUT] [--slurm-hostfile OUT] [--machinefile OUT]
+       [--launcher torchrun|srun|mpirun|mpiexec --launch-file OUT]
   plan --hostfile FILE --traffic PROFILE [--map-by core|node | --ranks FILE] [--np N]
        [--mpi-library openmpi|mpich] [--fabric DUMP [--format ibnetdiscover]]
        [--node-topology HWLOC.xml] [--rankfile OUT] [--hostfile-out OUT]
        [--slurm-hostfile OUT] [--machinefile OUT]
+       [--launcher torchrun|srun|mpirun|mpiexec --launch-file OUT]
                        topology-aware rank order for a job: the new order, the predicted
                        time before/after and the maximum link load; writes an Open MPI
                        rankfile, a reordered hostfile (`mpirun --map-by seq`) or Slurm's
@@ -443,6 +508,19 @@ std::vector<Command> PlanCommands() {
                        host's ranks share its link); a new order only when predicted at
                        least 2 % faster. --machinefile (--cart and
                        --traffic) writes an MPICH machinefile (`mpiexec -f OUT`)
+                       --launcher L --launch-file OUT: the file launcher L starts the job
+                       from in the new order, and how: srun (what --slurm-hostfile writes;
+                       `SLURM_HOSTFILE=OUT srun --distribution=arbitrary`), mpirun (an Open
+                       MPI rankfile; `mpirun --rankfile OUT`), mpiexec (an MPICH
+                       machinefile; `mpiexec -f OUT`), torchrun (a comment line, then
+                       `HOST NODE_RANK` per host in node-rank order: the hosts in the order
+                       of their first new rank; host R runs `torchrun --nnodes N
+                       --nproc-per-node P --node-rank R --master-addr HOST0 --master-port
+                       29500 ...`, HOST0 the host of node rank 0). torchrun numbers the
+                       ranks host after host: every host needs as many ranks, and an order
+                       whose hosts' ranks are not consecutive is followed host by host only
+                       (the reply says so; JSON "launcher_exact": false). --mpi-library mpich
+                       takes mpiexec, openmpi and smpi-ompi take mpirun
 )",
            RunPlan}};
 }

@@ -1,6 +1,8 @@
 // `toporrctl plan --cart` and `plan --traffic` end to end through RunCtl, offline on the bundled
 // 16-host fat tree (deploy/demo/fattree-2l-16h.ibnet): its order is libtoporr's MPI_Cart_create
 // order for the same hosts and ranks (client/plan/graph_plan.h on the same placement and costs).
+// Every plan kind's --launcher files against the order it replies and the files of the other
+// options.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -8,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -255,6 +258,18 @@ TEST_F(CartPlanTest, UsageErrorsExitTwo) {
       {{"--traffic", "p.prof", "--mpi-library", "lam"}, "lam"},
       {{"--collective", "bcast", "--size", "1M", "--machinefile", "m"},
        "--machinefile is for --cart and --traffic"},
+      {{"--cart", "4x4", "--launcher", "srun"}, "--launcher and --launch-file go together"},
+      {{"--cart", "4x4", "--launch-file", "f"}, "--launcher and --launch-file go together"},
+      {{"--cart", "4x4", "--launcher", "deepspeed", "--launch-file", "f"},
+       "--launcher must be torchrun, srun, mpirun or mpiexec"},
+      {{"--collective", "bcast", "--size", "1M", "--mpi-library", "mpich", "--launcher", "mpirun",
+        "--launch-file", "f"},
+       "for --mpi-library mpich use --launcher mpiexec"},
+      {{"--traffic", "p.prof", "--mpi-library", "openmpi", "--launcher", "mpiexec", "--launch-file",
+        "f"},
+       "for --mpi-library openmpi use --launcher mpirun"},
+      {{"--cart", "4x4", "--mpi-library", "mpich", "--launcher", "mpiexec", "--launch-file", "f"},
+       "--mpi-library is for --collective, not --cart"},
   };
   for (const auto& [extra, message] : bad) {
     SCOPED_TRACE(::testing::PrintToString(extra));
@@ -387,6 +402,231 @@ TEST_F(CartPlanTest, TrafficPlanRefusesBadProfilesNamingFileAndLine) {
   CtlRun missing = Ctl(Plan({"--traffic", profile + ".absent"}));
   EXPECT_NE(missing.exit_code, 0);
   EXPECT_THAT(missing.err, HasSubstr(profile + ".absent"));
+}
+
+// The old rank of each new rank in a plan's JSON ("new_order").
+std::vector<int32_t> NewOrder(const std::string& json) {
+  const size_t at = json.find("\"new_order\":[");
+  if (at == std::string::npos) return {};
+  const size_t begin = at + 13;
+  std::vector<int32_t> order;
+  for (absl::string_view n :
+       absl::StrSplit(absl::string_view(json).substr(begin, json.find(']', begin) - begin), ',')) {
+    int32_t rank = 0;
+    if (absl::SimpleAtoi(n, &rank)) order.push_back(rank);
+  }
+  return order;
+}
+
+// The plans of every kind, each with the option that writes the file --launcher srun or
+// mpirun (and mpiexec, where the plan takes --machinefile) must equal.
+struct PlanKind {
+  std::string name;  // the plan's header comment names it
+  std::vector<std::string> args;
+  bool takes_machinefile = true;
+};
+
+class LauncherTest : public CartPlanTest {
+ protected:
+  void SetUp() override {
+    CartPlanTest::SetUp();
+    profile_ = out_ + ".prof";
+    std::ofstream(profile_) << PairsProfile(16);
+    kinds_ = {
+        {"ring",
+         {"--collective", "allreduce", "--algorithm", "ring", "--size", "1M"},
+         /*takes_machinefile=*/false},
+        {"cart", {"--cart", "4x4:1x0"}},
+        {"traffic", {"--traffic", profile_}},
+    };
+  }
+
+  // `kind` planned with --launcher `launcher` and the files `extra` asks for, as JSON.
+  CtlRun PlanWithLauncher(const PlanKind& kind, const std::string& launcher,
+                          const std::string& file, std::vector<std::string> extra = {},
+                          bool json = true) {
+    std::vector<std::string> args = kind.args;
+    args.insert(args.end(), {"--launcher", launcher, "--launch-file", file});
+    args.insert(args.end(), extra.begin(), extra.end());
+    return Ctl(Plan(args, json));
+  }
+
+  std::string HostOf(int32_t old_rank) const {
+    return hosts_.names[placement_.ranks[old_rank].host];
+  }
+
+  std::string profile_;
+  std::vector<PlanKind> kinds_;
+};
+
+TEST_F(LauncherTest, SrunAndMpiLaunchersWriteWhatTheirOwnOptionsWrite) {
+  const std::string launch = out_ + ".launch", slurm = out_ + ".slurm",
+                    rankfile = out_ + ".rankfile", machines = out_ + ".machines";
+  for (const PlanKind& kind : kinds_) {
+    SCOPED_TRACE(kind.name);
+    CtlRun srun = PlanWithLauncher(kind, "srun", launch, {"--slurm-hostfile", slurm});
+    ASSERT_EQ(srun.exit_code, 0) << srun.err;
+    EXPECT_EQ(::toporr::testing::ReadFileOrDie(launch), ::toporr::testing::ReadFileOrDie(slurm));
+    EXPECT_THAT(srun.out, HasSubstr(absl::StrCat("\"launcher\":\"srun\",\"launch_file\":\"", launch,
+                                                 "\",\"launcher_exact\":true")));
+    EXPECT_THAT(srun.out, Not(HasSubstr("\"torchrun\":")));
+
+    CtlRun mpirun = PlanWithLauncher(kind, "mpirun", launch, {"--rankfile", rankfile});
+    ASSERT_EQ(mpirun.exit_code, 0) << mpirun.err;
+    EXPECT_EQ(::toporr::testing::ReadFileOrDie(launch), ::toporr::testing::ReadFileOrDie(rankfile));
+    EXPECT_THAT(::toporr::testing::ReadFileOrDie(launch),
+                StartsWith(absl::StrCat("# toporr plan: ", kind.name, ", new rank -> slot\n")));
+
+    std::vector<std::string> extra;
+    if (kind.takes_machinefile) extra = {"--machinefile", machines};
+    CtlRun mpiexec = PlanWithLauncher(kind, "mpiexec", launch, extra);
+    ASSERT_EQ(mpiexec.exit_code, 0) << mpiexec.err;
+    const std::string machinefile = ::toporr::testing::ReadFileOrDie(launch);
+    EXPECT_EQ(machinefile, MpichMachinefile(NewOrder(mpiexec.out), kind.name, placement_, hosts_));
+    if (kind.takes_machinefile) {
+      EXPECT_EQ(machinefile, ::toporr::testing::ReadFileOrDie(machines));
+    }
+
+    // The text says how each launcher reads its file.
+    const std::string note =
+        kind.name == "cart" ? " and MPI_Cart_create with reorder = 0)\n" : ")\n";
+    CtlRun text = PlanWithLauncher(kind, "srun", launch, {}, /*json=*/false);
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_THAT(text.out,
+                HasSubstr(absl::StrCat("srun launch file written to ", launch,
+                                       " (use: SLURM_HOSTFILE=", launch,
+                                       " srun -n 16 --distribution=arbitrary ...", note)));
+    text = PlanWithLauncher(kind, "mpirun", launch, {}, /*json=*/false);
+    EXPECT_THAT(text.out,
+                HasSubstr(absl::StrCat("Open MPI rankfile written to ", launch,
+                                       " (use: mpirun --rankfile ", launch, " -np 16 ...", note)));
+    text = PlanWithLauncher(kind, "mpiexec", launch, {}, /*json=*/false);
+    EXPECT_THAT(text.out,
+                HasSubstr(absl::StrCat("MPICH machinefile written to ", launch,
+                                       " (use: mpiexec -f ", launch, " -n 16 ...", note)));
+  }
+}
+
+TEST_F(LauncherTest, TorchrunNodeRanksFollowTheNewOrderHostByHost) {
+  const std::string launch = out_ + ".torchrun";
+  for (const PlanKind& kind : kinds_) {
+    SCOPED_TRACE(kind.name);
+    CtlRun r = PlanWithLauncher(kind, "torchrun", launch);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::vector<int32_t> order = NewOrder(r.out);
+    ASSERT_EQ(order.size(), 16u);
+    // Node ranks: hosts in the order of their first new rank. Exact when every host's new
+    // ranks are consecutive, i.e. new rank i on the host of node rank i / 2.
+    std::vector<std::string> nodes;
+    for (int32_t old_rank : order) {
+      if (std::find(nodes.begin(), nodes.end(), HostOf(old_rank)) == nodes.end()) {
+        nodes.push_back(HostOf(old_rank));
+      }
+    }
+    ASSERT_EQ(nodes.size(), 8u);
+    bool exact = true;
+    for (size_t i = 0; i < order.size(); ++i) exact = exact && HostOf(order[i]) == nodes[i / 2];
+    std::string lines;
+    for (size_t node = 0; node < nodes.size(); ++node) {
+      absl::StrAppend(&lines, nodes[node], " ", node, "\n");
+    }
+    EXPECT_EQ(::toporr::testing::ReadFileOrDie(launch),
+              absl::StrCat("# toporr plan: ", kind.name,
+                           ", node rank of each host (torchrun --nnodes 8 --nproc-per-node 2 "
+                           "--node-rank N)\n",
+                           lines));
+    EXPECT_THAT(r.out, HasSubstr(absl::StrCat(
+                           "\"launcher\":\"torchrun\",\"launch_file\":\"", launch,
+                           "\",\"launcher_exact\":", exact ? "true" : "false",
+                           ",\"torchrun\":{\"nnodes\":8,\"nproc_per_node\":2,\"master_addr\":\"",
+                           nodes[0], "\",\"master_port\":29500,\"node_rank_hosts\":[\"",
+                           absl::StrJoin(nodes, "\",\""), "\"]}")));
+    CtlRun text = PlanWithLauncher(kind, "torchrun", launch, {}, /*json=*/false);
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_THAT(text.out, HasSubstr(absl::StrCat("torchrun node ranks written to ", launch,
+                                                 "; each host runs (static rendezvous on ",
+                                                 nodes[0], "):\n")));
+    for (size_t node = 0; node < nodes.size(); ++node) {
+      EXPECT_THAT(text.out, HasSubstr(absl::StrCat("  ", nodes[node],
+                                                   ": torchrun --nnodes 8 --nproc-per-node 2 "
+                                                   "--node-rank ",
+                                                   node, " --master-addr ", nodes[0],
+                                                   " --master-port 29500 ...\n")));
+    }
+    EXPECT_EQ(text.out.find("only host by host") != std::string::npos, !exact);
+  }
+}
+
+TEST_F(LauncherTest, TorchrunSaysWhenItFollowsTheOrderOnlyHostByHost) {
+  // Pairs r, r + 8 already share a host, so the round-robin launch order is kept: no host's
+  // ranks are consecutive in it.
+  std::string text = "toporr-profile 1 ranks 16\n";
+  for (int r = 0; r < 16; ++r) absl::StrAppend(&text, "p2p ", r, " ", (r + 8) % 16, " 1048576 1\n");
+  std::ofstream(profile_) << text << "end\n";
+  const std::string launch = out_ + ".torchrun";
+  CtlRun r = PlanWithLauncher(kinds_[2], "torchrun", launch);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\"new_order\":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]"));
+  EXPECT_THAT(r.out, HasSubstr("\"launcher_exact\":false"));
+  EXPECT_THAT(::toporr::testing::ReadFileOrDie(launch),
+              HasSubstr("\nnode01 0\nnode05 1\nnode09 2\nnode13 3\nnode02 4\nnode06 5\n"
+                        "node10 6\nnode14 7\n"));
+  CtlRun t = PlanWithLauncher(kinds_[2], "torchrun", launch, {}, /*json=*/false);
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_THAT(t.out, HasSubstr("torchrun follows the new order only host by host: some hosts' "
+                               "ranks are not consecutive in it"));
+}
+
+TEST_F(LauncherTest, TorchrunRefusesHostsWithDifferentNumbersOfRanks) {
+  const std::string uneven = out_ + ".uneven", launch = out_ + ".torchrun";
+  std::ofstream(uneven) << "node01 slots=2\nnode05 slots=2\nnode09 slots=2\nnode13 slots=1\n";
+  for (const PlanKind& kind : kinds_) {
+    SCOPED_TRACE(kind.name);
+    std::vector<std::string> args = {"plan", "--hostfile", uneven, "--fabric", kFabric};
+    args.insert(args.end(), kind.args.begin(), kind.args.end());
+    args.insert(args.end(), {"--launcher", "torchrun", "--launch-file", launch});
+    CtlRun r = Ctl(args);
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_THAT(r.err, HasSubstr("plan --launcher torchrun: torchrun starts the same number of "
+                                 "ranks on every host (--nproc-per-node), but the job's hosts "
+                                 "have different numbers: 2 ranks on node01, node05, node09; "
+                                 "1 rank on node13"));
+    EXPECT_EQ(r.out, "");
+    EXPECT_FALSE(std::ifstream(launch).good());
+  }
+  // The other launchers take any number of ranks per host.
+  std::vector<std::string> args = {"plan", "--hostfile", uneven, "--fabric",      kFabric, "--cart",
+                                   "7",    "--launcher", "srun", "--launch-file", launch};
+  CtlRun srun = Ctl(args);
+  EXPECT_EQ(srun.exit_code, 0) << srun.err;
+}
+
+TEST_F(LauncherTest, FromLeafSortedWritesTheFilesOfThatLaunch) {
+  const std::string launch = out_ + ".launch", slurm = out_ + ".slurm", hosts = out_ + ".hosts";
+  const std::vector<std::string> from = {"--from", "leaf-sorted"};
+  std::vector<std::string> extra = {"--slurm-hostfile", slurm};
+  extra.insert(extra.end(), from.begin(), from.end());
+  CtlRun srun = PlanWithLauncher(kinds_[0], "srun", launch, extra);
+  ASSERT_EQ(srun.exit_code, 0) << srun.err;
+  EXPECT_THAT(srun.out, HasSubstr("\"from\":\"leaf-sorted\""));
+  EXPECT_EQ(::toporr::testing::ReadFileOrDie(launch), ::toporr::testing::ReadFileOrDie(slurm));
+  // torchrun's node ranks: the hosts of the reordered hostfile (new rank i's host on line i) in
+  // the order of their first line.
+  extra = {"--hostfile-out", hosts};
+  extra.insert(extra.end(), from.begin(), from.end());
+  CtlRun torchrun = PlanWithLauncher(kinds_[0], "torchrun", launch, extra);
+  ASSERT_EQ(torchrun.exit_code, 0) << torchrun.err;
+  std::vector<std::string> nodes;
+  for (absl::string_view host :
+       absl::StrSplit(::toporr::testing::ReadFileOrDie(hosts), '\n', absl::SkipEmpty())) {
+    if (std::find(nodes.begin(), nodes.end(), host) == nodes.end()) nodes.emplace_back(host);
+  }
+  std::string lines;
+  for (size_t node = 0; node < nodes.size(); ++node) {
+    absl::StrAppend(&lines, nodes[node], " ", node, "\n");
+  }
+  const std::string file = ::toporr::testing::ReadFileOrDie(launch);
+  EXPECT_EQ(file.substr(file.find('\n') + 1), lines);
 }
 
 }  // namespace

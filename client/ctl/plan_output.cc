@@ -33,6 +33,55 @@ void SlurmHostfileText(const std::string& path, size_t ranks, std::ostream& out)
       << ranks << " --distribution=arbitrary ...)\n";
 }
 
+// The lines saying where --launcher wrote and how the job is started from the file (nothing
+// without a launcher); `note` ends the MPI launchers' use line.
+void LaunchText(const LaunchReport& l, size_t ranks, std::string_view note, std::ostream& out) {
+  if (l.launcher == "srun") {
+    out << "srun launch file written to " << l.file << " (use: SLURM_HOSTFILE=" << l.file
+        << " srun -n " << ranks << " --distribution=arbitrary ..." << note << ")\n";
+  } else if (l.launcher == "mpirun") {
+    out << "Open MPI rankfile written to " << l.file << " (use: mpirun --rankfile " << l.file
+        << " -np " << ranks << " ..." << note << ")\n";
+  } else if (l.launcher == "mpiexec") {
+    out << "MPICH machinefile written to " << l.file << " (use: mpiexec -f " << l.file << " -n "
+        << ranks << " ..." << note << ")\n";
+  } else if (l.launcher == "torchrun" && !l.node_hosts.empty()) {
+    out << "torchrun node ranks written to " << l.file << "; each host runs (static rendezvous on "
+        << l.node_hosts[0] << "):\n";
+    for (size_t node = 0; node < l.node_hosts.size(); ++node) {
+      out << "  " << l.node_hosts[node] << ": torchrun --nnodes " << l.node_hosts.size()
+          << " --nproc-per-node " << l.nproc_per_node << " --node-rank " << node
+          << " --master-addr " << l.node_hosts[0] << " --master-port " << kTorchrunMasterPort
+          << " ...\n";
+    }
+    if (!l.exact) {
+      out << "torchrun follows the new order only host by host: some hosts' ranks are not "
+             "consecutive in it, and torchrun numbers the ranks host after host (RANK = node "
+             "rank * nproc-per-node + local rank), so the hosts are in the order of their first "
+             "new rank\n";
+    }
+  }
+}
+
+void LaunchJson(const LaunchReport& l, JsonWriter& w) {
+  if (l.launcher.empty()) return;
+  w.Field("launcher", l.launcher);
+  w.Field("launch_file", l.file);
+  w.Field("launcher_exact", l.exact);
+  if (l.launcher != "torchrun") return;
+  w.Key("torchrun");
+  w.BeginObject();
+  w.Field("nnodes", static_cast<int64_t>(l.node_hosts.size()));
+  w.Field("nproc_per_node", l.nproc_per_node);
+  w.Field("master_addr", l.node_hosts.empty() ? std::string() : l.node_hosts[0]);
+  w.Field("master_port", kTorchrunMasterPort);
+  w.Key("node_rank_hosts");
+  w.BeginArray();
+  for (const std::string& host : l.node_hosts) w.String(host);
+  w.EndArray();
+  w.EndObject();
+}
+
 double Speedup(const PlanResult& plan) {
   return plan.after.time_ns > 0 ? plan.before.time_ns / plan.after.time_ns : 1;
 }
@@ -100,6 +149,7 @@ void PlanJson(const PlanReport& r, JsonWriter& w) {
   }
   w.Key("stages");
   StagesJson(plan.stages, w);
+  LaunchJson(r.launch, w);
   w.EndObject();
 }
 
@@ -155,6 +205,7 @@ void PlanText(const PlanReport& r, std::ostream& out) {
         << r.hostfile_out << " --map-by seq ...)\n";
   }
   SlurmHostfileText(r.slurm_hostfile_out, r.rank_hosts.size(), out);
+  LaunchText(r.launch, r.rank_hosts.size(), "", out);
 }
 
 // "4x4", or for periods "1x0".
@@ -226,6 +277,7 @@ void CartJson(const CartPlanReport& r, JsonWriter& w) {
   w.EndObject();
   w.Field("edge_bytes", kBytesPerEdgeUnit);
   GraphJobJson(r.job, w);
+  LaunchJson(r.job.launch, w);
   w.EndObject();
 }
 
@@ -259,6 +311,7 @@ void EmbeddingText(const GraphPlanJob& job, std::string_view unit, std::string_v
     out << "MPICH machinefile written to " << job.machinefile_out << " (use: mpiexec -f "
         << job.machinefile_out << " -n " << job.rank_hosts.size() << " ...)\n";
   }
+  LaunchText(job.launch, job.rank_hosts.size(), hostfile_note, out);
 }
 
 void CartText(const CartPlanReport& r, std::ostream& out) {
@@ -301,6 +354,7 @@ void TrafficJson(const TrafficPlanReport& r, JsonWriter& w) {
     w.Field("run_time_speedup_bound",
             RunTimeSpeedupBound(r.mpi_share->mean, CartSpeedup(r.job.embedding)));
   }
+  LaunchJson(r.job.launch, w);
   w.EndObject();
 }
 

@@ -17,6 +17,23 @@
 
 namespace toporr::client::ctl {
 
+// The file --launcher wrote and how the job is started from it. JSON, after a plan's other
+// fields when there is a launcher: "launcher", "launch_file", "launcher_exact" and, for
+// torchrun, "torchrun" {"nnodes", "nproc_per_node", "master_addr", "master_port",
+// "node_rank_hosts" (the host of each node rank)}.
+struct LaunchReport {
+  std::string launcher;  // "torchrun", "srun", "mpirun", "mpiexec"; "" = none
+  std::string file;
+  // The launcher starts the ranks in the new order; false for torchrun on an order whose hosts'
+  // ranks are not consecutive (it then follows the order host by host).
+  bool exact = true;
+  std::vector<std::string> node_hosts;  // torchrun: the host of each node rank
+  int nproc_per_node = 0;               // torchrun: ranks on every host
+};
+
+// The port of torchrun's static rendezvous on the host of node rank 0 (torchrun's default).
+inline constexpr int kTorchrunMasterPort = 29500;
+
 struct PlanReport {
   std::string collective;  // as given on the command line
   int64_t message_bytes = 0;
@@ -29,6 +46,7 @@ struct PlanReport {
   std::string rankfile_out;  // files written, if any ("" = none)
   std::string hostfile_out;
   std::string slurm_hostfile_out;
+  LaunchReport launch;
 };
 
 Reply PlanReply(PlanReport report);
@@ -50,6 +68,7 @@ struct GraphPlanJob {
   std::string hostfile_out;
   std::string slurm_hostfile_out;
   std::string machinefile_out;
+  LaunchReport launch;
 };
 
 struct CartPlanReport {

@@ -1,6 +1,8 @@
 #include "client/plan/launch_files.h"
 
+#include <algorithm>
 #include <unordered_map>
+#include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -189,6 +191,70 @@ std::string SlurmHostfile(const std::vector<int32_t>& order, std::string_view wh
   return absl::StrCat("# toporr plan: ", std::string(what), ", host of each new rank (srun -n ",
                       order.size(), " --distribution=arbitrary, SLURM_HOSTFILE)\n",
                       ReorderedHostfile(order, placement, hosts));
+}
+
+absl::StatusOr<int> TorchrunProcsPerNode(const mapping::Placement& placement,
+                                         const JobHosts& hosts) {
+  std::vector<int> ranks(hosts.names.size(), 0);
+  for (const mapping::RankLocation& loc : placement.ranks) ++ranks[loc.host];
+  // The hosts of each count, the counts in the order of their first host.
+  std::vector<std::pair<int, std::vector<size_t>>> by_count;
+  for (size_t h = 0; h < ranks.size(); ++h) {
+    if (ranks[h] == 0) continue;
+    auto it = std::find_if(by_count.begin(), by_count.end(),
+                           [&](const auto& group) { return group.first == ranks[h]; });
+    if (it == by_count.end()) {
+      by_count.push_back({ranks[h], {h}});
+    } else {
+      it->second.push_back(h);
+    }
+  }
+  if (by_count.empty()) return absl::InvalidArgumentError("torchrun: the job has no ranks");
+  if (by_count.size() == 1) return by_count[0].first;
+  constexpr size_t kHostsNamed = 3;
+  std::string counts;
+  for (const auto& [count, group] : by_count) {
+    absl::StrAppend(&counts, counts.empty() ? "" : "; ", count, count == 1 ? " rank" : " ranks",
+                    " on ");
+    for (size_t i = 0; i < group.size() && i < kHostsNamed; ++i) {
+      absl::StrAppend(&counts, i == 0 ? "" : ", ", hosts.names[group[i]]);
+    }
+    if (group.size() > kHostsNamed) {
+      absl::StrAppend(&counts, " and ", group.size() - kHostsNamed, " more");
+    }
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "torchrun starts the same number of ranks on every host (--nproc-per-node), but the "
+      "job's hosts have different numbers: ",
+      counts));
+}
+
+absl::StatusOr<TorchrunLaunch> TorchrunNodeRanks(const std::vector<int32_t>& order,
+                                                 std::string_view what,
+                                                 const mapping::Placement& placement,
+                                                 const JobHosts& hosts) {
+  TorchrunLaunch launch;
+  ASSIGN_OR_RETURN(launch.nproc_per_node, TorchrunProcsPerNode(placement, hosts));
+  std::vector<int> node_of_host(hosts.names.size(), -1);
+  std::vector<int> host_of_node;
+  for (size_t r = 0; r < order.size(); ++r) {
+    const int host = placement.ranks[order[r]].host;
+    if (node_of_host[host] < 0) {
+      node_of_host[host] = static_cast<int>(host_of_node.size());
+      host_of_node.push_back(host);
+    }
+    // torchrun runs new rank r on the host of node rank r / nproc_per_node.
+    const size_t node = r / launch.nproc_per_node;
+    if (node >= host_of_node.size() || host_of_node[node] != host) launch.exact = false;
+  }
+  launch.text = absl::StrCat("# toporr plan: ", std::string(what),
+                             ", node rank of each host (torchrun --nnodes ", host_of_node.size(),
+                             " --nproc-per-node ", launch.nproc_per_node, " --node-rank N)\n");
+  for (size_t node = 0; node < host_of_node.size(); ++node) {
+    launch.node_hosts.push_back(hosts.names[host_of_node[node]]);
+    absl::StrAppend(&launch.text, launch.node_hosts.back(), " ", node, "\n");
+  }
+  return launch;
 }
 
 std::string MpichMachinefile(const std::vector<int32_t>& order, std::string_view what,

@@ -1,8 +1,8 @@
 // The files around a job's launch, as `toporrctl plan` and libtoporr read and write them:
 // the hostfile naming the job's hosts and slots, the rank -> host list, the placement a
 // launcher makes of them, and the files that reproduce a planned order at launch (an Open MPI
-// rankfile, a hostfile in rank order for --map-by seq, Slurm's SLURM_HOSTFILE). Pure text:
-// the callers read and write the files.
+// rankfile, a hostfile in rank order for --map-by seq, Slurm's SLURM_HOSTFILE, an MPICH
+// machinefile, torchrun's node ranks). Pure text: the callers read and write the files.
 #ifndef TOPORR_CLIENT_PLAN_LAUNCH_FILES_H_
 #define TOPORR_CLIENT_PLAN_LAUNCH_FILES_H_
 
@@ -67,6 +67,35 @@ std::string ReorderedHostfile(const std::vector<int32_t>& order,
 // reader drops text after '#').
 std::string SlurmHostfile(const std::vector<int32_t>& order, std::string_view what,
                           const mapping::Placement& placement, const JobHosts& hosts);
+
+// torchrun's launch of a planned order. torchrun numbers the ranks of a job
+// RANK = node_rank * nproc_per_node + local_rank, so it can follow an order only host by host:
+// the hosts take node ranks in the order of their first new rank (new rank 0's host is node
+// rank 0), and local rank i of a host is the i-th of that host's new ranks.
+struct TorchrunLaunch {
+  // The file: one comment line naming `what` and the torchrun shape, then "HOST NODE_RANK" for
+  // each host in node-rank order.
+  std::string text;
+  std::vector<std::string> node_hosts;  // index = node rank
+  int nproc_per_node = 0;               // ranks on every host
+  // True when every host's new ranks are consecutive, so that torchrun's RANK is the new rank
+  // (which core a local rank runs on stays the job's own binding). False: torchrun keeps
+  // only the hosts' order, by their first new rank.
+  bool exact = true;
+};
+
+// The ranks each host starts under torchrun (--nproc-per-node, one number for all hosts): the
+// ranks per host of `placement`; hosts without a rank are not in the job. kInvalidArgument,
+// naming hosts and their counts, when hosts have different numbers of ranks.
+absl::StatusOr<int> TorchrunProcsPerNode(const mapping::Placement& placement,
+                                         const JobHosts& hosts);
+
+// The node rank of every host for `order` (order[new rank] = old rank), the file's header
+// comment naming `what`. TorchrunProcsPerNode's error when the hosts' rank counts differ.
+absl::StatusOr<TorchrunLaunch> TorchrunNodeRanks(const std::vector<int32_t>& order,
+                                                 std::string_view what,
+                                                 const mapping::Placement& placement,
+                                                 const JobHosts& hosts);
 
 // MPICH's (Hydra's) machinefile for `mpiexec -f FILE -n N`: after one comment line naming
 // `what`, "host:count" for each run of consecutive new ranks on one host, so that rank i runs

@@ -70,5 +70,48 @@ TEST(LaunchOutputs, RankfileAndHostfilesReproduceTheOrder) {
             "SLURM_HOSTFILE)\nb\na\na\n");
 }
 
+// Three hosts of two ranks each (a: 0-1, b: 2-3, c: 4-5, --map-by core).
+TEST(TorchrunNodeRanks, HostsTakeNodeRanksInTheOrderOfTheirFirstNewRank) {
+  JobHosts h{{"a", "b", "c"}, {2, 2, 2}};
+  ASSERT_OK_AND_ASSIGN(mapping::Placement p, InitialPlacement(h, MapBy::kCore, 0));
+  ASSERT_OK_AND_ASSIGN(TorchrunLaunch exact, TorchrunNodeRanks({5, 4, 0, 1, 3, 2}, "ring", p, h));
+  EXPECT_EQ(exact.text,
+            "# toporr plan: ring, node rank of each host (torchrun --nnodes 3 --nproc-per-node 2 "
+            "--node-rank N)\nc 0\na 1\nb 2\n");
+  EXPECT_EQ(exact.node_hosts, (std::vector<std::string>{"c", "a", "b"}));
+  EXPECT_EQ(exact.nproc_per_node, 2);
+  EXPECT_TRUE(exact.exact);
+  // b's ranks are apart: torchrun keeps the hosts' order by first new rank, no more.
+  ASSERT_OK_AND_ASSIGN(TorchrunLaunch split, TorchrunNodeRanks({2, 0, 1, 3, 4, 5}, "cart", p, h));
+  EXPECT_EQ(split.node_hosts, (std::vector<std::string>{"b", "a", "c"}));
+  EXPECT_THAT(split.text, HasSubstr("\nb 0\na 1\nc 2\n"));
+  EXPECT_FALSE(split.exact);
+  // The launch order is exact; a round-robin launch is not.
+  ASSERT_OK_AND_ASSIGN(TorchrunLaunch launch, TorchrunNodeRanks({0, 1, 2, 3, 4, 5}, "x", p, h));
+  EXPECT_TRUE(launch.exact);
+  ASSERT_OK_AND_ASSIGN(mapping::Placement rr, InitialPlacement(h, MapBy::kNode, 0));
+  ASSERT_OK_AND_ASSIGN(TorchrunLaunch dealt, TorchrunNodeRanks({0, 1, 2, 3, 4, 5}, "x", rr, h));
+  EXPECT_EQ(dealt.node_hosts, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_FALSE(dealt.exact);
+}
+
+TEST(TorchrunNodeRanks, UnevenHostsAreRefusedWithTheirCounts) {
+  JobHosts h{{"a", "b", "c", "d", "e", "f"}, {4, 4, 2, 4, 4, 4}};
+  ASSERT_OK_AND_ASSIGN(mapping::Placement p, InitialPlacement(h, MapBy::kCore, 0));
+  std::vector<int32_t> order(p.size());
+  for (int i = 0; i < p.size(); ++i) order[i] = i;
+  EXPECT_THAT(TorchrunNodeRanks(order, "ring", p, h),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("(--nproc-per-node), but the job's hosts have different "
+                                 "numbers: 4 ranks on a, b, d and 2 more; 2 ranks on c")));
+  // Hosts the job leaves empty (--np) are not in it; a host filled in part is.
+  ASSERT_OK_AND_ASSIGN(mapping::Placement two, InitialPlacement(h, MapBy::kCore, 8));
+  ASSERT_OK_AND_ASSIGN(int per_node, TorchrunProcsPerNode(two, h));
+  EXPECT_EQ(per_node, 4);
+  ASSERT_OK_AND_ASSIGN(mapping::Placement part, InitialPlacement(h, MapBy::kCore, 9));
+  EXPECT_THAT(TorchrunProcsPerNode(part, h), StatusIs(absl::StatusCode::kInvalidArgument,
+                                                      HasSubstr("4 ranks on a, b; 1 rank on c")));
+}
+
 }  // namespace
 }  // namespace toporr::client

@@ -64,3 +64,14 @@ def make_test_certificates(workdir, sans=("IP:127.0.0.1",), days=2, reuse=False)
         _run(["openssl", "ca", "-batch", "-config", "ca.cnf", "-cert", "ca.pem", "-keyfile",
               "ca.key", "-in", f"{name}.csr", "-out", f"{name}.pem", "-notext"] + window, d)
     return made
+
+
+def tls_listener(cert, key):
+    """A free loopback address and the toporrd.conf lines that make a daemon listen there
+    over TLS with `cert` and `key`: (address, config text)."""
+    import socket
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{probe.getsockname()[1]}"
+    return address, (f"listen_address = {address}\ntls_cert_path = {cert}\n"
+                     f"tls_key_path = {key}\n")

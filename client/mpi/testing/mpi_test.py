@@ -41,7 +41,7 @@ import unittest
 from scratch_toporrd import scratch_toporrd
 
 sys.path.insert(0, os.path.join(os.getcwd(), "testing/tls"))
-from test_certs import make_test_certificates  # noqa: E402
+from test_certs import make_test_certificates, tls_listener  # noqa: E402
 
 MPI = sys.argv.pop(1) if len(sys.argv) > 1 else "openmpi"
 ROOT = os.getcwd()
@@ -383,15 +383,8 @@ class MpiTest(unittest.TestCase):
         hosts = round_robin(8, 4)
         certs = make_test_certificates(self.tmp)
 
-        def listener(cert, key):
-            with socket.socket() as probe:
-                probe.bind(("127.0.0.1", 0))
-                address = f"127.0.0.1:{probe.getsockname()[1]}"
-            return address, (f"listen_address = {address}\ntls_cert_path = {cert}\n"
-                             f"tls_key_path = {key}\n")
-
-        good, good_conf = listener(certs.server_cert, certs.server_key)
-        old, old_conf = listener(certs.expired_cert, certs.expired_key)
+        good, good_conf = tls_listener(certs.server_cert, certs.server_key)
+        old, old_conf = tls_listener(certs.expired_cert, certs.expired_key)
         with scratch_toporrd(TOPORRD, TOPORRCTL, self.tmp, "tls", good_conf) as ctl, \
                 scratch_toporrd(TOPORRD, TOPORRCTL, self.tmp, "expired", old_conf) as old_ctl:
             for c in (ctl, old_ctl):
@@ -432,11 +425,7 @@ class MpiTest(unittest.TestCase):
         spec = "allreduce:auto:1048576:0"
         hosts = round_robin(8, 4)
         certs = make_test_certificates(self.tmp)
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            address = f"127.0.0.1:{probe.getsockname()[1]}"
-        conf = (f"listen_address = {address}\ntls_cert_path = {certs.server_cert}\n"
-                f"tls_key_path = {certs.server_key}\n")
+        address, conf = tls_listener(certs.server_cert, certs.server_key)
         site = os.path.join(self.tmp, "client.conf")
         with scratch_toporrd(TOPORRD, TOPORRCTL, self.tmp, "site", conf) as ctl:
             ctl("ingest", "--format", "ibnetdiscover", FABRIC)
