@@ -242,6 +242,16 @@ RANK_WORKER = textwrap.dedent("""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         new = toporr.torch.new_rank(store, rank, world, size=64 << 20, timeout=20)
+    if os.environ.get("TOPORR_TEST_NCCL"):
+        # NCCL on the new ranks: one GPU per process, a sum that needs every rank.
+        import torch
+        torch.cuda.set_device(rank % torch.cuda.device_count())
+        dist.init_process_group("nccl", store=dist.PrefixStore("nccl", store), rank=new,
+                                world_size=world)
+        t = torch.full((1,), float(rank), device="cuda")
+        dist.all_reduce(t)
+        assert t.item() == world * (world - 1) / 2, t
+        dist.destroy_process_group()
     print(json.dumps({"rank": rank, "new": new,
                       "warnings": [str(w.message) for w in caught]}))
     # Rank 0 serves the store: it stays until every process has its rank (at most 30 s).
@@ -287,6 +297,21 @@ class TorchRankTest(ScratchTest):
         new = [r["new"] for r in results]
         self.assertEqual([new.index(i) for i in range(8)], expected)
 
+    def test_nccl_communicator_on_the_new_ranks(self):
+        import torch
+        import torch.distributed as dist
+        if not dist.is_nccl_available() or torch.cuda.device_count() < 2:
+            self.skipTest("SKIPPED: NCCL needs a torch built with it and 2 GPUs "
+                          f"({torch.cuda.device_count()} here)")
+        hosts = ROUND_ROBIN[:torch.cuda.device_count() // 2 * 2]
+        with scratch_toporrd(TOPORRD, TOPORRCTL, self.tmp, "nccl") as ctl:
+            ctl("ingest", "--format", "ibnetdiscover", FABRIC)
+            expected = self.ctl_plan(ctl, hosts)
+            results = self.exchange(hosts, {"TOPORR_SOCKET": ctl.socket,
+                                            "TOPORR_TEST_NCCL": "1"})
+        new = [r["new"] for r in results]
+        self.assertEqual([new.index(i) for i in range(len(hosts))], expected)
+
     def test_a_missing_daemon_keeps_the_launch_ranks_with_one_warning(self):
         results = self.exchange(ROUND_ROBIN, {"TOPORR_SOCKET": "/nonexistent/toporrd.sock",
                                               "TOPORR_DEADLINE_MS": "500"})
@@ -310,4 +335,4 @@ class TorchRankTest(ScratchTest):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    unittest.main(verbosity=2)
