@@ -13,8 +13,9 @@ that documents it:
              toporrctl(1);
   daemon     every toporrd.conf key (the keys of toporrd's settings table, kSettings in
              daemon/config.cc) is in the CONFIGURATION section of toporrd(8);
-  c_api      every function client/toporr.h declares is in the NAME section of libtoporr(3)
-             (the package links `man 3 FUNCTION` to that page from there);
+  c_api      every function client/toporr.h declares is in the NAME section of libtoporr(3),
+             and every one of client/toporr_plan.h in that of toporr_plan(3) (the package
+             links `man 3 FUNCTION` to the page from there);
   options    every option toporr-discover (collectors/discover_main.cc) and toporr-probe
              (probe/probe_main.cc) accept is in the OPTIONS section of its page;
   links      every relative link of every *.md file of the tree ([text](target), images,
@@ -227,6 +228,8 @@ DEFINED_NAMES = [
      "deploy/man/toporrd.8", "CONFIGURATION", "toporrd(8)"),
     ("c_api", "client/toporr.h", r"^[a-z_ ]+[ *]+(toporr_[a-z_]+)\(", "function",
      "deploy/man/libtoporr.3", "NAME", "libtoporr(3)"),
+    ("c_api", "client/toporr_plan.h", r"^[a-z_ ]+[ *]+(toporr_[a-z_]+)\(", "function",
+     "deploy/man/toporr_plan.3", "NAME", "toporr_plan(3)"),
     ("options", "collectors/discover_main.cc", r'flag == "(--[a-z-]+)"', "option",
      "deploy/man/toporr-discover.8", "OPTIONS", "toporr-discover(8)"),
     ("options", "probe/probe_main.cc", r'arg == "(--[a-z-]+)"', "option",
