@@ -7,12 +7,18 @@
 #   libtoporr for Open MPI in /usr/lib/x86_64-linux-gnu/toporr/openmpi/ and for MPICH in
 #   /usr/lib/x86_64-linux-gnu/toporr/mpich/ (libtoporr.so and libtoporr_pmpi.so each), with
 #   pkg-config files toporr.pc (Open MPI) and toporr-mpich.pc;
+#   libtoporr_plan.so (rank orders for programs that are not MPI jobs; no MPI) in
+#   /usr/lib/x86_64-linux-gnu/toporr/, and the pure-Python package toporr over it (ctypes;
+#   toporr and toporr.torch) in /usr/lib/python3/dist-packages/toporr/, which finds the
+#   library there (`_INSTALLED` of python/toporr/__init__.py): the package Provides
+#   python3-toporr and byte-compiles it as dh_python3 would (py3compile, py3clean);
 #   Open MPI's components mca_coll_toporr.so and mca_topo_toporr.so in Debian's Open MPI
 #   component directory (/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/ on Debian 12,
 #   openmpi40/ on Debian 13: `ompi_info --path pkglibdir` of the building system), where every Open MPI
 #   job finds them (each finds libtoporr.so through its RUNPATH, $ORIGIN/../../../toporr/openmpi);
-#   the headers as /usr/include/toporr/client/toporr.h(.hpp) (`#include "client/toporr.h"`
-#   as in the sources; `pkg-config --cflags toporr` gives -I/usr/include/toporr);
+#   the headers as /usr/include/toporr/client/toporr.h(.hpp) and toporr_plan.h
+#   (`#include "client/toporr.h"` as in the sources; `pkg-config --cflags toporr` gives
+#   -I/usr/include/toporr);
 #   the Slurm SPANK plugin in Slurm's plugin directory,
 #   /usr/lib/x86_64-linux-gnu/slurm-wlm/spank_toporr.so (plugstack.conf names it);
 #   the systemd unit toporrd.service (/lib/systemd/system on Debian 12, /usr/lib/systemd/system
@@ -49,7 +55,8 @@ else
     //client/mpi/mpich:libtoporr.so //client/mpi/mpich:libtoporr_pmpi.so \
     //client/mpi/openmpi_component:mca_coll_toporr.so \
     //client/mpi/openmpi_component:mca_topo_toporr.so \
-    //probe:toporr-probe //probe:toporr-probe-mpich //scheduler/slurm:spank_toporr.so
+    //probe:toporr-probe //probe:toporr-probe-mpich //scheduler/slurm:spank_toporr.so \
+    //client/planapi:libtoporr_plan.so
   BIN="$(toporr_bazel_bin)"
 fi
 
@@ -76,6 +83,7 @@ for mpi in openmpi mpich; do
     inst 0644 "$BIN/client/mpi/$mpi/$lib" "$LIBDIR/$mpi/$lib"
   done
 done
+inst 0644 "$BIN/client/planapi/libtoporr_plan.so" "$LIBDIR/libtoporr_plan.so"
 # Open MPI's own component directory on this release (openmpi3 for 4.1, openmpi40 for 5.0).
 OMPI_COMPONENTS=$(ompi_info --path pkglibdir 2>/dev/null | sed -n 's/^[^:]*:[[:space:]]*//p')
 [[ $OMPI_COMPONENTS == /usr/lib/$MULTIARCH/openmpi/lib/openmpi* ]] ||
@@ -85,13 +93,19 @@ for component in mca_coll_toporr.so mca_topo_toporr.so; do
 done
 SLURM_PLUGINS=/usr/lib/$MULTIARCH/slurm-wlm
 inst 0644 "$BIN/scheduler/slurm/spank_toporr.so" "$SLURM_PLUGINS/spank_toporr.so"
-for f in "$ROOT/usr/sbin/"* "$ROOT/usr/bin/"* "$ROOT$LIBDIR"/*/*.so "$ROOT$OMPI_COMPONENTS"/*.so \
-  "$ROOT$SLURM_PLUGINS"/*.so; do
+for f in "$ROOT/usr/sbin/"* "$ROOT/usr/bin/"* "$ROOT$LIBDIR"/*.so "$ROOT$LIBDIR"/*/*.so \
+  "$ROOT$OMPI_COMPONENTS"/*.so "$ROOT$SLURM_PLUGINS"/*.so; do
   strip_elf "$f"
 done
 
 inst 0644 "$SRC/client/toporr.h" /usr/include/toporr/client/toporr.h
 inst 0644 "$SRC/client/toporr.hpp" /usr/include/toporr/client/toporr.hpp
+inst 0644 "$SRC/client/toporr_plan.h" /usr/include/toporr/client/toporr_plan.h
+# Pure Python, one copy for every Python 3 of the system (no compiled extension).
+PYDIR=/usr/lib/python3/dist-packages/toporr
+for module in __init__.py torch.py; do
+  inst 0644 "$SRC/python/toporr/$module" "$PYDIR/$module"
+done
 pc() {  # pc NAME MPI DESCRIPTION-SUFFIX MPI-PKGCONFIG
   cat > "$STAGE/$1.pc" <<PC
 prefix=/usr
@@ -117,7 +131,7 @@ inst 0644 "$SRC/deploy/toporrd.conf.example" /etc/toporr/toporrd.conf
 inst 0644 "$SRC/deploy/client.conf.example" /etc/toporr/client.conf
 inst 0644 "$SRC/deploy/completion/toporrctl" /usr/share/bash-completion/completions/toporrctl
 for page in toporrd.8 toporr-discover.8 spank_toporr.8 toporrctl.1 toporr-probe.1 toporr.7 \
-  libtoporr.3; do
+  libtoporr.3 toporr_plan.3; do
   sec="${page##*.}"
   install -d -m 0755 "$ROOT/usr/share/man/man$sec"
   gzip -9n < "$SRC/deploy/man/$page" > "$ROOT/usr/share/man/man$sec/$page.gz"
@@ -125,8 +139,10 @@ done
 # toporr-probe-mpich is toporr-probe built for MPICH: one page.
 ln -s toporr-probe.1.gz "$ROOT/usr/share/man/man1/toporr-probe-mpich.1.gz"
 # `man toporr_comm_reorder` & co.: every name of libtoporr(3)'s NAME line is a link to it.
-for fn in $(sed -n '/^\.SH NAME/,/^\\-/p' "$SRC/deploy/man/libtoporr.3" | grep -o 'toporr_[a-z_]*'); do
-  ln -s libtoporr.3.gz "$ROOT/usr/share/man/man3/$fn.3.gz"
+for page in libtoporr toporr_plan; do
+  for fn in $(sed -n '/^\.SH NAME/,/^\\-/p' "$SRC/deploy/man/$page.3" | grep -o 'toporr_[a-z_]*'); do
+    [[ $fn == "$page" ]] || ln -s "$page.3.gz" "$ROOT/usr/share/man/man3/$fn.3.gz"
+  done
 done
 
 DOC="$ROOT/usr/share/doc/toporr"
@@ -154,15 +170,21 @@ toporr ($VERSION) unstable; urgency=medium
 
   * Package built by deploy/build-deb.sh: toporrd, toporr-discover, toporrctl,
     toporr-probe, libtoporr for Open MPI and MPICH, Open MPI's coll and topo
-    components, headers, pkg-config files, systemd unit.
+    components, libtoporr_plan and the Python package toporr (python3-toporr),
+    headers, pkg-config files, systemd unit.
 
  -- toporr developers <toporr@lists.toporr.org>  $DATE
 CHANGELOG
 gzip -9n < "$STAGE/changelog" > "$DOC/changelog.gz"
 chmod 0644 "$DOC/changelog.gz"
+# toporr_plan(3) and the Python package's docstrings point here.
+inst 0644 "$SRC/docs/training.md" /usr/share/doc/toporr/training.md
 
-# Control: dependencies from the binaries (dpkg-shlibdeps); the MPI libraries only recommend
-# their MPI (a daemon host needs neither).
+# Control: dependencies from the binaries (dpkg-shlibdeps) and libtoporr_plan.so (the Python
+# package's library); the MPI libraries only recommend their MPI (a daemon host needs neither).
+# The Python package adds what dh_python3 would write for a pure module: python3:any (any
+# architecture's interpreter runs it), Provides: python3-toporr, and py3compile/py3clean in
+# postinst/prerm for its byte code.
 mkdir -p "$STAGE/src/debian" "$ROOT/DEBIAN"
 cat > "$STAGE/src/debian/control" <<'CONTROL'
 Source: toporr
@@ -172,6 +194,7 @@ Architecture: amd64
 CONTROL
 (cd "$STAGE/src" && dpkg-shlibdeps -O -S"$ROOT" \
   -e"$ROOT/usr/sbin/toporrd" -e"$ROOT/usr/sbin/toporr-discover" -e"$ROOT/usr/bin/toporrctl" \
+  -e"$ROOT$LIBDIR/libtoporr_plan.so" \
   -dRecommends $(for f in "$ROOT$LIBDIR"/*/libtoporr.so "$ROOT$OMPI_COMPONENTS"/*.so \
     "$ROOT/usr/bin/toporr-probe"*; do echo "-e$f"; done) \
   2>"$STAGE/shlibdeps.err") > "$STAGE/substvars" || { cat "$STAGE/shlibdeps.err" >&2; exit 1; }
@@ -184,8 +207,9 @@ Version: $VERSION
 Architecture: $ARCH
 Maintainer: toporr developers <toporr@lists.toporr.org>
 Installed-Size: $SIZE
-Depends: $DEPENDS, adduser
+Depends: $DEPENDS, adduser, python3:any
 Recommends: $RECOMMENDS
+Provides: python3-toporr
 Section: net
 Priority: optional
 Homepage: https://github.com/toporr/toporr
@@ -196,15 +220,23 @@ Description: topology-aware MPI collectives for InfiniBand and Omni-Path
  libtoporr (for Open MPI and MPICH) renumbers the ranks of MPI communicators so
  that collectives use short, fast paths; a Slurm SPANK plugin (srun --toporr)
  sets it per job.
+ .
+ For programs that are not MPI jobs (PyTorch training, launchers),
+ libtoporr_plan (C API toporr_plan.h) and the Python 3 package toporr over it
+ (python3-toporr: import toporr, toporr.torch) give the same rank orders, from
+ toporrd or offline from a fabric dump.
 CONTROL
 printf '%s\n' /etc/toporr/toporrd.conf /etc/toporr/client.conf > "$ROOT/DEBIAN/conffiles"
 cat > "$ROOT/DEBIAN/postinst" <<'POSTINST'
 #!/bin/sh
 set -e
-# The admin group of /etc/toporr/toporrd.conf (admin_group). Nothing is changed outside
-# DPKG_ROOT when installing into another root.
+# The admin group of /etc/toporr/toporrd.conf (admin_group) and the Python package's byte
+# code. Nothing is changed outside DPKG_ROOT when installing into another root.
 if [ "$1" = configure ] && [ -z "${DPKG_ROOT:-}" ]; then
   getent group toporr-admin >/dev/null || addgroup --system toporr-admin
+  if command -v py3compile >/dev/null 2>&1; then
+    py3compile -p toporr
+  fi
   if [ -d /run/systemd/system ]; then
     systemctl --system daemon-reload >/dev/null || true
   fi
@@ -219,7 +251,17 @@ if [ -z "${DPKG_ROOT:-}" ] && [ -d /run/systemd/system ]; then
 fi
 exit 0
 POSTRM
-chmod 0755 "$ROOT/DEBIAN/postinst" "$ROOT/DEBIAN/postrm"
+cat > "$ROOT/DEBIAN/prerm" <<'PRERM'
+#!/bin/sh
+set -e
+# The Python package's byte code (py3compile's, or Python's own on import), which dpkg does
+# not know.
+if [ -z "${DPKG_ROOT:-}" ] && command -v py3clean >/dev/null 2>&1; then
+  py3clean -p toporr
+fi
+exit 0
+PRERM
+chmod 0755 "$ROOT/DEBIAN/postinst" "$ROOT/DEBIAN/postrm" "$ROOT/DEBIAN/prerm"
 (cd "$ROOT" && find . -type f ! -path './DEBIAN/*' ! -path './etc/*' -printf '%P\0' |
   sort -z | xargs -0 md5sum) > "$ROOT/DEBIAN/md5sums"
 chmod 0644 "$ROOT/DEBIAN/md5sums" "$ROOT/DEBIAN/control" "$ROOT/DEBIAN/conffiles"

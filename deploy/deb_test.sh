@@ -9,7 +9,11 @@
 #     name and section, and `man` finds a page for every function toporr.h declares;
 #   - systemd-analyze verify of the installed unit with --man=yes: its Documentation= pages
 #     must be found among the installed man pages (MANPATH of the scratch root);
-#   - pkg-config + mpicc/mpicxx against the installed header and library (Open MPI, MPICH).
+#   - pkg-config + mpicc/mpicxx against the installed header and library (Open MPI, MPICH);
+#   - the Python package as installed (python3-toporr, which the package Provides): `import
+#     toporr` from the root's dist-packages plans offline on the demo fabric through the
+#     installed libtoporr_plan.so, and a C program builds and runs against the installed
+#     toporr_plan.h and libtoporr_plan.so.
 set -euo pipefail
 export PATH="$PATH:/usr/sbin:/sbin"
 RUNFILES="${TEST_SRCDIR:?}/${TEST_WORKSPACE:?}"
@@ -38,12 +42,16 @@ for want in "Package: toporr" "Version: $VERSION" "Architecture: amd64" "Depends
   [[ $info == *"$want"* ]] || fail "control lacks '$want'"
 done
 [[ $(dpkg-deb -f "$DEB" Package) == toporr ]] || fail "dpkg-deb -f"
+[[ $(dpkg-deb -f "$DEB" Provides) == python3-toporr ]] || fail "Provides: $(dpkg-deb -f "$DEB" Provides)"
+[[ ", $(dpkg-deb -f "$DEB" Depends)," == *", python3:any,"* ]] || fail "Depends lacks python3:any"
 contents=$(dpkg-deb -c "$DEB")
 for want in ./usr/sbin/toporrd ./usr/sbin/toporr-discover ./usr/bin/toporrctl \
     ./usr/lib/x86_64-linux-gnu/toporr/openmpi/libtoporr.so \
     ./usr/lib/x86_64-linux-gnu/toporr/openmpi/libtoporr_pmpi.so \
     ./usr/lib/x86_64-linux-gnu/toporr/mpich/libtoporr.so \
     ./usr/lib/x86_64-linux-gnu/toporr/mpich/libtoporr_pmpi.so \
+    ./usr/lib/x86_64-linux-gnu/toporr/libtoporr_plan.so ./usr/include/toporr/client/toporr_plan.h \
+    ./usr/lib/python3/dist-packages/toporr/__init__.py ./usr/lib/python3/dist-packages/toporr/torch.py \
     ".$OMPI_COMPONENTS/mca_coll_toporr.so" ".$OMPI_COMPONENTS/mca_topo_toporr.so" \
     ./usr/bin/toporr-probe ./usr/bin/toporr-probe-mpich \
     ./usr/lib/x86_64-linux-gnu/pkgconfig/toporr.pc ./usr/lib/x86_64-linux-gnu/pkgconfig/toporr-mpich.pc \
@@ -54,7 +62,8 @@ for want in ./usr/sbin/toporrd ./usr/sbin/toporr-discover ./usr/bin/toporrctl \
     ./usr/share/man/man7/toporr.7.gz ./usr/share/man/man3/libtoporr.3.gz \
     ./usr/lib/x86_64-linux-gnu/slurm-wlm/spank_toporr.so ./usr/share/man/man8/spank_toporr.8.gz \
     ./usr/share/bash-completion/completions/toporrctl \
-    ./usr/share/doc/toporr/copyright ./usr/share/doc/toporr/changelog.gz; do
+    ./usr/share/doc/toporr/copyright ./usr/share/doc/toporr/changelog.gz \
+    ./usr/share/doc/toporr/training.md ./usr/share/man/man3/toporr_plan.3.gz; do
   grep -q " $want\$" <<<"$contents" || fail "package lacks $want"
 done
 grep -q "root/root" <<<"$contents" && ! grep -v "root/root" <<<"$contents" | grep -q . ||
@@ -97,13 +106,14 @@ for src in "$RUNFILES"/deploy/man/*.[1-8]; do
   npages=$((npages + 1))
 done
 ((npages >= 6)) || fail "only $npages man pages in deploy/man"
-mapfile -t functions < <(grep -oE '^[a-z_ ]+[ *]+toporr_[a-z_]+\(' "$ROOT/usr/include/toporr/client/toporr.h" |
+mapfile -t functions < <(grep -hoE '^[a-z_ ]+[ *]+toporr_[a-z_]+\(' \
+  "$ROOT/usr/include/toporr/client/toporr.h" "$ROOT/usr/include/toporr/client/toporr_plan.h" |
   grep -oE 'toporr_[a-z_]+' | sort -u)
-((${#functions[@]} >= 10)) || fail "found only ${#functions[@]} functions in toporr.h"
+((${#functions[@]} >= 20)) || fail "found only ${#functions[@]} functions in toporr.h and toporr_plan.h"
 for fn in "${functions[@]}"; do
   man -M "$MAN" -w 3 "$fn" >/dev/null 2>&1 || fail "man 3 $fn: no page"
 done
-echo "ok   $npages man pages installed; man 3 finds each of the ${#functions[@]} functions of toporr.h"
+echo "ok   $npages man pages installed; man 3 finds each of the ${#functions[@]} functions of toporr.h and toporr_plan.h"
 
 # systemd-analyze verify: the host's units for sysinit.target & co, /bin/kill for ExecReload.
 cp -a /lib/systemd/system/. "$ROOT$UNITDIR/"
@@ -142,6 +152,64 @@ ldd "$WORK/use-mpich" >"$WORK/ldd-mpich"
 grep -q "$ROOT/usr/lib/x86_64-linux-gnu/toporr/mpich/libtoporr.so" "$WORK/ldd-mpich" ||
   fail "MPICH program does not use the installed libtoporr"
 echo "ok   pkg-config toporr / toporr-mpich: mpicc and mpicxx build against the package"
+
+# The Python package as installed, on the installed library (TOPORR_PLAN_LIBRARY: the scratch
+# root is not /), planning offline on the demo fabric (no site file of this machine applies).
+# Its leaves hold node01-04, node05-08, ...: two processes on each of four hosts of two leaves,
+# dealt round-robin, and a ring must keep each host's two processes side by side.
+FABRIC="$RUNFILES/deploy/demo/fattree-2l-16h.ibnet"
+PLAN_LIB="$ROOT/usr/lib/x86_64-linux-gnu/toporr/libtoporr_plan.so"
+DIST="$ROOT/usr/lib/python3/dist-packages"
+(cd "$WORK" && PYTHONPATH="$DIST" PYTHONDONTWRITEBYTECODE=1 TOPORR_PLAN_LIBRARY="$PLAN_LIB" \
+  TOPORR_CONFIG=/nonexistent/client.conf python3 - "$DIST" "$FABRIC" >"$WORK/python.log" 2>&1 <<'PY'
+import os, sys
+import toporr, toporr.torch
+dist, fabric = sys.argv[1:]
+assert toporr.__file__ == os.path.join(dist, "toporr", "__init__.py"), toporr.__file__
+# Where the package installs the library is where the module looks without the variable.
+assert "/usr/lib/x86_64-linux-gnu/toporr/libtoporr_plan.so" in toporr._INSTALLED
+hosts = ["node01", "node05", "node02", "node06"] * 2
+with toporr.Planner(fabric=fabric) as planner:
+    plan = planner.order(hosts, algorithm="ring", size=1 << 24)
+assert sorted(plan.order) == list(range(8)), plan
+assert plan.algorithm == "ring" and plan.reordered and plan.planned_ns < plan.launch_ns, plan
+for host in set(hosts):
+    at = sorted(plan.order.index(r) for r, h in enumerate(hosts) if h == host)
+    assert at[1] - at[0] in (1, 7), f"{host}'s ranks apart in {plan.order}"
+print(plan.order)
+PY
+) || { cat "$WORK/python.log"; fail "import toporr from the installed package"; }
+echo "ok   import toporr, toporr.torch from the installed package: ring order $(tail -1 "$WORK/python.log") on the demo fabric"
+
+cat > "$WORK/plan.c" <<'C'
+#include <stdio.h>
+#include "client/toporr_plan.h"
+int main(int argc, char** argv) {
+  const char* settings[] = {argv[1]};
+  const char* hosts[] = {"node01", "node05", "node02", "node06"};
+  int32_t order[4];
+  toporr_planner* p;
+  if (argc != 2 || toporr_plan_api_version() != TOPORR_PLAN_API_VERSION) return 2;
+  if (toporr_planner_open(settings, 1, &p) != TOPORR_PLAN_OK) return 3;
+  if (toporr_plan_order(p, hosts, 4, "allreduce", "ring", 1 << 24, 0, order, NULL) !=
+      TOPORR_PLAN_OK) {
+    fprintf(stderr, "%s\n", toporr_plan_last_error());
+    return 4;
+  }
+  printf("%d %d %d %d\n", order[0], order[1], order[2], order[3]);
+  toporr_planner_close(p);
+  return 0;
+}
+C
+PLAN_LIBDIR=$(dirname "$PLAN_LIB")
+cc -std=c99 -Wall -Werror -I"$ROOT/usr/include/toporr" "$WORK/plan.c" -L"$PLAN_LIBDIR" \
+  -Wl,-rpath,"$PLAN_LIBDIR" -ltoporr_plan -o "$WORK/plan" || fail "cc against toporr_plan.h"
+ldd "$WORK/plan" >"$WORK/ldd-plan"
+grep -q "$PLAN_LIB" "$WORK/ldd-plan" || { cat "$WORK/ldd-plan"; fail "C program does not use the installed libtoporr_plan.so"; }
+order=$(TOPORR_CONFIG=/nonexistent/client.conf "$WORK/plan" "fabric=$FABRIC") ||
+  fail "C program on the installed libtoporr_plan.so"
+[[ $(tr ' ' '\n' <<<"$order" | sort | tr '\n' ' ') == "0 1 2 3 " ]] || fail "C program's order: $order"
+echo "ok   cc against the installed toporr_plan.h and libtoporr_plan.so: order $order"
 
 # Open MPI's components, where the package puts them: Open MPI (ompi_info) opens both from the
 # installed component directory, each loading the installed libtoporr.so through its RUNPATH.

@@ -18,6 +18,10 @@ PACKAGES=(
   openmpi-bin libopenmpi-dev libsimgrid-dev  # libsimgrid-dev: SimGrid SMPI, bench/smpi
   python3-mpi4py  # an unchanged mpi4py program under the drop-in (testing/vcluster)
   mpich libmpich-dev gfortran  # MPICH build of libtoporr, Fortran tests
+  # PyTorch 1.13 (torch.distributed, Gloo) for toporr.torch: the torch cases of
+  # //python:toporr_test and the bench/vcluster torch benchmarks. Big: installed without
+  # recommends like everything here (about 170 packages on a bare system, 230 with them).
+  python3-torch
   # the modulefile of deploy/site-mpi/build-libtoporr.sh, loaded by its test (Lmod reads Tcl
   # modulefiles; Debian's environment-modules conflicts with it)
   lmod tcl
