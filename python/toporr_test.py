@@ -232,12 +232,12 @@ class PackageTest(ScratchTest):
 
 
 RANK_WORKER = textwrap.dedent("""
-    import datetime, json, sys, warnings
+    import datetime, json, os, sys, warnings
     import torch.distributed as dist
     import toporr.torch
     rank, world, port, host = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-    store = dist.TCPStore("127.0.0.1", port, world, rank == 0, datetime.timedelta(seconds=30))
-    import os
+    store = toporr.torch.tcp_store("127.0.0.1", port, world, rank == 0,
+                                   datetime.timedelta(seconds=30))
     os.environ["TOPORR_HOST"] = host
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -272,7 +272,8 @@ class TorchRankTest(ScratchTest):
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
-        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), **env)
+        # USE_LIBUV=0: every torch has the plain TCPStore; Debian 13's has no other.
+        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), USE_LIBUV="0", **env)
         procs = [subprocess.Popen([sys.executable, "-c", RANK_WORKER, str(r), str(len(hosts)),
                                    str(port), h], env=env, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True)

@@ -31,7 +31,7 @@ import warnings
 
 import toporr
 
-__all__ = ["new_rank", "init_process_group", "host_name"]
+__all__ = ["new_rank", "init_process_group", "host_name", "tcp_store"]
 
 DEFAULT_SIZE = 64 << 20
 
@@ -106,6 +106,21 @@ def new_rank(store, rank=None, world_size=None, *, collective="allreduce", size=
     return order.index(rank)
 
 
+def tcp_store(host, port, world_size, is_master, timeout):
+    """A torch.distributed.TCPStore as env:// makes it: with USE_LIBUV set, its backend as
+    that variable says, where the torch has the choice (2.4 and later; a torch built without
+    libuv, such as Debian 13's python3-torch, needs USE_LIBUV=0)."""
+    import torch.distributed as dist
+
+    if "USE_LIBUV" in os.environ:
+        try:
+            return dist.TCPStore(host, port, world_size, is_master, timeout,
+                                 use_libuv=os.environ["USE_LIBUV"] == "1")
+        except TypeError:
+            pass  # a torch without the option has only the one backend
+    return dist.TCPStore(host, port, world_size, is_master, timeout)
+
+
 def init_process_group(backend=None, *, collective="allreduce", size=DEFAULT_SIZE,
                        algorithm="ring", planner=None, **kwargs):
     """torch.distributed.init_process_group with this process's rank in toporr's order.
@@ -128,8 +143,8 @@ def init_process_group(backend=None, *, collective="allreduce", size=DEFAULT_SIZ
     timeout = kwargs.pop("timeout", datetime.timedelta(minutes=30))
     kwargs.pop("init_method", None)
     agent_store = os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == str(True)
-    store = dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), world_size,
-                          rank == 0 and not agent_store, timeout)
+    store = tcp_store(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), world_size,
+                      rank == 0 and not agent_store, timeout)
     if agent_store:
         # The agent's store outlives a restart of the workers: each attempt keys apart.
         attempt = os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")

@@ -1,7 +1,7 @@
 """A torchrun job's process for torch_vcluster_test.py: takes its rank from toporr
 (toporr.torch.init_process_group over Gloo), checks an all_reduce in the new group, and the
 process of new rank 0 writes every process's (launch rank, new rank, host, warnings) to
-argv[1] as JSON."""
+argv[1] as JSON. It leaves without destroy_process_group (see the end)."""
 import json
 import os
 import socket
@@ -27,4 +27,6 @@ dist.all_gather_object(rows, {"launch": launch, "new": new, "host": socket.getho
 if new == 0:
     with open(sys.argv[1], "w") as f:
         json.dump(rows, f)
-dist.destroy_process_group()
+# No destroy_process_group: under torch 2.6 it waits on the store, which launch rank 0 serves
+# and may already have taken away. The barrier keeps every process until all have answered.
+dist.barrier()
