@@ -249,14 +249,20 @@ def measure(args, binroot, progs, raw):
         stopped = str(e) or "interrupted"
         log(f"stopped: {stopped}")
     finally:
-        session["end"] = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
-        session["minutes"] = round((time.monotonic() - t_start) / 60, 1)
-        session["load1_end"] = round(os.getloadavg()[0], 2)
-        if stopped:
-            session["stopped"] = stopped
-        with open(meta_path, "w") as f:
-            json.dump(meta, f, indent=1)
+        close_session(meta_path, meta, session, t_start, stopped)
     return stopped
+
+
+def close_session(meta_path, meta, session, t_start, stopped):
+    """Ends `session` of the raw folder's meta.json (when, how long, the load, why it stopped
+    early) and writes `meta` to `meta_path`."""
+    session["end"] = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
+    session["minutes"] = round((time.monotonic() - t_start) / 60, 1)
+    session["load1_end"] = round(os.getloadavg()[0], 2)
+    if stopped:
+        session["stopped"] = stopped
+    with open(meta_path, "w") as f:
+        json.dump(meta, f, indent=1)
 
 
 def run_job(args, raw, progs, state_dir, tag, mpi, coll, hosts, order, names, ctl, spec,
