@@ -515,7 +515,7 @@ std::vector<Command> PlanCommands() {
                        machinefile; `mpiexec -f OUT`), torchrun (a comment line, then
                        `HOST NODE_RANK` per host in node-rank order: the hosts in the order
                        of their first new rank; host R runs `torchrun --nnodes N
-                       --nproc-per-node P --node-rank R --master-addr HOST0 --master-port
+                       --nproc_per_node P --node_rank R --master_addr HOST0 --master_port
                        29500 ...`, HOST0 the host of node rank 0). torchrun numbers the
                        ranks host after host: every host needs as many ranks, and an order
                        whose hosts' ranks are not consecutive is followed host by host only

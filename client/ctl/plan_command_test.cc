@@ -532,8 +532,8 @@ TEST_F(LauncherTest, TorchrunNodeRanksFollowTheNewOrderHostByHost) {
     }
     EXPECT_EQ(::toporr::testing::ReadFileOrDie(launch),
               absl::StrCat("# toporr plan: ", kind.name,
-                           ", node rank of each host (torchrun --nnodes 8 --nproc-per-node 2 "
-                           "--node-rank N)\n",
+                           ", node rank of each host (torchrun --nnodes 8 --nproc_per_node 2 "
+                           "--node_rank N)\n",
                            lines));
     EXPECT_THAT(r.out, HasSubstr(absl::StrCat(
                            "\"launcher\":\"torchrun\",\"launch_file\":\"", launch,
@@ -548,10 +548,10 @@ TEST_F(LauncherTest, TorchrunNodeRanksFollowTheNewOrderHostByHost) {
                                                  nodes[0], "):\n")));
     for (size_t node = 0; node < nodes.size(); ++node) {
       EXPECT_THAT(text.out, HasSubstr(absl::StrCat("  ", nodes[node],
-                                                   ": torchrun --nnodes 8 --nproc-per-node 2 "
-                                                   "--node-rank ",
-                                                   node, " --master-addr ", nodes[0],
-                                                   " --master-port 29500 ...\n")));
+                                                   ": torchrun --nnodes 8 --nproc_per_node 2 "
+                                                   "--node_rank ",
+                                                   node, " --master_addr ", nodes[0],
+                                                   " --master_port 29500 ...\n")));
     }
     EXPECT_EQ(text.out.find("only host by host") != std::string::npos, !exact);
   }
@@ -588,7 +588,7 @@ TEST_F(LauncherTest, TorchrunRefusesHostsWithDifferentNumbersOfRanks) {
     CtlRun r = Ctl(args);
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_THAT(r.err, HasSubstr("plan --launcher torchrun: torchrun starts the same number of "
-                                 "ranks on every host (--nproc-per-node), but the job's hosts "
+                                 "ranks on every host (--nproc_per_node), but the job's hosts "
                                  "have different numbers: 2 ranks on node01, node05, node09; "
                                  "1 rank on node13"));
     EXPECT_EQ(r.out, "");

@@ -50,14 +50,14 @@ void LaunchText(const LaunchReport& l, size_t ranks, std::string_view note, std:
         << l.node_hosts[0] << "):\n";
     for (size_t node = 0; node < l.node_hosts.size(); ++node) {
       out << "  " << l.node_hosts[node] << ": torchrun --nnodes " << l.node_hosts.size()
-          << " --nproc-per-node " << l.nproc_per_node << " --node-rank " << node
-          << " --master-addr " << l.node_hosts[0] << " --master-port " << kTorchrunMasterPort
+          << " --nproc_per_node " << l.nproc_per_node << " --node_rank " << node
+          << " --master_addr " << l.node_hosts[0] << " --master_port " << kTorchrunMasterPort
           << " ...\n";
     }
     if (!l.exact) {
       out << "torchrun follows the new order only host by host: some hosts' ranks are not "
              "consecutive in it, and torchrun numbers the ranks host after host (RANK = node "
-             "rank * nproc-per-node + local rank), so the hosts are in the order of their first "
+             "rank * nproc_per_node + local rank), so the hosts are in the order of their first "
              "new rank\n";
     }
   }

@@ -224,7 +224,7 @@ absl::StatusOr<int> TorchrunProcsPerNode(const mapping::Placement& placement,
     }
   }
   return absl::InvalidArgumentError(absl::StrCat(
-      "torchrun starts the same number of ranks on every host (--nproc-per-node), but the "
+      "torchrun starts the same number of ranks on every host (--nproc_per_node), but the "
       "job's hosts have different numbers: ",
       counts));
 }
@@ -249,7 +249,7 @@ absl::StatusOr<TorchrunLaunch> TorchrunNodeRanks(const std::vector<int32_t>& ord
   }
   launch.text = absl::StrCat("# toporr plan: ", std::string(what),
                              ", node rank of each host (torchrun --nnodes ", host_of_node.size(),
-                             " --nproc-per-node ", launch.nproc_per_node, " --node-rank N)\n");
+                             " --nproc_per_node ", launch.nproc_per_node, " --node_rank N)\n");
   for (size_t node = 0; node < host_of_node.size(); ++node) {
     launch.node_hosts.push_back(hosts.names[host_of_node[node]]);
     absl::StrAppend(&launch.text, launch.node_hosts.back(), " ", node, "\n");

@@ -84,7 +84,7 @@ struct TorchrunLaunch {
   bool exact = true;
 };
 
-// The ranks each host starts under torchrun (--nproc-per-node, one number for all hosts): the
+// The ranks each host starts under torchrun (--nproc_per_node, one number for all hosts): the
 // ranks per host of `placement`; hosts without a rank are not in the job. kInvalidArgument,
 // naming hosts and their counts, when hosts have different numbers of ranks.
 absl::StatusOr<int> TorchrunProcsPerNode(const mapping::Placement& placement,

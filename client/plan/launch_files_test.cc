@@ -76,8 +76,8 @@ TEST(TorchrunNodeRanks, HostsTakeNodeRanksInTheOrderOfTheirFirstNewRank) {
   ASSERT_OK_AND_ASSIGN(mapping::Placement p, InitialPlacement(h, MapBy::kCore, 0));
   ASSERT_OK_AND_ASSIGN(TorchrunLaunch exact, TorchrunNodeRanks({5, 4, 0, 1, 3, 2}, "ring", p, h));
   EXPECT_EQ(exact.text,
-            "# toporr plan: ring, node rank of each host (torchrun --nnodes 3 --nproc-per-node 2 "
-            "--node-rank N)\nc 0\na 1\nb 2\n");
+            "# toporr plan: ring, node rank of each host (torchrun --nnodes 3 --nproc_per_node 2 "
+            "--node_rank N)\nc 0\na 1\nb 2\n");
   EXPECT_EQ(exact.node_hosts, (std::vector<std::string>{"c", "a", "b"}));
   EXPECT_EQ(exact.nproc_per_node, 2);
   EXPECT_TRUE(exact.exact);
@@ -102,7 +102,7 @@ TEST(TorchrunNodeRanks, UnevenHostsAreRefusedWithTheirCounts) {
   for (int i = 0; i < p.size(); ++i) order[i] = i;
   EXPECT_THAT(TorchrunNodeRanks(order, "ring", p, h),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("(--nproc-per-node), but the job's hosts have different "
+                       HasSubstr("(--nproc_per_node), but the job's hosts have different "
                                  "numbers: 4 ranks on a, b, d and 2 more; 2 ranks on c")));
   // Hosts the job leaves empty (--np) are not in it; a host filled in part is.
   ASSERT_OK_AND_ASSIGN(mapping::Placement two, InitialPlacement(h, MapBy::kCore, 8));
