@@ -18,12 +18,12 @@ ROOT = os.getcwd()
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "client/mpi/testing"))
 sys.path.insert(0, os.path.join(ROOT, "testing/tls"))
-from scratch_toporrd import scratch_toporrd  # noqa: E402
+from scratch_toporrd import plan_job_args, scratch_toporrd  # noqa: E402
 from test_certs import make_test_certificates, tls_listener  # noqa: E402
 
 LIBRARY = os.path.join(ROOT, "client/planapi/libtoporr_plan.so")
 os.environ["TOPORR_PLAN_LIBRARY"] = LIBRARY
-# The tests choose the daemon per case; no site file of this machine applies.
+# The tests choose the daemon per case: TOPORR_CONFIG names no file, so no site file applies.
 os.environ["TOPORR_CONFIG"] = "/nonexistent/client.conf"
 import toporr  # noqa: E402
 
@@ -36,18 +36,6 @@ FABRIC = os.path.join(ROOT, "deploy/demo/fattree-2l-16h.ibnet")
 ROUND_ROBIN = ["node01", "node05", "node02", "node06"] * 2
 
 TORCH = None if importlib.util.find_spec("torch") else "python3-torch is not installed"
-
-
-def plan_args(tmp, hosts):
-    """toporrctl plan's options for processes on `hosts` (a hostfile in order of first
-    appearance, a rank -> host list)."""
-    hostfile, ranks = os.path.join(tmp, "plan.hosts"), os.path.join(tmp, "plan.ranks")
-    distinct = list(dict.fromkeys(hosts))
-    with open(hostfile, "w") as f:
-        f.write("".join(f"{h} slots={hosts.count(h)}\n" for h in distinct))
-    with open(ranks, "w") as f:
-        f.write("".join(h + "\n" for h in hosts))
-    return ["--hostfile", hostfile, "--ranks", ranks]
 
 
 class ScratchTest(unittest.TestCase):
@@ -64,7 +52,7 @@ class ScratchTest(unittest.TestCase):
 
     def ctl_plan(self, ctl, hosts, size="64M", algorithm="ring", collective="allreduce"):
         """`toporrctl plan`'s new order for processes on `hosts`."""
-        args = ["--json", "plan"] + plan_args(self.tmp, hosts) + [
+        args = ["--json", "plan"] + plan_job_args(self.tmp, hosts) + [
             "--collective", collective, "--size", size]
         if algorithm:
             args += ["--algorithm", algorithm]

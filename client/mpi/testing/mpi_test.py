@@ -38,7 +38,7 @@ import threading
 import time
 import unittest
 
-from scratch_toporrd import scratch_toporrd
+from scratch_toporrd import plan_job_args, scratch_toporrd
 
 sys.path.insert(0, os.path.join(os.getcwd(), "testing/tls"))
 from test_certs import make_test_certificates, tls_listener  # noqa: E402
@@ -262,16 +262,8 @@ class MpiTest(unittest.TestCase):
         return job
 
     def plan_job_args(self, hosts):
-        """`toporrctl plan` options giving it the job's hosts (a hostfile in order of first
-        appearance, as libtoporr numbers them) and its rank -> host list."""
-        hostfile = os.path.join(self.tmp, "plan.hosts")
-        ranks = os.path.join(self.tmp, "plan.ranks")
-        distinct = list(dict.fromkeys(hosts))
-        with open(hostfile, "w") as f:
-            f.write("".join(f"{h} slots={hosts.count(h)}\n" for h in distinct))
-        with open(ranks, "w") as f:
-            f.write("".join(h + "\n" for h in hosts))
-        return ["--hostfile", hostfile, "--ranks", ranks]
+        """`toporrctl plan` options giving it the job's hosts and its rank -> host list."""
+        return plan_job_args(self.tmp, hosts)
 
     def plan_order(self, hosts, spec):
         coll, alg, size, root = spec.split(":")

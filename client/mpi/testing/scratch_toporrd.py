@@ -42,3 +42,17 @@ def scratch_toporrd(toporrd, toporrctl, workdir, name, config=""):
     finally:
         daemon.terminate()
         daemon.wait()
+
+
+def plan_job_args(workdir, hosts):
+    """`toporrctl plan` options giving it a job's processes, process i on hosts[i]: a hostfile
+    in order of first appearance (as libtoporr and libtoporr_plan number the hosts) and the
+    rank -> host list, written as WORKDIR/plan.hosts and WORKDIR/plan.ranks."""
+    hostfile = os.path.join(workdir, "plan.hosts")
+    ranks = os.path.join(workdir, "plan.ranks")
+    distinct = list(dict.fromkeys(hosts))
+    with open(hostfile, "w") as f:
+        f.write("".join(f"{h} slots={hosts.count(h)}\n" for h in distinct))
+    with open(ranks, "w") as f:
+        f.write("".join(h + "\n" for h in hosts))
+    return ["--hostfile", hostfile, "--ranks", ranks]
