@@ -367,6 +367,36 @@ int toporr_pmpi_bcast(void* buffer, int count, MPI_Datatype datatype, int root, 
                                     std::nullopt, 4);
 }
 
+int toporr_pmpi_iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                           MPI_Op op, MPI_Comm comm, int persistent, MPI_Info info,
+                           MPI_Request* request) {
+  return toporr::client::mpi::Iallreduce(Library::Default(), sendbuf, recvbuf, count, datatype, op,
+                                         comm,
+                                         toporr::client::mpi::Start::Of(persistent, info, request));
+}
+
+int toporr_pmpi_iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, int persistent,
+                           MPI_Info info, MPI_Request* request) {
+  return toporr::client::mpi::Iallgather(Library::Default(), sendbuf, sendcount, sendtype, recvbuf,
+                                         recvcount, recvtype, comm,
+                                         toporr::client::mpi::Start::Of(persistent, info, request));
+}
+
+int toporr_pmpi_ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                        MPI_Op op, int root, MPI_Comm comm, int persistent, MPI_Info info,
+                        MPI_Request* request) {
+  return toporr::client::mpi::Ireduce(Library::Default(), sendbuf, recvbuf, count, datatype, op,
+                                      root, comm,
+                                      toporr::client::mpi::Start::Of(persistent, info, request));
+}
+
+int toporr_pmpi_ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                       int persistent, MPI_Info info, MPI_Request* request) {
+  return toporr::client::mpi::Ibcast(Library::Default(), buffer, count, datatype, root, comm,
+                                     toporr::client::mpi::Start::Of(persistent, info, request));
+}
+
 int toporr_pmpi_disabled(void) { return Library::Default().options().disable ? 1 : 0; }
 
 int toporr_pmpi_cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],

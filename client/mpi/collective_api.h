@@ -66,6 +66,64 @@ int Gather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sendty
            int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
            std::optional<mapping::Algorithm> algorithm);
 
+// ---- Nonblocking and persistent collectives (nonblocking_api.cc) ----
+// MPI_I{allreduce,bcast,reduce,allgather} and MPI_{Allreduce,Bcast,Reduce,Allgather}_init
+// (MPI-4; Open MPI 4.1's MPIX_*_init). toporr's path is the MPI library's own nonblocking or
+// persistent call on a communicator in toporr's order (allgather: MPI_Iallgatherv /
+// MPI_Allgatherv_init there, each rank's block placed at its caller's rank), so progress,
+// overlap, completion, cancellation and freeing of the request are the MPI library's: the
+// request returned is the library's own. The decision is toporr_comm_reorder's for the
+// collective (the order its predicted-fastest algorithm runs best in), cached per
+// communicator and size class apart from the blocking call's, with the same fallbacks.
+// Synchronisation: a call that decides (the first of its size class on a communicator, and a
+// fallback's retry) is collective and synchronising, as creating a communicator is, and so is
+// the first call on a communicator that checks the buffers' memory (buffers.h); the argument
+// check (check_arguments) is made then. A call answered from the cache starts without
+// communication, except while the decision's run-time check measures (the first
+// 2 x verify_calls calls of a nonblocking decision): such a call runs to completion inside
+// the start, timed as the blocking call's check times it, and returns an already complete
+// request (a generalized request). A persistent call takes the decision's current choice at
+// init (toporr's order while its check measures) and is not measured.
+
+// How a nonblocking or persistent call starts: the kind, the info of a persistent init and
+// the request to fill.
+struct Start {
+  enum class Kind { kNonblocking, kPersistent };
+  Kind kind = Kind::kNonblocking;
+  MPI_Info info = MPI_INFO_NULL;
+  MPI_Request* request = nullptr;
+
+  // The start the C entry points describe with an int (0 nonblocking, else persistent).
+  static Start Of(int persistent, MPI_Info info, MPI_Request* request) {
+    return Start{persistent ? Kind::kPersistent : Kind::kNonblocking, info, request};
+  }
+};
+
+// Whether this build's MPI library has persistent collectives (MPI-4, or Open MPI's MPIX_).
+bool HasPersistentCollectives();
+
+// `library`: the MPI library's own start of the call with the caller's arguments, filling
+// *start.request (the overloads without it use PMPI_I* or the PMPI persistent init).
+int Iallreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+               MPI_Op op, MPI_Comm comm, const Start& start);
+int Iallreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+               MPI_Op op, MPI_Comm comm, const Start& start, LibraryCall library);
+int Ibcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+           const Start& start);
+int Ibcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+           const Start& start, LibraryCall library);
+// Commutative ops only (the rest: the library's call on the caller's communicator).
+int Ireduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+            MPI_Op op, int root, MPI_Comm comm, const Start& start);
+int Ireduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+            MPI_Op op, int root, MPI_Comm comm, const Start& start, LibraryCall library);
+int Iallgather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+               void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+               const Start& start);
+int Iallgather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+               void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+               const Start& start, LibraryCall library);
+
 }  // namespace toporr::client::mpi
 
 #endif  // TOPORR_CLIENT_MPI_COLLECTIVE_API_H_

@@ -24,6 +24,7 @@ TOPORR_MPI_SRCS = [
     "//client/mpi:buffers.cc",
     "//client/mpi:c_api.cc",
     "//client/mpi:collective_api.cc",
+    "//client/mpi:collective_opening.cc",
     "//client/mpi:collective_status.cc",
     "//client/mpi:decision_cache.cc",
     "//client/mpi:decision_log.cc",
@@ -39,6 +40,7 @@ TOPORR_MPI_SRCS = [
     "//client/mpi:library.cc",
     "//client/mpi:mpi_abi_guard.cc",
     "//client/mpi:multilevel.cc",
+    "//client/mpi:nonblocking_api.cc",
     "//client/mpi:profile_file.cc",
     "//client/mpi:topology.cc",
     "//client/mpi:traffic_recorder.cc",
@@ -49,6 +51,7 @@ TOPORR_MPI_HDRS = [
     "//client/mpi:bound_ranks.h",
     "//client/mpi:buffers.h",
     "//client/mpi:collective_api.h",
+    "//client/mpi:collective_opening.h",
     "//client/mpi:collective_status.h",
     "//client/mpi:decision_cache.h",
     "//client/mpi:decision_log.h",
@@ -64,6 +67,7 @@ TOPORR_MPI_HDRS = [
     "//client/mpi:library.h",
     "//client/mpi:mpi_abi_guard.h",
     "//client/mpi:multilevel.h",
+    "//client/mpi:persistent_abi.h",
     "//client/mpi:pmpi_abi.h",
     "//client/mpi:profile_file.h",
     "//client/mpi:topology.h",
@@ -73,7 +77,13 @@ TOPORR_MPI_HDRS = [
 # The interceptors of libtoporr_pmpi.so (over libtoporr.so, through pmpi_abi.h).
 TOPORR_PMPI_SRCS = [
     "//client/mpi:pmpi.cc",
+    "//client/mpi:pmpi_fortran.cc",
     "//client/mpi:pmpi_traffic.cc",
+]
+
+# Headers of the interceptors alone (not of libtoporr.so).
+TOPORR_PMPI_HDRS = [
+    "//client/mpi:pmpi_guards.h",
 ]
 
 # What the MPI sources use that never includes <mpi.h>: built once, whatever the MPI.
@@ -158,8 +168,9 @@ def toporr_mpi_variant(mpi, library_deps = []):
         name = "libtoporr_pmpi.so",
         srcs = [
             ":libtoporr.so",
+            "//client/mpi:persistent_abi.h",
             "//client/mpi:pmpi_abi.h",
-        ] + TOPORR_PMPI_SRCS,
+        ] + TOPORR_PMPI_SRCS + TOPORR_PMPI_HDRS,
         copts = TOPORR_COPTS,
         linkshared = 1,
         linkopts = [
@@ -262,7 +273,7 @@ def _toporr_site_kit_impl(ctx):
 #   copts.txt                   compiler options of the MPI sources ({KIT} = this directory)
 #   mpi_sources.txt, pmpi_sources.txt  the sources of libtoporr.so and libtoporr_pmpi.so
 #   include/, src/              their headers (generated ones included) and sources
-#   share/                      exports.map, toporr.h, toporr.hpp, toporr_f.f90
+#   share/                      exports.map, toporr.h, toporr.hpp, toporr_f.f90, toporr_f08.f90
 toporr_site_kit = rule(
     implementation = _toporr_site_kit_impl,
     attrs = {

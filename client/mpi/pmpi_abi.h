@@ -27,6 +27,19 @@ int toporr_pmpi_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendt
 int toporr_pmpi_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                        MPI_Op op, int root, MPI_Comm comm);
 int toporr_pmpi_bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+// The nonblocking (persistent = 0) and persistent (persistent = 1, with `info`) forms of the
+// four: each fills *request as the MPI call it replaces would (collective_api.h).
+int toporr_pmpi_iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                           MPI_Op op, MPI_Comm comm, int persistent, MPI_Info info,
+                           MPI_Request* request);
+int toporr_pmpi_iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, int persistent,
+                           MPI_Info info, MPI_Request* request);
+int toporr_pmpi_ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                        MPI_Op op, int root, MPI_Comm comm, int persistent, MPI_Info info,
+                        MPI_Request* request);
+int toporr_pmpi_ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                       int persistent, MPI_Info info, MPI_Request* request);
 // One of toporr's algorithms run directly on `comm` (no selection, no reordering), for tests
 // and benchmarks: `algorithm` is a toporr_algorithm value (TOPORR_ALG_RING, ...); radix for
 // k-nomial, segment_bytes for the segmented ring. MPI_ERR_ARG for an algorithm toporr does

@@ -379,30 +379,11 @@ TOPORR_COUNTED(Compare_and_swap,
                toporr_profile_rma(win, target_rank, 2, datatype, 1, datatype))
 
 // Collectives, blocking and non-blocking alike (message sizes: traffic_profile.h).
-// MPI_Allreduce, MPI_Bcast, MPI_Reduce and MPI_Allgather are pmpi.cc's.
+// MPI_Allreduce, MPI_Bcast, MPI_Reduce and MPI_Allgather and their non-blocking and persistent
+// forms are pmpi.cc's.
 TOPORR_COLLECTIVE_PAIR(Barrier, Ibarrier, (MPI_Comm comm), (comm),
                        toporr_profile_collective(TOPORR_PROFILE_BARRIER, comm, 0,
                                                  MPI_DATATYPE_NULL))
-TOPORR_COUNTED(Ibcast,
-               (void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                MPI_Request* request),
-               (buffer, count, datatype, root, comm, request),
-               toporr_profile_collective(TOPORR_PROFILE_BCAST, comm, count, datatype))
-TOPORR_COUNTED(Ireduce,
-               (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                int root, MPI_Comm comm, MPI_Request* request),
-               (sendbuf, recvbuf, count, datatype, op, root, comm, request),
-               toporr_profile_collective(TOPORR_PROFILE_REDUCE, comm, count, datatype))
-TOPORR_COUNTED(Iallreduce,
-               (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                MPI_Comm comm, MPI_Request* request),
-               (sendbuf, recvbuf, count, datatype, op, comm, request),
-               toporr_profile_collective(TOPORR_PROFILE_ALLREDUCE, comm, count, datatype))
-TOPORR_COUNTED(Iallgather,
-               (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request),
-               (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request),
-               toporr_profile_collective(TOPORR_PROFILE_ALLGATHER, comm, recvcount, recvtype))
 TOPORR_COLLECTIVE_PAIR(Allgatherv, Iallgatherv,
                        (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,

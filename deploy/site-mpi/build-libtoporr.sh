@@ -12,8 +12,9 @@
 #                      neither is refused unless MPI_CFLAGS and MPI_LIBS give the flags.
 #   --prefix DIR       install root: lib/libtoporr.so, lib/libtoporr_pmpi.so,
 #                      lib/pkgconfig/toporr.pc and toporr-pmpi.pc, include/toporr/client/
-#                      toporr.h and toporr.hpp, share/toporr/toporr_f.f90 (the Fortran module's
-#                      source: compile it with the site's mpif90) and
+#                      toporr.h and toporr.hpp, share/toporr/toporr_f.f90 and toporr_f08.f90
+#                      (the Fortran modules' sources, the second for `use mpi_f08` over the
+#                      first: compile them with the site's mpif90) and
 #                      share/toporr/build-info.txt (which MPI, which wrapper, which flags)
 #   --kit DIR          libtoporr's MPI-neutral core (//client/mpi:site_kit, see
 #                      client/mpi/defs.bzl) built beforehand; default: built now with Bazel
@@ -220,6 +221,7 @@ install -D -m 0755 "$STAGE/lib/libtoporr_pmpi.so" "$PREFIX/lib/libtoporr_pmpi.so
 install -D -m 0644 "$KIT/include/client/toporr.h" "$PREFIX/include/toporr/client/toporr.h"
 install -D -m 0644 "$KIT/share/toporr.hpp" "$PREFIX/include/toporr/client/toporr.hpp"
 install -D -m 0644 "$KIT/share/toporr_f.f90" "$PREFIX/share/toporr/toporr_f.f90"
+install -D -m 0644 "$KIT/share/toporr_f08.f90" "$PREFIX/share/toporr/toporr_f08.f90"
 pc() {  # pc NAME DESCRIPTION LIBS
   install -d "$PREFIX/lib/pkgconfig"
   cat >"$PREFIX/lib/pkgconfig/$1.pc" <<PC

@@ -1,9 +1,11 @@
 /* mca_coll_toporr: toporr inside the `coll` framework of Open MPI 4.1 or 5.0 (ompi_series.h). On
  * every intra-communicator its module provides MPI_Allreduce, MPI_Bcast, MPI_Reduce and
- * MPI_Allgather through toporr (coll_toporr.h); every other collective stays with the modules Open
- * MPI would have chosen without it, and so does every call toporr declines or passes on: at
- * module_enable the module keeps the communicator's current function and module for its four
- * collectives (retaining those modules until it is disabled) and calls them. No LD_PRELOAD: PMPI
+ * MPI_Allgather, their nonblocking forms (MPI_Iallreduce, ...) and their persistent ones
+ * (MPI_Allreduce_init, or Open MPI 4.1's MPIX_Allreduce_init, ...) through toporr
+ * (coll_toporr.h); every other collective stays with the modules Open MPI would have chosen
+ * without it, and so does every call toporr declines or passes on: at module_enable the module
+ * keeps the communicator's current function and module for each collective it provides
+ * (retaining those modules until it is disabled) and calls them. No LD_PRELOAD: PMPI
  * tools still see the application's calls, which reach this module through the library.
  *
  * MCA parameters (ompi_info --param coll toporr --level 9): coll_toporr_priority (40, above
@@ -68,10 +70,75 @@ static int toporr_allgather(const void* sbuf, int scount, struct ompi_datatype_t
                               &((mca_coll_toporr_module_t*)module)->previous);
 }
 
+#define TOPORR_PREVIOUS(module) (&((mca_coll_toporr_module_t*)(module))->previous)
+
+static int toporr_iallreduce(const void* sbuf, void* rbuf, int count, struct ompi_datatype_t* dtype,
+                             struct ompi_op_t* op, struct ompi_communicator_t* comm,
+                             ompi_request_t** request, mca_coll_base_module_t* module) {
+  return toporr_mca_iallreduce(sbuf, rbuf, count, dtype, op, comm, 0, MPI_INFO_NULL, request,
+                               TOPORR_PREVIOUS(module));
+}
+
+static int toporr_ibcast(void* buf, int count, struct ompi_datatype_t* dtype, int root,
+                         struct ompi_communicator_t* comm, ompi_request_t** request,
+                         mca_coll_base_module_t* module) {
+  return toporr_mca_ibcast(buf, count, dtype, root, comm, 0, MPI_INFO_NULL, request,
+                           TOPORR_PREVIOUS(module));
+}
+
+static int toporr_ireduce(const void* sbuf, void* rbuf, int count, struct ompi_datatype_t* dtype,
+                          struct ompi_op_t* op, int root, struct ompi_communicator_t* comm,
+                          ompi_request_t** request, mca_coll_base_module_t* module) {
+  return toporr_mca_ireduce(sbuf, rbuf, count, dtype, op, root, comm, 0, MPI_INFO_NULL, request,
+                            TOPORR_PREVIOUS(module));
+}
+
+static int toporr_iallgather(const void* sbuf, int scount, struct ompi_datatype_t* sdtype,
+                             void* rbuf, int rcount, struct ompi_datatype_t* rdtype,
+                             struct ompi_communicator_t* comm, ompi_request_t** request,
+                             mca_coll_base_module_t* module) {
+  return toporr_mca_iallgather(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm, 0, MPI_INFO_NULL,
+                               request, TOPORR_PREVIOUS(module));
+}
+
+static int toporr_allreduce_init(const void* sbuf, void* rbuf, int count,
+                                 struct ompi_datatype_t* dtype, struct ompi_op_t* op,
+                                 struct ompi_communicator_t* comm, struct ompi_info_t* info,
+                                 ompi_request_t** request, mca_coll_base_module_t* module) {
+  return toporr_mca_iallreduce(sbuf, rbuf, count, dtype, op, comm, 1, info, request,
+                               TOPORR_PREVIOUS(module));
+}
+
+static int toporr_bcast_init(void* buf, int count, struct ompi_datatype_t* dtype, int root,
+                             struct ompi_communicator_t* comm, struct ompi_info_t* info,
+                             ompi_request_t** request, mca_coll_base_module_t* module) {
+  return toporr_mca_ibcast(buf, count, dtype, root, comm, 1, info, request,
+                           TOPORR_PREVIOUS(module));
+}
+
+static int toporr_reduce_init(const void* sbuf, void* rbuf, int count,
+                              struct ompi_datatype_t* dtype, struct ompi_op_t* op, int root,
+                              struct ompi_communicator_t* comm, struct ompi_info_t* info,
+                              ompi_request_t** request, mca_coll_base_module_t* module) {
+  return toporr_mca_ireduce(sbuf, rbuf, count, dtype, op, root, comm, 1, info, request,
+                            TOPORR_PREVIOUS(module));
+}
+
+static int toporr_allgather_init(const void* sbuf, int scount, struct ompi_datatype_t* sdtype,
+                                 void* rbuf, int rcount, struct ompi_datatype_t* rdtype,
+                                 struct ompi_communicator_t* comm, struct ompi_info_t* info,
+                                 ompi_request_t** request, mca_coll_base_module_t* module) {
+  return toporr_mca_iallgather(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm, 1, info, request,
+                               TOPORR_PREVIOUS(module));
+}
+
 /* Releases the kept modules (each retained once at enable). */
 static void toporr_forget_previous(struct toporr_mca_previous* p) {
-  mca_coll_base_module_t* kept[] = {p->allreduce_module, p->bcast_module, p->reduce_module,
-                                    p->allgather_module};
+  mca_coll_base_module_t* kept[] = {
+      p->allreduce_module,  p->bcast_module,       p->reduce_module,
+      p->allgather_module,  p->iallreduce_module,  p->ibcast_module,
+      p->ireduce_module,    p->iallgather_module,  p->allreduce_init_module,
+      p->bcast_init_module, p->reduce_init_module, p->allgather_init_module};
   for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); ++i) {
     if (kept[i] != NULL) OBJ_RELEASE(kept[i]);
   }
@@ -83,14 +150,31 @@ static void toporr_forget_previous(struct toporr_mca_previous* p) {
   p->reduce_module = NULL;
   p->allgather = NULL;
   p->allgather_module = NULL;
+  p->iallreduce = NULL;
+  p->iallreduce_module = NULL;
+  p->ibcast = NULL;
+  p->ibcast_module = NULL;
+  p->ireduce = NULL;
+  p->ireduce_module = NULL;
+  p->iallgather = NULL;
+  p->iallgather_module = NULL;
+  p->allreduce_init = NULL;
+  p->allreduce_init_module = NULL;
+  p->bcast_init = NULL;
+  p->bcast_init_module = NULL;
+  p->reduce_init = NULL;
+  p->reduce_init_module = NULL;
+  p->allgather_init = NULL;
+  p->allgather_init_module = NULL;
 }
 
-/* Keeps comm's current function and module for `fn`, retaining the module. */
-#define TOPORR_KEEP(module, comm, fn)                                    \
-  do {                                                                   \
-    (module)->previous.fn = (comm)->c_coll->coll_##fn;                   \
-    (module)->previous.fn##_module = (comm)->c_coll->coll_##fn##_module; \
-    OBJ_RETAIN((module)->previous.fn##_module);                          \
+/* Keeps comm's current function and module for `fn`, retaining the module (none where the
+ * communicator has no module for it). */
+#define TOPORR_KEEP(module, comm, fn)                                                       \
+  do {                                                                                      \
+    (module)->previous.fn = (comm)->c_coll->coll_##fn;                                      \
+    (module)->previous.fn##_module = (comm)->c_coll->coll_##fn##_module;                    \
+    if ((module)->previous.fn##_module != NULL) OBJ_RETAIN((module)->previous.fn##_module); \
   } while (0)
 
 /* Called with the communicator's table as the lower-priority modules left it: what toporr
@@ -111,6 +195,14 @@ static int toporr_module_enable(mca_coll_base_module_t* base, struct ompi_commun
   TOPORR_KEEP(module, comm, bcast);
   TOPORR_KEEP(module, comm, reduce);
   TOPORR_KEEP(module, comm, allgather);
+  TOPORR_KEEP(module, comm, iallreduce);
+  TOPORR_KEEP(module, comm, ibcast);
+  TOPORR_KEEP(module, comm, ireduce);
+  TOPORR_KEEP(module, comm, iallgather);
+  TOPORR_KEEP(module, comm, allreduce_init);
+  TOPORR_KEEP(module, comm, bcast_init);
+  TOPORR_KEEP(module, comm, reduce_init);
+  TOPORR_KEEP(module, comm, allgather_init);
   return OMPI_SUCCESS;
 }
 
@@ -124,6 +216,14 @@ static void toporr_module_construct(mca_coll_toporr_module_t* module) {
   module->previous.bcast_module = NULL;
   module->previous.reduce_module = NULL;
   module->previous.allgather_module = NULL;
+  module->previous.iallreduce_module = NULL;
+  module->previous.ibcast_module = NULL;
+  module->previous.ireduce_module = NULL;
+  module->previous.iallgather_module = NULL;
+  module->previous.allreduce_init_module = NULL;
+  module->previous.bcast_init_module = NULL;
+  module->previous.reduce_init_module = NULL;
+  module->previous.allgather_init_module = NULL;
   toporr_forget_previous(&module->previous);
 }
 
@@ -181,5 +281,13 @@ static mca_coll_base_module_t* toporr_comm_query(struct ompi_communicator_t* com
   module->super.coll_bcast = toporr_bcast;
   module->super.coll_reduce = toporr_reduce;
   module->super.coll_allgather = toporr_allgather;
+  module->super.coll_iallreduce = toporr_iallreduce;
+  module->super.coll_ibcast = toporr_ibcast;
+  module->super.coll_ireduce = toporr_ireduce;
+  module->super.coll_iallgather = toporr_iallgather;
+  module->super.coll_allreduce_init = toporr_allreduce_init;
+  module->super.coll_bcast_init = toporr_bcast_init;
+  module->super.coll_reduce_init = toporr_reduce_init;
+  module->super.coll_allgather_init = toporr_allgather_init;
   return &module->super;
 }

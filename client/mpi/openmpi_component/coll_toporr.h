@@ -36,8 +36,42 @@ typedef int (*toporr_mca_allgather_fn)(const void* sendbuf, int sendcount, MPI_D
                                        void* recvbuf, int recvcount, MPI_Datatype recvtype,
                                        MPI_Comm comm, struct TOPORR_MCA_COLL_MODULE* module);
 
+/* The nonblocking forms (an MPI_Request* is coll.h's ompi_request_t**) and the persistent
+ * ones (an MPI_Info is its struct ompi_info_t*). */
+typedef int (*toporr_mca_iallreduce_fn)(const void* sendbuf, void* recvbuf, int count,
+                                        MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                                        MPI_Request* request,
+                                        struct TOPORR_MCA_COLL_MODULE* module);
+typedef int (*toporr_mca_ibcast_fn)(void* buffer, int count, MPI_Datatype type, int root,
+                                    MPI_Comm comm, MPI_Request* request,
+                                    struct TOPORR_MCA_COLL_MODULE* module);
+typedef int (*toporr_mca_ireduce_fn)(const void* sendbuf, void* recvbuf, int count,
+                                     MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
+                                     MPI_Request* request, struct TOPORR_MCA_COLL_MODULE* module);
+typedef int (*toporr_mca_iallgather_fn)(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                        void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                                        MPI_Comm comm, MPI_Request* request,
+                                        struct TOPORR_MCA_COLL_MODULE* module);
+typedef int (*toporr_mca_allreduce_init_fn)(const void* sendbuf, void* recvbuf, int count,
+                                            MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                                            MPI_Info info, MPI_Request* request,
+                                            struct TOPORR_MCA_COLL_MODULE* module);
+typedef int (*toporr_mca_bcast_init_fn)(void* buffer, int count, MPI_Datatype type, int root,
+                                        MPI_Comm comm, MPI_Info info, MPI_Request* request,
+                                        struct TOPORR_MCA_COLL_MODULE* module);
+typedef int (*toporr_mca_reduce_init_fn)(const void* sendbuf, void* recvbuf, int count,
+                                         MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
+                                         MPI_Info info, MPI_Request* request,
+                                         struct TOPORR_MCA_COLL_MODULE* module);
+typedef int (*toporr_mca_allgather_init_fn)(const void* sendbuf, int sendcount,
+                                            MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                            MPI_Request* request,
+                                            struct TOPORR_MCA_COLL_MODULE* module);
+
 /* What would have run on one communicator without toporr: each collective's function and
- * module as the communicator held them when toporr's module was enabled (both non-null). */
+ * module as the communicator held them when toporr's module was enabled (the four blocking
+ * ones non-null; a nonblocking or persistent one may be null where no module provides it). */
 struct toporr_mca_previous {
   toporr_mca_allreduce_fn allreduce;
   struct TOPORR_MCA_COLL_MODULE* allreduce_module;
@@ -47,6 +81,22 @@ struct toporr_mca_previous {
   struct TOPORR_MCA_COLL_MODULE* reduce_module;
   toporr_mca_allgather_fn allgather;
   struct TOPORR_MCA_COLL_MODULE* allgather_module;
+  toporr_mca_iallreduce_fn iallreduce;
+  struct TOPORR_MCA_COLL_MODULE* iallreduce_module;
+  toporr_mca_ibcast_fn ibcast;
+  struct TOPORR_MCA_COLL_MODULE* ibcast_module;
+  toporr_mca_ireduce_fn ireduce;
+  struct TOPORR_MCA_COLL_MODULE* ireduce_module;
+  toporr_mca_iallgather_fn iallgather;
+  struct TOPORR_MCA_COLL_MODULE* iallgather_module;
+  toporr_mca_allreduce_init_fn allreduce_init;
+  struct TOPORR_MCA_COLL_MODULE* allreduce_init_module;
+  toporr_mca_bcast_init_fn bcast_init;
+  struct TOPORR_MCA_COLL_MODULE* bcast_init_module;
+  toporr_mca_reduce_init_fn reduce_init;
+  struct TOPORR_MCA_COLL_MODULE* reduce_init_module;
+  toporr_mca_allgather_init_fn allgather_init;
+  struct TOPORR_MCA_COLL_MODULE* allgather_init_module;
 };
 
 /* The collectives of toporr's module, for an intra-communicator: toporr's path (decision,
@@ -62,6 +112,24 @@ int toporr_mca_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatyp
 int toporr_mca_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                          const struct toporr_mca_previous* previous);
+
+/* The nonblocking (persistent = 0) and persistent (persistent = 1, with `info`) forms, as
+ * collective_api.h's Iallreduce etc.: toporr's path for a call of at least min_bytes, else
+ * (and where toporr declines) the previous module's; MPI_ERR_UNSUPPORTED_OPERATION where no
+ * previous module provides the call. */
+int toporr_mca_iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                          MPI_Op op, MPI_Comm comm, int persistent, MPI_Info info,
+                          MPI_Request* request, const struct toporr_mca_previous* previous);
+int toporr_mca_ibcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                      int persistent, MPI_Info info, MPI_Request* request,
+                      const struct toporr_mca_previous* previous);
+int toporr_mca_ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                       int root, MPI_Comm comm, int persistent, MPI_Info info, MPI_Request* request,
+                       const struct toporr_mca_previous* previous);
+int toporr_mca_iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm, int persistent,
+                          MPI_Info info, MPI_Request* request,
+                          const struct toporr_mca_previous* previous);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -26,6 +26,17 @@ bool Large(int count, MPI_Datatype type) {
          static_cast<int64_t>(count) * size >= library->options().min_bytes;
 }
 
+// The previous module's nonblocking (`nonblocking`) or persistent (`persistent`) function,
+// called with `args`, or MPI_ERR_UNSUPPORTED_OPERATION where no module provides it.
+#define TOPORR_PREVIOUS_START(persistent, nonblocking, init, ...)                           \
+  ((persistent)                                                                             \
+       ? (previous->init != nullptr                                                         \
+              ? previous->init(__VA_ARGS__, info, request, previous->init##_module)         \
+              : MPI_ERR_UNSUPPORTED_OPERATION)                                              \
+       : (previous->nonblocking != nullptr                                                  \
+              ? previous->nonblocking(__VA_ARGS__, request, previous->nonblocking##_module) \
+              : MPI_ERR_UNSUPPORTED_OPERATION))
+
 }  // namespace
 
 extern "C" {
@@ -69,6 +80,58 @@ int toporr_mca_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendty
   if (!Large(recvcount, recvtype)) return call();  // per-rank block, as the PMPI layer counts
   return toporr::client::mpi::Allgather(*Coll(), sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                         recvtype, comm, std::nullopt, call);
+}
+
+int toporr_mca_iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                          MPI_Op op, MPI_Comm comm, int persistent, MPI_Info info,
+                          MPI_Request* request, const toporr_mca_previous* previous) {
+  auto call = [&] {
+    return TOPORR_PREVIOUS_START(persistent, iallreduce, allreduce_init, sendbuf, recvbuf, count,
+                                 type, op, comm);
+  };
+  if (!Large(count, type)) return call();
+  return toporr::client::mpi::Iallreduce(*Coll(), sendbuf, recvbuf, count, type, op, comm,
+                                         toporr::client::mpi::Start::Of(persistent, info, request),
+                                         call);
+}
+
+int toporr_mca_ibcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                      int persistent, MPI_Info info, MPI_Request* request,
+                      const toporr_mca_previous* previous) {
+  auto call = [&] {
+    return TOPORR_PREVIOUS_START(persistent, ibcast, bcast_init, buffer, count, type, root, comm);
+  };
+  if (!Large(count, type)) return call();
+  return toporr::client::mpi::Ibcast(*Coll(), buffer, count, type, root, comm,
+                                     toporr::client::mpi::Start::Of(persistent, info, request),
+                                     call);
+}
+
+int toporr_mca_ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                       int root, MPI_Comm comm, int persistent, MPI_Info info, MPI_Request* request,
+                       const toporr_mca_previous* previous) {
+  auto call = [&] {
+    return TOPORR_PREVIOUS_START(persistent, ireduce, reduce_init, sendbuf, recvbuf, count, type,
+                                 op, root, comm);
+  };
+  if (!Large(count, type)) return call();
+  return toporr::client::mpi::Ireduce(*Coll(), sendbuf, recvbuf, count, type, op, root, comm,
+                                      toporr::client::mpi::Start::Of(persistent, info, request),
+                                      call);
+}
+
+int toporr_mca_iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm, int persistent,
+                          MPI_Info info, MPI_Request* request,
+                          const toporr_mca_previous* previous) {
+  auto call = [&] {
+    return TOPORR_PREVIOUS_START(persistent, iallgather, allgather_init, sendbuf, sendcount,
+                                 sendtype, recvbuf, recvcount, recvtype, comm);
+  };
+  if (!Large(recvcount, recvtype)) return call();
+  return toporr::client::mpi::Iallgather(
+      *Coll(), sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+      toporr::client::mpi::Start::Of(persistent, info, request), call);
 }
 
 }  // extern "C"

@@ -18,8 +18,9 @@ tree. Shares mpi_test.py's job and daemon plumbing (only the tests below run). C
     100 s, the job after the run_job timeout); with no daemon, every thread falls back and
     the job prints one warning;
   - MPI_Iallreduce, MPI_Ibcast and persistent allreduce / bcast (MPI_*_init, Open MPI's
-    MPIX_*_init) pass through untouched with right results: the only decision of the job is
-    its one blocking MPI_Allreduce;
+    MPIX_*_init) are decided (apart from the blocking call's decision) with right results,
+    and from 4 threads at once, each on its own communicator (nonblocking_test.py has the
+    rest: the correctness table, requests in flight, overlap);
   - ranks bound to cores (hwloc shown a two-package XML through HWLOC_XMLFILE) are planned
     on their host's hwloc topology and distances: orders and predictions equal `toporrctl
     plan --node-topology` of the same XML, and ranks sharing a core sit side by side.
@@ -124,15 +125,30 @@ class BuffersThreadsTest(mpi_test.MpiTest):
 
     # ---- non-blocking and persistent collectives ----
 
-    def test_nonblocking_and_persistent_collectives_pass_through(self):
+    def test_nonblocking_and_persistent_collectives_are_decided(self):
         np = 4 if MPI == "openmpi" else 3
         job = self.run_job(np, ["nonblocking", str(2 * COUNT)], round_robin(np, 4),
                            program=self.threads, preload=True)
         self.assertEqual(job.checks["nonblocking"], ["ok"], job.stdout + job.stderr)
         self.assertNotIn("PERSISTENT none", job.stdout)  # both libraries have them
-        # The one decision: the blocking MPI_Allreduce at the end.
-        self.assertEqual([(r["collective"], r["bytes"]) for r in job.report],
-                         [("allreduce", 2 * BLOCK)])
+        # The nonblocking allreduce decides once (the persistent one of the same size class
+        # reuses it) and the blocking one apart; a bcast decision per root.
+        allreduce = [r for r in job.report if r["collective"] == "allreduce"]
+        self.assertEqual([r["bytes"] for r in allreduce], [2 * BLOCK, 2 * BLOCK], job.report)
+        roots = sorted(r["root"] for r in job.report if r["collective"] == "bcast")
+        self.assertEqual(roots, sorted({0, 1, 2, np - 1}), job.report)
+
+    def test_nonblocking_collectives_from_threads_on_their_own_communicators(self):
+        np = 4 if MPI == "openmpi" else 3
+        rounds = 6 if MPI == "openmpi" else 3
+        job = self.run_job(np, ["ithreads", "4", str(rounds), str(2 * COUNT)],
+                           round_robin(np, 4), program=self.threads, preload=True)
+        self.assertIn("LEVEL 3", job.stdout)
+        self.assertEqual(job.checks["ithreads"], ["ok"], job.stdout + job.stderr)
+        self.assertEqual(job.warnings(), [], job.stderr)
+        allreduce = [r for r in job.report if r["collective"] == "allreduce"]
+        self.assertEqual(len(allreduce), 4, job.report)  # one per thread's communicator
+        self.assertTrue(all(r["source"] == "daemon" for r in job.report), job.report)
 
 
     # ---- bound ranks ----

@@ -142,6 +142,8 @@ def program_commands(tmp):
         "freorder": ("toporr_reorder", [MPIF90, "-J", tmp, "client/toporr_f.f90",
                                         t + "toporr_reorder.f90"] + link),
         "coll": ("coll_check", [MPICC, "-O1", "-I", ROOT, t + "coll_check.c"] + link + ["-lm"]),
+        "nonblocking": ("nonblocking_check", [MPICC, "-O1", "-Wno-stringop-overflow", "-I", ROOT,
+                                              t + "nonblocking_check.c", "-lm"]),
         "topo_map": ("topo_map_check", [MPICC, "-O1", t + "topo_map_check.c"]),
         "stencil": ("stencil", [MPICC, "-O1", t + "stencil.c"]),
         "allreduce_loop": ("allreduce_loop", [MPICC, "-O1", t + "allreduce_loop.c"]),

@@ -6,6 +6,8 @@
  *   each on its own duplicate of MPI_COMM_WORLD, run ITERATIONS rounds of MPI_Allreduce (sum of
  *   COUNT ints, out of place and in place) and MPI_Bcast (COUNT ints, the root moving with the
  *   round) at the same time, every result checked element by element.
+ * `threads_check ithreads T ITERATIONS COUNT`: the same with MPI_Iallreduce and MPI_Ibcast, each
+ *   completed by MPI_Wait.
  * `threads_check nonblocking COUNT`: MPI_Iallreduce, MPI_Ibcast and the persistent allreduce
  *   and bcast (MPI_Allreduce_init / MPI_Bcast_init of MPI 4, Open MPI's MPIX_ ones otherwise;
  *   skipped when the library has neither) of COUNT ints, three rounds each, checked; then one
@@ -82,20 +84,43 @@ struct Work {
   MPI_Comm comm;
 };
 
+/* Mode "ithreads": the threads' collectives are MPI_Iallreduce / MPI_Ibcast + MPI_Wait. */
+static int nonblocking_threads;
+
+static void AllreduceOn(const void* in, int* out, int count, MPI_Comm comm) {
+  if (!nonblocking_threads) {
+    MPI_Allreduce(in, out, count, MPI_INT, MPI_SUM, comm);
+    return;
+  }
+  MPI_Request req;
+  MPI_Iallreduce(in, out, count, MPI_INT, MPI_SUM, comm, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+}
+
+static void BcastOn(int* buf, int count, int root, MPI_Comm comm) {
+  if (!nonblocking_threads) {
+    MPI_Bcast(buf, count, MPI_INT, root, comm);
+    return;
+  }
+  MPI_Request req;
+  MPI_Ibcast(buf, count, MPI_INT, root, comm, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+}
+
 static void* Run(void* arg) {
   const struct Work* w = arg;
   int* in = malloc(sizeof(int) * w->count);
   int* out = malloc(sizeof(int) * w->count);
   for (int round = 0; round < w->iterations; ++round) {
     Fill(in, w->count, w->thread, round);
-    MPI_Allreduce(in, out, w->count, MPI_INT, MPI_SUM, w->comm);
+    AllreduceOn(in, out, w->count, w->comm);
     CheckSum("allreduce", out, w->count, w->thread, round);
     Fill(out, w->count, w->thread, round);
-    MPI_Allreduce(MPI_IN_PLACE, out, w->count, MPI_INT, MPI_SUM, w->comm);
+    AllreduceOn(MPI_IN_PLACE, out, w->count, w->comm);
     CheckSum("allreduce-in-place", out, w->count, w->thread, round);
     const int root = (round + w->thread) % size;
     FillBcast(out, w->count, root, w->thread, round);
-    MPI_Bcast(out, w->count, MPI_INT, root, w->comm);
+    BcastOn(out, w->count, root, w->comm);
     CheckBcast("bcast", out, w->count, root, w->thread, round);
   }
   free(in);
@@ -169,9 +194,10 @@ int main(int argc, char** argv) {
   alarm(100); /* a rank stuck in a deadlock ends here, and mpirun ends the job */
   const char* mode = argc > 1 ? argv[1] : "threads";
   if (rank == 0) printf("LEVEL %d\n", provided);
-  if (strcmp(mode, "threads") == 0 && argc > 4) {
+  nonblocking_threads = strcmp(mode, "ithreads") == 0;
+  if ((strcmp(mode, "threads") == 0 || nonblocking_threads) && argc > 4) {
     if (provided < MPI_THREAD_MULTIPLE) {
-      if (rank == 0) printf("CHECK threads no-thread-multiple\n");
+      if (rank == 0) printf("CHECK %s no-thread-multiple\n", mode);
       MPI_Finalize();
       return 1;
     }
@@ -180,7 +206,8 @@ int main(int argc, char** argv) {
     NonBlocking(atoi(argv[2]));
   } else {
     if (rank == 0)
-      fprintf(stderr, "usage: threads_check threads T ITERATIONS COUNT | nonblocking COUNT\n");
+      fprintf(stderr,
+              "usage: threads_check threads|ithreads T ITERATIONS COUNT | nonblocking COUNT\n");
     MPI_Finalize();
     return 2;
   }
