@@ -9,10 +9,12 @@
 // internals, not the C MPI_* symbols, so the C interceptors never see them, with one
 // exception below. What is wrapped (gfortran; Debian's Open MPI 4.1 and MPICH 4.0):
 //   - mpif.h and `use mpi`: every name mangling (mpi_x_, mpi_x__, mpi_x, MPI_X) of
-//     MPI_ALLREDUCE, MPI_BCAST, MPI_REDUCE, MPI_ALLGATHER, MPI_CART_CREATE, MPI_GRAPH_CREATE,
+//     MPI_ALLREDUCE, MPI_BCAST, MPI_REDUCE, MPI_ALLGATHER, their nonblocking forms
+//     (MPI_IALLREDUCE, ...), MPI_CART_CREATE, MPI_GRAPH_CREATE,
 //     MPI_CART_MAP, MPI_GRAPH_MAP, MPI_DIST_GRAPH_CREATE and MPI_DIST_GRAPH_CREATE_ADJACENT.
 //   - `use mpi_f08`: the procedures the module's generic names resolve to, mpi_x_f08_.
-//     Open MPI exports them for all ten (its collectives call ompi_x_f, which calls PMPI_X;
+//     Open MPI exports them for all ten and the four nonblocking collectives (its collectives
+//     call ompi_x_f, which calls PMPI_X;
 //     its topology functions call pmpi_x_). MPICH exports mpi_x_f08_ for the six topology
 //     functions (they call PMPI_X), but not for the collectives: `use mpi_f08` calls its
 //     mpi_allreduce_f08ts_, mpi_bcast_f08ts_, mpi_reduce_f08ts_ and mpi_allgather_f08ts_
@@ -178,6 +180,101 @@ void AllgatherF77(const char* name, void* sendbuf, MPI_Fint* sendcount, MPI_Fint
                                           in_place ? rt : MPI_Type_f2c(*sendtype), recvbuf,
                                           *recvcount, rt, c);
            }));
+}
+
+// ---- nonblocking collectives ----
+// MPI_IALLREDUCE, MPI_IBCAST, MPI_IREDUCE and MPI_IALLGATHER: the arguments of the blocking
+// call and a request (an INTEGER, mpi_f08's type(MPI_Request)) before ierror. Counted for
+// TOPORR_PROFILE, not timed, as the C interceptors do.
+
+using IallreduceF = void (*)(void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+                             MPI_Fint*);
+using IbcastF = void (*)(void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
+using IreduceF = void (*)(void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+                          MPI_Fint*, MPI_Fint*);
+using IallgatherF = void (*)(void*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+                             MPI_Fint*, MPI_Fint*);
+
+// Starts `start` (a toporr_pmpi_i* call filling a C request), counted as `collective`; the
+// Fortran request is set when it started.
+template <typename Run>
+void StartF77(int collective, MPI_Comm c, long long count, MPI_Datatype t, MPI_Fint* request,
+              MPI_Fint* ierr, Run start) {
+  if (toporr_profile.enabled) toporr_profile_collective(collective, c, count, t);
+  MPI_Request r = MPI_REQUEST_NULL;
+  const int rc = start(&r);
+  if (rc == MPI_SUCCESS) *request = MPI_Request_c2f(r);
+  SetError(ierr, rc);
+}
+
+void IallreduceF77(const char* name, void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* type,
+                   MPI_Fint* op, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  const MPI_Datatype t = MPI_Type_f2c(*type);
+  const FortranSentinels& f = Sentinels();
+  if (!f.known || !Large(*count, t) || sendbuf == f.bottom || recvbuf == f.bottom) {
+    if (IallreduceF next = Next<IallreduceF>(name)) {
+      next(sendbuf, recvbuf, count, type, op, comm, request, ierr);
+      return;
+    }
+  }
+  const MPI_Comm c = MPI_Comm_f2c(*comm);
+  StartF77(TOPORR_PROFILE_ALLREDUCE, c, *count, t, request, ierr, [&](MPI_Request* r) {
+    return toporr_pmpi_iallreduce(sendbuf == f.in_place ? MPI_IN_PLACE : sendbuf, recvbuf, *count,
+                                  t, MPI_Op_f2c(*op), c, 0, MPI_INFO_NULL, r);
+  });
+}
+
+void IbcastF77(const char* name, void* buffer, MPI_Fint* count, MPI_Fint* type, MPI_Fint* root,
+               MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  const MPI_Datatype t = MPI_Type_f2c(*type);
+  const FortranSentinels& f = Sentinels();
+  if (!f.known || !Large(*count, t) || buffer == f.bottom) {
+    if (IbcastF next = Next<IbcastF>(name)) {
+      next(buffer, count, type, root, comm, request, ierr);
+      return;
+    }
+  }
+  const MPI_Comm c = MPI_Comm_f2c(*comm);
+  StartF77(TOPORR_PROFILE_BCAST, c, *count, t, request, ierr, [&](MPI_Request* r) {
+    return toporr_pmpi_ibcast(buffer, *count, t, *root, c, 0, MPI_INFO_NULL, r);
+  });
+}
+
+void IreduceF77(const char* name, void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* type,
+                MPI_Fint* op, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  const MPI_Datatype t = MPI_Type_f2c(*type);
+  const FortranSentinels& f = Sentinels();
+  if (!f.known || !Large(*count, t) || sendbuf == f.bottom || recvbuf == f.bottom) {
+    if (IreduceF next = Next<IreduceF>(name)) {
+      next(sendbuf, recvbuf, count, type, op, root, comm, request, ierr);
+      return;
+    }
+  }
+  const MPI_Comm c = MPI_Comm_f2c(*comm);
+  StartF77(TOPORR_PROFILE_REDUCE, c, *count, t, request, ierr, [&](MPI_Request* r) {
+    return toporr_pmpi_ireduce(sendbuf == f.in_place ? MPI_IN_PLACE : sendbuf, recvbuf, *count, t,
+                               MPI_Op_f2c(*op), *root, c, 0, MPI_INFO_NULL, r);
+  });
+}
+
+void IallgatherF77(const char* name, void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype,
+                   void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm,
+                   MPI_Fint* request, MPI_Fint* ierr) {
+  const MPI_Datatype rt = MPI_Type_f2c(*recvtype);
+  const FortranSentinels& f = Sentinels();
+  if (!f.known || !Large(*recvcount, rt) || sendbuf == f.bottom || recvbuf == f.bottom) {
+    if (IallgatherF next = Next<IallgatherF>(name)) {
+      next(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierr);
+      return;
+    }
+  }
+  const MPI_Comm c = MPI_Comm_f2c(*comm);
+  const bool in_place = sendbuf == f.in_place;  // then sendcount/sendtype are ignored
+  StartF77(TOPORR_PROFILE_ALLGATHER, c, *recvcount, rt, request, ierr, [&](MPI_Request* r) {
+    return toporr_pmpi_iallgather(in_place ? MPI_IN_PLACE : sendbuf, *sendcount,
+                                  in_place ? rt : MPI_Type_f2c(*sendtype), recvbuf, *recvcount, rt,
+                                  c, 0, MPI_INFO_NULL, r);
+  });
 }
 
 // ---- topology functions ----
@@ -385,6 +482,26 @@ void DistF77(const char* name, const WeightSentinels& weights, MPI_Fint* comm_ol
                       MPI_Fint* c, MPI_Fint* ierr) {                                            \
     AllgatherF77(#sym, s, sn, st, r, rn, rt, c, ierr);                                          \
   }
+#define TOPORR_FORTRAN_IALLREDUCE(sym)                                                      \
+  extern "C" void sym(void* s, void* r, MPI_Fint* n, MPI_Fint* t, MPI_Fint* o, MPI_Fint* c, \
+                      MPI_Fint* q, MPI_Fint* ierr) {                                        \
+    IallreduceF77(#sym, s, r, n, t, o, c, q, ierr);                                         \
+  }
+#define TOPORR_FORTRAN_IBCAST(sym)                                                                 \
+  extern "C" void sym(void* b, MPI_Fint* n, MPI_Fint* t, MPI_Fint* root, MPI_Fint* c, MPI_Fint* q, \
+                      MPI_Fint* ierr) {                                                            \
+    IbcastF77(#sym, b, n, t, root, c, q, ierr);                                                    \
+  }
+#define TOPORR_FORTRAN_IREDUCE(sym)                                                            \
+  extern "C" void sym(void* s, void* r, MPI_Fint* n, MPI_Fint* t, MPI_Fint* o, MPI_Fint* root, \
+                      MPI_Fint* c, MPI_Fint* q, MPI_Fint* ierr) {                              \
+    IreduceF77(#sym, s, r, n, t, o, root, c, q, ierr);                                         \
+  }
+#define TOPORR_FORTRAN_IALLGATHER(sym)                                                          \
+  extern "C" void sym(void* s, MPI_Fint* sn, MPI_Fint* st, void* r, MPI_Fint* rn, MPI_Fint* rt, \
+                      MPI_Fint* c, MPI_Fint* q, MPI_Fint* ierr) {                               \
+    IallgatherF77(#sym, s, sn, st, r, rn, rt, c, q, ierr);                                      \
+  }
 #define TOPORR_FORTRAN_CART(sym)                                                       \
   extern "C" void sym(MPI_Fint* c, MPI_Fint* n, MPI_Fint* d, MPI_Fint* p, MPI_Fint* r, \
                       MPI_Fint* out, MPI_Fint* ierr) {                                 \
@@ -431,6 +548,22 @@ TOPORR_FORTRAN_ALLGATHER(mpi_allgather_)
 TOPORR_FORTRAN_ALLGATHER(mpi_allgather__)
 TOPORR_FORTRAN_ALLGATHER(mpi_allgather)
 TOPORR_FORTRAN_ALLGATHER(MPI_ALLGATHER)
+TOPORR_FORTRAN_IALLREDUCE(mpi_iallreduce_)
+TOPORR_FORTRAN_IALLREDUCE(mpi_iallreduce__)
+TOPORR_FORTRAN_IALLREDUCE(mpi_iallreduce)
+TOPORR_FORTRAN_IALLREDUCE(MPI_IALLREDUCE)
+TOPORR_FORTRAN_IBCAST(mpi_ibcast_)
+TOPORR_FORTRAN_IBCAST(mpi_ibcast__)
+TOPORR_FORTRAN_IBCAST(mpi_ibcast)
+TOPORR_FORTRAN_IBCAST(MPI_IBCAST)
+TOPORR_FORTRAN_IREDUCE(mpi_ireduce_)
+TOPORR_FORTRAN_IREDUCE(mpi_ireduce__)
+TOPORR_FORTRAN_IREDUCE(mpi_ireduce)
+TOPORR_FORTRAN_IREDUCE(MPI_IREDUCE)
+TOPORR_FORTRAN_IALLGATHER(mpi_iallgather_)
+TOPORR_FORTRAN_IALLGATHER(mpi_iallgather__)
+TOPORR_FORTRAN_IALLGATHER(mpi_iallgather)
+TOPORR_FORTRAN_IALLGATHER(MPI_IALLGATHER)
 TOPORR_FORTRAN_CART(mpi_cart_create_)
 TOPORR_FORTRAN_CART(mpi_cart_create__)
 TOPORR_FORTRAN_CART(mpi_cart_create)
@@ -461,6 +594,10 @@ TOPORR_FORTRAN_ALLREDUCE(mpi_allreduce_f08_)
 TOPORR_FORTRAN_BCAST(mpi_bcast_f08_)
 TOPORR_FORTRAN_REDUCE(mpi_reduce_f08_)
 TOPORR_FORTRAN_ALLGATHER(mpi_allgather_f08_)
+TOPORR_FORTRAN_IALLREDUCE(mpi_iallreduce_f08_)
+TOPORR_FORTRAN_IBCAST(mpi_ibcast_f08_)
+TOPORR_FORTRAN_IREDUCE(mpi_ireduce_f08_)
+TOPORR_FORTRAN_IALLGATHER(mpi_iallgather_f08_)
 TOPORR_FORTRAN_CART(mpi_cart_create_f08_)
 TOPORR_FORTRAN_GRAPH(mpi_graph_create_f08_)
 TOPORR_FORTRAN_MAP(mpi_cart_map_f08_, CartMapF77)

@@ -12,6 +12,8 @@
 !   f08-allgather  MPI_Allgather of 20,000 integers per rank, then of 40,000 in place
 ! (each call of a size class, root or collective of its own, so that each is a decision of
 ! its own, not one answered from the communicator's cache).
+!   f08-nonblocking  MPI_Iallreduce of 20,000 doubles in place, MPI_Ibcast of 40,000
+!                  integers from rank 0, each completed by MPI_Wait
 !   f08-cart       MPI_Cart_create (MPI_Dims_create grid, periodic along the first
 !                  dimension); MPI_Cart_map gives each process its rank in it, and
 !                  MPI_Cart_shift's neighbours are the processes at the neighbouring coordinates
@@ -21,6 +23,8 @@
 !                  of rank r - 1 there (MPI_Neighbor_allgather), reordered or not
 !   f08-dist       MPI_Dist_graph_create of the same ring with weights
 !   f77-dist-adjacent, f77-dist  the same two through `use mpi` (old_bindings_dist_graph)
+!   f77-iallreduce MPI_IALLREDUCE of 20,000 integers in place through `use mpi`, completed by
+!                  MPI_WAIT
 !   f08-reorder    toporr_comm_reorder_f08 (module toporr_f08) for a 1 MiB allreduce: an
 !                  allreduce on the new communicator sums the world ranks
 program f08_check
@@ -34,6 +38,8 @@ program f08_check
   logical :: periods(2), ok
   double precision, allocatable :: v(:), w(:)
   integer, allocatable :: ints(:), red(:), gathered(:), gathered2(:), gindex(:), edges(:)
+  type(MPI_Request) :: req
+  asynchronous :: w, ints
   integer :: one(1), deg(1), wts(1), got(1)
 
   call MPI_Init()
@@ -115,6 +121,32 @@ program f08_check
     ok = ok .and. gathered2(i) == 11 * ((i - 1) / (2 * ng)) + mod(i - 1, 2 * ng) + 1
   end do
   call report('f08-allgather', ok)
+
+  ! MPI_Iallreduce of 20,000 doubles in place and MPI_Ibcast of 40,000 integers from rank 0,
+  ! each completed by MPI_Wait.
+  do i = 1, nv
+    w(i) = dble(5 * rank + mod(i, 700))
+  end do
+  call MPI_Iallreduce(MPI_IN_PLACE, w, nv, MPI_DOUBLE_PRECISION, MPI_SUM, world, req, ierr)
+  ok = ierr == MPI_SUCCESS
+  call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+  ok = ok .and. ierr == MPI_SUCCESS
+  do i = 1, nv
+    ok = ok .and. w(i) == dble(5 * nprocs * (nprocs - 1) / 2 + nprocs * mod(i, 700))
+  end do
+  ints = -1
+  if (rank == 0) then
+    do i = 1, ni
+      ints(i) = 5 * i + 2
+    end do
+  end if
+  call MPI_Ibcast(ints, ni, MPI_INTEGER, 0, world, req, ierr)
+  ok = ok .and. ierr == MPI_SUCCESS
+  call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+  do i = 1, ni
+    ok = ok .and. ints(i) == 5 * i + 2
+  end do
+  call report('f08-nonblocking', ok)
 
   ! MPI_Cart_create, checked against MPI_Cart_map and the grid's coordinates.
   dims = 0
@@ -233,13 +265,16 @@ contains
 end program f08_check
 
 ! The dist-graph constructors of the old bindings (`use mpi`, INTEGER handles), on the same
-! ring; prints CHECK f77-dist-adjacent / f77-dist from rank 0.
+! ring, and a nonblocking allreduce; prints CHECK f77-dist-adjacent / f77-dist /
+! f77-iallreduce from rank 0.
 subroutine old_bindings_dist_graph(rank, nprocs)
   use mpi
   implicit none
   integer, intent(in) :: rank, nprocs
-  integer :: dist, ierr, prev(1), next(1), one(1), deg(1), wts(1), got(1), me(1)
+  integer :: dist, ierr, prev(1), next(1), one(1), deg(1), wts(1), got(1), me(1), req, k
+  integer :: vals(20000)
   logical :: ok, all_ok
+  asynchronous :: vals
 
   prev(1) = mod(rank - 1 + nprocs, nprocs)
   next(1) = mod(rank + 1, nprocs)
@@ -267,4 +302,17 @@ subroutine old_bindings_dist_graph(rank, nprocs)
   if (rank == 0 .and. all_ok) print '(A)', 'CHECK f77-dist ok'
   if (rank == 0 .and. .not. all_ok) print '(A)', 'CHECK f77-dist FAILED'
   call MPI_COMM_FREE(dist, ierr)
+
+  do k = 1, 20000
+    vals(k) = 3 * rank + mod(k, 501)
+  end do
+  call MPI_IALLREDUCE(MPI_IN_PLACE, vals, 20000, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req, ierr)
+  ok = ierr == MPI_SUCCESS
+  call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+  do k = 1, 20000
+    ok = ok .and. vals(k) == 3 * nprocs * (nprocs - 1) / 2 + nprocs * mod(k, 501)
+  end do
+  call MPI_ALLREDUCE(ok, all_ok, 1, MPI_LOGICAL, MPI_LAND, MPI_COMM_WORLD, ierr)
+  if (rank == 0 .and. all_ok) print '(A)', 'CHECK f77-iallreduce ok'
+  if (rank == 0 .and. .not. all_ok) print '(A)', 'CHECK f77-iallreduce FAILED'
 end subroutine old_bindings_dist_graph

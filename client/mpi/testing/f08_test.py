@@ -6,7 +6,8 @@ Shares mpi_test.py's job and daemon plumbing (only the tests below run). f08_che
 built with the MPI library's mpif90 over client/toporr_f.f90 and client/toporr_f08.f90.
 Checked:
   - with the preload, each large MPI_Allreduce / MPI_Bcast / MPI_Reduce / MPI_Allgather of
-    the program (MPI_IN_PLACE and an absent ierror included) and each reorder = .true.
+    the program (MPI_IN_PLACE and an absent ierror included), its MPI_Iallreduce and
+    MPI_Ibcast (mpi_f08) and MPI_IALLREDUCE (`use mpi`), and each reorder = .true.
     MPI_Cart_create, MPI_Graph_create, MPI_Dist_graph_create(_adjacent) of mpi_f08, and the
     old bindings' MPI_DIST_GRAPH_CREATE(_ADJACENT), is one decision in TOPORR_REPORT, made
     with the daemon's costs; the topology decisions' orders are those of the communicators
@@ -31,11 +32,12 @@ from mpi_test import LIBDIR, MPI, MPIF90, round_robin  # noqa: E402
 # consecutive ranks on different hosts: identity orders are poor.
 NP = 8 if MPI == "openmpi" else 4
 HOSTS = round_robin(NP, NP // 2)
-CHECKS = ["f08-allreduce", "f08-bcast", "f08-reduce", "f08-allgather", "f08-cart", "f08-graph",
-          "f08-dist-adjacent", "f08-dist", "f77-dist-adjacent", "f77-dist", "f08-reorder"]
+CHECKS = ["f08-allreduce", "f08-bcast", "f08-reduce", "f08-allgather", "f08-nonblocking",
+          "f08-cart", "f08-graph", "f08-dist-adjacent", "f08-dist", "f77-dist-adjacent",
+          "f77-dist", "f77-iallreduce", "f08-reorder"]
 # The program's large collective calls, as TOPORR_REPORT names them (f08_check.f90): each a
 # decision of its own.
-CALLS = {"allreduce": 2, "bcast": 1, "reduce": 2, "allgather": 2}
+CALLS = {"allreduce": 4, "bcast": 2, "reduce": 2, "allgather": 2}
 # Its reorder = .true. constructors: the program's ORDER line of each, in call order.
 CONSTRUCTORS = [("cart_create", "f08-cart"), ("graph_create", "f08-graph"),
                 ("dist_graph_create_adjacent", "f08-dist-adjacent"),
@@ -76,8 +78,10 @@ class F08Test(mpi_test.MpiTest):
             with self.subTest(collective=collective):
                 decided = [r for r in calls if r["collective"] == collective]
                 self.assertEqual(len(decided), count, job.report)
+        # The blocking ones, then MPI_Iallreduce (mpi_f08) and MPI_IALLREDUCE (`use mpi`).
         self.assertEqual([r["bytes"] for r in calls if r["collective"] == "allreduce"],
-                         [8 * 20000, 8 * 40000])
+                         [8 * 20000, 8 * 40000, 8 * 20000, 4 * 20000])
+        self.assertEqual([r["root"] for r in calls if r["collective"] == "bcast"], [NP - 1, 0])
         self.assertEqual([r["root"] for r in calls if r["collective"] == "reduce"], [NP - 1, 0])
         self.assertEqual([r["bytes"] for r in calls if r["collective"] == "allgather"],
                          [4 * 20000, 4 * 40000])
