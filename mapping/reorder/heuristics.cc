@@ -39,7 +39,11 @@ std::vector<int> Dims(int levels, bool last_heaviest) {
 // Shifted rank helpers for rooted trees: v = (r - root) mod p.
 struct Shift {
   int p, root;
-  int Real(int64_t v) const { return static_cast<int>((v + root) % p); }
+  // The real rank of shifted rank v, 0 <= v < p.
+  int Real(int64_t v) const {
+    const int64_t r = v + root;
+    return static_cast<int>(r < p ? r : r - p);
+  }
 };
 
 // How every heuristic starts: check the placement and the root, keep the root in its own
@@ -65,7 +69,10 @@ absl::StatusOr<Mapping> PairedHypercube(const RankDistance& d, const ReorderOpti
     const int p = d.size();
     const int levels = Log2Floor(p);
     const int rem = p - static_cast<int>(FloorPowerOfTwo(p));
-    auto real = [&](int v) { return static_cast<int>(UnfoldedRank(v, p, keep_odd)); };
+    // Virtual rank v >= rem is played by rank v + rem (collective_shapes.h).
+    auto real = [&](int v) {
+      return v >= rem ? v + rem : static_cast<int>(UnfoldedRank(v, p, keep_odd));
+    };
     auto vrank = [&](int r) { return static_cast<int>(FoldedRank(r, p, keep_odd)); };
     int v0 = vrank(o.root);
     if (v0 < 0) {  // the root is a dropout: its survivor comes next to it
@@ -90,13 +97,16 @@ template <typename Children>
 absl::StatusOr<Mapping> PlaceTreeBreadthFirst(const RankDistance& d, const ReorderOptions& o,
                                               Children children) {
   return PlaceFromRoot(d, o, [&](Placer& placer, const Shift& sh) {
-    std::vector<int32_t> queue{0};
+    struct Node {
+      int32_t v, slot;  // shifted rank, where it was placed
+    };
+    std::vector<Node> queue;
     queue.reserve(d.size());
+    queue.push_back({0, placer.slot(sh.Real(0))});
     for (size_t head = 0; head < queue.size(); ++head) {
-      const int64_t v = queue[head];
-      children(v, [&](int64_t c) {
-        placer.Place(sh.Real(c), sh.Real(v));
-        queue.push_back(static_cast<int32_t>(c));
+      const Node n = queue[head];
+      children(int64_t{n.v}, [&](int64_t c) {
+        queue.push_back({static_cast<int32_t>(c), placer.PlaceNear(sh.Real(c), n.slot)});
       });
     }
     return absl::OkStatus();
@@ -162,15 +172,20 @@ absl::StatusOr<Mapping> ReorderBinaryTreeBcast(const RankDistance& d, const Reor
     // Binary tree (mapping/schedules/collective_shapes.h, fanout 2). Both children are placed when
     // their parent is visited (it sends to them concurrently), greater child first; exploration is
     // depth-first, greater child first.
-    std::vector<int64_t> stack{0};
+    struct Node {
+      int32_t v, slot;  // shifted rank, where it was placed
+    };
+    std::vector<Node> stack{{0, placer.slot(sh.Real(0))}};
     while (!stack.empty()) {
-      const int64_t v = stack.back();
+      const Node parent = stack.back();
       stack.pop_back();
       int64_t children[2];  // increasing
+      int32_t slots[2];
       int n = 0;
-      ForEachKaryTreeChild(v, p, 2, [&](int64_t c) { children[n++] = c; });
-      for (int i = n - 1; i >= 0; --i) placer.Place(sh.Real(children[i]), sh.Real(v));
-      stack.insert(stack.end(), children, children + n);
+      ForEachKaryTreeChild(parent.v, p, 2, [&](int64_t c) { children[n++] = c; });
+      for (int i = n - 1; i >= 0; --i)
+        slots[i] = placer.PlaceNear(sh.Real(children[i]), parent.slot);
+      for (int i = 0; i < n; ++i) stack.push_back({static_cast<int32_t>(children[i]), slots[i]});
     }
     return absl::OkStatus();
   });
@@ -190,8 +205,9 @@ absl::StatusOr<Mapping> ReorderKnomialBcast(const RankDistance& d, const Reorder
     // subtree (a contiguous shifted range) together.
     struct Frame {
       int64_t v, mask, k, top;  // next (mask, k) to expand; masks below `top` exist
+      int32_t slot;             // where v was placed
     };
-    std::vector<Frame> stack{{0, 1, 1, KnomialTreeSpan(0, p, radix)}};
+    std::vector<Frame> stack{{0, 1, 1, KnomialTreeSpan(0, p, radix), placer.slot(sh.Real(0))}};
     while (!stack.empty()) {
       Frame& f = stack.back();
       if (f.mask >= f.top) {
@@ -199,9 +215,8 @@ absl::StatusOr<Mapping> ReorderKnomialBcast(const RankDistance& d, const Reorder
         continue;
       }
       if (f.mask == 1) {
-        for (int64_t k = 1; k < radix && f.v + k < p; ++k) {
-          placer.Place(sh.Real(f.v + k), sh.Real(f.v));
-        }
+        for (int64_t k = 1; k < radix && f.v + k < p; ++k)
+          placer.PlaceNear(sh.Real(f.v + k), f.slot);
         f.mask = radix;
         continue;
       }
@@ -210,14 +225,14 @@ absl::StatusOr<Mapping> ReorderKnomialBcast(const RankDistance& d, const Reorder
         f.k = 1;
         continue;
       }
-      const int64_t v = f.v, c = f.v + f.k * f.mask;
+      const int64_t c = f.v + f.k * f.mask;
       ++f.k;
       if (c >= p) {  // larger k and larger masks are out of range too
         f.mask = f.top;
         continue;
       }
-      placer.Place(sh.Real(c), sh.Real(v));
-      stack.push_back({c, 1, 1, KnomialTreeSpan(c, p, radix)});  // invalidates f
+      const int32_t slot = placer.PlaceNear(sh.Real(c), f.slot);
+      stack.push_back({c, 1, 1, KnomialTreeSpan(c, p, radix), slot});  // invalidates f
     }
     return absl::OkStatus();
   });

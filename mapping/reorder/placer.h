@@ -16,12 +16,14 @@
 //   - the root keeps its process: mapping[root] == root (rootless patterns use `root` as the
 //     seed and keep it too);
 //   - on a flat topology (all slot pairs equally far) the result is the identity.
-// Cost: O(P * s) for P ranks and s slots per host, plus O(g^2) worst case for g leaf groups;
-// fast enough to run inline at job start up to a million ranks (bench/reorder_bench.cc
-// measures it). Functions are thread-compatible (no shared mutable state).
+// Cost: O(P) for P ranks on hosts of up to 64 slots (O(P * s) on larger hosts of s slots),
+// plus O(g^2) worst case for g leaf groups; fast enough to run inline at job start up to a
+// million ranks (bench/reorder_bench.cc measures it). Functions are thread-compatible (no shared
+// mutable state).
 #ifndef TOPORR_MAPPING_REORDER_PLACER_H_
 #define TOPORR_MAPPING_REORDER_PLACER_H_
 
+#include <array>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -30,6 +32,8 @@
 #include "mapping/costs/distance.h"
 
 namespace toporr::mapping {
+
+class HierarchicalCostMatrix;
 
 using Mapping = std::vector<int32_t>;  // mapping[new_rank] = slot (old rank)
 
@@ -53,11 +57,14 @@ absl::Status CheckReorderInputs(const RankDistance& d, const ReorderOptions& o);
 // The set of not yet assigned slots with a fast "closest free slot" query.
 //
 // Search order from a reference slot: free slots on the reference's host (closest shared
-// hwloc level first), then the lowest-numbered host with free slots in the reference's leaf
-// group, then other groups in increasing (alpha, beta, group index) from the reference's
-// group, taking the lowest host and slot there. Leaf groups come from a
-// HierarchicalCostMatrix (its host -> group map); for any other HostCostMatrix every host is
-// its own group, so the search is exact for dense matrices too.
+// hwloc level first, then the lowest slot), then the lowest-numbered host with free slots in
+// the reference's leaf group, then other groups in increasing (alpha, beta, group index)
+// from the reference's group, taking the lowest host and slot there. Leaf groups come from
+// a HierarchicalCostMatrix (its host -> group map); for any other HostCostMatrix every host
+// is its own group, so the search is exact for dense matrices too.
+// Cost: O(P + hosts) to build; Closest and Take O(1) on hosts of up to 64 slots (bit masks
+// per hwloc level) and O(s) on larger hosts of s slots, plus, once per leaf group whose
+// hosts all fill up, O(groups) to order the other groups from it.
 // Not thread-safe (queries update internal cursors).
 class FreeSlotIndex {
  public:
@@ -65,7 +72,10 @@ class FreeSlotIndex {
   explicit FreeSlotIndex(const RankDistance& distance);
 
   int num_free() const { return num_free_; }
-  bool IsFree(int slot) const { return free_[slot] != 0; }
+  bool IsFree(int slot) const {
+    const SlotInfo i = Locate(slot);
+    return IsFreeAt(i.host, i.local);
+  }
 
   // Closest free slot to `ref` (which may itself be free: then ref is returned). When
   // `prefer` is a free slot exactly as far from `ref` as the found one, `prefer` wins (this
@@ -75,19 +85,95 @@ class FreeSlotIndex {
   // Marks `slot` as used. Precondition: IsFree(slot).
   void Take(int slot);
 
+  // Take(Closest(ref, prefer)), returning that slot (-1 when none is free).
+  int TakeClosest(int ref, int prefer = -1);
+
  private:
+  // Hosts of up to this many slots answer from bit masks; larger ones scan their slots.
+  static constexpr int kMaskSlots = 64;
+  // A slot's host and its index among the host's slots (in increasing slot order).
+  struct SlotInfo {
+    int32_t host;
+    int32_t local;
+  };
+  // A slot with its host and index on the host.
+  struct Found {
+    int32_t slot, host, local;
+  };
+  // Per slot of a host of at most kMaskSlots slots: for each of the four levels SharedLevel
+  // tests (core, L3, NUMA, package), the host's slots sharing that object with it, as bits
+  // of local indexes (empty for an unknown object, -1). Hosts whose slots have the same
+  // locations in the same order share one set.
+  using LevelMasks = std::array<uint64_t, 4>;
+  // How slots map to hosts. kBlock: every host holds stride_ consecutive slots, host h
+  // slots h * stride_ ... ("--map-by core"); kCyclic: slot s is on host s % stride_, stride_
+  // being the number of hosts ("--map-by node"); kGeneral: tables slot_info_ and host_slots_.
+  enum class Layout : uint8_t { kBlock, kCyclic, kGeneral };
+
+  SlotInfo Locate(int slot) const {
+    switch (layout_) {
+      case Layout::kBlock:
+        return {slot / stride_, slot % stride_};
+      case Layout::kCyclic:
+        return {slot % stride_, slot / stride_};
+      case Layout::kGeneral:
+        break;
+    }
+    return slot_info_[slot];
+  }
+  int SlotAt(int h, int local) const {
+    switch (layout_) {
+      case Layout::kBlock:
+        return h * stride_ + local;
+      case Layout::kCyclic:
+        return h + local * stride_;
+      case Layout::kGeneral:
+        break;
+    }
+    return host_slots_[host_start_[h] + local];
+  }
+  int HostSize(int h) const { return host_start_[h + 1] - host_start_[h]; }
+  bool IsFreeAt(int h, int local) const {
+    return ((free_words_[host_word_[h] + (local >> 6)] >> (local & 63)) & 1) != 0;
+  }
+  void TakeAt(int h, int local) {
+    free_words_[host_word_[h] + (local >> 6)] &= ~(uint64_t{1} << (local & 63));
+    --host_free_[h];
+    --group_free_[host_group_[h]];
+    --num_free_;
+  }
+
+  void BuildLayout();
+  bool SameLayout(int a, int b) const;
+  int32_t BuildLevelMasks(int h);
+  Found Find(int ref, int prefer);
+  Found ClosestOnHost(int ref, SlotInfo r, int prefer) const;
+  Found ClosestOnLargeHost(int ref, int h, int prefer) const;
+  int LowestFreeLocal(int h) const;  // of a host with free slots
   int FirstFreeHostOfGroup(int group);
   void BuildGroupOrder(int group);
+  void SortGroupsByCost(int group);  // BuildGroupOrder for many distinct costs
+  // RankDistance::EquallyFar(ref, b, c) for free slots b, c on hosts hb, hc other than ref's.
+  bool InterHostEquallyFar(int ref, int b, int hb, int c, int hc) const;
 
   const RankDistance& d_;
-  std::vector<uint8_t> free_;
+  const HierarchicalCostMatrix* hier_;  // d_.hosts() when hierarchical, else null
   int num_free_ = 0;
-  std::vector<int32_t> host_group_;                // per host
-  std::vector<std::vector<int32_t>> host_free_;    // per host, ascending free slots
-  std::vector<std::vector<int32_t>> group_hosts_;  // per group, ascending hosts with slots
-  std::vector<int32_t> group_cursor_;              // per group, first host maybe free
-  std::vector<int64_t> group_free_;                // per group, free slot count
-  std::vector<int32_t> group_rep_;                 // per group, one host (cost proxy)
+  Layout layout_ = Layout::kGeneral;
+  int32_t stride_ = 0;
+  std::vector<SlotInfo> slot_info_;      // per slot (kGeneral only)
+  std::vector<int32_t> host_slots_;      // slots grouped by host, ascending (kGeneral only)
+  std::vector<int32_t> host_start_;      // per host + 1: its range of local slot indexes
+  std::vector<int32_t> host_word_;       // per host + 1: its first word in free_words_
+  std::vector<uint64_t> free_words_;     // per host, bit i: its i-th slot is free
+  std::vector<int32_t> host_free_;       // per host, free slot count
+  std::vector<int32_t> host_masks_;      // per host: its slots' first LevelMasks, -1 if large
+  std::vector<LevelMasks> level_masks_;  // per distinct layout of a host, per slot
+  std::vector<int32_t> host_group_;      // per host
+  std::vector<int32_t> group_start_;     // per group + 1: its range of group_hosts_
+  std::vector<int32_t> group_hosts_;     // hosts with slots grouped by group, ascending
+  std::vector<int32_t> group_cursor_;    // per group, first host maybe free
+  std::vector<int64_t> group_free_;      // per group, free slot count
   std::vector<std::vector<int32_t>> group_order_;  // per group, lazily sorted groups
   std::vector<int32_t> group_order_cursor_;
 };
@@ -104,10 +190,13 @@ class Placer {
     index_.Take(rank);
   }
   // Places `rank` on the free slot closest to where `ref` was placed; ties to its own slot.
-  void Place(int rank, int ref) {
-    const int s = index_.Closest(mapping_[ref], rank);
+  // Returns that slot.
+  int Place(int rank, int ref) { return PlaceNear(rank, mapping_[ref]); }
+  // Places `rank` on the free slot closest to `slot`; ties to its own slot. Returns it.
+  int PlaceNear(int rank, int slot) {
+    const int s = index_.TakeClosest(slot, rank);
     mapping_[rank] = s;
-    index_.Take(s);
+    return s;
   }
   // Places `rank` on `slot`, which must be free.
   void PlaceAt(int rank, int slot) {
