@@ -2,8 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
@@ -14,6 +17,9 @@
 
 namespace toporr::client::mpi {
 namespace {
+
+// Bytes of a host name carried in GatherRankPlaces' allgather; longer names cost a second one.
+constexpr int kInlineHostName = 40;
 
 std::string ShortHostName() {
   char name[256] = {0};
@@ -61,46 +67,73 @@ absl::StatusOr<RankPlaces> GatherRankPlaces(MPI_Comm work, const ClientOptions& 
   PMPI_Comm_size(work, &size);
   RankPlaces places;
   std::string host;
-  {
-    absl::Status local = absl::OkStatus();
-    if (absl::StatusOr<std::string> h = HostOfThisRank(options); h.ok()) {
-      host = *h;
+  absl::Status local = absl::OkStatus();
+  if (absl::StatusOr<std::string> h = HostOfThisRank(options); h.ok()) {
+    host = *h;
+  } else {
+    local = h.status();
+  }
+  if (local.ok()) {
+    if (absl::StatusOr<RankBinding> l = ThisRankBinding(); l.ok()) {
+      places.mine = *l;
     } else {
-      local = h.status();
+      local = l.status();
     }
-    if (local.ok()) {
-      if (absl::StatusOr<RankBinding> l = ThisRankBinding(); l.ok()) {
-        places.mine = *l;
-      } else {
-        local = l.status();
-      }
-    }
+  }
+  // One allgather carries every rank's outcome, location and name (names longer than the
+  // inline part follow in an allgatherv); a failure is then agreed on with its reason.
+  struct Place {
+    int32_t failed;
+    int32_t len;
+    int32_t loc[4];
+    char name[kInlineHostName];
+  };
+  Place mine = {};
+  const mapping::RankLocation& where = places.mine.location;
+  mine.failed = local.ok() ? 0 : 1;
+  mine.len = static_cast<int32_t>(host.size());
+  mine.loc[0] = where.package;
+  mine.loc[1] = where.numa;
+  mine.loc[2] = where.l3;
+  mine.loc[3] = where.core;
+  std::memcpy(mine.name, host.data(), std::min(host.size(), sizeof(mine.name)));
+  std::vector<Place> all(size);
+  if (int rc =
+          PMPI_Allgather(&mine, sizeof(Place), MPI_BYTE, all.data(), sizeof(Place), MPI_BYTE, work);
+      rc != MPI_SUCCESS) {
+    return absl::InternalError(MpiError("MPI_Allgather", rc));
+  }
+  bool failed = false, long_names = false;
+  for (const Place& p : all) {
+    failed = failed || p.failed;
+    long_names = long_names || p.len > kInlineHostName;
+  }
+  if (failed) {
     RETURN_IF_ERROR(Agree(work, local));
+    return absl::InternalError("the ranks' outcomes disagree");  // Agree saw the failure
   }
   places.hosts.resize(size);
   places.bound.resize(size);
-  int len = static_cast<int>(host.size());
+  std::string names;
   std::vector<int> lens(size), displs(size);
-  const mapping::RankLocation& where = places.mine.location;
-  int32_t loc[4] = {where.package, where.numa, where.l3, where.core};
-  std::vector<int32_t> locs(4 * static_cast<size_t>(size));
-  int rc = PMPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, work);
-  if (rc == MPI_SUCCESS)
-    rc = PMPI_Allgather(loc, 4, MPI_INT32_T, locs.data(), 4, MPI_INT32_T, work);
-  int total = 0;
-  for (int r = 0; r < size; ++r) {
-    displs[r] = total;
-    total += lens[r];
+  if (long_names) {
+    int total = 0;
+    for (int r = 0; r < size; ++r) {
+      lens[r] = all[r].len;
+      displs[r] = total;
+      total += lens[r];
+    }
+    names.assign(static_cast<size_t>(total), '\0');
+    if (int rc = PMPI_Allgatherv(host.data(), mine.len, MPI_CHAR, names.data(), lens.data(),
+                                 displs.data(), MPI_CHAR, work);
+        rc != MPI_SUCCESS) {
+      return absl::InternalError(MpiError("MPI_Allgather", rc));
+    }
   }
-  std::string all(static_cast<size_t>(total), '\0');
-  if (rc == MPI_SUCCESS) {
-    rc = PMPI_Allgatherv(host.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(),
-                         MPI_CHAR, work);
-  }
-  if (rc != MPI_SUCCESS) return absl::InternalError(MpiError("MPI_Allgather", rc));
   for (int r = 0; r < size; ++r) {
-    places.hosts[r] = all.substr(displs[r], lens[r]);
-    places.bound[r] = {0, locs[4 * r], locs[4 * r + 1], locs[4 * r + 2], locs[4 * r + 3]};
+    const Place& p = all[r];
+    places.hosts[r] = long_names ? names.substr(displs[r], lens[r]) : std::string(p.name, p.len);
+    places.bound[r] = {0, p.loc[0], p.loc[1], p.loc[2], p.loc[3]};
   }
   return places;
 }
@@ -109,14 +142,18 @@ absl::StatusOr<PlannedOrder> SharePlan(MPI_Comm work, absl::StatusOr<PlannedOrde
   int rank = 0, size = 1;
   PMPI_Comm_rank(work, &rank);
   PMPI_Comm_size(work, &size);
-  struct {
+  struct Result {
     int ok;
     int multilevel_values;  // length of the multi-level plan that follows (0: none)
     int library_order;      // 1: the library's order follows
     double before_ns, after_ns;
     char chosen[64];
     char reason[kReasonBytes];
-  } result = {};
+  };
+  // The outcome and, after it, the order: one broadcast.
+  const size_t order_bytes = sizeof(int32_t) * static_cast<size_t>(size);
+  std::vector<char> message(sizeof(Result) + order_bytes, '\0');
+  Result result = {};
   PlannedOrder shared;
   shared.order.resize(size);
   if (rank == 0) {
@@ -128,7 +165,7 @@ absl::StatusOr<PlannedOrder> SharePlan(MPI_Comm work, absl::StatusOr<PlannedOrde
       result.before_ns = planned->before_ns;
       result.after_ns = planned->after_ns;
       std::snprintf(result.chosen, sizeof(result.chosen), "%s", planned->chosen.c_str());
-      shared.order = std::move(planned->order);
+      std::memcpy(message.data() + sizeof(Result), planned->order.data(), order_bytes);
       shared.multilevel = std::move(planned->multilevel);
       result.multilevel_values = static_cast<int>(shared.multilevel.size());
       if (planned->library_order.size() == static_cast<size_t>(size)) {
@@ -138,10 +175,14 @@ absl::StatusOr<PlannedOrder> SharePlan(MPI_Comm work, absl::StatusOr<PlannedOrde
     } else {
       CopyReason(absl::StrCat("planning failed: ", planned.status().message()), result.reason);
     }
+    std::memcpy(message.data(), &result, sizeof(Result));
   }
-  int rc = PMPI_Bcast(&result, sizeof(result), MPI_BYTE, 0, work);
-  if (rc == MPI_SUCCESS && result.ok) {
-    rc = PMPI_Bcast(shared.order.data(), size, MPI_INT32_T, 0, work);
+  int rc = message.size() > static_cast<size_t>(std::numeric_limits<int>::max())
+               ? MPI_ERR_COUNT
+               : PMPI_Bcast(message.data(), static_cast<int>(message.size()), MPI_BYTE, 0, work);
+  if (rc == MPI_SUCCESS) {
+    std::memcpy(&result, message.data(), sizeof(Result));
+    if (result.ok) std::memcpy(shared.order.data(), message.data() + sizeof(Result), order_bytes);
   }
   if (rc == MPI_SUCCESS && result.ok && result.multilevel_values > 0) {
     shared.multilevel.resize(result.multilevel_values);

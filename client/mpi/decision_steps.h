@@ -34,8 +34,9 @@ struct RankPlaces {
 
 // 2. Each rank names its host (the TOPORR_HOSTMAP line of its MPI_COMM_WORLD rank, else
 // gethostname() without the domain) and its binding (bound_ranks.h ThisRankBinding); one
-// allgather of each. A rank's failure (TOPORR_HOSTMAP unreadable, too short; hwloc) is
-// agreed on; kInternal when an allgather fails.
+// allgather carries every rank's outcome, binding and name (names of over 40 bytes follow in
+// a second one). A rank's failure (TOPORR_HOSTMAP unreadable, too short; hwloc) is agreed on
+// (collective_status.h Agree, only when some rank failed); kInternal when an allgather fails.
 absl::StatusOr<RankPlaces> GatherRankPlaces(MPI_Comm work, const ClientOptions& options);
 
 // 6. What rank 0 computes from the gathered costs (a Planner): the order and its predictions.
@@ -56,10 +57,11 @@ using Planner = std::function<absl::StatusOr<PlannedOrder>(
     const mapping::Placement& placement, const mapping::HostCostMatrix& costs,
     const mapping::RouteSource* routes, const mapping::IntraHostModel& intra)>;
 
-// 6. Rank 0's plan on every rank (one broadcast of its outcome, then of its order and
-// multi-level plan): `planned` is read on rank 0 only. When rank 0's planning failed, or its
-// order does not have one entry per rank, every rank gets kInternal "planning failed: ...";
-// kInternal when a broadcast fails. `chosen` is cut to 63 characters on every rank.
+// 6. Rank 0's plan on every rank (one broadcast of its outcome and order, then of its
+// multi-level plan and library order when it has them): `planned` is read on rank 0 only. When rank
+// 0's planning failed, or its order does not have one entry per rank, every rank gets kInternal
+// "planning failed: ..."; kInternal when a broadcast fails. `chosen` is cut to 63 characters on
+// every rank.
 absl::StatusOr<PlannedOrder> SharePlan(MPI_Comm work, absl::StatusOr<PlannedOrder> planned);
 
 }  // namespace toporr::client::mpi

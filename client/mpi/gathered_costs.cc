@@ -1,8 +1,10 @@
 #include "client/mpi/gathered_costs.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <vector>
@@ -85,29 +87,29 @@ absl::Status SplitByHost(MPI_Comm work, int my_host, HostGroups* groups) {
   return absl::OkStatus();
 }
 
-// 4. A leader's row of its own host (empty on other ranks), checked against the ticket.
-absl::StatusOr<CostRow> LeaderRow(MPI_Comm work, RowSource& source, const HostListTicket& ticket,
-                                  const std::vector<std::string>& hosts, int my_host, bool leader,
-                                  bool with_routes) {
+// 4. A leader's row of its own host (empty on other ranks), checked against the ticket:
+// *fetched, this rank's outcome (OK on other ranks), for the caller to agree on.
+CostRow LeaderRow(RowSource& source, const HostListTicket& ticket,
+                  const std::vector<std::string>& hosts, int my_host, bool leader, bool with_routes,
+                  absl::Status* fetched) {
   const int n = static_cast<int>(hosts.size());
   CostRow row;
-  absl::Status fetched = absl::OkStatus();
+  *fetched = absl::OkStatus();
   if (leader) {
     absl::StatusOr<CostRow> r = source.Row(ticket, hosts, my_host, with_routes);
     if (!r.ok()) {
-      fetched = r.status();
+      *fetched = r.status();
     } else if (r->snapshot_id != ticket.snapshot_id) {
-      fetched = absl::AbortedError(
+      *fetched = absl::AbortedError(
           absl::StrCat("the row of ", hosts[my_host], " came from snapshot ", r->snapshot_id,
                        ", the host list from snapshot ", ticket.snapshot_id, "; not mixing them"));
     } else if (r->values.size() != 2 * static_cast<size_t>(n)) {
-      fetched = absl::DataLossError(absl::StrCat("the row of ", hosts[my_host], " has ",
-                                                 r->values.size() / 2, " columns, expected ", n));
+      *fetched = absl::DataLossError(absl::StrCat("the row of ", hosts[my_host], " has ",
+                                                  r->values.size() / 2, " columns, expected ", n));
     } else {
       row = *std::move(r);
     }
   }
-  RETURN_IF_ERROR(Agree(work, fetched));
   return row;
 }
 
@@ -191,6 +193,142 @@ absl::Status GatherRoutes(MPI_Comm work, const CostRow* row, int my_host, int n,
   return Agree(work, status);
 }
 
+// The statuses of consecutive steps (each rank's own, in step order) agreed on as one Agree
+// after each step would: the earliest step any rank failed, and of that step the lowest
+// failing rank's status. One allreduce when every step passed everywhere.
+absl::Status AgreeSteps(MPI_Comm work, std::initializer_list<absl::Status> steps) {
+  int rank = 0, size = 1;
+  PMPI_Comm_rank(work, &rank);
+  PMPI_Comm_size(work, &size);
+  const absl::Status* failed = nullptr;
+  int64_t step = 0;
+  for (const absl::Status& s : steps) {
+    if (!s.ok()) {
+      failed = &s;
+      break;
+    }
+    ++step;
+  }
+  int64_t mine = failed != nullptr ? step * size + rank : std::numeric_limits<int64_t>::max();
+  int64_t first = mine;
+  if (int rc = PMPI_Allreduce(&mine, &first, 1, MPI_INT64_T, MPI_MIN, work); rc != MPI_SUCCESS) {
+    return absl::InternalError(MpiError("MPI_Allreduce", rc));
+  }
+  if (first == std::numeric_limits<int64_t>::max()) return absl::OkStatus();
+  return Agree(work, mine == first ? *failed : absl::OkStatus());
+}
+
+// 4. Per-host groups for a small job: the ranks of each host (split by host) and its leaders,
+// without a shared-memory split (no window is made). Each split is called by every rank, a
+// rank whose host split failed taking no part in the leaders; the two are agreed on as after
+// each.
+absl::Status SplitByHostName(MPI_Comm work, int my_host, HostGroups* groups) {
+  int rank = 0, host_rank = -1;
+  PMPI_Comm_rank(work, &rank);
+  const int host_rc = PMPI_Comm_split(work, my_host, rank, &groups->host);
+  if (host_rc == MPI_SUCCESS) PMPI_Comm_rank(groups->host, &host_rank);
+  const int leaders_rc =
+      PMPI_Comm_split(work, host_rank == 0 ? 0 : MPI_UNDEFINED, rank, &groups->leaders);
+  groups->leader = host_rank == 0;
+  return AgreeSteps(
+      work, {MpiStatus("MPI_Comm_split", host_rc), MpiStatus("MPI_Comm_split", leaders_rc)});
+}
+
+// 5. Small form: each leader sends its host's index, its row and, with routes, its packed
+// routes to rank 0 (leader 0) in one gather among the leaders (a leader whose row failed,
+// `fetched`, sends its index alone); rank 0 keeps the rows in *rows and views them as a
+// RowCostMatrix. The rows' outcome, then the gather's, agreed on over `work` as one agreement
+// after each would.
+absl::Status GatherRowsToRankZero(MPI_Comm work, const HostGroups& groups, int n, int my_host,
+                                  const CostRow& row, const absl::Status& fetched, bool with_routes,
+                                  std::vector<float>* rows,
+                                  std::unique_ptr<mapping::HostCostMatrix>* matrix,
+                                  std::unique_ptr<mapping::RouteSource>* routes, std::string* why) {
+  int rank = 0;
+  PMPI_Comm_rank(work, &rank);
+  const size_t row_words = 2 * static_cast<size_t>(n);
+  int rc = MPI_SUCCESS;
+  std::vector<uint32_t> all_routes;
+  bool unpack = false;
+  if (groups.leader) {
+    std::vector<uint32_t> mine(1, static_cast<uint32_t>(my_host));
+    if (fetched.ok()) {
+      mine.resize(1 + row_words);
+      std::memcpy(mine.data() + 1, row.values.data(), row_words * sizeof(float));
+      if (with_routes) PackRouteRow(my_host, row.routes, &mine);
+    }
+    int num_leaders = 0, leader_rank = 0;
+    PMPI_Comm_size(groups.leaders, &num_leaders);
+    PMPI_Comm_rank(groups.leaders, &leader_rank);
+    int count = mine.size() > static_cast<size_t>(std::numeric_limits<int>::max())
+                    ? -1
+                    : static_cast<int>(mine.size());
+    std::vector<int> counts(leader_rank == 0 ? num_leaders : 0), displs(counts.size());
+    rc = PMPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, groups.leaders);
+    std::vector<uint32_t> all;
+    if (leader_rank == 0 && rc == MPI_SUCCESS) {
+      int64_t total = 0;
+      bool fits = true;
+      for (int l = 0; l < num_leaders; ++l) {
+        fits = fits && counts[l] >= 0;
+        displs[l] = static_cast<int>(std::min<int64_t>(total, std::numeric_limits<int>::max()));
+        total += std::max(0, counts[l]);
+      }
+      if (!fits || total > std::numeric_limits<int>::max()) {
+        rc = MPI_ERR_COUNT;  // the other leaders still take part in the Gatherv below
+        std::fill(counts.begin(), counts.end(), 0);
+      } else {
+        all.resize(total);
+      }
+    }
+    const int gathered =
+        PMPI_Gatherv(mine.data(), std::max(0, count), MPI_UINT32_T, all.data(), counts.data(),
+                     displs.data(), MPI_UINT32_T, 0, groups.leaders);
+    if (rc == MPI_SUCCESS) rc = gathered;
+    if (rc == MPI_SUCCESS && count < 0) rc = MPI_ERR_COUNT;
+    if (leader_rank == 0 && rc == MPI_SUCCESS) {
+      // Every host has one leader: the packets name each host once.
+      rows->assign(row_words * n, 0.0f);
+      std::vector<const float*> host_rows(n, nullptr);
+      for (int l = 0; l < num_leaders && rc == MPI_SUCCESS; ++l) {
+        const uint32_t* packet = all.data() + displs[l];
+        const uint32_t h = packet[0];
+        if (counts[l] < static_cast<int>(1 + row_words) || h >= static_cast<uint32_t>(n) ||
+            host_rows[h] != nullptr) {
+          rc = MPI_ERR_OTHER;
+          break;
+        }
+        float* dst = rows->data() + row_words * h;
+        std::memcpy(dst, packet + 1, row_words * sizeof(float));
+        host_rows[h] = dst;
+        all_routes.insert(all_routes.end(), packet + 1 + row_words, packet + counts[l]);
+      }
+      for (int h = 0; h < n && rc == MPI_SUCCESS; ++h) {
+        if (host_rows[h] == nullptr) rc = MPI_ERR_OTHER;
+      }
+      if (rc == MPI_SUCCESS) {
+        *matrix = std::make_unique<RowCostMatrix>(n, std::move(host_rows));
+        unpack = with_routes;
+      }
+    }
+  }
+  if (unpack) {
+    absl::StatusOr<std::unique_ptr<mapping::TableRoutes>> table = UnpackRoutes(all_routes, n, why);
+    if (table.ok()) {
+      *routes = *std::move(table);
+    } else {  // routes that do not fit: predict without them rather than not at all
+      *why = std::string(table.status().message());
+    }
+  }
+  absl::Status status = AgreeSteps(work, {fetched, MpiStatus("row gather", rc)});
+  if (!status.ok() && rank == 0) {
+    matrix->reset();
+    routes->reset();
+    rows->clear();
+  }
+  return status;
+}
+
 }  // namespace
 
 absl::Status GatherCosts(MPI_Comm work, RowSource& source, const ClientOptions& options,
@@ -206,21 +344,36 @@ absl::Status GatherCosts(MPI_Comm work, RowSource& source, const ClientOptions& 
 
   // 4. Per-host groups; each leader fetches its own host's row.
   HostGroups groups;
-  RETURN_IF_ERROR(SplitByHost(work, my_host, &groups));
+  const bool to_rank_zero = n <= kRowsToRankZeroMaxHosts && n <= options.compress_above_hosts;
+  RETURN_IF_ERROR(to_rank_zero ? SplitByHostName(work, my_host, &groups)
+                               : SplitByHost(work, my_host, &groups));
   const bool with_routes = n > 1 && n <= options.routes_max_hosts;
-  ASSIGN_OR_RETURN(const CostRow row, LeaderRow(work, source, ticket, layout.hosts, my_host,
-                                                groups.leader, with_routes));
+  absl::Status fetched;
+  const CostRow row =
+      LeaderRow(source, ticket, layout.hosts, my_host, groups.leader, with_routes, &fetched);
 
   // 5. The rows reach rank 0, then their routes.
-  if (n > options.compress_above_hosts) {
-    RETURN_IF_ERROR(CompressRows(work, groups.leaders, layout, my_host, row, &costs->matrix));
-    decision->cost_form = "groups";
-  } else {
-    RETURN_IF_ERROR(
-        ShareRowsPerHost(work, groups, n, my_host, row, &costs->matrix, &costs->window));
+  if (to_rank_zero) {
+    // The rows' outcome is agreed on with the gather's, as an agreement before it would.
+    std::string why;
+    RETURN_IF_ERROR(GatherRowsToRankZero(work, groups, n, my_host, row, fetched, with_routes,
+                                         &costs->rows, &costs->matrix, &costs->routes, &why));
     decision->cost_form = "rows";
+    if (rank == 0 && with_routes && costs->routes == nullptr && options.verbose >= 1) {
+      std::fprintf(stderr, "toporr: host links only: %s\n", why.c_str());
+    }
+  } else {
+    RETURN_IF_ERROR(Agree(work, fetched));
+    if (n > options.compress_above_hosts) {
+      RETURN_IF_ERROR(CompressRows(work, groups.leaders, layout, my_host, row, &costs->matrix));
+      decision->cost_form = "groups";
+    } else {
+      RETURN_IF_ERROR(
+          ShareRowsPerHost(work, groups, n, my_host, row, &costs->matrix, &costs->window));
+      decision->cost_form = "rows";
+    }
   }
-  if (with_routes) {
+  if (with_routes && !to_rank_zero) {
     std::string why;
     if (absl::Status s =
             GatherRoutes(work, groups.leader ? &row : nullptr, my_host, n, &costs->routes, &why);

@@ -3,21 +3,27 @@
 //   3. rank 0 registers the host list with the cost source (the one request of a decision
 //      that is not per host) and broadcasts the ticket, or why there is none: first, so that
 //      an absent or stalled daemon costs no more MPI steps than needed;
-//   4. ranks are grouped per host (MPI_Comm_split_type SHARED, then by host); the lowest
+//   4. ranks are grouped per host (MPI_Comm_split_type SHARED, then by host; for jobs of at
+//      most kRowsToRankZeroMaxHosts hosts, which make no window, by host alone); the lowest
 //      rank of each host is its leader and asks for its own host's row (one request per
 //      host, never per rank; with routes for jobs of at most TOPORR_ROUTES_MAX_HOSTS hosts);
 //      rows must come from the ticket's snapshot and have one column per host;
-//   5. the rows reach rank 0: the leaders allgather them into one MPI-3 shared window per
-//      host (the matrix is held once per host, not per rank), or, for jobs of more than
+//   5. the rows reach rank 0: for jobs of at most kRowsToRankZeroMaxHosts hosts, each leader
+//      sends its row and its routes (client/costs/row_routes.h) to rank 0 in one gather among
+//      the leaders; for larger ones the leaders allgather them into one MPI-3 shared window
+//      per host (the matrix is held once per host, not per rank), or, for jobs of more than
 //      TOPORR_COMPRESS_ABOVE hosts, in leaf-group form (leaf_groups.h); then their routes
-//      (one MPI_Gatherv, client/costs/row_routes.h).
-// Each step ends in the same result on every rank (collective_status.h Agree).
+//      (one MPI_Gatherv).
+// Each step ends in the same result on every rank (collective_status.h Agree); where two
+// steps share one agreement, it is the one that agreeing after each would reach (the
+// earliest step any rank failed, its lowest failing rank's status).
 #ifndef TOPORR_CLIENT_MPI_GATHERED_COSTS_H_
 #define TOPORR_CLIENT_MPI_GATHERED_COSTS_H_
 
 #include <mpi.h>
 
 #include <memory>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "client/config/client_options.h"
@@ -33,9 +39,16 @@ struct GatheredCosts {
   std::unique_ptr<mapping::HostCostMatrix> matrix;  // rank 0: between the job's hosts
   std::unique_ptr<mapping::RouteSource> routes;     // rank 0: the rows' routes, or null
   // Every rank: the shared window that holds the dense rows `matrix` reads (MPI_WIN_NULL in
-  // leaf-group form). The caller frees it (collective) once rank 0 has planned.
+  // leaf-group form and for small jobs). The caller frees it (collective) once rank 0 has
+  // planned.
   MPI_Win window = MPI_WIN_NULL;
+  // Rank 0 of a small job: the rows `matrix` reads (empty otherwise).
+  std::vector<float> rows;
 };
+
+// Jobs of at most this many hosts send the leaders' rows straight to rank 0 (the only rank
+// that reads them): no shared-memory split, no window.
+inline constexpr int kRowsToRankZeroMaxHosts = 256;
 
 // Collective over `work` (a communicator that returns errors), whose rank r runs on
 // layout.hosts[layout.rank_host[r]]. Sets decision->snapshot_id once the ticket is agreed

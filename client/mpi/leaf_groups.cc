@@ -23,23 +23,6 @@ uint64_t Bits(float f) {
   return b;
 }
 
-// A leader's key: its row with its own column and its nearest hosts (the hosts of its leaf)
-// masked, so that the hosts of one leaf share a key.
-uint64_t LeafKey(const CostRow& row, int n, int my_host) {
-  const float* lat = row.values.data();
-  const float* gbps = lat + n;
-  float nearest = std::numeric_limits<float>::infinity();
-  for (int j = 0; j < n; ++j) {
-    if (j != my_host) nearest = std::min(nearest, lat[j]);
-  }
-  uint64_t key = kHashSeed;
-  for (int j = 0; j < n; ++j) {
-    const bool masked = j == my_host || lat[j] == nearest;
-    key = Mix(Mix(key, masked ? ~0ull : Bits(lat[j])), masked ? ~0ull : Bits(gbps[j]));
-  }
-  return key;
-}
-
 // The group of every host: hosts with one key, numbered by first appearance over the host
 // list. `keyed`: (key, host) per leader.
 std::vector<int32_t> GroupHosts(const std::vector<uint64_t>& keyed, int n, int* num_groups) {
@@ -108,12 +91,13 @@ absl::Status Representatives(const std::vector<uint64_t>& keyed,
   return absl::OkStatus();
 }
 
-// The g x g matrices from the representatives' group rows (`rows`, the row of group G at
-// rows + displs[rep_of_group[G]]). kFailedPrecondition when two groups' hosts are connected
-// differently inside their groups.
+// The g x g matrices from the representatives' group rows (`*all`, the row of group G at
+// displs[rep_of_group[G]]), which are freed once read, before the matrix is built.
+// kFailedPrecondition when two groups' hosts are connected differently inside their groups.
 absl::StatusOr<std::unique_ptr<mapping::HostCostMatrix>> GroupMatrix(
-    const float* rows, const std::vector<int>& displs, const std::vector<int>& rep_of_group,
+    std::vector<float>* all, const std::vector<int>& displs, const std::vector<int>& rep_of_group,
     std::vector<int32_t> group_of) {
+  const float* rows = all->data();
   const int g = static_cast<int>(rep_of_group.size());
   mapping::HierarchicalCostMatrix::Options o;
   o.host_group = std::move(group_of);
@@ -138,6 +122,7 @@ absl::StatusOr<std::unique_ptr<mapping::HostCostMatrix>> GroupMatrix(
           "TOPORR_COMPRESS_ABOVE)");
     }
   }
+  std::vector<float>().swap(*all);
   o.intra_group_alpha_ns = std::max(0.0f, intra_lat);
   o.intra_group_beta_ns = intra_gbps > 0 ? 8.0 / intra_gbps : 0.0;
   ASSIGN_OR_RETURN(std::unique_ptr<mapping::HierarchicalCostMatrix> m,
@@ -147,11 +132,63 @@ absl::StatusOr<std::unique_ptr<mapping::HostCostMatrix>> GroupMatrix(
 
 }  // namespace
 
+uint64_t LeafKey(const CostRow& row, int n, int my_host) {
+  const float* lat = row.values.data();
+  const float* gbps = lat + n;
+  float nearest = std::numeric_limits<float>::infinity();
+  for (int j = 0; j < n; ++j) {
+    if (j != my_host) nearest = std::min(nearest, lat[j]);
+  }
+  uint64_t key = kHashSeed;
+  for (int j = 0; j < n; ++j) {
+    const bool masked = j == my_host || lat[j] == nearest;
+    key = Mix(Mix(key, masked ? ~0ull : Bits(lat[j])), masked ? ~0ull : Bits(gbps[j]));
+  }
+  return key;
+}
+
+absl::Status GroupRowHash(const CostRow& row, const JobLayout& layout, int my_host,
+                          const std::vector<int32_t>& group_of, int num_groups,
+                          std::vector<float>* group_row, uint64_t* hash) {
+  absl::Status s = GroupRow(row, layout, my_host, group_of, num_groups, group_row);
+  uint64_t h = kHashSeed;
+  for (float v : *group_row) h = Mix(h, Bits(v));
+  *hash = h;
+  return s;
+}
+
+MpiLeaderExchange::MpiLeaderExchange(MPI_Comm work, MPI_Comm leaders)
+    : work_(work), leaders_(leaders) {
+  PMPI_Comm_rank(work, &rank_);
+  if (leaders != MPI_COMM_NULL) {
+    PMPI_Comm_size(leaders, &num_leaders_);
+    PMPI_Comm_rank(leaders, &leader_rank_);
+  }
+}
+
+int MpiLeaderExchange::AllgatherLeaders(const uint64_t* mine, int count, uint64_t* all) {
+  return PMPI_Allgather(mine, count, MPI_UINT64_T, all, count, MPI_UINT64_T, leaders_);
+}
+
+int MpiLeaderExchange::GathervToLeaderZero(const float* mine, int count, float* all,
+                                           const int* counts, const int* displs) {
+  return PMPI_Gatherv(mine, count, MPI_FLOAT, all, counts, displs, MPI_FLOAT, 0, leaders_);
+}
+
+absl::Status MpiLeaderExchange::Agree(const absl::Status& mine) {
+  return toporr::client::mpi::Agree(work_, mine);
+}
+
 absl::Status CompressRows(MPI_Comm work, MPI_Comm leaders, const JobLayout& layout, int my_host,
                           const CostRow& row, std::unique_ptr<mapping::HostCostMatrix>* out) {
-  int rank = 0;
-  PMPI_Comm_rank(work, &rank);
-  const bool leader = leaders != MPI_COMM_NULL;
+  MpiLeaderExchange exchange(work, leaders);
+  return CompressRows(exchange, layout, my_host, row, out);
+}
+
+absl::Status CompressRows(LeaderExchange& x, const JobLayout& layout, int my_host,
+                          const CostRow& row, std::unique_ptr<mapping::HostCostMatrix>* out) {
+  const int rank = x.rank();
+  const bool leader = x.leader();
   const int n = static_cast<int>(layout.hosts.size());
 
   // 1. Every leader learns every leader's key: n entries.
@@ -160,14 +197,14 @@ absl::Status CompressRows(MPI_Comm work, MPI_Comm leaders, const JobLayout& layo
   int rc = MPI_SUCCESS;
   if (leader) {
     const uint64_t mine[2] = {LeafKey(row, n, my_host), static_cast<uint64_t>(my_host)};
-    PMPI_Comm_size(leaders, &num_leaders);
+    num_leaders = x.num_leaders();
     keyed.resize(2 * static_cast<size_t>(num_leaders));
-    rc = PMPI_Allgather(mine, 2, MPI_UINT64_T, keyed.data(), 2, MPI_UINT64_T, leaders);
+    rc = x.AllgatherLeaders(mine, 2, keyed.data());
   }
-  RETURN_IF_ERROR(Agree(work, MpiStatus("key allgather", rc)));
+  RETURN_IF_ERROR(x.Agree(MpiStatus("key allgather", rc)));
   if (!leader) {  // the others take part in the two agreements of the leaders' steps
-    RETURN_IF_ERROR(Agree(work, absl::OkStatus()));
-    return Agree(work, absl::OkStatus());
+    RETURN_IF_ERROR(x.Agree(absl::OkStatus()));
+    return x.Agree(absl::OkStatus());
   }
 
   // 2. The keys group the hosts.
@@ -175,23 +212,20 @@ absl::Status CompressRows(MPI_Comm work, MPI_Comm leaders, const JobLayout& layo
   std::vector<int32_t> group_of = GroupHosts(keyed, n, &g);
 
   // 3. Each leader checks its row is one value per other group and one inside its own.
-  std::vector<float> grow;
-  absl::Status local = GroupRow(row, layout, my_host, group_of, g, &grow);
-
   // 4. All leaders of a group have the same group row, compared by hash (every leader takes
   // part, its own check passed or not).
-  uint64_t row_hash = kHashSeed;
-  for (float v : grow) row_hash = Mix(row_hash, Bits(v));
+  std::vector<float> grow;
+  uint64_t row_hash = 0;
+  absl::Status local = GroupRowHash(row, layout, my_host, group_of, g, &grow, &row_hash);
   std::vector<uint64_t> hashes(num_leaders);
-  rc = PMPI_Allgather(&row_hash, 1, MPI_UINT64_T, hashes.data(), 1, MPI_UINT64_T, leaders);
+  rc = x.AllgatherLeaders(&row_hash, 1, hashes.data());
   if (local.ok()) local = MpiStatus("hash allgather", rc);
   std::vector<int> rep_of_group(g, -1);
   if (local.ok()) local = Representatives(keyed, hashes, group_of, layout, &rep_of_group);
-  RETURN_IF_ERROR(Agree(work, local));  // over everyone: the others passed OK above
+  RETURN_IF_ERROR(x.Agree(local));  // over everyone: the others passed OK above
 
   // 5. Each group's representative sends its group row to rank 0 (leader 0).
-  int my_leader = 0;
-  PMPI_Comm_rank(leaders, &my_leader);
+  const int my_leader = x.leader_rank();
   const bool rep = rep_of_group[group_of[my_host]] == my_leader;
   const int row_len = 2 * g + 2;
   std::vector<int> counts(num_leaders, 0), displs(num_leaders, 0);
@@ -201,21 +235,25 @@ absl::Status CompressRows(MPI_Comm work, MPI_Comm leaders, const JobLayout& layo
     off += counts[l];
   }
   std::vector<float> all(my_leader == 0 ? static_cast<size_t>(row_len) * g : 0);
-  rc = PMPI_Gatherv(grow.data(), rep ? row_len : 0, MPI_FLOAT, all.data(), counts.data(),
-                    displs.data(), MPI_FLOAT, 0, leaders);
+  rc = x.GathervToLeaderZero(grow.data(), rep ? row_len : 0, all.data(), counts.data(),
+                             displs.data());
 
-  // 6. Rank 0 builds the g x g matrices.
+  // 6. Rank 0 builds the g x g matrices (what the steps before needed freed first).
   absl::Status built = MpiStatus("group row gather", rc);
+  std::vector<uint64_t>().swap(keyed);
+  std::vector<uint64_t>().swap(hashes);
+  std::vector<float>().swap(grow);
+  std::vector<int>().swap(counts);
   if (built.ok() && rank == 0) {
     absl::StatusOr<std::unique_ptr<mapping::HostCostMatrix>> m =
-        GroupMatrix(all.data(), displs, rep_of_group, std::move(group_of));
+        GroupMatrix(&all, displs, rep_of_group, std::move(group_of));
     if (m.ok()) {
       *out = *std::move(m);
     } else {
       built = m.status();
     }
   }
-  return Agree(work, built);
+  return x.Agree(built);
 }
 
 }  // namespace toporr::client::mpi

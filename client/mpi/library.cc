@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -253,10 +254,11 @@ absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* de
   PMPI_Comm_rank(work, &rank);
 
   // 2. Where every rank runs; bound ranks' intra-host costs are their host's hwloc distances.
-  ASSIGN_OR_RETURN(const RankPlaces places, GatherRankPlaces(work, options_));
+  ASSIGN_OR_RETURN(RankPlaces places, GatherRankPlaces(work, options_));
   ASSIGN_OR_RETURN(const mapping::IntraHostModel intra,
                    JobIntraHostModel(work, places.bound, places.mine));
   const JobLayout layout = LayoutFromRankHosts(places.hosts);
+  std::vector<std::string>().swap(places.hosts);  // the layout holds each host's name once
   const int n = static_cast<int>(layout.hosts.size());
   decision->hosts = n;
 
@@ -328,10 +330,13 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
   Decision d = RequestedDecision(request, size);
   EnsureKeyvals();
   const CacheKey key = KeyOf(request);
-  MPI_Comm work = MPI_COMM_NULL;
-  if (int rc = PMPI_Comm_dup(comm, &work); rc != MPI_SUCCESS) return rc;
-  PMPI_Comm_set_errhandler(work, MPI_ERRORS_RETURN);
-
+  // The protocol's collectives run on `comm` itself (CommReorder is collective over it, so
+  // they are matched in the same order on every rank), returning errors until step 7 is done;
+  // the caller's error handler is restored, and given to *newcomm, before returning.
+  MPI_Errhandler caller_handler = MPI_ERRHANDLER_NULL;
+  if (int rc = PMPI_Comm_get_errhandler(comm, &caller_handler); rc != MPI_SUCCESS) return rc;
+  PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  const MPI_Comm work = comm;
   // 1. The same arguments on every rank, or no decision (and nothing cached).
   absl::Status status = SameArguments(work, KeyHash(key));
   CommCache* cache = status.ok() ? AttachCache(comm, cache_keyval_) : nullptr;
@@ -364,11 +369,16 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
       log_.Fallback(rank, split, &d);
     }
   }
+  PMPI_Comm_set_errhandler(comm, caller_handler);
   int rc = MPI_SUCCESS;
   if (order.empty()) {
     d.new_order.clear();
     rc = PMPI_Comm_dup(comm, newcomm);
-  } else if (!from_cache) {
+  } else {
+    PMPI_Comm_set_errhandler(*newcomm, caller_handler);
+  }
+  PMPI_Errhandler_free(&caller_handler);
+  if (!order.empty() && !from_cache) {
     d.new_order = order;
   }
   if (d.new_order.empty()) d.new_order = IdentityOrder(size);
@@ -376,7 +386,6 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
     (*cache)[key].Replace(order, d, multilevel_plan, unanswered && d.source == "fallback",
                           library_order);
   }
-  PMPI_Comm_free(&work);
   d.elapsed_us = ElapsedUs(start);
   log_.Decided(comm, d);
   if (decision_out != nullptr) *decision_out = d;
@@ -545,3 +554,18 @@ void Library::OrderFromPlanner(MPI_Comm comm, const char* label, const Planner& 
 }
 
 }  // namespace toporr::client::mpi
+
+// For bench/client/reorder_comm_bench.c only (exported as toporr_*, declared there, not in
+// toporr.h): one request to the cost source this process's options select, through the same
+// source and channel code a decision uses (a source of its own, so the library's cached
+// decisions and back-off are untouched). Registers the one-host list {host}: the request of
+// step 3. The first call opens the connection; later calls reuse it. Returns 0 when the source
+// answered, -1 otherwise (the reason on stderr).
+extern "C" int toporr_bench_source_round_trip(const char* host) {
+  static toporr::client::RowSource* source =
+      toporr::client::NewRowSource(toporr::client::mpi::Library::Default().options()).release();
+  absl::StatusOr<toporr::client::HostListTicket> t = source->Prepare({std::string(host)});
+  if (t.ok()) return 0;
+  std::fprintf(stderr, "toporr bench round trip: %s\n", std::string(t.status().message()).c_str());
+  return -1;
+}

@@ -10,12 +10,14 @@
 //      GatherRankPlaces, bound_ranks.h);
 //   3. rank 0 registers the host list with the source (one request) and broadcasts the
 //      ticket, before the grouping of step 4, so that a dead daemon costs few MPI steps;
-//   4. ranks are grouped per host (MPI_Comm_split_type SHARED, then by host name); the
-//      lowest rank of each group is its host's leader and asks for ITS host's row (one
-//      request per host, never per rank); rows must come from the ticket's snapshot;
-//   5. leaders allgather the rows into an MPI-3 shared window per host (the matrix is held
-//      once per host, not per rank), or beyond TOPORR_COMPRESS_ABOVE hosts send them in
-//      leaf-group form (leaf_groups.h); their routes reach rank 0 (steps 3 to 5:
+//   4. ranks are grouped per host (by host name; beyond kRowsToRankZeroMaxHosts hosts within
+//      MPI_Comm_split_type SHARED first); the lowest rank of each group is its host's
+//      leader and asks for ITS host's row (one request per host, never per rank); rows must
+//      come from the ticket's snapshot;
+//   5. up to kRowsToRankZeroMaxHosts hosts, leaders gather their rows to rank 0 (which alone
+//      plans); beyond, they allgather them into an MPI-3 shared window per host (the matrix
+//      is held once per host, not per rank), or beyond TOPORR_COMPRESS_ABOVE hosts send them
+//      in leaf-group form (leaf_groups.h); their routes reach rank 0 (steps 3 to 5:
 //      gathered_costs.h GatherCosts);
 //   6. rank 0 computes the order with the mapping engine (client/plan/plan.h Plan, or the graph
 //      embedding) and broadcasts it, so no two ranks can disagree (decision_steps.h
@@ -173,7 +175,7 @@ class Library {
   // GraphOrder for any planner of a process graph (run on rank 0 of `comm`).
   void OrderFromPlanner(MPI_Comm comm, const char* label, const Planner& planner,
                         std::vector<int32_t>* order, Decision* decision);
-  // Steps 2..6 on `work` (a duplicate of the caller's communicator that returns errors).
+  // Steps 2..6 on `work` (the caller's communicator, returning errors while they run).
   // On success *order (and *multilevel, the planner's multi-level plan, when not null) is
   // set on every rank; otherwise the agreed reason, and *unanswered (when not null) says
   // whether it is that the cost source did not answer (a fallback worth retrying).

@@ -1,6 +1,7 @@
 #include "mapping/reorder/heuristics.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,29 +12,34 @@
 namespace toporr::mapping {
 namespace {
 
-// Walks a hypercube of 2^dims.size() vertices so that heavier dimensions (earlier in
-// `dims`) are placed closest: vertex order is i = 1, 2, 3, ... with bit b of i selecting
-// dimension dims[b], and each vertex's reference is the vertex without its heaviest
-// dimension (the placed partner it exchanges the most with). visit(w, ref_w) is called in
-// placement order with cube vertices; ref_w < w numerically, so a callback that skips
-// vertices >= some bound never sees an unplaced reference.
+// Walks a hypercube of 2^levels vertices so that heavier dimensions are placed closest:
+// dimension k is the k-th heaviest (levels - 1 - k when `last_heaviest`, else k), vertex order
+// is i = 1, 2, 3, ... with bit b of i selecting the b-th heaviest dimension, and each vertex's
+// reference is the vertex without its heaviest dimension (the placed partner it exchanges the
+// most with). visit(w, ref_w) is called in placement order with cube vertices; ref_w < w
+// numerically, so a callback that skips vertices >= some bound never sees an unplaced
+// reference.
 template <typename Visit>
-void WalkHypercube(const std::vector<int>& dims, Visit visit) {
-  const int64_t n = int64_t{1} << dims.size();
-  for (int64_t i = 1; i < n; ++i) {
-    int64_t w = 0;
-    for (int64_t rest = i; rest != 0; rest &= rest - 1) {
-      w |= int64_t{1} << dims[__builtin_ctzll(static_cast<unsigned long long>(rest))];
+void WalkHypercube(int levels, bool last_heaviest, Visit visit) {
+  const uint64_t n = uint64_t{1} << levels;
+  if (!last_heaviest) {
+    // Dimension b is bit b: the vertex is i itself.
+    for (uint64_t i = 1; i < n; ++i) {
+      const int64_t w = static_cast<int64_t>(i);
+      visit(w, w ^ static_cast<int64_t>(i & (~i + 1)));
     }
-    const int heaviest = dims[__builtin_ctzll(static_cast<unsigned long long>(i))];
-    visit(w, w ^ (int64_t{1} << heaviest));
+    return;
   }
-}
-
-std::vector<int> Dims(int levels, bool last_heaviest) {
-  std::vector<int> dims(levels);
-  for (int k = 0; k < levels; ++k) dims[k] = last_heaviest ? levels - 1 - k : k;
-  return dims;
+  // Dimension b is bit levels - 1 - b: the vertex is i with its low `levels` bits reversed.
+  for (uint64_t i = 1; i < n; ++i) {
+    uint64_t r = i;
+    r = ((r >> 1) & 0x5555555555555555) | ((r & 0x5555555555555555) << 1);
+    r = ((r >> 2) & 0x3333333333333333) | ((r & 0x3333333333333333) << 2);
+    r = ((r >> 4) & 0x0F0F0F0F0F0F0F0F) | ((r & 0x0F0F0F0F0F0F0F0F) << 4);
+    r = __builtin_bswap64(r) >> (64 - levels);
+    const int64_t w = static_cast<int64_t>(r);
+    visit(w, w ^ (int64_t{1} << (levels - 1 - __builtin_ctzll(i))));
+  }
 }
 
 // Shifted rank helpers for rooted trees: v = (r - root) mod p.
@@ -81,7 +87,7 @@ absl::StatusOr<Mapping> PairedHypercube(const RankDistance& d, const ReorderOpti
     } else if (v0 < rem) {
       placer.Place(real(v0) ^ 1, o.root);
     }
-    WalkHypercube(Dims(levels, last_heaviest), [&](int64_t w, int64_t ref) {
+    WalkHypercube(levels, last_heaviest, [&](int64_t w, int64_t ref) {
       const int v = static_cast<int>(w) ^ v0;
       const int r = real(v);
       placer.Place(r, real(static_cast<int>(ref) ^ v0));
@@ -100,13 +106,18 @@ absl::StatusOr<Mapping> PlaceTreeBreadthFirst(const RankDistance& d, const Reord
     struct Node {
       int32_t v, slot;  // shifted rank, where it was placed
     };
-    std::vector<Node> queue;
-    queue.reserve(d.size());
-    queue.push_back({0, placer.slot(sh.Real(0))});
-    for (size_t head = 0; head < queue.size(); ++head) {
-      const Node n = queue[head];
-      children(int64_t{n.v}, [&](int64_t c) {
-        queue.push_back({static_cast<int32_t>(c), placer.PlaceNear(sh.Real(c), n.slot)});
+    // Every rank enters the queue once. Fields are written one by one: a Node built whole
+    // from a fresh slot would be read back before its halves have reached memory.
+    std::unique_ptr<Node[]> queue(new Node[sh.p]);
+    queue[0].v = 0;
+    queue[0].slot = placer.slot(sh.Real(0));
+    int tail = 1;
+    for (int head = 0; head < tail; ++head) {
+      const int32_t v = queue[head].v, slot = queue[head].slot;
+      children(int64_t{v}, [&](int64_t c) {
+        Node& q = queue[tail++];
+        q.v = static_cast<int32_t>(c);
+        q.slot = placer.PlaceNear(sh.Real(c), slot);
       });
     }
     return absl::OkStatus();
@@ -162,8 +173,12 @@ absl::StatusOr<Mapping> ReorderBinomialBcast(const RankDistance& d, const Reorde
   const int64_t p = d.size();
   // Binomial tree (mapping/schedules/collective_shapes.h): children in Open MPI's order, smallest
   // subtree first.
-  return PlaceTreeBreadthFirst(
-      d, o, [p](int64_t v, auto&& child) { ForEachBinomialTreeChild(v, p, child); });
+  // ForEachBinomialTreeChild's children, v + m for the powers of two m > v, with the first m
+  // from v's highest bit.
+  return PlaceTreeBreadthFirst(d, o, [p](int64_t v, auto&& child) {
+    for (int64_t m = v == 0 ? 1 : int64_t{2} << (63 - __builtin_clzll(v)); v + m < p; m <<= 1)
+      child(v + m);
+  });
 }
 
 absl::StatusOr<Mapping> ReorderBinaryTreeBcast(const RankDistance& d, const ReorderOptions& o) {
@@ -175,17 +190,33 @@ absl::StatusOr<Mapping> ReorderBinaryTreeBcast(const RankDistance& d, const Reor
     struct Node {
       int32_t v, slot;  // shifted rank, where it was placed
     };
-    std::vector<Node> stack{{0, placer.slot(sh.Real(0))}};
-    while (!stack.empty()) {
-      const Node parent = stack.back();
-      stack.pop_back();
-      int64_t children[2];  // increasing
-      int32_t slots[2];
-      int n = 0;
-      ForEachKaryTreeChild(parent.v, p, 2, [&](int64_t c) { children[n++] = c; });
-      for (int i = n - 1; i >= 0; --i)
-        slots[i] = placer.PlaceNear(sh.Real(children[i]), parent.slot);
-      for (int i = 0; i < n; ++i) stack.push_back({static_cast<int32_t>(children[i]), slots[i]});
+    // The stack never holds more than every rank once. Fields are written one by one (see
+    // PlaceTreeBreadthFirst).
+    std::unique_ptr<Node[]> stack(new Node[p]);
+    stack[0].v = 0;
+    stack[0].slot = placer.slot(sh.Real(0));
+    int top = 1;
+    while (top > 0) {
+      --top;
+      const int32_t v = stack[top].v, slot = stack[top].slot;
+      // ForEachKaryTreeChild's children for fanout 2: v + w and v + 2w, w the width of v's
+      // level (the highest power of two <= v + 1).
+      const int64_t w = int64_t{1} << (63 - __builtin_clzll(static_cast<uint64_t>(v) + 1));
+      const int64_t c0 = v + w, c1 = v + 2 * w;
+      if (c0 >= p) continue;
+      if (c1 < p) {
+        const int32_t s1 = placer.PlaceNear(sh.Real(c1), slot);
+        const int32_t s0 = placer.PlaceNear(sh.Real(c0), slot);
+        stack[top].v = static_cast<int32_t>(c0);
+        stack[top].slot = s0;
+        stack[top + 1].v = static_cast<int32_t>(c1);
+        stack[top + 1].slot = s1;
+        top += 2;
+      } else {
+        stack[top].v = static_cast<int32_t>(c0);
+        stack[top].slot = placer.PlaceNear(sh.Real(c0), slot);
+        ++top;
+      }
     }
     return absl::OkStatus();
   });
@@ -330,7 +361,7 @@ absl::StatusOr<Mapping> ReorderScatterAllgather(const RankDistance& d, const Reo
     const int p = sh.p;
     // Allgather partner at step k is v ^ 2^k with 2^k blocks: last stage heaviest. Shifted
     // ranks >= p do not exist; their references are smaller, hence always real.
-    WalkHypercube(Dims(Log2Ceil(p), /*last_heaviest=*/true), [&](int64_t w, int64_t ref) {
+    WalkHypercube(Log2Ceil(p), /*last_heaviest=*/true, [&](int64_t w, int64_t ref) {
       if (w < p) placer.Place(sh.Real(w), sh.Real(ref));
     });
     return absl::OkStatus();
@@ -341,8 +372,12 @@ absl::StatusOr<Mapping> ReorderBinomialGather(const RankDistance& d, const Reord
   const int64_t p = d.size();
   // In-order binomial tree (mapping/schedules/collective_shapes.h): child v + m forwards min(m, p -
   // v - m) blocks, and Open MPI's order puts larger subtrees first.
-  return PlaceTreeBreadthFirst(d, o, [p](int64_t v, auto&& child) {
-    ForEachInOrderBinomialTreeChild(v, p, [&](int64_t c, int64_t) { child(c); });
+  // ForEachInOrderBinomialTreeChild's children, v + m for m = span / 2, span / 4, ..., 1.
+  const int64_t root_span = CeilPowerOfTwo(p);
+  return PlaceTreeBreadthFirst(d, o, [p, root_span](int64_t v, auto&& child) {
+    for (int64_t m = (v == 0 ? root_span : v & -v) >> 1; m > 0; m >>= 1) {
+      if (v + m < p) child(v + m);
+    }
   });
 }
 

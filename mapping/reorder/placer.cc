@@ -39,6 +39,16 @@ namespace {
 
 int LowestBit(uint64_t w) { return __builtin_ctzll(w); }
 
+// Non-zero when x and y differ in package, numa, l3 or core (consecutive int32 fields,
+// compared as two words).
+inline uint64_t LocationsDiffer(const RankLocation& x, const RankLocation& y) {
+  static_assert(offsetof(RankLocation, core) == offsetof(RankLocation, package) + 12);
+  uint64_t wx[2], wy[2];
+  std::memcpy(wx, &x.package, sizeof(wx));
+  std::memcpy(wy, &y.package, sizeof(wy));
+  return (wx[0] ^ wy[0]) | (wx[1] ^ wy[1]);
+}
+
 }  // namespace
 
 FreeSlotIndex::FreeSlotIndex(const RankDistance& distance)
@@ -56,14 +66,22 @@ FreeSlotIndex::FreeSlotIndex(const RankDistance& distance)
     words += (host_free_[h] + 63) / 64;
   }
   host_word_[n] = words;
+  word_per_host_ = words == n;
+  for (int h = 0; h < n && word_per_host_; ++h) word_per_host_ = host_word_[h] == h;
   free_words_.assign(words, ~uint64_t{0});
-  host_masks_.assign(n, -1);
   int last = -1;  // the host whose masks were built last
   for (int h = 0; h < n; ++h) {
     const int count = host_free_[h];
     if (count % 64 != 0) free_words_[host_word_[h + 1] - 1] = (uint64_t{1} << (count % 64)) - 1;
-    if (count == 0 || count > kMaskSlots) continue;
-    if (last >= 0 && SameLayout(h, last)) {
+    if (count == 0 || count > kMaskSlots) {
+      host_masks_[h] = -1;
+      continue;
+    }
+    if (host_masks_[h] == kSameAsPrevious) {
+      // Block layout: every host has count slots, so the previous host's masks were the
+      // last built or shared.
+      host_masks_[h] = host_masks_[h - 1];
+    } else if (layout_ != Layout::kBlock && last >= 0 && SameLayout(h, last)) {
       host_masks_[h] = host_masks_[last];
     } else {
       host_masks_[h] = BuildLevelMasks(h);
@@ -96,6 +114,8 @@ FreeSlotIndex::FreeSlotIndex(const RankDistance& distance)
   }
   group_cursor_.assign(num_groups, 0);
   group_order_.resize(num_groups);
+  group_cost_class_.resize(num_groups);
+  group_found_host_.assign(num_groups, -1);
   group_order_cursor_.assign(num_groups, 0);
 }
 
@@ -106,26 +126,46 @@ void FreeSlotIndex::BuildLayout() {
   host_start_.assign(n + 1, 0);
   if (n > 0 && p % n == 0) {
     const int k = p / n;
-    bool block = true, cyclic = true;
-    for (int s = 0, bh = 0, bl = 0, ch = 0; s < p && (block || cyclic); ++s) {
-      const int h = ranks[s].host;
-      block = block && h == bh;
-      cyclic = cyclic && h == ch;
-      if (++bl == k) {
-        bl = 0;
-        ++bh;
+    // Block: slots h * k ... h * k + k - 1 on host h; cyclic: slot s on host s % n. Checked
+    // one host (one round) at a time, without a branch per slot. The block check also
+    // compares each host's slot locations with the previous host's (SameLayout) in the same
+    // pass.
+    bool block = true;
+    host_masks_.assign(n, -1);
+    for (int h = 0; h < n && block; ++h) {
+      int32_t differ = 0;
+      uint64_t loc_differ = h == 0;
+      const RankLocation* r = &ranks[h * k];
+      for (int i = 0; i < k; ++i) differ |= r[i].host ^ h;
+      if (h > 0) {
+        for (int i = 0; i < k; ++i) loc_differ |= LocationsDiffer(r[i], r[i - k]);
       }
-      if (++ch == n) ch = 0;
+      block = differ == 0;
+      if (loc_differ == 0) host_masks_[h] = kSameAsPrevious;
+    }
+    if (!block) std::fill(host_masks_.begin(), host_masks_.end(), -1);
+    bool cyclic = !block;
+    for (int round = 0; round < k && cyclic; ++round) {
+      int32_t differ = 0;
+      const RankLocation* r = &ranks[round * n];
+      for (int h = 0; h < n; ++h) differ |= r[h].host ^ h;
+      cyclic = differ == 0;
     }
     if (block || cyclic) {
       layout_ = block ? Layout::kBlock : Layout::kCyclic;
       stride_ = block ? k : n;
+      if ((stride_ & (stride_ - 1)) == 0) {
+        stride_shift_ = __builtin_ctz(static_cast<unsigned>(stride_));
+      } else {
+        stride_magic_ = ~uint64_t{0} / static_cast<uint32_t>(stride_) + 1;
+      }
       for (int h = 0; h <= n; ++h) host_start_[h] = h * k;
       return;
     }
   }
   // Slots grouped by host (a counting sort keeps each host's slots ascending).
   layout_ = Layout::kGeneral;
+  host_masks_.assign(n, -1);
   for (int s = 0; s < p; ++s) ++host_start_[ranks[s].host + 1];
   for (int h = 0; h < n; ++h) host_start_[h + 1] += host_start_[h];
   host_slots_.resize(p);
@@ -141,19 +181,18 @@ void FreeSlotIndex::BuildLayout() {
 bool FreeSlotIndex::SameLayout(int a, int b) const {
   const int count = HostSize(a);
   if (HostSize(b) != count) return false;
-  const std::vector<RankLocation>& ranks = d_.placement().ranks;
-  // package, numa, l3 and core are consecutive int32 fields: compared as two words.
-  static_assert(offsetof(RankLocation, core) == offsetof(RankLocation, package) + 12);
-  uint64_t differ = 0;
-  for (int i = 0; i < count; ++i) {
-    const char* la = reinterpret_cast<const char*>(&ranks[SlotAt(a, i)].package);
-    const char* lb = reinterpret_cast<const char*>(&ranks[SlotAt(b, i)].package);
-    uint64_t wa[2], wb[2];
-    std::memcpy(wa, la, sizeof(wa));
-    std::memcpy(wb, lb, sizeof(wb));
-    differ |= (wa[0] ^ wb[0]) | (wa[1] ^ wb[1]);
+  const RankLocation* ranks = d_.placement().ranks.data();
+  uint64_t d = 0;
+  if (layout_ == Layout::kGeneral) {
+    for (int i = 0; i < count; ++i) d |= LocationsDiffer(ranks[SlotAt(a, i)], ranks[SlotAt(b, i)]);
+  } else {
+    // A host's i-th slot is its first slot + i * step.
+    const int step = layout_ == Layout::kBlock ? 1 : stride_;
+    const RankLocation* ra = ranks + SlotAt(a, 0);
+    const RankLocation* rb = ranks + SlotAt(b, 0);
+    for (int i = 0; i < count; ++i) d |= LocationsDiffer(ra[i * step], rb[i * step]);
   }
-  return differ == 0;
+  return d == 0;
 }
 
 int32_t FreeSlotIndex::BuildLevelMasks(int h) {
@@ -200,6 +239,7 @@ int32_t FreeSlotIndex::BuildLevelMasks(int h) {
 }
 
 [[gnu::always_inline]] inline int FreeSlotIndex::LowestFreeLocal(int h) const {
+  if (word_per_host_) return LowestBit(free_words_[h]);
   for (int w = host_word_[h]; w < host_word_[h + 1]; ++w) {
     if (free_words_[w] != 0) return 64 * (w - host_word_[h]) + LowestBit(free_words_[w]);
   }
@@ -270,6 +310,7 @@ void FreeSlotIndex::BuildGroupOrder(int g) {
   for (int x = 0; x < num_groups; ++x) {
     if (cost_of[x] >= 0) order[start[cost_of[x]]++] = x;
   }
+  group_cost_class_[g] = std::move(cost_of);
 }
 
 void FreeSlotIndex::SortGroupsByCost(int g) {
@@ -291,12 +332,11 @@ void FreeSlotIndex::SortGroupsByCost(int g) {
   for (size_t i = 0; i < keyed.size(); ++i) order[i] = std::get<2>(keyed[i]);
 }
 
-bool FreeSlotIndex::InterHostEquallyFar(int ref, int b, int hb, int c, int hc) const {
+bool FreeSlotIndex::InterHostEquallyFar(int ref, int hr, int b, int hb, int c, int hc) const {
   if (hier_ == nullptr) return d_.EquallyFar(ref, b, c);
   // RankDistance::EquallyFar for two slots on hosts other than ref's, without virtual calls.
   // A hierarchical matrix answers by group pair, and its values are finite (never NaN).
   if (hb == hc || host_group_[hb] == host_group_[hc]) return true;
-  const int hr = Locate(ref).host;
   return hier_->AlphaNs(hr, hb) == hier_->AlphaNs(hr, hc) &&
          hier_->BetaNs(hr, hb) == hier_->BetaNs(hr, hc);
 }
@@ -304,7 +344,7 @@ bool FreeSlotIndex::InterHostEquallyFar(int ref, int b, int hb, int c, int hc) c
 [[gnu::always_inline]] inline FreeSlotIndex::Found FreeSlotIndex::ClosestOnHost(int ref, SlotInfo r,
                                                                                 int prefer) const {
   const int h = r.host;
-  const uint64_t free = free_words_[host_word_[h]];
+  const uint64_t free = free_words_[HostWord(h)];
   const LevelMasks& m = level_masks_[host_masks_[h] + r.local];
   // The first level with a free slot sharing ref's object holds the closest free slots (a
   // free slot matching at a lower level would have been found there); none: all free slots
@@ -365,29 +405,44 @@ FreeSlotIndex::Found FreeSlotIndex::ClosestOnLargeHost(int ref, int h, int prefe
   if (host_free_[h] > 0) {
     return host_masks_[h] >= 0 ? ClosestOnHost(ref, r, prefer) : ClosestOnLargeHost(ref, h, prefer);
   }
+  // From a full host, the search visits hosts in one sequence per group (its own hosts, then
+  // the other groups' in group order) and takes the first with free slots. Hosts never regain
+  // free slots, so a host found earlier that still has some is still the first.
   const int g = host_group_[h];
-  int host;
-  if (group_free_[g] > 0) {
-    host = FirstFreeHostOfGroup(g);
-  } else {
-    if (group_order_[g].empty()) BuildGroupOrder(g);
-    const auto& order = group_order_[g];
-    int32_t& c = group_order_cursor_[g];
-    // Exhausted groups stay exhausted: skip them for good.
-    while (group_free_[order[c]] == 0) ++c;
-    host = FirstFreeHostOfGroup(order[c]);
+  int host = group_found_host_[g];
+  if (host < 0 || host_free_[host] == 0) {
+    host = FirstFreeHostFrom(g);
+    group_found_host_[g] = host;
   }
   const int local = LowestFreeLocal(host);
   const int cand = SlotAt(host, local);
   if (prefer >= 0 && prefer != cand) {
     const SlotInfo pi = Locate(prefer);
-    if (IsFreeAt(pi.host, pi.local) &&
-        ((hier_ != nullptr && host_group_[pi.host] == host_group_[host]) ||
-         InterHostEquallyFar(ref, cand, host, prefer, pi.host))) {
-      return {prefer, pi.host, pi.local};
+    if (IsFreeAt(pi.host, pi.local)) {
+      bool equally_far;
+      if (hier_ == nullptr) {
+        equally_far = InterHostEquallyFar(ref, h, cand, host, prefer, pi.host);
+      } else {
+        const int gp = host_group_[pi.host], gc = host_group_[host];
+        const std::vector<int8_t>& cost_class = group_cost_class_[g];
+        equally_far = gp == gc || (!cost_class.empty()
+                                       ? cost_class[gp] == cost_class[gc]
+                                       : InterHostEquallyFar(ref, h, cand, host, prefer, pi.host));
+      }
+      if (equally_far) return {prefer, pi.host, pi.local};
     }
   }
   return {cand, host, local};
+}
+
+int FreeSlotIndex::FirstFreeHostFrom(int g) {
+  if (group_free_[g] > 0) return FirstFreeHostOfGroup(g);
+  if (group_order_[g].empty()) BuildGroupOrder(g);
+  const auto& order = group_order_[g];
+  int32_t& c = group_order_cursor_[g];
+  // Exhausted groups stay exhausted: skip them for good.
+  while (group_free_[order[c]] == 0) ++c;
+  return FirstFreeHostOfGroup(order[c]);
 }
 
 int FreeSlotIndex::Closest(int ref, int prefer) { return Find(ref, prefer).slot; }

@@ -64,7 +64,7 @@ absl::Status CheckReorderInputs(const RankDistance& d, const ReorderOptions& o);
 // is its own group, so the search is exact for dense matrices too.
 // Cost: O(P + hosts) to build; Closest and Take O(1) on hosts of up to 64 slots (bit masks
 // per hwloc level) and O(s) on larger hosts of s slots, plus, once per leaf group whose
-// hosts all fill up, O(groups) to order the other groups from it.
+// hosts all fill up, O(groups) time and memory to order the other groups from it.
 // Not thread-safe (queries update internal cursors).
 class FreeSlotIndex {
  public:
@@ -110,12 +110,23 @@ class FreeSlotIndex {
   // being the number of hosts ("--map-by node"); kGeneral: tables slot_info_ and host_slots_.
   enum class Layout : uint8_t { kBlock, kCyclic, kGeneral };
 
+  // slot / stride_ for 0 <= slot < 2^31 (kBlock and kCyclic): a shift for a power of two,
+  // else the high half of a 64 x 64-bit product (exact for 32-bit dividends and divisors >= 2).
+  int DivStride(int slot) const {
+    if (stride_shift_ >= 0) return slot >> stride_shift_;
+    return static_cast<int>(
+        (static_cast<unsigned __int128>(stride_magic_) * static_cast<uint32_t>(slot)) >> 64);
+  }
   SlotInfo Locate(int slot) const {
     switch (layout_) {
-      case Layout::kBlock:
-        return {slot / stride_, slot % stride_};
-      case Layout::kCyclic:
-        return {slot % stride_, slot / stride_};
+      case Layout::kBlock: {
+        const int q = DivStride(slot);
+        return {q, slot - q * stride_};
+      }
+      case Layout::kCyclic: {
+        const int q = DivStride(slot);
+        return {slot - q * stride_, q};
+      }
       case Layout::kGeneral:
         break;
     }
@@ -133,11 +144,13 @@ class FreeSlotIndex {
     return host_slots_[host_start_[h] + local];
   }
   int HostSize(int h) const { return host_start_[h + 1] - host_start_[h]; }
+  // The first word of host h in free_words_.
+  int HostWord(int h) const { return word_per_host_ ? h : host_word_[h]; }
   bool IsFreeAt(int h, int local) const {
-    return ((free_words_[host_word_[h] + (local >> 6)] >> (local & 63)) & 1) != 0;
+    return ((free_words_[HostWord(h) + (local >> 6)] >> (local & 63)) & 1) != 0;
   }
   void TakeAt(int h, int local) {
-    free_words_[host_word_[h] + (local >> 6)] &= ~(uint64_t{1} << (local & 63));
+    free_words_[HostWord(h) + (local >> 6)] &= ~(uint64_t{1} << (local & 63));
     --host_free_[h];
     --group_free_[host_group_[h]];
     --num_free_;
@@ -151,22 +164,32 @@ class FreeSlotIndex {
   Found ClosestOnLargeHost(int ref, int h, int prefer) const;
   int LowestFreeLocal(int h) const;  // of a host with free slots
   int FirstFreeHostOfGroup(int group);
+  // The first host with free slots in the search from a full host of `group` (its own hosts,
+  // then the other groups in group order). Precondition: num_free() > 0.
+  int FirstFreeHostFrom(int group);
   void BuildGroupOrder(int group);
   void SortGroupsByCost(int group);  // BuildGroupOrder for many distinct costs
-  // RankDistance::EquallyFar(ref, b, c) for free slots b, c on hosts hb, hc other than ref's.
-  bool InterHostEquallyFar(int ref, int b, int hb, int c, int hc) const;
+  // RankDistance::EquallyFar(ref, b, c) for free slots b, c on hosts hb, hc other than ref's
+  // host hr.
+  bool InterHostEquallyFar(int ref, int hr, int b, int hb, int c, int hc) const;
 
   const RankDistance& d_;
   const HierarchicalCostMatrix* hier_;  // d_.hosts() when hierarchical, else null
   int num_free_ = 0;
   Layout layout_ = Layout::kGeneral;
   int32_t stride_ = 0;
-  std::vector<SlotInfo> slot_info_;      // per slot (kGeneral only)
-  std::vector<int32_t> host_slots_;      // slots grouped by host, ascending (kGeneral only)
-  std::vector<int32_t> host_start_;      // per host + 1: its range of local slot indexes
-  std::vector<int32_t> host_word_;       // per host + 1: its first word in free_words_
-  std::vector<uint64_t> free_words_;     // per host, bit i: its i-th slot is free
-  std::vector<int32_t> host_free_;       // per host, free slot count
+  int32_t stride_shift_ = -1;  // log2(stride_) when a power of two, else -1
+  uint64_t stride_magic_ = 0;  // 2^64 / stride_ rounded up, when stride_ >= 2 is not a power of two
+  std::vector<SlotInfo> slot_info_;   // per slot (kGeneral only)
+  std::vector<int32_t> host_slots_;   // slots grouped by host, ascending (kGeneral only)
+  std::vector<int32_t> host_start_;   // per host + 1: its range of local slot indexes
+  std::vector<int32_t> host_word_;    // per host + 1: its first word in free_words_
+  bool word_per_host_ = false;        // every host has 1..64 slots: host_word_[h] == h
+  std::vector<uint64_t> free_words_;  // per host, bit i: its i-th slot is free
+  std::vector<int32_t> host_free_;    // per host, free slot count
+  // While building (block layout only): this host's slots have the locations of the
+  // previous host's.
+  static constexpr int32_t kSameAsPrevious = -2;
   std::vector<int32_t> host_masks_;      // per host: its slots' first LevelMasks, -1 if large
   std::vector<LevelMasks> level_masks_;  // per distinct layout of a host, per slot
   std::vector<int32_t> host_group_;      // per host
@@ -176,6 +199,10 @@ class FreeSlotIndex {
   std::vector<int64_t> group_free_;      // per group, free slot count
   std::vector<std::vector<int32_t>> group_order_;  // per group, lazily sorted groups
   std::vector<int32_t> group_order_cursor_;
+  // Per group whose order was dealt by distinct costs: per group, the index of its cost from
+  // this group (equal index, equal (alpha, beta); -1: a group without slots). Else empty.
+  std::vector<std::vector<int8_t>> group_cost_class_;
+  std::vector<int32_t> group_found_host_;  // per group, the last FirstFreeHostFrom, or -1
 };
 
 // Greedy placement state shared by all heuristics: the mapping built so far over a

@@ -37,6 +37,19 @@ bool Large(int count, MPI_Datatype type) {
               ? previous->nonblocking(__VA_ARGS__, request, previous->nonblocking##_module) \
               : MPI_ERR_UNSUPPORTED_OPERATION))
 
+// Open MPI starts small nonblocking allreduces of its own on a communicator (communicator-id
+// agreement when communicators are created), from inside its progress engine, where a
+// decision (collective, blocking) must not run: the nonblocking and persistent slots take a
+// call only from this many bytes, whatever min_bytes says.
+constexpr int64_t kOpenMpiOwnBytes = 1024;
+
+// Large, for the nonblocking and persistent slots.
+bool LargeStart(int count, MPI_Datatype type) {
+  int size = 0;
+  return Large(count, type) && PMPI_Type_size(type, &size) == MPI_SUCCESS &&
+         static_cast<int64_t>(count) * size >= kOpenMpiOwnBytes;
+}
+
 }  // namespace
 
 extern "C" {
@@ -89,7 +102,7 @@ int toporr_mca_iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Dat
     return TOPORR_PREVIOUS_START(persistent, iallreduce, allreduce_init, sendbuf, recvbuf, count,
                                  type, op, comm);
   };
-  if (!Large(count, type)) return call();
+  if (!LargeStart(count, type)) return call();
   return toporr::client::mpi::Iallreduce(*Coll(), sendbuf, recvbuf, count, type, op, comm,
                                          toporr::client::mpi::Start::Of(persistent, info, request),
                                          call);
@@ -101,7 +114,7 @@ int toporr_mca_ibcast(void* buffer, int count, MPI_Datatype type, int root, MPI_
   auto call = [&] {
     return TOPORR_PREVIOUS_START(persistent, ibcast, bcast_init, buffer, count, type, root, comm);
   };
-  if (!Large(count, type)) return call();
+  if (!LargeStart(count, type)) return call();
   return toporr::client::mpi::Ibcast(*Coll(), buffer, count, type, root, comm,
                                      toporr::client::mpi::Start::Of(persistent, info, request),
                                      call);
@@ -114,7 +127,7 @@ int toporr_mca_ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
     return TOPORR_PREVIOUS_START(persistent, ireduce, reduce_init, sendbuf, recvbuf, count, type,
                                  op, root, comm);
   };
-  if (!Large(count, type)) return call();
+  if (!LargeStart(count, type)) return call();
   return toporr::client::mpi::Ireduce(*Coll(), sendbuf, recvbuf, count, type, op, root, comm,
                                       toporr::client::mpi::Start::Of(persistent, info, request),
                                       call);
@@ -128,7 +141,7 @@ int toporr_mca_iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendt
     return TOPORR_PREVIOUS_START(persistent, iallgather, allgather_init, sendbuf, sendcount,
                                  sendtype, recvbuf, recvcount, recvtype, comm);
   };
-  if (!Large(recvcount, recvtype)) return call();
+  if (!LargeStart(recvcount, recvtype)) return call();
   return toporr::client::mpi::Iallgather(
       *Coll(), sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
       toporr::client::mpi::Start::Of(persistent, info, request), call);
