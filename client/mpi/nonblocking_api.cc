@@ -5,9 +5,11 @@
 
 #include <cstdint>
 #include <deque>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "client/mpi/collective_api.h"
@@ -217,6 +219,27 @@ int AllgatherInOrder(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
 
 static_assert(sizeof(int32_t) == sizeof(int), "orders are passed to MPI as int arrays");
 
+// The path of a call whose result does not depend on the ranks' order (allreduce, bcast,
+// reduce): `start_on(c, root)` starts the library's call on communicator `c` with `root` as a
+// rank of it. toporr's path starts it on the decision's communicator; the library's path on
+// the communicator in the order the library was predicted fastest in, else `library`.
+template <typename StartOn>
+int StartOnOrder(Library& lib, std::optional<Call> call, MPI_Comm comm,
+                 std::initializer_list<const void*> buffers, const Start& start,
+                 LibraryCall library, StartOn start_on) {
+  if (!call) return library();
+  call->library_algorithm = true;
+  Opening opening(lib);
+  if (!opening.Open(comm, *call, buffers, Runs::kReordered)) return library();
+  const CollectiveRun& run = opening.run();
+  return Dispatch(
+      opening, start, [&] { return start_on(run.run_on, run.root); },
+      [&] {
+        if (run.library_on == MPI_COMM_NULL) return library();
+        return start_on(run.library_on, run.library_root);
+      });
+}
+
 }  // namespace
 
 bool HasPersistentCollectives() {
@@ -236,19 +259,10 @@ int Iallreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_
 
 int Iallreduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
                MPI_Op op, MPI_Comm comm, const Start& start, LibraryCall library) {
-  std::optional<Call> call =
-      Eligible(lib, mapping::Collective::kAllreduce, comm, count, type, op, kNoRoot);
-  if (!call) return library();
-  call->library_algorithm = true;
-  Opening opening(lib);
-  if (!opening.Open(comm, *call, {sendbuf, recvbuf}, Runs::kReordered)) return library();
-  const CollectiveRun& run = opening.run();
-  return Dispatch(
-      opening, start,
-      [&] { return LibraryAllreduce(sendbuf, recvbuf, count, type, op, run.run_on, start); },
-      [&] {
-        if (run.library_on == MPI_COMM_NULL) return library();
-        return LibraryAllreduce(sendbuf, recvbuf, count, type, op, run.library_on, start);
+  return StartOnOrder(
+      lib, Eligible(lib, mapping::Collective::kAllreduce, comm, count, type, op, kNoRoot), comm,
+      {sendbuf, recvbuf}, start, library, [&](MPI_Comm c, int) {
+        return LibraryAllreduce(sendbuf, recvbuf, count, type, op, c, start);
       });
 }
 
@@ -260,20 +274,10 @@ int Ibcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, M
 
 int Ibcast(Library& lib, void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
            const Start& start, LibraryCall library) {
-  std::optional<Call> call =
-      Eligible(lib, mapping::Collective::kBcast, comm, count, type, MPI_OP_NULL, root);
-  if (!call) return library();
-  call->library_algorithm = true;
-  Opening opening(lib);
-  if (!opening.Open(comm, *call, {buffer}, Runs::kReordered)) return library();
-  const CollectiveRun& run = opening.run();
-  return Dispatch(
-      opening, start,
-      [&] { return LibraryBcast(buffer, count, type, run.root, run.run_on, start); },
-      [&] {
-        if (run.library_on == MPI_COMM_NULL) return library();
-        return LibraryBcast(buffer, count, type, run.library_root, run.library_on, start);
-      });
+  return StartOnOrder(
+      lib, Eligible(lib, mapping::Collective::kBcast, comm, count, type, MPI_OP_NULL, root), comm,
+      {buffer}, start, library,
+      [&](MPI_Comm c, int r) { return LibraryBcast(buffer, count, type, r, c, start); });
 }
 
 int Ireduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
@@ -285,23 +289,12 @@ int Ireduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Dat
 
 int Ireduce(Library& lib, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
             MPI_Op op, int root, MPI_Comm comm, const Start& start, LibraryCall library) {
-  std::optional<Call> call =
-      Eligible(lib, mapping::Collective::kReduce, comm, count, type, op, root);
-  if (!call) return library();
-  call->library_algorithm = true;
-  Opening opening(lib);
-  if (!opening.Open(comm, *call, {sendbuf, recvbuf}, Runs::kReordered)) return library();
-  const CollectiveRun& run = opening.run();
   // A commutative op gives the root the same result whatever the order; the root keeps
   // MPI_IN_PLACE, being the root of the reordered communicator too.
-  return Dispatch(
-      opening, start,
-      [&] { return LibraryReduce(sendbuf, recvbuf, count, type, op, run.root, run.run_on, start); },
-      [&] {
-        if (run.library_on == MPI_COMM_NULL) return library();
-        return LibraryReduce(sendbuf, recvbuf, count, type, op, run.library_root, run.library_on,
-                             start);
-      });
+  return StartOnOrder(lib, Eligible(lib, mapping::Collective::kReduce, comm, count, type, op, root),
+                      comm, {sendbuf, recvbuf}, start, library, [&](MPI_Comm c, int r) {
+                        return LibraryReduce(sendbuf, recvbuf, count, type, op, r, c, start);
+                      });
 }
 
 int Iallgather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
