@@ -24,6 +24,7 @@
 
 #include "absl/functional/function_ref.h"
 #include "client/mpi/library.h"
+#include "client/mpi/library_starts.h"
 #include "mapping/schedules/pattern.h"
 
 namespace toporr::client::mpi {
@@ -85,17 +86,22 @@ int Gather(Library& lib, const void* sendbuf, int sendcount, MPI_Datatype sendty
 // request (a generalized request). A persistent call takes the decision's current choice at
 // init (toporr's order while its check measures) and is not measured.
 
-// How a nonblocking or persistent call starts: the kind, the info of a persistent init and
-// the request to fill.
+// library_starts.h: the MPI library's starts toporr uses on its own communicators.
+using LibraryStarts = toporr_library_starts;
+
+// How a nonblocking or persistent call starts: the kind, the info of a persistent init, the
+// request to fill and, where not the MPI API's, the library's starts toporr uses.
 struct Start {
   enum class Kind { kNonblocking, kPersistent };
   Kind kind = Kind::kNonblocking;
   MPI_Info info = MPI_INFO_NULL;
   MPI_Request* request = nullptr;
+  const LibraryStarts* starts = nullptr;
 
   // The start the C entry points describe with an int (0 nonblocking, else persistent).
-  static Start Of(int persistent, MPI_Info info, MPI_Request* request) {
-    return Start{persistent ? Kind::kPersistent : Kind::kNonblocking, info, request};
+  static Start Of(int persistent, MPI_Info info, MPI_Request* request,
+                  const LibraryStarts* starts = nullptr) {
+    return Start{persistent ? Kind::kPersistent : Kind::kNonblocking, info, request, starts};
   }
 };
 

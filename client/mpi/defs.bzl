@@ -65,6 +65,7 @@ TOPORR_MPI_HDRS = [
     "//client/mpi/coll:steps.h",
     "//client/mpi:leaf_groups.h",
     "//client/mpi:library.h",
+    "//client/mpi:library_starts.h",
     "//client/mpi:mpi_abi_guard.h",
     "//client/mpi:multilevel.h",
     "//client/mpi:persistent_abi.h",

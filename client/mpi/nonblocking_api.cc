@@ -31,8 +31,8 @@ namespace {
 
 using Kind = Start::Kind;
 
-// Starts one call as `start` says: `nonblocking` (PMPI_I*) or `persistent` (the init,
-// TOPORR_INIT), each filling *start.request.
+// Starts one call as `start` says: `nonblocking` or `persistent`, each filling
+// *start.request (start.starts' call, else PMPI_I* or the persistent init, TOPORR_INIT).
 template <typename Nonblocking, typename Persistent>
 int Begin(const Start& start, Nonblocking nonblocking, Persistent persistent) {
   return start.kind == Kind::kNonblocking ? nonblocking() : persistent();
@@ -139,26 +139,47 @@ int StableArrays::FreeTypes(MPI_Comm, int keyval, void*, void*) {
 int LibraryAllreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                      MPI_Comm comm, const Start& s) {
   return Begin(
-      s, [&] { return PMPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm, s.request); },
+      s,
       [&] {
-        return TOPORR_INIT(Allreduce, sendbuf, recvbuf, count, type, op, comm, s.info, s.request);
+        return s.starts ? s.starts->iallreduce(sendbuf, recvbuf, count, type, op, comm, s.request)
+                        : PMPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm, s.request);
+      },
+      [&] {
+        return s.starts ? s.starts->allreduce_init(sendbuf, recvbuf, count, type, op, comm, s.info,
+                                                   s.request)
+                        : TOPORR_INIT(Allreduce, sendbuf, recvbuf, count, type, op, comm, s.info,
+                                      s.request);
       });
 }
 
 int LibraryBcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
                  const Start& s) {
   return Begin(
-      s, [&] { return PMPI_Ibcast(buffer, count, type, root, comm, s.request); },
-      [&] { return TOPORR_INIT(Bcast, buffer, count, type, root, comm, s.info, s.request); });
+      s,
+      [&] {
+        return s.starts ? s.starts->ibcast(buffer, count, type, root, comm, s.request)
+                        : PMPI_Ibcast(buffer, count, type, root, comm, s.request);
+      },
+      [&] {
+        return s.starts ? s.starts->bcast_init(buffer, count, type, root, comm, s.info, s.request)
+                        : TOPORR_INIT(Bcast, buffer, count, type, root, comm, s.info, s.request);
+      });
 }
 
 int LibraryReduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                   int root, MPI_Comm comm, const Start& s) {
   return Begin(
-      s, [&] { return PMPI_Ireduce(sendbuf, recvbuf, count, type, op, root, comm, s.request); },
+      s,
       [&] {
-        return TOPORR_INIT(Reduce, sendbuf, recvbuf, count, type, op, root, comm, s.info,
-                           s.request);
+        return s.starts
+                   ? s.starts->ireduce(sendbuf, recvbuf, count, type, op, root, comm, s.request)
+                   : PMPI_Ireduce(sendbuf, recvbuf, count, type, op, root, comm, s.request);
+      },
+      [&] {
+        return s.starts ? s.starts->reduce_init(sendbuf, recvbuf, count, type, op, root, comm,
+                                                s.info, s.request)
+                        : TOPORR_INIT(Reduce, sendbuf, recvbuf, count, type, op, root, comm, s.info,
+                                      s.request);
       });
 }
 
@@ -199,12 +220,16 @@ int AllgatherInOrder(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
     rc = Begin(
         s,
         [&] {
-          return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, ones, displs, resized,
-                                  comm, s.request);
+          return s.starts ? s.starts->iallgatherv(sendbuf, sendcount, sendtype, recvbuf, ones,
+                                                  displs, resized, comm, s.request)
+                          : PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, ones, displs,
+                                             resized, comm, s.request);
         },
         [&] {
-          return TOPORR_INIT(Allgatherv, sendbuf, sendcount, sendtype, recvbuf, ones, displs,
-                             resized, comm, s.info, s.request);
+          return s.starts ? s.starts->allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, ones,
+                                                      displs, resized, comm, s.info, s.request)
+                          : TOPORR_INIT(Allgatherv, sendbuf, sendcount, sendtype, recvbuf, ones,
+                                        displs, resized, comm, s.info, s.request);
         });
   }
 #if defined(OPEN_MPI)

@@ -1,11 +1,11 @@
 /* mca_coll_toporr: toporr inside the `coll` framework of Open MPI 4.1 or 5.0 (ompi_series.h). On
  * every intra-communicator its module provides MPI_Allreduce, MPI_Bcast, MPI_Reduce and
- * MPI_Allgather (with TOPORR_COLL_NONBLOCKING=1 also their nonblocking and persistent forms,
- * see below) through toporr (coll_toporr.h); every other collective stays with the modules Open MPI
- * would have chosen without it, and so does every call toporr declines or passes on: at
- * module_enable the module keeps the communicator's current function and module for each collective
- * it provides (retaining those modules until it is disabled) and calls them. No LD_PRELOAD: PMPI
- * tools still see the application's calls, which reach this module through the library.
+ * MPI_Allgather, and their nonblocking and persistent forms, through toporr (coll_toporr.h);
+ * every other collective stays with the modules Open MPI would have chosen without it, and so
+ * does every call toporr declines or passes on: at module_enable the module keeps the
+ * communicator's current function and module for each collective it provides (retaining those
+ * modules until it is disabled) and calls them. No LD_PRELOAD: PMPI tools still see the
+ * application's calls, which reach this module through the library.
  *
  * MCA parameters (ompi_info --param coll toporr --level 9): coll_toporr_priority (40, above
  * tuned's 30 and han's 0, so that it is the module of its four collectives), and one per
@@ -69,37 +69,92 @@ static int toporr_allgather(const void* sbuf, int scount, struct ompi_datatype_t
                               &((mca_coll_toporr_module_t*)module)->previous);
 }
 
-/* The module's nonblocking and persistent slots (coll_toporr.h toporr_mca_iallreduce, ...) are
- * built only with TOPORR_COLL_NONBLOCKING=1. Off by default: with them, Open MPI 4.1 processes
- * of nonblocking_check.c's correctness table (openmpi_components_test) die of a stack
- * overflow inside Open MPI's coll base, not yet explained. Without them Open MPI's own modules
- * run those calls; the PMPI layer (libtoporr_pmpi.so) takes them over. */
-#ifndef TOPORR_COLL_NONBLOCKING
-#define TOPORR_COLL_NONBLOCKING 0
-#endif
+/* The nonblocking and persistent slots. toporr starts the library's call on its own
+ * communicators through each communicator's module function (library_starts.h), not the MPI
+ * API. */
+#define TOPORR_MODULE_START(comm, fn, ...)                                          \
+  ((comm)->c_coll->coll_##fn != NULL                                                \
+       ? (comm)->c_coll->coll_##fn(__VA_ARGS__, (comm)->c_coll->coll_##fn##_module) \
+       : MPI_ERR_UNSUPPORTED_OPERATION)
 
-#if TOPORR_COLL_NONBLOCKING
+static int start_iallreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype dtype, MPI_Op op,
+                            MPI_Comm comm, MPI_Request* request) {
+  return TOPORR_MODULE_START(comm, iallreduce, sbuf, rbuf, count, dtype, op, comm, request);
+}
+
+static int start_ibcast(void* buf, int count, MPI_Datatype dtype, int root, MPI_Comm comm,
+                        MPI_Request* request) {
+  return TOPORR_MODULE_START(comm, ibcast, buf, count, dtype, root, comm, request);
+}
+
+static int start_ireduce(const void* sbuf, void* rbuf, int count, MPI_Datatype dtype, MPI_Op op,
+                         int root, MPI_Comm comm, MPI_Request* request) {
+  return TOPORR_MODULE_START(comm, ireduce, sbuf, rbuf, count, dtype, op, root, comm, request);
+}
+
+static int start_iallgatherv(const void* sbuf, int scount, MPI_Datatype sdtype, void* rbuf,
+                             const int rcounts[], const int displs[], MPI_Datatype rdtype,
+                             MPI_Comm comm, MPI_Request* request) {
+  return TOPORR_MODULE_START(comm, iallgatherv, sbuf, scount, sdtype, rbuf, rcounts, displs, rdtype,
+                             comm, request);
+}
+
+static int start_allreduce_init(const void* sbuf, void* rbuf, int count, MPI_Datatype dtype,
+                                MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return TOPORR_MODULE_START(comm, allreduce_init, sbuf, rbuf, count, dtype, op, comm, info,
+                             request);
+}
+
+static int start_bcast_init(void* buf, int count, MPI_Datatype dtype, int root, MPI_Comm comm,
+                            MPI_Info info, MPI_Request* request) {
+  return TOPORR_MODULE_START(comm, bcast_init, buf, count, dtype, root, comm, info, request);
+}
+
+static int start_reduce_init(const void* sbuf, void* rbuf, int count, MPI_Datatype dtype, MPI_Op op,
+                             int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return TOPORR_MODULE_START(comm, reduce_init, sbuf, rbuf, count, dtype, op, root, comm, info,
+                             request);
+}
+
+static int start_allgatherv_init(const void* sbuf, int scount, MPI_Datatype sdtype, void* rbuf,
+                                 const int rcounts[], const int displs[], MPI_Datatype rdtype,
+                                 MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return TOPORR_MODULE_START(comm, allgatherv_init, sbuf, scount, sdtype, rbuf, rcounts, displs,
+                             rdtype, comm, info, request);
+}
+
+static const struct toporr_library_starts starts = {
+    .iallreduce = start_iallreduce,
+    .ibcast = start_ibcast,
+    .ireduce = start_ireduce,
+    .iallgatherv = start_iallgatherv,
+    .allreduce_init = start_allreduce_init,
+    .bcast_init = start_bcast_init,
+    .reduce_init = start_reduce_init,
+    .allgatherv_init = start_allgatherv_init,
+};
+
 #define TOPORR_PREVIOUS(module) (&((mca_coll_toporr_module_t*)(module))->previous)
 
 static int toporr_iallreduce(const void* sbuf, void* rbuf, int count, struct ompi_datatype_t* dtype,
                              struct ompi_op_t* op, struct ompi_communicator_t* comm,
                              ompi_request_t** request, mca_coll_base_module_t* module) {
   return toporr_mca_iallreduce(sbuf, rbuf, count, dtype, op, comm, 0, MPI_INFO_NULL, request,
-                               TOPORR_PREVIOUS(module));
+                               TOPORR_PREVIOUS(module), &starts);
 }
 
 static int toporr_ibcast(void* buf, int count, struct ompi_datatype_t* dtype, int root,
                          struct ompi_communicator_t* comm, ompi_request_t** request,
                          mca_coll_base_module_t* module) {
   return toporr_mca_ibcast(buf, count, dtype, root, comm, 0, MPI_INFO_NULL, request,
-                           TOPORR_PREVIOUS(module));
+                           TOPORR_PREVIOUS(module), &starts);
 }
 
 static int toporr_ireduce(const void* sbuf, void* rbuf, int count, struct ompi_datatype_t* dtype,
                           struct ompi_op_t* op, int root, struct ompi_communicator_t* comm,
                           ompi_request_t** request, mca_coll_base_module_t* module) {
   return toporr_mca_ireduce(sbuf, rbuf, count, dtype, op, root, comm, 0, MPI_INFO_NULL, request,
-                            TOPORR_PREVIOUS(module));
+                            TOPORR_PREVIOUS(module), &starts);
 }
 
 static int toporr_iallgather(const void* sbuf, int scount, struct ompi_datatype_t* sdtype,
@@ -107,7 +162,7 @@ static int toporr_iallgather(const void* sbuf, int scount, struct ompi_datatype_
                              struct ompi_communicator_t* comm, ompi_request_t** request,
                              mca_coll_base_module_t* module) {
   return toporr_mca_iallgather(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm, 0, MPI_INFO_NULL,
-                               request, TOPORR_PREVIOUS(module));
+                               request, TOPORR_PREVIOUS(module), &starts);
 }
 
 static int toporr_allreduce_init(const void* sbuf, void* rbuf, int count,
@@ -115,14 +170,14 @@ static int toporr_allreduce_init(const void* sbuf, void* rbuf, int count,
                                  struct ompi_communicator_t* comm, struct ompi_info_t* info,
                                  ompi_request_t** request, mca_coll_base_module_t* module) {
   return toporr_mca_iallreduce(sbuf, rbuf, count, dtype, op, comm, 1, info, request,
-                               TOPORR_PREVIOUS(module));
+                               TOPORR_PREVIOUS(module), &starts);
 }
 
 static int toporr_bcast_init(void* buf, int count, struct ompi_datatype_t* dtype, int root,
                              struct ompi_communicator_t* comm, struct ompi_info_t* info,
                              ompi_request_t** request, mca_coll_base_module_t* module) {
-  return toporr_mca_ibcast(buf, count, dtype, root, comm, 1, info, request,
-                           TOPORR_PREVIOUS(module));
+  return toporr_mca_ibcast(buf, count, dtype, root, comm, 1, info, request, TOPORR_PREVIOUS(module),
+                           &starts);
 }
 
 static int toporr_reduce_init(const void* sbuf, void* rbuf, int count,
@@ -130,7 +185,7 @@ static int toporr_reduce_init(const void* sbuf, void* rbuf, int count,
                               struct ompi_communicator_t* comm, struct ompi_info_t* info,
                               ompi_request_t** request, mca_coll_base_module_t* module) {
   return toporr_mca_ireduce(sbuf, rbuf, count, dtype, op, root, comm, 1, info, request,
-                            TOPORR_PREVIOUS(module));
+                            TOPORR_PREVIOUS(module), &starts);
 }
 
 static int toporr_allgather_init(const void* sbuf, int scount, struct ompi_datatype_t* sdtype,
@@ -138,10 +193,8 @@ static int toporr_allgather_init(const void* sbuf, int scount, struct ompi_datat
                                  struct ompi_communicator_t* comm, struct ompi_info_t* info,
                                  ompi_request_t** request, mca_coll_base_module_t* module) {
   return toporr_mca_iallgather(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm, 1, info, request,
-                               TOPORR_PREVIOUS(module));
+                               TOPORR_PREVIOUS(module), &starts);
 }
-
-#endif /* TOPORR_COLL_NONBLOCKING */
 
 /* Releases the kept modules (each retained once at enable). */
 static void toporr_forget_previous(struct toporr_mca_previous* p) {
@@ -292,7 +345,6 @@ static mca_coll_base_module_t* toporr_comm_query(struct ompi_communicator_t* com
   module->super.coll_bcast = toporr_bcast;
   module->super.coll_reduce = toporr_reduce;
   module->super.coll_allgather = toporr_allgather;
-#if TOPORR_COLL_NONBLOCKING
   module->super.coll_iallreduce = toporr_iallreduce;
   module->super.coll_ibcast = toporr_ibcast;
   module->super.coll_ireduce = toporr_ireduce;
@@ -301,6 +353,5 @@ static mca_coll_base_module_t* toporr_comm_query(struct ompi_communicator_t* com
   module->super.coll_bcast_init = toporr_bcast_init;
   module->super.coll_reduce_init = toporr_reduce_init;
   module->super.coll_allgather_init = toporr_allgather_init;
-#endif
   return &module->super;
 }

@@ -9,6 +9,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "client/mpi/library_starts.h"
 #include "client/mpi/openmpi_component/component.h"
 
 #ifdef __cplusplus
@@ -114,22 +115,28 @@ int toporr_mca_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendty
                          const struct toporr_mca_previous* previous);
 
 /* The nonblocking (persistent = 0) and persistent (persistent = 1, with `info`) forms, as
- * collective_api.h's Iallreduce etc.: toporr's path for a call of at least min_bytes, else
- * (and where toporr declines) the previous module's; MPI_ERR_UNSUPPORTED_OPERATION where no
- * previous module provides the call. */
+ * collective_api.h's Iallreduce etc.: toporr's path for a call of at least min_bytes,
+ * starting the library's call on toporr's communicator through `starts` (library_starts.h:
+ * each communicator's own module function, below Open MPI's API), else (and where
+ * toporr declines) the previous module's; MPI_ERR_UNSUPPORTED_OPERATION where no previous
+ * module provides the call. */
 int toporr_mca_iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
                           MPI_Op op, MPI_Comm comm, int persistent, MPI_Info info,
-                          MPI_Request* request, const struct toporr_mca_previous* previous);
+                          MPI_Request* request, const struct toporr_mca_previous* previous,
+                          const struct toporr_library_starts* starts);
 int toporr_mca_ibcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
                       int persistent, MPI_Info info, MPI_Request* request,
-                      const struct toporr_mca_previous* previous);
+                      const struct toporr_mca_previous* previous,
+                      const struct toporr_library_starts* starts);
 int toporr_mca_ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                        int root, MPI_Comm comm, int persistent, MPI_Info info, MPI_Request* request,
-                       const struct toporr_mca_previous* previous);
+                       const struct toporr_mca_previous* previous,
+                       const struct toporr_library_starts* starts);
 int toporr_mca_iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, int persistent,
                           MPI_Info info, MPI_Request* request,
-                          const struct toporr_mca_previous* previous);
+                          const struct toporr_mca_previous* previous,
+                          const struct toporr_library_starts* starts);
 
 #ifdef __cplusplus
 } /* extern "C" */

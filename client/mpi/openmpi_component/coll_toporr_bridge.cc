@@ -97,46 +97,47 @@ int toporr_mca_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendty
 
 int toporr_mca_iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
                           MPI_Op op, MPI_Comm comm, int persistent, MPI_Info info,
-                          MPI_Request* request, const toporr_mca_previous* previous) {
+                          MPI_Request* request, const toporr_mca_previous* previous,
+                          const toporr_library_starts* starts) {
   auto call = [&] {
     return TOPORR_PREVIOUS_START(persistent, iallreduce, allreduce_init, sendbuf, recvbuf, count,
                                  type, op, comm);
   };
   if (!LargeStart(count, type)) return call();
-  return toporr::client::mpi::Iallreduce(*Coll(), sendbuf, recvbuf, count, type, op, comm,
-                                         toporr::client::mpi::Start::Of(persistent, info, request),
-                                         call);
+  return toporr::client::mpi::Iallreduce(
+      *Coll(), sendbuf, recvbuf, count, type, op, comm,
+      toporr::client::mpi::Start::Of(persistent, info, request, starts), call);
 }
 
 int toporr_mca_ibcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
                       int persistent, MPI_Info info, MPI_Request* request,
-                      const toporr_mca_previous* previous) {
+                      const toporr_mca_previous* previous, const toporr_library_starts* starts) {
   auto call = [&] {
     return TOPORR_PREVIOUS_START(persistent, ibcast, bcast_init, buffer, count, type, root, comm);
   };
   if (!LargeStart(count, type)) return call();
-  return toporr::client::mpi::Ibcast(*Coll(), buffer, count, type, root, comm,
-                                     toporr::client::mpi::Start::Of(persistent, info, request),
-                                     call);
+  return toporr::client::mpi::Ibcast(
+      *Coll(), buffer, count, type, root, comm,
+      toporr::client::mpi::Start::Of(persistent, info, request, starts), call);
 }
 
 int toporr_mca_ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                        int root, MPI_Comm comm, int persistent, MPI_Info info, MPI_Request* request,
-                       const toporr_mca_previous* previous) {
+                       const toporr_mca_previous* previous, const toporr_library_starts* starts) {
   auto call = [&] {
     return TOPORR_PREVIOUS_START(persistent, ireduce, reduce_init, sendbuf, recvbuf, count, type,
                                  op, root, comm);
   };
   if (!LargeStart(count, type)) return call();
-  return toporr::client::mpi::Ireduce(*Coll(), sendbuf, recvbuf, count, type, op, root, comm,
-                                      toporr::client::mpi::Start::Of(persistent, info, request),
-                                      call);
+  return toporr::client::mpi::Ireduce(
+      *Coll(), sendbuf, recvbuf, count, type, op, root, comm,
+      toporr::client::mpi::Start::Of(persistent, info, request, starts), call);
 }
 
 int toporr_mca_iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, int persistent,
-                          MPI_Info info, MPI_Request* request,
-                          const toporr_mca_previous* previous) {
+                          MPI_Info info, MPI_Request* request, const toporr_mca_previous* previous,
+                          const toporr_library_starts* starts) {
   auto call = [&] {
     return TOPORR_PREVIOUS_START(persistent, iallgather, allgather_init, sendbuf, sendcount,
                                  sendtype, recvbuf, recvcount, recvtype, comm);
@@ -144,7 +145,7 @@ int toporr_mca_iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendt
   if (!LargeStart(recvcount, recvtype)) return call();
   return toporr::client::mpi::Iallgather(
       *Coll(), sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-      toporr::client::mpi::Start::Of(persistent, info, request), call);
+      toporr::client::mpi::Start::Of(persistent, info, request, starts), call);
 }
 
 }  // extern "C"

@@ -17,6 +17,8 @@ tree. Shares mpi_test.py's job and daemon plumbing (only the tests below run). C
     cartwork, the Fortran grid), with correct coordinates, shifts and neighbour lists;
     `topo ^toporr` and topo_toporr_disable leave the library's order;
   - coll_check's collectives table with the coll component taking every call;
+  - nonblocking_check's table and requests in flight through the module's nonblocking and
+    persistent slots, with the run-time check off and on, decided from the daemon;
   - unchanged programs (stencil.c, fortran_coll.f90) print the same with the component as
     without, and toporr decides their large allreduce / bcast / reduce / allgather from the
     daemon's costs: one TOPORR_REPORT line each, the same decisions as the PMPI layer's
@@ -190,20 +192,34 @@ class OpenMpiComponentsTest(mpi_test.MpiTest):
                 decided = {r["collective"] for r in job.report if r["algorithm"] == "auto"}
                 self.assertTrue({"allreduce", "allgather"} <= decided, decided)
 
-    def test_nonblocking_and_persistent_collectives_stay_right_under_the_component(self):
-        """nonblocking_check.c's table (MPI_Iallreduce / Ireduce / Ibcast / Iallgather and the
-        persistent MPIX_*_init forms against the library's blocking results, which the
-        component takes at every size) and its requests in flight are right with the component
-        loaded: its module leaves the nonblocking and persistent slots to Open MPI's modules
-        (coll_toporr.c TOPORR_COLL_NONBLOCKING)."""
+    def test_nonblocking_and_persistent_collectives_through_the_component(self):
+        """The module's nonblocking and persistent slots: nonblocking_check.c's table
+        (MPI_Iallreduce / Ireduce / Ibcast / Iallgather and the persistent *_init forms against
+        the library's blocking results, user ops and derived datatypes among them) is right
+        with the run-time check off and on, and its requests in flight (nonblocking and
+        persistent allreduces and bcasts only, mixed with point-to-point) complete right with
+        daemon decisions that reorder. The starts on toporr's communicators go below Open
+        MPI's API, which retains a call's user op and datatypes once on the request it
+        returns (client/mpi/library_starts.h)."""
         hosts = ["node01", "node05", "node01", "node05", "node02", "node06", "node02", "node06"]
-        env = {"OMPI_MCA_coll_toporr_min_bytes": "1"}
-        job = self.component_job(8, hosts, self.nonblocking, specs=["table", "quick"], env=env)
-        self.assertIn("COLL 480 0", job.stdout)
-        self.assertEqual(job.warnings(), [], job.stderr)
-        job = self.component_job(8, hosts, self.nonblocking, specs=["inflight", "16", "20000"],
-                                 env=env)
-        self.assertEqual(job.checks["inflight"], ["ok"], job.stdout + job.stderr)
+        identity = list(range(8))
+        for verify in ["0", "1"]:
+            with self.subTest(verify=verify):
+                env = {"OMPI_MCA_coll_toporr_min_bytes": "1",
+                       "OMPI_MCA_coll_toporr_verify": verify}
+                job = self.component_job(8, hosts, self.nonblocking, specs=["table", "quick"],
+                                         env=env)
+                self.assertIn("COLL 480 0", job.stdout)
+                self.assertEqual(job.warnings(), [], job.stderr)
+                self.assertTrue({"allreduce", "bcast", "reduce", "allgather"}
+                                <= {r["collective"] for r in job.report}, job.report)
+                job = self.component_job(8, hosts, self.nonblocking,
+                                         specs=["inflight", "16", "20000"], env=env)
+                self.assertEqual(job.checks["inflight"], ["ok"], job.stdout + job.stderr)
+                # No blocking call in this mode: these decisions are the slots'.
+                mine = [r for r in job.report if r["collective"] == "allreduce"]
+                self.assertTrue(mine and all(r["source"] == "daemon" for r in mine), job.report)
+                self.assertTrue(any(r["new_order"] != identity for r in mine), job.report)
 
     def test_fallbacks_identity_and_one_warning(self):
         """Every fallback cause of the PMPI suite, under the components: the identity order
