@@ -1,5 +1,6 @@
-// The daemon source: RegisterHostList once (rank 0), then one compact GetCostRow per
-// leader, each under the configured deadline.
+// The daemon source: for a large job RegisterHostList once (rank 0), then one compact
+// GetCostRow per leader by token; for a small one each leader's GetCostRow carries the host
+// list. Each request under the configured deadline.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -62,8 +63,12 @@ class DaemonRowSource final : public RowSource {
                               int host_index, bool with_routes) override {
     v1::GetCostRowRequest req;
     req.set_host(hosts[host_index]);
-    req.set_host_list(ticket.token);
-    req.set_compact(true);
+    if (ticket.token.empty()) {
+      for (const std::string& h : hosts) req.add_hosts(h);
+    } else {
+      req.set_host_list(ticket.token);
+      req.set_compact(true);  // served for a registered list
+    }
     req.set_with_routes(with_routes);
     v1::GetCostRowResponse resp;
     RETURN_IF_ERROR(Call("GetCostRow", [&](v1::Topology::Stub* stub, grpc::ClientContext* c) {

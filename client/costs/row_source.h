@@ -61,6 +61,9 @@ class RowSource {
   virtual absl::StatusOr<HostListTicket> Prepare(const std::vector<std::string>& hosts) = 0;
   // The row of hosts[host_index] against `hosts`; with `with_routes` also its routes when
   // the source has them (a source without routes is not an error: CostRow::routes empty).
+  // `ticket` is Prepare's for `hosts`, or a default one: then the request carries the host
+  // list itself (one request, no registration; for short lists) and the row is of the
+  // source's current snapshot, whose id it holds.
   virtual absl::StatusOr<CostRow> Row(const HostListTicket& ticket,
                                       const std::vector<std::string>& hosts, int host_index,
                                       bool with_routes) = 0;

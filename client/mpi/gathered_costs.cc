@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <initializer_list>
 #include <limits>
 #include <string>
 #include <vector>
@@ -193,140 +192,172 @@ absl::Status GatherRoutes(MPI_Comm work, const CostRow* row, int my_host, int n,
   return Agree(work, status);
 }
 
-// The statuses of consecutive steps (each rank's own, in step order) agreed on as one Agree
-// after each step would: the earliest step any rank failed, and of that step the lowest
-// failing rank's status. One allreduce when every step passed everywhere.
-absl::Status AgreeSteps(MPI_Comm work, std::initializer_list<absl::Status> steps) {
-  int rank = 0, size = 1;
-  PMPI_Comm_rank(work, &rank);
-  PMPI_Comm_size(work, &size);
-  const absl::Status* failed = nullptr;
-  int64_t step = 0;
-  for (const absl::Status& s : steps) {
-    if (!s.ok()) {
-      failed = &s;
-      break;
-    }
-    ++step;
+// A leader's packet of the small form: its host's index and outcome, then on success the
+// row's snapshot id, its 2n values and its packed routes, on failure the reason's length and
+// bytes. Words of 32 bits.
+enum PacketWord {
+  kPacketHost = 0,
+  kPacketCode = 1,
+  kPacketSnapshotLow = 2,
+  kPacketSnapshotHigh = 3
+};
+constexpr size_t kPacketHeader = 4;
+
+std::vector<uint32_t> LeaderPacket(int my_host, const absl::StatusOr<CostRow>& row,
+                                   bool with_routes) {
+  std::vector<uint32_t> p(kPacketHeader, 0);
+  p[kPacketHost] = static_cast<uint32_t>(my_host);
+  if (!row.ok()) {
+    const std::string reason(row.status().message().substr(0, kReasonBytes - 1));
+    p[kPacketCode] = static_cast<uint32_t>(row.status().code());
+    p[kPacketSnapshotLow] = static_cast<uint32_t>(reason.size());
+    p.resize(kPacketHeader + (reason.size() + 3) / 4, 0);
+    std::memcpy(p.data() + kPacketHeader, reason.data(), reason.size());
+    return p;
   }
-  int64_t mine = failed != nullptr ? step * size + rank : std::numeric_limits<int64_t>::max();
-  int64_t first = mine;
-  if (int rc = PMPI_Allreduce(&mine, &first, 1, MPI_INT64_T, MPI_MIN, work); rc != MPI_SUCCESS) {
-    return absl::InternalError(MpiError("MPI_Allreduce", rc));
-  }
-  if (first == std::numeric_limits<int64_t>::max()) return absl::OkStatus();
-  return Agree(work, mine == first ? *failed : absl::OkStatus());
+  const uint64_t id = static_cast<uint64_t>(row->snapshot_id);
+  p[kPacketSnapshotLow] = static_cast<uint32_t>(id);
+  p[kPacketSnapshotHigh] = static_cast<uint32_t>(id >> 32);
+  p.resize(kPacketHeader + row->values.size());
+  std::memcpy(p.data() + kPacketHeader, row->values.data(), row->values.size() * sizeof(float));
+  if (with_routes) PackRouteRow(my_host, row->routes, &p);
+  return p;
 }
 
-// 4. Per-host groups for a small job: the ranks of each host (split by host) and its leaders,
-// without a shared-memory split (no window is made). Each split is called by every rank, a
-// rank whose host split failed taking no part in the leaders; the two are agreed on as after
-// each.
-absl::Status SplitByHostName(MPI_Comm work, int my_host, HostGroups* groups) {
-  int rank = 0, host_rank = -1;
-  PMPI_Comm_rank(work, &rank);
-  const int host_rc = PMPI_Comm_split(work, my_host, rank, &groups->host);
-  if (host_rc == MPI_SUCCESS) PMPI_Comm_rank(groups->host, &host_rank);
-  const int leaders_rc =
-      PMPI_Comm_split(work, host_rank == 0 ? 0 : MPI_UNDEFINED, rank, &groups->leaders);
-  groups->leader = host_rank == 0;
-  return AgreeSteps(
-      work, {MpiStatus("MPI_Comm_split", host_rc), MpiStatus("MPI_Comm_split", leaders_rc)});
-}
-
-// 5. Small form: each leader sends its host's index, its row and, with routes, its packed
-// routes to rank 0 (leader 0) in one gather among the leaders (a leader whose row failed,
-// `fetched`, sends its index alone); rank 0 keeps the rows in *rows and views them as a
-// RowCostMatrix. The rows' outcome, then the gather's, agreed on over `work` as one agreement
-// after each would.
-absl::Status GatherRowsToRankZero(MPI_Comm work, const HostGroups& groups, int n, int my_host,
-                                  const CostRow& row, const absl::Status& fetched, bool with_routes,
-                                  std::vector<float>* rows,
-                                  std::unique_ptr<mapping::HostCostMatrix>* matrix,
-                                  std::unique_ptr<mapping::RouteSource>* routes, std::string* why) {
-  int rank = 0;
-  PMPI_Comm_rank(work, &rank);
+// Rank 0 of the small form: the matrix (and routes) from the leaders' packets, in rank order,
+// or the first failure among them (the lowest failing leader's), a mix of snapshots, or a
+// packet that does not fit.
+absl::Status ReadPackets(const std::vector<uint32_t>& all, const std::vector<int>& counts,
+                         const std::vector<int>& displs, const JobLayout& layout, bool with_routes,
+                         int64_t* snapshot_id, GatheredCosts* costs, std::string* why) {
+  const int n = static_cast<int>(layout.hosts.size());
   const size_t row_words = 2 * static_cast<size_t>(n);
-  int rc = MPI_SUCCESS;
+  costs->rows.assign(row_words * n, 0.0f);
+  std::vector<const float*> host_rows(n, nullptr);
   std::vector<uint32_t> all_routes;
-  bool unpack = false;
-  if (groups.leader) {
-    std::vector<uint32_t> mine(1, static_cast<uint32_t>(my_host));
-    if (fetched.ok()) {
-      mine.resize(1 + row_words);
-      std::memcpy(mine.data() + 1, row.values.data(), row_words * sizeof(float));
-      if (with_routes) PackRouteRow(my_host, row.routes, &mine);
+  const absl::Status bad = absl::InternalError("row gather: a leader's packet does not fit");
+  int first_host = -1;
+  for (size_t r = 0; r < counts.size(); ++r) {
+    if (counts[r] == 0) continue;
+    if (static_cast<size_t>(counts[r]) < kPacketHeader) return bad;
+    const uint32_t* packet = all.data() + displs[r];
+    const uint32_t h = packet[kPacketHost];
+    if (h >= static_cast<uint32_t>(n) || host_rows[h] != nullptr) return bad;
+    if (packet[kPacketCode] != 0) {
+      const size_t len = std::min<size_t>(packet[kPacketSnapshotLow],
+                                          (counts[r] - kPacketHeader) * sizeof(uint32_t));
+      return absl::Status(static_cast<absl::StatusCode>(packet[kPacketCode]),
+                          std::string(reinterpret_cast<const char*>(packet + kPacketHeader), len));
     }
-    int num_leaders = 0, leader_rank = 0;
-    PMPI_Comm_size(groups.leaders, &num_leaders);
-    PMPI_Comm_rank(groups.leaders, &leader_rank);
-    int count = mine.size() > static_cast<size_t>(std::numeric_limits<int>::max())
-                    ? -1
-                    : static_cast<int>(mine.size());
-    std::vector<int> counts(leader_rank == 0 ? num_leaders : 0), displs(counts.size());
-    rc = PMPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, groups.leaders);
-    std::vector<uint32_t> all;
-    if (leader_rank == 0 && rc == MPI_SUCCESS) {
-      int64_t total = 0;
-      bool fits = true;
-      for (int l = 0; l < num_leaders; ++l) {
-        fits = fits && counts[l] >= 0;
-        displs[l] = static_cast<int>(std::min<int64_t>(total, std::numeric_limits<int>::max()));
-        total += std::max(0, counts[l]);
-      }
-      if (!fits || total > std::numeric_limits<int>::max()) {
-        rc = MPI_ERR_COUNT;  // the other leaders still take part in the Gatherv below
-        std::fill(counts.begin(), counts.end(), 0);
-      } else {
-        all.resize(total);
-      }
+    if (static_cast<size_t>(counts[r]) < kPacketHeader + row_words) return bad;
+    const int64_t id = static_cast<int64_t>(
+        packet[kPacketSnapshotLow] | (static_cast<uint64_t>(packet[kPacketSnapshotHigh]) << 32));
+    if (first_host < 0) {
+      first_host = static_cast<int>(h);
+      *snapshot_id = id;
+    } else if (id != *snapshot_id) {
+      return absl::AbortedError(absl::StrCat("the row of ", layout.hosts[h], " came from snapshot ",
+                                             id, ", the row of ", layout.hosts[first_host],
+                                             " from snapshot ", *snapshot_id, "; not mixing them"));
     }
-    const int gathered =
-        PMPI_Gatherv(mine.data(), std::max(0, count), MPI_UINT32_T, all.data(), counts.data(),
-                     displs.data(), MPI_UINT32_T, 0, groups.leaders);
-    if (rc == MPI_SUCCESS) rc = gathered;
-    if (rc == MPI_SUCCESS && count < 0) rc = MPI_ERR_COUNT;
-    if (leader_rank == 0 && rc == MPI_SUCCESS) {
-      // Every host has one leader: the packets name each host once.
-      rows->assign(row_words * n, 0.0f);
-      std::vector<const float*> host_rows(n, nullptr);
-      for (int l = 0; l < num_leaders && rc == MPI_SUCCESS; ++l) {
-        const uint32_t* packet = all.data() + displs[l];
-        const uint32_t h = packet[0];
-        if (counts[l] < static_cast<int>(1 + row_words) || h >= static_cast<uint32_t>(n) ||
-            host_rows[h] != nullptr) {
-          rc = MPI_ERR_OTHER;
-          break;
-        }
-        float* dst = rows->data() + row_words * h;
-        std::memcpy(dst, packet + 1, row_words * sizeof(float));
-        host_rows[h] = dst;
-        all_routes.insert(all_routes.end(), packet + 1 + row_words, packet + counts[l]);
-      }
-      for (int h = 0; h < n && rc == MPI_SUCCESS; ++h) {
-        if (host_rows[h] == nullptr) rc = MPI_ERR_OTHER;
-      }
-      if (rc == MPI_SUCCESS) {
-        *matrix = std::make_unique<RowCostMatrix>(n, std::move(host_rows));
-        unpack = with_routes;
-      }
-    }
+    float* dst = costs->rows.data() + row_words * h;
+    std::memcpy(dst, packet + kPacketHeader, row_words * sizeof(float));
+    host_rows[h] = dst;
+    all_routes.insert(all_routes.end(), packet + kPacketHeader + row_words, packet + counts[r]);
   }
-  if (unpack) {
+  for (int h = 0; h < n; ++h) {
+    if (host_rows[h] == nullptr) return bad;
+  }
+  costs->matrix = std::make_unique<RowCostMatrix>(n, std::move(host_rows));
+  if (with_routes) {
     absl::StatusOr<std::unique_ptr<mapping::TableRoutes>> table = UnpackRoutes(all_routes, n, why);
     if (table.ok()) {
-      *routes = *std::move(table);
+      costs->routes = *std::move(table);
     } else {  // routes that do not fit: predict without them rather than not at all
       *why = std::string(table.status().message());
     }
   }
-  absl::Status status = AgreeSteps(work, {fetched, MpiStatus("row gather", rc)});
-  if (!status.ok() && rank == 0) {
-    matrix->reset();
-    routes->reset();
-    rows->clear();
+  return absl::OkStatus();
+}
+
+// 3..5, small form (jobs of at most kRowsToRankZeroMaxHosts hosts): no ticket, no
+// communicator. Every rank knows the leaders from the layout (the lowest rank of each host);
+// each leader asks for its own host's row with the job's host list in the request (one
+// request per host, all at once), and sends it to rank 0 in one gather over `work`. Rank 0
+// reads the rows and broadcasts the outcome (the first failing leader's, or a mix of
+// snapshots) with the rows' snapshot id.
+absl::Status GatherSmall(MPI_Comm work, RowSource& source, const JobLayout& layout,
+                         bool with_routes, Decision* decision, GatheredCosts* costs,
+                         std::string* why) {
+  int rank = 0, size = 1;
+  PMPI_Comm_rank(work, &rank);
+  PMPI_Comm_size(work, &size);
+  const int my_host = layout.rank_host[rank];
+  bool leader = true;
+  for (int r = 0; r < rank && leader; ++r) leader = layout.rank_host[r] != my_host;
+  std::vector<uint32_t> mine;
+  if (leader) {
+    absl::StatusOr<CostRow> row = source.Row(HostListTicket{}, layout.hosts, my_host, with_routes);
+    if (row.ok() && row->values.size() != 2 * layout.hosts.size()) {
+      row = absl::DataLossError(absl::StrCat("the row of ", layout.hosts[my_host], " has ",
+                                             row->values.size() / 2, " columns, expected ",
+                                             layout.hosts.size()));
+    }
+    mine = LeaderPacket(my_host, row, with_routes);
   }
-  return status;
+  const int count = mine.size() > static_cast<size_t>(std::numeric_limits<int>::max())
+                        ? 0
+                        : static_cast<int>(mine.size());
+  std::vector<int> counts(rank == 0 ? size : 0), displs(counts.size());
+  int rc = PMPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, work);
+  std::vector<uint32_t> all;
+  if (rank == 0 && rc == MPI_SUCCESS) {
+    int64_t total = 0;
+    for (int r = 0; r < size; ++r) {
+      displs[r] = static_cast<int>(std::min<int64_t>(total, std::numeric_limits<int>::max()));
+      total += counts[r];
+    }
+    if (total > std::numeric_limits<int>::max()) {
+      rc = MPI_ERR_COUNT;  // the other ranks still take part in the Gatherv below
+      std::fill(counts.begin(), counts.end(), 0);
+    } else {
+      all.resize(total);
+    }
+  }
+  const int gathered = PMPI_Gatherv(mine.data(), count, MPI_UINT32_T, all.data(), counts.data(),
+                                    displs.data(), MPI_UINT32_T, 0, work);
+  if (rc == MPI_SUCCESS) rc = gathered;
+  struct {
+    int code;
+    int64_t snapshot_id;
+    char reason[kReasonBytes];
+  } outcome = {};
+  if (rank == 0) {
+    absl::Status read = MpiStatus("row gather", rc);
+    if (read.ok()) {
+      read =
+          ReadPackets(all, counts, displs, layout, with_routes, &outcome.snapshot_id, costs, why);
+    }
+    if (!read.ok()) {
+      outcome.code = static_cast<int>(read.code());
+      CopyReason(std::string(read.message()), outcome.reason);
+      costs->matrix.reset();
+      costs->routes.reset();
+      costs->rows.clear();
+    }
+  }
+  if (int b = PMPI_Bcast(&outcome, sizeof(outcome), MPI_BYTE, 0, work); b != MPI_SUCCESS) {
+    costs->matrix.reset();
+    costs->routes.reset();
+    costs->rows.clear();
+    return absl::InternalError(MpiError("MPI_Bcast", b));
+  }
+  if (outcome.code != 0) {
+    outcome.reason[kReasonBytes - 1] = '\0';
+    return absl::Status(static_cast<absl::StatusCode>(outcome.code), outcome.reason);
+  }
+  decision->snapshot_id = outcome.snapshot_id;
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -338,42 +369,40 @@ absl::Status GatherCosts(MPI_Comm work, RowSource& source, const ClientOptions& 
   const int n = static_cast<int>(layout.hosts.size());
   const int my_host = layout.rank_host[rank];
 
+  const bool with_routes = n > 1 && n <= options.routes_max_hosts;
+  if (n <= kRowsToRankZeroMaxHosts && n <= options.compress_above_hosts) {
+    std::string why;
+    RETURN_IF_ERROR(GatherSmall(work, source, layout, with_routes, decision, costs, &why));
+    decision->cost_form = "rows";
+    if (rank == 0) decision->contention = costs->routes != nullptr ? "routes" : "host links";
+    if (rank == 0 && with_routes && costs->routes == nullptr && options.verbose >= 1) {
+      std::fprintf(stderr, "toporr: host links only: %s\n", why.c_str());
+    }
+    return absl::OkStatus();
+  }
+
   // 3. The ticket.
   ASSIGN_OR_RETURN(const HostListTicket ticket, ShareTicket(work, source, layout.hosts));
   decision->snapshot_id = ticket.snapshot_id;
 
   // 4. Per-host groups; each leader fetches its own host's row.
   HostGroups groups;
-  const bool to_rank_zero = n <= kRowsToRankZeroMaxHosts && n <= options.compress_above_hosts;
-  RETURN_IF_ERROR(to_rank_zero ? SplitByHostName(work, my_host, &groups)
-                               : SplitByHost(work, my_host, &groups));
-  const bool with_routes = n > 1 && n <= options.routes_max_hosts;
+  RETURN_IF_ERROR(SplitByHost(work, my_host, &groups));
   absl::Status fetched;
   const CostRow row =
       LeaderRow(source, ticket, layout.hosts, my_host, groups.leader, with_routes, &fetched);
 
   // 5. The rows reach rank 0, then their routes.
-  if (to_rank_zero) {
-    // The rows' outcome is agreed on with the gather's, as an agreement before it would.
-    std::string why;
-    RETURN_IF_ERROR(GatherRowsToRankZero(work, groups, n, my_host, row, fetched, with_routes,
-                                         &costs->rows, &costs->matrix, &costs->routes, &why));
-    decision->cost_form = "rows";
-    if (rank == 0 && with_routes && costs->routes == nullptr && options.verbose >= 1) {
-      std::fprintf(stderr, "toporr: host links only: %s\n", why.c_str());
-    }
+  RETURN_IF_ERROR(Agree(work, fetched));
+  if (n > options.compress_above_hosts) {
+    RETURN_IF_ERROR(CompressRows(work, groups.leaders, layout, my_host, row, &costs->matrix));
+    decision->cost_form = "groups";
   } else {
-    RETURN_IF_ERROR(Agree(work, fetched));
-    if (n > options.compress_above_hosts) {
-      RETURN_IF_ERROR(CompressRows(work, groups.leaders, layout, my_host, row, &costs->matrix));
-      decision->cost_form = "groups";
-    } else {
-      RETURN_IF_ERROR(
-          ShareRowsPerHost(work, groups, n, my_host, row, &costs->matrix, &costs->window));
-      decision->cost_form = "rows";
-    }
+    RETURN_IF_ERROR(
+        ShareRowsPerHost(work, groups, n, my_host, row, &costs->matrix, &costs->window));
+    decision->cost_form = "rows";
   }
-  if (with_routes && !to_rank_zero) {
+  if (with_routes) {
     std::string why;
     if (absl::Status s =
             GatherRoutes(work, groups.leader ? &row : nullptr, my_host, n, &costs->routes, &why);

@@ -1,22 +1,24 @@
 // Steps 3 to 5 of libtoporr's decision protocol (library.h) for a job of more than one host:
-// the costs between the job's hosts reach rank 0 of the communicator.
+// the costs between the job's hosts reach rank 0 of the communicator. The lowest rank of
+// each host is its leader and asks for its own host's row (one request per host, never per
+// rank; with routes for jobs of at most TOPORR_ROUTES_MAX_HOSTS hosts); rows must have one
+// column per host and come from one snapshot.
+// Jobs of at most kRowsToRankZeroMaxHosts hosts (and TOPORR_COMPRESS_ABOVE): the leaders are
+// known from the layout; each sends the job's host list with its request, all at once, and
+// its row and routes (client/costs/row_routes.h) to rank 0 in one gather over the
+// communicator; rank 0 checks the rows and broadcasts the outcome: no communicator, no
+// window, one daemon round trip.
+// Larger jobs:
 //   3. rank 0 registers the host list with the cost source (the one request of a decision
 //      that is not per host) and broadcasts the ticket, or why there is none: first, so that
 //      an absent or stalled daemon costs no more MPI steps than needed;
-//   4. ranks are grouped per host (MPI_Comm_split_type SHARED, then by host; for jobs of at
-//      most kRowsToRankZeroMaxHosts hosts, which make no window, by host alone); the lowest
-//      rank of each host is its leader and asks for its own host's row (one request per
-//      host, never per rank; with routes for jobs of at most TOPORR_ROUTES_MAX_HOSTS hosts);
-//      rows must come from the ticket's snapshot and have one column per host;
-//   5. the rows reach rank 0: for jobs of at most kRowsToRankZeroMaxHosts hosts, each leader
-//      sends its row and its routes (client/costs/row_routes.h) to rank 0 in one gather among
-//      the leaders; for larger ones the leaders allgather them into one MPI-3 shared window
-//      per host (the matrix is held once per host, not per rank), or, for jobs of more than
-//      TOPORR_COMPRESS_ABOVE hosts, in leaf-group form (leaf_groups.h); then their routes
-//      (one MPI_Gatherv).
-// Each step ends in the same result on every rank (collective_status.h Agree); where two
-// steps share one agreement, it is the one that agreeing after each would reach (the
-// earliest step any rank failed, its lowest failing rank's status).
+//   4. ranks are grouped per host (MPI_Comm_split_type SHARED, then by host); each leader
+//      asks for its row against the ticket, whose snapshot the row must be of;
+//   5. the leaders allgather the rows into one MPI-3 shared window per host (the matrix is
+//      held once per host, not per rank), or, for jobs of more than TOPORR_COMPRESS_ABOVE
+//      hosts, in leaf-group form (leaf_groups.h); then their routes (one MPI_Gatherv).
+// Each step ends in the same result on every rank (collective_status.h Agree, or rank 0's
+// outcome broadcast).
 #ifndef TOPORR_CLIENT_MPI_GATHERED_COSTS_H_
 #define TOPORR_CLIENT_MPI_GATHERED_COSTS_H_
 
@@ -47,12 +49,13 @@ struct GatheredCosts {
 };
 
 // Jobs of at most this many hosts send the leaders' rows straight to rank 0 (the only rank
-// that reads them): no shared-memory split, no window.
+// that reads them), each request carrying the host list: no registration, no communicator,
+// no window.
 inline constexpr int kRowsToRankZeroMaxHosts = 256;
 
 // Collective over `work` (a communicator that returns errors), whose rank r runs on
-// layout.hosts[layout.rank_host[r]]. Sets decision->snapshot_id once the ticket is agreed
-// on, and on rank 0 cost_form ("rows" or "groups") and contention ("routes" or "host links").
+// layout.hosts[layout.rank_host[r]]. Sets decision->snapshot_id (the ticket's, or the rows'),
+// and on rank 0 cost_form ("rows" or "groups") and contention ("routes" or "host links").
 // Failures, the same on every rank, leave nothing to free: the source's own status
 // (UNAVAILABLE or DEADLINE_EXCEEDED when it did not answer), kAborted for a row of another
 // snapshot, kDataLoss for one of the wrong width, the leaf-group form's (leaf_groups.h),

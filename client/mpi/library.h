@@ -8,17 +8,18 @@
 //      core, its hwloc location; the names are allgathered into the job's host list; the
 //      intra-host costs are the bound ranks' host's hwloc distances (decision_steps.h
 //      GatherRankPlaces, bound_ranks.h);
-//   3. rank 0 registers the host list with the source (one request) and broadcasts the
-//      ticket, before the grouping of step 4, so that a dead daemon costs few MPI steps;
-//   4. ranks are grouped per host (by host name; beyond kRowsToRankZeroMaxHosts hosts within
-//      MPI_Comm_split_type SHARED first); the lowest rank of each group is its host's
-//      leader and asks for ITS host's row (one request per host, never per rank); rows must
-//      come from the ticket's snapshot;
-//   5. up to kRowsToRankZeroMaxHosts hosts, leaders gather their rows to rank 0 (which alone
-//      plans); beyond, they allgather them into an MPI-3 shared window per host (the matrix
-//      is held once per host, not per rank), or beyond TOPORR_COMPRESS_ABOVE hosts send them
-//      in leaf-group form (leaf_groups.h); their routes reach rank 0 (steps 3 to 5:
-//      gathered_costs.h GatherCosts);
+//   3..5. jobs of at most kRowsToRankZeroMaxHosts hosts: every rank knows each host's leader
+//      (its lowest rank) from the host list; each leader asks for ITS host's row with the
+//      host list in the request (one request per host, never per rank, all at once) and
+//      sends it to rank 0 (which alone plans) in one gather; rank 0 checks that the rows are
+//      of one snapshot and broadcasts the outcome. No communicator is made. Larger jobs:
+//      rank 0 registers the host list with the source (one request) and broadcasts the
+//      ticket, so that a dead daemon costs few MPI steps; ranks are grouped per host
+//      (MPI_Comm_split_type SHARED, then by host name) and each leader asks for its row
+//      against the ticket (rows must come from the ticket's snapshot); the leaders allgather
+//      the rows into an MPI-3 shared window per host (the matrix is held once per host, not
+//      per rank), or beyond TOPORR_COMPRESS_ABOVE hosts send them in leaf-group form
+//      (leaf_groups.h); their routes reach rank 0 (gathered_costs.h GatherCosts);
 //   6. rank 0 computes the order with the mapping engine (client/plan/plan.h Plan, or the graph
 //      embedding) and broadcasts it, so no two ranks can disagree (decision_steps.h
 //      SharePlan);

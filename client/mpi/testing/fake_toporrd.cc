@@ -5,7 +5,8 @@
 //   fake_toporrd --socket PATH --mode MODE
 // MODE:
 //   truncated  rows one column short
-//   mixed      host list from snapshot 7, rows of odd hosts from snapshot 8
+//   mixed      host list and rows of even hosts from snapshot 7, rows of odd hosts from
+//              snapshot 8
 //   unreachable rows whose hop counts say "unreachable" (255)
 //   absurd     rows whose latencies are over an hour: not costs
 //   garbage    not gRPC at all: every connection gets random bytes and is closed
@@ -49,7 +50,9 @@ class FakeTopology final : public toporr::v1::Topology::Service {
   grpc::Status GetCostRow(grpc::ServerContext*, const GetCostRowRequest* req,
                           GetCostRowResponse* resp) override {
     std::vector<std::string> hosts;
-    {
+    if (req->host_list().empty()) {
+      hosts.assign(req->hosts().begin(), req->hosts().end());
+    } else {
       std::lock_guard<std::mutex> lock(mu_);
       hosts = lists_[req->host_list()];
     }
