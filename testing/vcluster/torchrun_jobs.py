@@ -60,7 +60,7 @@ def run_torchrun(cluster, hosts, master_addr, procs_per_host, script, script_arg
     has ended either way."""
     commands = []
     for node_rank, host in enumerate(hosts):
-        commands.append((host, ["env"] + env + [
+        commands.append((host, ["env", "PYTHONFAULTHANDLER=1"] + env + [
             torchrun, "--nnodes", str(len(hosts)), "--nproc_per_node", str(procs_per_host),
             "--node_rank", str(node_rank), "--master_addr", master_addr, "--master_port",
             str(master_port)] + TORCHRUN_STD + [
@@ -79,7 +79,7 @@ def run_env_job(cluster, hosts, master_addr, procs_per_host, script, script_args
     for node_rank, host in enumerate(hosts):
         for local in range(procs_per_host):
             rank = node_rank * procs_per_host + local
-            commands.append((host, ["env"] + env + [
+            commands.append((host, ["env", "PYTHONFAULTHANDLER=1"] + env + [
                 f"RANK={rank}", f"LOCAL_RANK={local}", f"WORLD_SIZE={world}",
                 f"LOCAL_WORLD_SIZE={procs_per_host}", f"MASTER_ADDR={master_addr}",
                 f"MASTER_PORT={master_port}", sys.executable, script] + script_args))
@@ -88,7 +88,8 @@ def run_env_job(cluster, hosts, master_addr, procs_per_host, script, script_args
 
 def _run_on_hosts(cluster, commands, jobdir, timeout):
     """Starts each (host, command) with `vcluster exec`, output in JOBDIR/HOST.log (a host's
-    commands share it), and waits for all within `timeout` seconds: None, or why not with
+    commands share it; Python's fault handler writes a crashing process's stacks there), and
+    waits for all within `timeout` seconds: None, or why not with
     the logs' tails; every process started has ended either way."""
     os.makedirs(jobdir, exist_ok=True)
     procs, logs, hosts = [], {}, []
@@ -121,9 +122,12 @@ def _run_on_hosts(cluster, commands, jobdir, timeout):
             f.close()
     if failed is None:
         return None
-    names = list(logs)
+    # The failing hosts' logs first, then the first and last host's for context.
+    failing = [h for h, c in sorted({(hosts[i], p.returncode) for i, p in enumerate(procs)})
+               if c not in (None, 0)]
+    names = list(dict.fromkeys(failing[:3] + list(logs)[:1] + list(logs)[-1:]))
     tails = []
-    for h in names[:2] + names[-1:]:
+    for h in names:
         with open(os.path.join(jobdir, f"{h}.log"), errors="replace") as f:
             tails.append(f"--- {h}.log\n" + "".join(f.readlines()[-15:]))
     return f"{failed}; logs in {jobdir}\n" + "\n".join(tails)
