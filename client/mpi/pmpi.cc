@@ -20,11 +20,12 @@
 // warning is counted under a lock). With TOPORR_PROFILE every call here is also counted
 // (pmpi_traffic.cc; the persistent ones are not).
 //
-// Fortran: the MPI libraries' Fortran bindings (mpif.h, `use mpi`, `use mpi_f08`) do not call
-// the C symbols above (except MPICH's mpi_f08 collectives, which do), so their entry points
-// for the same functions are wrapped too, with MPI_DIST_GRAPH_CREATE(_ADJACENT): see
-// pmpi_fortran.cc for which symbols of which library, and how MPI_IN_PLACE, MPI_BOTTOM and
-// MPI_UNWEIGHTED are recognised. They share the guards above through pmpi_guards.h.
+// Fortran: Open MPI's Fortran bindings (mpif.h, `use mpi`, `use mpi_f08`) and MPICH's mpi_f08
+// topology functions do not call the C symbols above (MPICH's old bindings and mpi_f08
+// collectives do), so their entry points for the same functions are wrapped too, with
+// MPI_DIST_GRAPH_CREATE(_ADJACENT): see pmpi_fortran.cc for which symbols of which library, and how
+// MPI_IN_PLACE, MPI_BOTTOM and MPI_UNWEIGHTED are recognised. They share the guards above through
+// pmpi_guards.h.
 #include <mpi.h>
 
 #include "client/mpi/persistent_abi.h"

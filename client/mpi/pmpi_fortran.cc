@@ -5,22 +5,34 @@
 // the MPI library's own Fortran entry point (the next definition of the same symbol)
 // untouched, arguments and error code as the program passed them.
 //
-// Why wrap Fortran at all: both MPI libraries' Fortran bindings call PMPI_* or their own
-// internals, not the C MPI_* symbols, so the C interceptors never see them, with one
-// exception below. What is wrapped (gfortran; Debian's Open MPI 4.1 and MPICH 4.0):
+// Why wrap Fortran at all: Open MPI's Fortran bindings, and MPICH's mpi_f08 topology
+// functions, call PMPI_* or their own internals, not the C MPI_* symbols, so the C
+// interceptors never see them. MPICH's old bindings and its mpi_f08 collectives call the C
+// MPI_* symbols through the dynamic linker; its old bindings are wrapped all the same (a
+// call toporr takes never reaches them, one passed on to them meets the C interceptor's
+// test), its mpi_f08 collectives are not (below). What is wrapped (gfortran; Debian's
+// Open MPI 4.1 and MPICH 4.0):
 //   - mpif.h and `use mpi`: every name mangling (mpi_x_, mpi_x__, mpi_x, MPI_X) of
 //     MPI_ALLREDUCE, MPI_BCAST, MPI_REDUCE, MPI_ALLGATHER, their nonblocking forms
-//     (MPI_IALLREDUCE, ...), MPI_CART_CREATE, MPI_GRAPH_CREATE,
+//     (MPI_IALLREDUCE, ...) and persistent forms (below), MPI_CART_CREATE, MPI_GRAPH_CREATE,
 //     MPI_CART_MAP, MPI_GRAPH_MAP, MPI_DIST_GRAPH_CREATE and MPI_DIST_GRAPH_CREATE_ADJACENT.
 //   - `use mpi_f08`: the procedures the module's generic names resolve to, mpi_x_f08_.
-//     Open MPI exports them for all ten and the four nonblocking collectives (its collectives
-//     call ompi_x_f, which calls PMPI_X;
+//     Open MPI exports them for all ten, the four nonblocking and the four persistent
+//     collectives (its collectives call ompi_x_f, which calls PMPI_X;
 //     its topology functions call pmpi_x_). MPICH exports mpi_x_f08_ for the six topology
 //     functions (they call PMPI_X), but not for the collectives: `use mpi_f08` calls its
 //     mpi_allreduce_f08ts_, mpi_bcast_f08ts_, mpi_reduce_f08ts_ and mpi_allgather_f08ts_
-//     (choice buffers as descriptors), which call the C MPI_Allreduce, ... through the
-//     dynamic linker, so pmpi.cc's C interceptors take them and nothing here does. The
-//     PMPI names (pmpi_x_, pmpi_x_f08_) are left to tools.
+//     (choice buffers as descriptors), and their mpi_x_init_f08ts_ and nonblocking
+//     counterparts, which call the C MPI_Allreduce, ... through the dynamic linker, so
+//     pmpi.cc's C interceptors take them and nothing here does. The PMPI names (pmpi_x_,
+//     pmpi_x_f08_) are left to tools.
+//   - The persistent collectives MPI_ALLREDUCE_INIT, MPI_BCAST_INIT, MPI_REDUCE_INIT and
+//     MPI_ALLGATHER_INIT exist where pmpi.cc's C ones do (TOPORR_PERSISTENT,
+//     persistent_abi.h), under the same names: MPI-4's and Open MPI 5's MPI_X_INIT
+//     (mpi_x_init_ ..., Open MPI's mpi_x_init_f08_), and Open MPI 4.1's MPIX_X_INIT of its
+//     pcollreq extension (`use mpi_ext`, `use mpi_f08_ext`: mpix_x_init_ ...,
+//     mpix_x_init_f08_, which call ompix_x_init_f, which calls PMPIX_X_init). An MPI library
+//     without them has none wrapped. MPICH 4.2 exports only the mpi_x_init_ mangling.
 // Argument conventions, the same in both bindings and libraries: every argument by
 // reference; handles are an INTEGER (mpi_f08: type(MPI_Comm) etc., one INTEGER MPI_VAL);
 // LOGICAL is true when nonzero; mpi_f08's ierror is optional (a null address when absent);
@@ -38,9 +50,11 @@
 #include <dlfcn.h>
 #include <mpi.h>
 
+#include <atomic>
 #include <climits>
 #include <vector>
 
+#include "client/mpi/persistent_abi.h"
 #include "client/mpi/pmpi_abi.h"
 #include "client/mpi/pmpi_guards.h"
 
@@ -97,11 +111,20 @@ struct FortranSentinels {
   }
 };
 
-// Read at the first intercepted call, after the program's MPI_INIT (MPICH sets its pointers
-// there).
-const FortranSentinels& Sentinels() {
-  static const FortranSentinels s;
-  return s;
+// Read at each intercepted call until known, then kept. MPICH sets its pointers in the first
+// call of its old bindings (their MPI_INIT; after mpi_f08's MPI_Init, which does not set
+// them, whichever old-binding call comes first), so a call intercepted before that finds
+// them unknown and goes to the library.
+FortranSentinels Sentinels() {
+  static std::atomic<const FortranSentinels*> kept{nullptr};
+  if (const FortranSentinels* s = kept.load(std::memory_order_acquire)) return *s;
+  const FortranSentinels now;
+  if (now.known) {
+    const FortranSentinels* expected = nullptr;
+    auto* s = new FortranSentinels(now);  // kept until the process exits
+    if (!kept.compare_exchange_strong(expected, s, std::memory_order_acq_rel)) delete s;
+  }
+  return now;
 }
 
 // ---- collectives ----
@@ -195,16 +218,23 @@ using IreduceF = void (*)(void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fin
 using IallgatherF = void (*)(void*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
                              MPI_Fint*, MPI_Fint*);
 
+// Runs `start` (a toporr_pmpi_i* call filling a C request); the Fortran request is set when
+// it succeeded, the error code in any case.
+template <typename Run>
+void RequestF77(MPI_Fint* request, MPI_Fint* ierr, Run start) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  const int rc = start(&r);
+  if (rc == MPI_SUCCESS) *request = MPI_Request_c2f(r);
+  SetError(ierr, rc);
+}
+
 // Starts `start` (a toporr_pmpi_i* call filling a C request), counted as `collective`; the
 // Fortran request is set when it started.
 template <typename Run>
 void StartF77(int collective, MPI_Comm c, long long count, MPI_Datatype t, MPI_Fint* request,
               MPI_Fint* ierr, Run start) {
   if (toporr_profile.enabled) toporr_profile_collective(collective, c, count, t);
-  MPI_Request r = MPI_REQUEST_NULL;
-  const int rc = start(&r);
-  if (rc == MPI_SUCCESS) *request = MPI_Request_c2f(r);
-  SetError(ierr, rc);
+  RequestF77(request, ierr, start);
 }
 
 void IallreduceF77(const char* name, void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* type,
@@ -276,6 +306,95 @@ void IallgatherF77(const char* name, void* sendbuf, MPI_Fint* sendcount, MPI_Fin
                                   c, 0, MPI_INFO_NULL, r);
   });
 }
+
+// ---- persistent collectives ----
+// MPI_ALLREDUCE_INIT, MPI_BCAST_INIT, MPI_REDUCE_INIT and MPI_ALLGATHER_INIT (Open MPI 4.1:
+// MPIX_..._INIT): the arguments of the nonblocking call with an info (an INTEGER, mpi_f08's
+// type(MPI_Info)) before the request. The request is created, not started; not counted for
+// TOPORR_PROFILE, as the C interceptors do not count persistent collectives.
+#ifdef TOPORR_PERSISTENT
+
+using AllreduceInitF = void (*)(void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+                                MPI_Fint*, MPI_Fint*);
+using BcastInitF = void (*)(void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+                            MPI_Fint*);
+using ReduceInitF = void (*)(void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+                             MPI_Fint*, MPI_Fint*, MPI_Fint*);
+using AllgatherInitF = void (*)(void*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+                                MPI_Fint*, MPI_Fint*, MPI_Fint*);
+
+void AllreduceInitF77(const char* name, void* sendbuf, void* recvbuf, MPI_Fint* count,
+                      MPI_Fint* type, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* info,
+                      MPI_Fint* request, MPI_Fint* ierr) {
+  const MPI_Datatype t = MPI_Type_f2c(*type);
+  const FortranSentinels& f = Sentinels();
+  if (!f.known || !Large(*count, t) || sendbuf == f.bottom || recvbuf == f.bottom) {
+    if (AllreduceInitF next = Next<AllreduceInitF>(name)) {
+      next(sendbuf, recvbuf, count, type, op, comm, info, request, ierr);
+      return;
+    }
+  }
+  RequestF77(request, ierr, [&](MPI_Request* r) {
+    return toporr_pmpi_iallreduce(sendbuf == f.in_place ? MPI_IN_PLACE : sendbuf, recvbuf, *count,
+                                  t, MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), 1, MPI_Info_f2c(*info),
+                                  r);
+  });
+}
+
+void BcastInitF77(const char* name, void* buffer, MPI_Fint* count, MPI_Fint* type, MPI_Fint* root,
+                  MPI_Fint* comm, MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierr) {
+  const MPI_Datatype t = MPI_Type_f2c(*type);
+  const FortranSentinels& f = Sentinels();
+  if (!f.known || !Large(*count, t) || buffer == f.bottom) {
+    if (BcastInitF next = Next<BcastInitF>(name)) {
+      next(buffer, count, type, root, comm, info, request, ierr);
+      return;
+    }
+  }
+  RequestF77(request, ierr, [&](MPI_Request* r) {
+    return toporr_pmpi_ibcast(buffer, *count, t, *root, MPI_Comm_f2c(*comm), 1, MPI_Info_f2c(*info),
+                              r);
+  });
+}
+
+void ReduceInitF77(const char* name, void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* type,
+                   MPI_Fint* op, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* info, MPI_Fint* request,
+                   MPI_Fint* ierr) {
+  const MPI_Datatype t = MPI_Type_f2c(*type);
+  const FortranSentinels& f = Sentinels();
+  if (!f.known || !Large(*count, t) || sendbuf == f.bottom || recvbuf == f.bottom) {
+    if (ReduceInitF next = Next<ReduceInitF>(name)) {
+      next(sendbuf, recvbuf, count, type, op, root, comm, info, request, ierr);
+      return;
+    }
+  }
+  RequestF77(request, ierr, [&](MPI_Request* r) {
+    return toporr_pmpi_ireduce(sendbuf == f.in_place ? MPI_IN_PLACE : sendbuf, recvbuf, *count, t,
+                               MPI_Op_f2c(*op), *root, MPI_Comm_f2c(*comm), 1, MPI_Info_f2c(*info),
+                               r);
+  });
+}
+
+void AllgatherInitF77(const char* name, void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype,
+                      void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm,
+                      MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierr) {
+  const MPI_Datatype rt = MPI_Type_f2c(*recvtype);
+  const FortranSentinels& f = Sentinels();
+  if (!f.known || !Large(*recvcount, rt) || sendbuf == f.bottom || recvbuf == f.bottom) {
+    if (AllgatherInitF next = Next<AllgatherInitF>(name)) {
+      next(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierr);
+      return;
+    }
+  }
+  const bool in_place = sendbuf == f.in_place;  // then sendcount/sendtype are ignored
+  RequestF77(request, ierr, [&](MPI_Request* r) {
+    return toporr_pmpi_iallgather(in_place ? MPI_IN_PLACE : sendbuf, *sendcount,
+                                  in_place ? rt : MPI_Type_f2c(*sendtype), recvbuf, *recvcount, rt,
+                                  MPI_Comm_f2c(*comm), 1, MPI_Info_f2c(*info), r);
+  });
+}
+
+#endif  // TOPORR_PERSISTENT
 
 // ---- topology functions ----
 
@@ -380,8 +499,14 @@ struct WeightSentinels {
   bool Known() const { return unweighted != nullptr && weights_empty != nullptr; }
 };
 
-WeightSentinels OldWeights() { return {Sentinels().unweighted, Sentinels().weights_empty}; }
-WeightSentinels F08Weights() { return {Sentinels().f08_unweighted, Sentinels().f08_weights_empty}; }
+WeightSentinels OldWeights() {
+  const FortranSentinels s = Sentinels();
+  return {s.unweighted, s.weights_empty};
+}
+WeightSentinels F08Weights() {
+  const FortranSentinels s = Sentinels();
+  return {s.f08_unweighted, s.f08_weights_empty};
+}
 
 // A Fortran int array of n >= 0 elements as C's. Weights may be the binding's
 // MPI_UNWEIGHTED or MPI_WEIGHTS_EMPTY (then C's); a copy always has an element, so that an
@@ -502,6 +627,26 @@ void DistF77(const char* name, const WeightSentinels& weights, MPI_Fint* comm_ol
                       MPI_Fint* c, MPI_Fint* q, MPI_Fint* ierr) {                               \
     IallgatherF77(#sym, s, sn, st, r, rn, rt, c, q, ierr);                                      \
   }
+#define TOPORR_FORTRAN_ALLREDUCE_INIT(sym)                                                  \
+  extern "C" void sym(void* s, void* r, MPI_Fint* n, MPI_Fint* t, MPI_Fint* o, MPI_Fint* c, \
+                      MPI_Fint* info, MPI_Fint* q, MPI_Fint* ierr) {                        \
+    AllreduceInitF77(#sym, s, r, n, t, o, c, info, q, ierr);                                \
+  }
+#define TOPORR_FORTRAN_BCAST_INIT(sym)                                                \
+  extern "C" void sym(void* b, MPI_Fint* n, MPI_Fint* t, MPI_Fint* root, MPI_Fint* c, \
+                      MPI_Fint* info, MPI_Fint* q, MPI_Fint* ierr) {                  \
+    BcastInitF77(#sym, b, n, t, root, c, info, q, ierr);                              \
+  }
+#define TOPORR_FORTRAN_REDUCE_INIT(sym)                                                        \
+  extern "C" void sym(void* s, void* r, MPI_Fint* n, MPI_Fint* t, MPI_Fint* o, MPI_Fint* root, \
+                      MPI_Fint* c, MPI_Fint* info, MPI_Fint* q, MPI_Fint* ierr) {              \
+    ReduceInitF77(#sym, s, r, n, t, o, root, c, info, q, ierr);                                \
+  }
+#define TOPORR_FORTRAN_ALLGATHER_INIT(sym)                                                      \
+  extern "C" void sym(void* s, MPI_Fint* sn, MPI_Fint* st, void* r, MPI_Fint* rn, MPI_Fint* rt, \
+                      MPI_Fint* c, MPI_Fint* info, MPI_Fint* q, MPI_Fint* ierr) {               \
+    AllgatherInitF77(#sym, s, sn, st, r, rn, rt, c, info, q, ierr);                             \
+  }
 #define TOPORR_FORTRAN_CART(sym)                                                       \
   extern "C" void sym(MPI_Fint* c, MPI_Fint* n, MPI_Fint* d, MPI_Fint* p, MPI_Fint* r, \
                       MPI_Fint* out, MPI_Fint* ierr) {                                 \
@@ -604,3 +749,51 @@ TOPORR_FORTRAN_MAP(mpi_cart_map_f08_, CartMapF77)
 TOPORR_FORTRAN_MAP(mpi_graph_map_f08_, GraphMapF77)
 TOPORR_FORTRAN_DIST_ADJACENT(mpi_dist_graph_create_adjacent_f08_, F08Weights)
 TOPORR_FORTRAN_DIST(mpi_dist_graph_create_f08_, F08Weights)
+
+// The persistent collectives under the names pmpi.cc's C ones have (persistent_abi.h): old
+// bindings in every mangling, then `use mpi_f08` (Open MPI's; MPICH's reach the C ones).
+#ifdef TOPORR_PERSISTENT
+#if MPI_VERSION >= 4 || (defined(OPEN_MPI) && OMPI_MAJOR_VERSION >= 5)
+TOPORR_FORTRAN_ALLREDUCE_INIT(mpi_allreduce_init_)
+TOPORR_FORTRAN_ALLREDUCE_INIT(mpi_allreduce_init__)
+TOPORR_FORTRAN_ALLREDUCE_INIT(mpi_allreduce_init)
+TOPORR_FORTRAN_ALLREDUCE_INIT(MPI_ALLREDUCE_INIT)
+TOPORR_FORTRAN_BCAST_INIT(mpi_bcast_init_)
+TOPORR_FORTRAN_BCAST_INIT(mpi_bcast_init__)
+TOPORR_FORTRAN_BCAST_INIT(mpi_bcast_init)
+TOPORR_FORTRAN_BCAST_INIT(MPI_BCAST_INIT)
+TOPORR_FORTRAN_REDUCE_INIT(mpi_reduce_init_)
+TOPORR_FORTRAN_REDUCE_INIT(mpi_reduce_init__)
+TOPORR_FORTRAN_REDUCE_INIT(mpi_reduce_init)
+TOPORR_FORTRAN_REDUCE_INIT(MPI_REDUCE_INIT)
+TOPORR_FORTRAN_ALLGATHER_INIT(mpi_allgather_init_)
+TOPORR_FORTRAN_ALLGATHER_INIT(mpi_allgather_init__)
+TOPORR_FORTRAN_ALLGATHER_INIT(mpi_allgather_init)
+TOPORR_FORTRAN_ALLGATHER_INIT(MPI_ALLGATHER_INIT)
+TOPORR_FORTRAN_ALLREDUCE_INIT(mpi_allreduce_init_f08_)
+TOPORR_FORTRAN_BCAST_INIT(mpi_bcast_init_f08_)
+TOPORR_FORTRAN_REDUCE_INIT(mpi_reduce_init_f08_)
+TOPORR_FORTRAN_ALLGATHER_INIT(mpi_allgather_init_f08_)
+#else  // Open MPI 4.1's pcollreq extension
+TOPORR_FORTRAN_ALLREDUCE_INIT(mpix_allreduce_init_)
+TOPORR_FORTRAN_ALLREDUCE_INIT(mpix_allreduce_init__)
+TOPORR_FORTRAN_ALLREDUCE_INIT(mpix_allreduce_init)
+TOPORR_FORTRAN_ALLREDUCE_INIT(MPIX_ALLREDUCE_INIT)
+TOPORR_FORTRAN_BCAST_INIT(mpix_bcast_init_)
+TOPORR_FORTRAN_BCAST_INIT(mpix_bcast_init__)
+TOPORR_FORTRAN_BCAST_INIT(mpix_bcast_init)
+TOPORR_FORTRAN_BCAST_INIT(MPIX_BCAST_INIT)
+TOPORR_FORTRAN_REDUCE_INIT(mpix_reduce_init_)
+TOPORR_FORTRAN_REDUCE_INIT(mpix_reduce_init__)
+TOPORR_FORTRAN_REDUCE_INIT(mpix_reduce_init)
+TOPORR_FORTRAN_REDUCE_INIT(MPIX_REDUCE_INIT)
+TOPORR_FORTRAN_ALLGATHER_INIT(mpix_allgather_init_)
+TOPORR_FORTRAN_ALLGATHER_INIT(mpix_allgather_init__)
+TOPORR_FORTRAN_ALLGATHER_INIT(mpix_allgather_init)
+TOPORR_FORTRAN_ALLGATHER_INIT(MPIX_ALLGATHER_INIT)
+TOPORR_FORTRAN_ALLREDUCE_INIT(mpix_allreduce_init_f08_)
+TOPORR_FORTRAN_BCAST_INIT(mpix_bcast_init_f08_)
+TOPORR_FORTRAN_REDUCE_INIT(mpix_reduce_init_f08_)
+TOPORR_FORTRAN_ALLGATHER_INIT(mpix_allgather_init_f08_)
+#endif
+#endif  // TOPORR_PERSISTENT

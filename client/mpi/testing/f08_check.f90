@@ -25,8 +25,29 @@
 !   f77-dist-adjacent, f77-dist  the same two through `use mpi` (old_bindings_dist_graph)
 !   f77-iallreduce MPI_IALLREDUCE of 20,000 integers in place through `use mpi`, completed by
 !                  MPI_WAIT
+!   f08-persistent MPI_Allreduce_init of 40,000 doubles in place (sum) and MPI_Bcast_init of
+!                  40,000 integers from the last rank, each started twice (new data each
+!                  time) by MPI_Start and completed by MPI_Wait (f08_persistent)
+!   f77-persistent the same through `use mpi`: MPI_ALLREDUCE_INIT of 160,000 integers (sum),
+!                  MPI_BCAST_INIT of 40,000 integers from rank 1, MPI_REDUCE_INIT of 40,000
+!                  integers (sum) to rank 1 (old_bindings_persistent)
+!                  The persistent collectives are MPI-4's MPI_*_init when built with
+!                  -DPERSISTENT_MPI, Open MPI 4.1's MPIX_*_init (modules mpi_f08_ext,
+!                  mpi_ext) with -DPERSISTENT_MPIX; built with neither (an MPI library
+!                  without them), rank 0 prints instead
+!                    SKIPPED: <why>
 !   f08-reorder    toporr_comm_reorder_f08 (module toporr_f08) for a 1 MiB allreduce: an
 !                  allreduce on the new communicator sums the world ranks
+! Built with -cpp (f08_test.py): the persistent collectives' names.
+#if defined(PERSISTENT_MPI)
+#define ALLREDUCE_INIT MPI_Allreduce_init
+#define BCAST_INIT MPI_Bcast_init
+#define REDUCE_INIT MPI_Reduce_init
+#elif defined(PERSISTENT_MPIX)
+#define ALLREDUCE_INIT MPIX_Allreduce_init
+#define BCAST_INIT MPIX_Bcast_init
+#define REDUCE_INIT MPIX_Reduce_init
+#endif
 program f08_check
   use mpi_f08
   use toporr_f08
@@ -148,6 +169,8 @@ program f08_check
   end do
   call report('f08-nonblocking', ok)
 
+  call f08_persistent(rank, nprocs)
+
   ! MPI_Cart_create, checked against MPI_Cart_map and the grid's coordinates.
   dims = 0
   call MPI_Dims_create(nprocs, 2, dims)
@@ -211,6 +234,7 @@ program f08_check
   call MPI_Comm_free(dist)
 
   call old_bindings_dist_graph(rank, nprocs)
+  call old_bindings_persistent(rank, nprocs)
 
   ! toporr_f08: a communicator reordered for a 1 MiB allreduce.
   rc = toporr_comm_reorder_f08(world, TOPORR_ALLREDUCE, TOPORR_ALG_AUTO, 1048576_c_int64_t, 0, &
@@ -316,3 +340,161 @@ subroutine old_bindings_dist_graph(rank, nprocs)
   if (rank == 0 .and. all_ok) print '(A)', 'CHECK f77-iallreduce ok'
   if (rank == 0 .and. .not. all_ok) print '(A)', 'CHECK f77-iallreduce FAILED'
 end subroutine old_bindings_dist_graph
+
+! The persistent collectives of `use mpi_f08`, each request started twice: prints CHECK
+! f08-persistent from rank 0, or SKIPPED where the MPI library has none.
+subroutine f08_persistent(rank, nprocs)
+  use mpi_f08
+#if defined(PERSISTENT_MPIX)
+  use mpi_f08_ext
+#endif
+  implicit none
+  integer, intent(in) :: rank, nprocs
+#if defined(ALLREDUCE_INIT)
+  integer, parameter :: nv = 40000, ni = 40000
+  double precision, allocatable :: w(:)
+  integer, allocatable :: ints(:)
+  asynchronous :: w, ints
+  type(MPI_Request) :: req
+  integer :: i, k, ierr, root
+  logical :: ok, all_ok
+
+  allocate(w(nv), ints(ni))
+  ! In place: each start sums the values w holds when it starts.
+  call ALLREDUCE_INIT(MPI_IN_PLACE, w, nv, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, &
+                      MPI_INFO_NULL, req, ierr)
+  ok = ierr == MPI_SUCCESS
+  do k = 1, 2
+    do i = 1, nv
+      w(i) = dble(k * rank + mod(i, 900))
+    end do
+    call MPI_Start(req, ierr)
+    ok = ok .and. ierr == MPI_SUCCESS
+    call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+    ok = ok .and. ierr == MPI_SUCCESS
+    do i = 1, nv
+      ok = ok .and. w(i) == dble(k * nprocs * (nprocs - 1) / 2 + nprocs * mod(i, 900))
+    end do
+  end do
+  call MPI_Request_free(req, ierr)
+  ok = ok .and. ierr == MPI_SUCCESS
+
+  root = nprocs - 1
+  call BCAST_INIT(ints, ni, MPI_INTEGER, root, MPI_COMM_WORLD, MPI_INFO_NULL, req, ierr)
+  ok = ok .and. ierr == MPI_SUCCESS
+  do k = 1, 2
+    ints = -1
+    if (rank == root) then
+      do i = 1, ni
+        ints(i) = 7 * k * i + 3
+      end do
+    end if
+    call MPI_Start(req, ierr)
+    ok = ok .and. ierr == MPI_SUCCESS
+    call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+    ok = ok .and. ierr == MPI_SUCCESS
+    do i = 1, ni
+      ok = ok .and. ints(i) == 7 * k * i + 3
+    end do
+  end do
+  call MPI_Request_free(req, ierr)
+  ok = ok .and. ierr == MPI_SUCCESS
+
+  call MPI_Allreduce(ok, all_ok, 1, MPI_LOGICAL, MPI_LAND, MPI_COMM_WORLD)
+  if (rank == 0 .and. all_ok) print '(A)', 'CHECK f08-persistent ok'
+  if (rank == 0 .and. .not. all_ok) print '(A)', 'CHECK f08-persistent FAILED'
+#else
+  if (rank == 0 .and. nprocs > 0) then
+    print '(A)', 'SKIPPED: f08-persistent: built without persistent collectives'
+  end if
+#endif
+end subroutine f08_persistent
+
+! The persistent collectives of the old bindings (`use mpi`, INTEGER handles), each request
+! started twice: prints CHECK f77-persistent from rank 0, or SKIPPED where the MPI library
+! has none.
+subroutine old_bindings_persistent(rank, nprocs)
+  use mpi
+#if defined(PERSISTENT_MPIX)
+  use mpi_ext
+#endif
+  implicit none
+  integer, intent(in) :: rank, nprocs
+#if defined(ALLREDUCE_INIT)
+  integer, parameter :: nl = 160000, ni = 40000
+  integer, allocatable :: src(:), dst(:), ints(:), red(:)
+  asynchronous :: src, dst, ints, red
+  integer :: i, k, ierr, req, root
+  logical :: ok, all_ok
+
+  allocate(src(nl), dst(nl), ints(ni), red(ni))
+  call ALLREDUCE_INIT(src, dst, nl, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, req, &
+                      ierr)
+  ok = ierr == MPI_SUCCESS
+  do k = 1, 2
+    do i = 1, nl
+      src(i) = 3 * k * rank + mod(i, 501)
+    end do
+    dst = -1
+    call MPI_START(req, ierr)
+    ok = ok .and. ierr == MPI_SUCCESS
+    call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+    ok = ok .and. ierr == MPI_SUCCESS
+    do i = 1, nl
+      ok = ok .and. dst(i) == 3 * k * nprocs * (nprocs - 1) / 2 + nprocs * mod(i, 501)
+    end do
+  end do
+  call MPI_REQUEST_FREE(req, ierr)
+  ok = ok .and. ierr == MPI_SUCCESS
+
+  root = min(1, nprocs - 1)
+  call BCAST_INIT(ints, ni, MPI_INTEGER, root, MPI_COMM_WORLD, MPI_INFO_NULL, req, ierr)
+  ok = ok .and. ierr == MPI_SUCCESS
+  do k = 1, 2
+    ints = -1
+    if (rank == root) then
+      do i = 1, ni
+        ints(i) = 5 * k * i + 1
+      end do
+    end if
+    call MPI_START(req, ierr)
+    ok = ok .and. ierr == MPI_SUCCESS
+    call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+    ok = ok .and. ierr == MPI_SUCCESS
+    do i = 1, ni
+      ok = ok .and. ints(i) == 5 * k * i + 1
+    end do
+  end do
+  call MPI_REQUEST_FREE(req, ierr)
+  ok = ok .and. ierr == MPI_SUCCESS
+
+  call REDUCE_INIT(ints, red, ni, MPI_INTEGER, MPI_SUM, root, MPI_COMM_WORLD, MPI_INFO_NULL, &
+                   req, ierr)
+  ok = ok .and. ierr == MPI_SUCCESS
+  do k = 1, 2
+    do i = 1, ni
+      ints(i) = k * rank + i
+    end do
+    red = -1
+    call MPI_START(req, ierr)
+    ok = ok .and. ierr == MPI_SUCCESS
+    call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+    ok = ok .and. ierr == MPI_SUCCESS
+    if (rank == root) then
+      do i = 1, ni
+        ok = ok .and. red(i) == k * nprocs * (nprocs - 1) / 2 + nprocs * i
+      end do
+    end if
+  end do
+  call MPI_REQUEST_FREE(req, ierr)
+  ok = ok .and. ierr == MPI_SUCCESS
+
+  call MPI_ALLREDUCE(ok, all_ok, 1, MPI_LOGICAL, MPI_LAND, MPI_COMM_WORLD, ierr)
+  if (rank == 0 .and. all_ok) print '(A)', 'CHECK f77-persistent ok'
+  if (rank == 0 .and. .not. all_ok) print '(A)', 'CHECK f77-persistent FAILED'
+#else
+  if (rank == 0 .and. nprocs > 0) then
+    print '(A)', 'SKIPPED: f77-persistent: built without persistent collectives'
+  end if
+#endif
+end subroutine old_bindings_persistent
