@@ -4,20 +4,43 @@
 //   toporr-discover [--ca NAME] [--port N] [--probe-pause-us N] [--timeout-ms N]
 //                   [--retries N] [--max-hops N] [--format ibnetdiscover|summary]
 //                   [--lfts FILE] [--output FILE] [--progress]
+//   toporr-discover --serve [--ca NAME] [--port N] [--timeout-ms N] [--retries N]
+//                   [--max-hops N]
 //
 // --format ibnetdiscover (default) writes the topology in `ibnetdiscover` layout to --output
 // (default stdout); --format summary writes counts, SMPs and time instead. --lfts FILE also
 // reads every switch's LFT and writes it in `dump_fts` layout. --progress reports LFT progress
 // on stderr. Exit status: 0 on success, 1 when discovery or writing fails, 2 on bad usage.
+//
+// --serve answers one toporrd over the connection on its standard input and output
+// (collectors/sweep_protocol.h; toporr-discover@.service, started per connection by
+// toporr-discover.socket): it reads the request line, sweeps (topology and LFTs, the probe
+// pause from the request, the other options from its own command line) and writes the reply,
+// or a failure reply. When standard input is a socket and the caller hangs up, the sweep is
+// abandoned (exit 3). A request that does not arrive within kRequestTimeout or does not parse
+// is answered with a failure (exit 2). Progress and the outcome go to stderr (the journal).
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <thread>
 
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "collectors/ibnetdiscover_writer.h"
 #include "collectors/live_discovery.h"
+#include "collectors/sweep_protocol.h"
 #include "fabric/fabric.h"
 
 namespace toporr::collectors {
@@ -31,7 +54,12 @@ namespace {
 constexpr char kUsage[] =
     "usage: toporr-discover [--ca NAME] [--port N] [--probe-pause-us N] [--timeout-ms N]\n"
     "                       [--retries N] [--max-hops N] [--format ibnetdiscover|summary]\n"
-    "                       [--lfts FILE] [--output FILE] [--progress]\n";
+    "                       [--lfts FILE] [--output FILE] [--progress]\n"
+    "       toporr-discover --serve [--ca NAME] [--port N] [--timeout-ms N] [--retries N]\n"
+    "                       [--max-hops N]\n";
+
+// How long --serve waits for the request line after the connection was accepted.
+constexpr std::chrono::seconds kRequestTimeout(10);
 
 struct Args {
   LiveDiscoveryOptions options;
@@ -39,6 +67,10 @@ struct Args {
   std::string lfts;
   std::string output;
   bool progress = false;
+  bool serve = false;
+  // Options that --serve refuses: what to write where is the protocol's, the probe pause the
+  // request's.
+  bool output_options = false;
 };
 
 bool ParseNumber(const std::string& text, int* out) {
@@ -62,6 +94,11 @@ bool ParseArgs(int argc, char** argv, Args* args) {
     }
     if (flag == "--progress" && !inline_value) {
       args->progress = true;
+      args->output_options = true;
+      continue;
+    }
+    if (flag == "--serve" && !inline_value) {
+      args->serve = true;
       continue;
     }
     if (flag == "-h" || flag == "--help") {
@@ -84,14 +121,18 @@ bool ParseArgs(int argc, char** argv, Args* args) {
         return false;
       }
       args->format = value;
+      args->output_options = true;
     } else if (flag == "--lfts") {
       args->lfts = value;
+      args->output_options = true;
     } else if (flag == "--output") {
       args->output = value;
+      args->output_options = true;
     } else if (flag == "--port") {
       number = &args->options.ca_port;
     } else if (flag == "--probe-pause-us") {
       number = &args->options.probe_pause_us;
+      args->output_options = true;
     } else if (flag == "--timeout-ms") {
       number = &args->options.timeout_ms;
     } else if (flag == "--retries") {
@@ -108,7 +149,14 @@ bool ParseArgs(int argc, char** argv, Args* args) {
       return false;
     }
   }
-  args->options.read_forwarding_tables = !args->lfts.empty();
+  if (args->serve && args->output_options) {
+    std::cerr << "toporr-discover: --serve takes the probe pause from the request and answers "
+                 "on its standard output: no --format, --output, --lfts, --probe-pause-us or "
+                 "--progress\n"
+              << kUsage;
+    return false;
+  }
+  args->options.read_forwarding_tables = args->serve || !args->lfts.empty();
   return true;
 }
 
@@ -142,9 +190,113 @@ std::string Summary(const DiscoveredFabric& d) {
   return buf;
 }
 
+// Writes all of `data` to `fd`; false (errno set) when it cannot.
+bool WriteAll(int fd, const std::string& data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// The request line from `fd`: up to its newline, at most kMaxSweepRequestBytes (and what
+// else arrived with it, which ParseSweepRequest refuses), within kRequestTimeout.
+absl::StatusOr<std::string> ReadRequest(int fd) {
+  const auto deadline = std::chrono::steady_clock::now() + kRequestTimeout;
+  std::string line;
+  while (line.find('\n') == std::string::npos && line.size() <= kMaxSweepRequestBytes) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          "no sweep request within ", kRequestTimeout.count(), " s of the connection"));
+    }
+    pollfd p{fd, POLLIN, 0};
+    const int ready = poll(&p, 1, static_cast<int>(left.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) continue;
+    char buf[512];
+    const ssize_t n = read(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      return absl::UnavailableError(absl::StrCat("reading the request: ", std::strerror(errno)));
+    }
+    if (n == 0) break;
+    line.append(buf, static_cast<size_t>(n));
+  }
+  return line;
+}
+
+// When `fd` is a socket: ends the process (exit 3) once the caller hangs up, so that a sweep
+// toporrd gave up on (timeout, shutdown) stops sending SMPs. A pipe's writer closing right
+// after the request is normal use by hand, so only sockets are watched.
+void AbandonOnHangup(int fd) {
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode)) return;
+  std::thread([fd] {
+    while (true) {
+      pollfd p{fd, POLLRDHUP, 0};
+      if (poll(&p, 1, -1) < 0 && errno == EINTR) continue;
+      if (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) {
+        static constexpr char kMessage[] = "toporr-discover: the caller hung up; sweep abandoned\n";
+        (void)!write(STDERR_FILENO, kMessage, sizeof(kMessage) - 1);
+        _exit(3);
+      }
+    }
+  }).detach();
+}
+
+// " for uid 998 pid 4242": the peer of a socket, for the log; "" for anything else.
+std::string Caller(int fd) {
+  ucred cred{};
+  socklen_t len = sizeof(cred);
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return "";
+  return absl::StrCat(" for uid ", cred.uid, " pid ", cred.pid);
+}
+
+int Serve(LiveDiscoveryOptions options) {
+  std::signal(SIGPIPE, SIG_IGN);  // a caller gone while we answer: write() fails instead
+  const std::string caller = Caller(STDIN_FILENO);
+  absl::StatusOr<std::string> line = ReadRequest(STDIN_FILENO);
+  absl::StatusOr<SweepRequest> request =
+      line.ok() ? ParseSweepRequest(*line) : absl::StatusOr<SweepRequest>(line.status());
+  if (!request.ok()) {
+    std::cerr << "toporr-discover: refused" << caller << ": " << request.status().message() << "\n";
+    WriteAll(STDOUT_FILENO, FormatSweepFailure(std::string(request.status().message())));
+    return 2;
+  }
+  AbandonOnHangup(STDIN_FILENO);
+  options.probe_pause_us = request->probe_pause_us;
+  options.read_forwarding_tables = true;
+  std::cerr << "toporr-discover: sweep" << caller << " (probe pause " << options.probe_pause_us
+            << " us)\n";
+  absl::StatusOr<DiscoveredFabric> discovered = DiscoverFabric(options);
+  if (!discovered.ok()) {
+    std::cerr << "toporr-discover: " << discovered.status().message() << "\n";
+    WriteAll(STDOUT_FILENO, FormatSweepFailure(std::string(discovered.status().message())));
+    return 1;
+  }
+  SweepResult result;
+  result.topology = FormatIbnetdiscover(discovered->fabric);
+  result.forwarding_tables = FormatDumpFts(discovered->forwarding_tables, discovered->fabric);
+  if (!WriteAll(STDOUT_FILENO, FormatSweepReply(result))) {
+    std::cerr << "toporr-discover: cannot send the reply: " << std::strerror(errno) << "\n";
+    return 1;
+  }
+  std::cerr << "toporr-discover: sent " << discovered->fabric.nodes.size() << " nodes, "
+            << discovered->fabric.links.size() << " links, "
+            << discovered->forwarding_tables.switches().size() << " forwarding tables ("
+            << discovered->mads_sent << " SMPs, " << discovered->seconds << " s)\n";
+  return 0;
+}
+
 int Main(int argc, char** argv) {
   Args args;
   if (!ParseArgs(argc, argv, &args)) return 2;
+  if (args.serve) return Serve(args.options);
   if (args.progress) {
     args.options.progress = [](int done, int total) {
       if (total > 0 && (done == total || done % std::max(1, total / 10) == 0)) {

@@ -92,7 +92,10 @@ struct DaemonConfig {
   // Live discovery (daemon/discovery.h): seconds between sweeps, 0 = only on request
   // (`toporrctl discover`).
   int discovery_interval_s = 0;
-  // Collector command line, space-separated; empty = toporr-discover next to toporrd.
+  // How sweeps reach the collector (daemon/discovery.h): its command line, space-separated,
+  // run as toporrd's child; or "unix:PATH", the live-discovery helper listening there. Empty:
+  // toporr-discover next to toporrd when toporrd runs as root, else
+  // unix:/run/toporr-discover.sock (toporr-discover.socket).
   std::string discovery_command;
   // Pause between LFT block reads of a sweep (microseconds).
   int discovery_probe_pause_us = 200;

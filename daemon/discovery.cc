@@ -15,6 +15,7 @@
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "common/subprocess.h"
+#include "daemon/remote_sweep.h"
 
 namespace toporr::daemon {
 namespace {
@@ -33,6 +34,8 @@ std::string DefaultCollector() {
   }
   return "toporr-discover";  // from PATH
 }
+
+constexpr char kHelperPrefix[] = "unix:";
 
 absl::StatusOr<std::string> ReadWhole(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -70,9 +73,14 @@ absl::StatusOr<int> RunCommand(const std::vector<std::string>& argv, int timeout
   return waited.exit_code;
 }
 
+std::vector<std::string> DefaultSweepCommand(uid_t euid) {
+  if (euid == 0) return {DefaultCollector()};
+  return {absl::StrCat(kHelperPrefix, kDiscoveryHelperSocket)};
+}
+
 DiscoverySweeper::DiscoverySweeper(DiscoveryOptions options, FabricState* state)
     : options_(std::move(options)), state_(state), command_(options_.command) {
-  if (command_.empty()) command_ = {DefaultCollector()};
+  if (command_.empty()) command_ = DefaultSweepCommand(geteuid());
 }
 
 DiscoverySweeper::~DiscoverySweeper() {
@@ -97,7 +105,7 @@ absl::StatusOr<IngestOutcome> DiscoverySweeper::SweepNow(bool allow_shrink) {
   return out;
 }
 
-absl::StatusOr<IngestOutcome> DiscoverySweeper::SweepLocked(bool allow_shrink) {
+absl::StatusOr<collectors::SweepResult> DiscoverySweeper::RunChild() {
   char tmpl[] = "/tmp/toporr-sweep.XXXXXX";
   if (mkdtemp(tmpl) == nullptr) return absl::UnavailableError("mkdtemp failed");
   const std::string dir = tmpl;
@@ -125,13 +133,44 @@ absl::StatusOr<IngestOutcome> DiscoverySweeper::SweepLocked(bool allow_shrink) {
   cleanup();
   if (!topo.ok()) return topo.status();
   if (!lfts.ok()) return lfts.status();
+  collectors::SweepResult result;
+  result.topology = *std::move(topo);
+  result.forwarding_tables = *std::move(lfts);
+  return result;
+}
+
+absl::StatusOr<collectors::SweepResult> DiscoverySweeper::AskHelper(
+    const std::string& socket_path) {
+  if (command_.size() != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("fabric sweep failed: discovery_command '", absl::StrJoin(command_, " "),
+                     "': unix:PATH takes no arguments (the helper's options belong on its "
+                     "command line, in toporr-discover@.service)"));
+  }
+  collectors::SweepRequest request;
+  request.probe_pause_us = options_.probe_pause_us;
+  absl::StatusOr<collectors::SweepResult> result =
+      RequestSweep(socket_path, request, absl::Seconds(options_.timeout_s), &cancel_);
+  if (!result.ok()) {
+    return absl::UnavailableError(absl::StrCat("fabric sweep failed: ", result.status().message()));
+  }
+  return result;
+}
+
+absl::StatusOr<IngestOutcome> DiscoverySweeper::SweepLocked(bool allow_shrink) {
+  const std::string& first = command_.front();
+  absl::StatusOr<collectors::SweepResult> swept =
+      first.rfind(kHelperPrefix, 0) == 0 ? AskHelper(first.substr(sizeof(kHelperPrefix) - 1))
+                                         : RunChild();
+  if (!swept.ok()) return swept.status();
   collectors::FabricInput input;
   input.source_name = "toporr-discover";
-  input.content = *topo;
+  input.content = swept->topology;
   ASSIGN_OR_RETURN(fabric::Fabric fabric, collectors::ParseFabricInput(input));
-  ASSIGN_OR_RETURN(fabric::ForwardingTables tables,
-                   collectors::ParseForwardingTablesInput(collectors::InputFormat::kLft,
-                                                          "toporr-discover LFTs", *lfts));
+  ASSIGN_OR_RETURN(
+      fabric::ForwardingTables tables,
+      collectors::ParseForwardingTablesInput(collectors::InputFormat::kLft, "toporr-discover LFTs",
+                                             swept->forwarding_tables));
   IngestMode mode;
   mode.allow_shrink = allow_shrink;
   return state_->IngestFabric(std::move(fabric), &tables, "libibnetdisc", "toporr-discover", mode);

@@ -37,8 +37,9 @@ ABSL_FLAG(int, discovery_interval_s, -1,
           "Seconds between live fabric sweeps (0 = only on `toporrctl discover`; default from "
           "config: 0)");
 ABSL_FLAG(std::string, discovery_command, "",
-          "Collector command line for live sweeps (space-separated; default: toporr-discover "
-          "next to toporrd)");
+          "Collector command line for live sweeps (space-separated), or unix:PATH for the "
+          "live-discovery helper (default: toporr-discover next to toporrd as root, else "
+          "unix:/run/toporr-discover.sock)");
 
 namespace toporr::daemon {
 namespace {

@@ -164,8 +164,11 @@ std::string RenderDaemonMetrics(const MetricsSources& sources) {
     g.cache_hits = sources.cache->hits();
     g.cache_misses = sources.cache->misses();
   }
-  return RenderPrometheusText(
+  std::string text = RenderPrometheusText(
       sources.stats != nullptr ? sources.stats->Snapshot() : RpcStats::Values(), g);
+  static const JobMetrics* const no_jobs = new JobMetrics();
+  (sources.jobs != nullptr ? sources.jobs : no_jobs)->AppendPrometheusText(&text);
+  return text;
 }
 
 absl::Status WriteTextfile(const std::string& dir, const std::string& text) {

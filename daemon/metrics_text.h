@@ -16,6 +16,7 @@
 //   toporr_snapshot_id, toporr_snapshot_age_seconds, toporr_snapshot_hosts,
 //   toporr_snapshot_switches, toporr_snapshot_links, toporr_snapshot_forwarding_tables,
 //   toporr_host_lists, toporr_up_since_seconds         gauge
+//   toporr_job_* (finished jobs' decisions)           see daemon/job_metrics.h
 #ifndef TOPORR_DAEMON_METRICS_TEXT_H_
 #define TOPORR_DAEMON_METRICS_TEXT_H_
 
@@ -25,6 +26,7 @@
 #include "absl/status/status.h"
 #include "daemon/fabric_state.h"
 #include "daemon/host_lists.h"
+#include "daemon/job_metrics.h"
 #include "daemon/matrix_cache.h"
 #include "daemon/rpc_stats.h"
 
@@ -53,6 +55,7 @@ struct MetricsSources {
   const MatrixCache* cache = nullptr;
   const RpcStats* stats = nullptr;
   int64_t started_unix_ms = 0;
+  const JobMetrics* jobs = nullptr;  // finished jobs' summaries (toporr_job_*)
 };
 
 // The daemon's metrics now.

@@ -19,6 +19,7 @@
 #include "daemon/file_modes.h"
 #include "daemon/grpc_services.h"
 #include "daemon/host_lists.h"
+#include "daemon/job_metrics.h"
 #include "daemon/matrix_cache.h"
 #include "daemon/metrics_http.h"
 #include "daemon/metrics_text.h"
@@ -209,6 +210,9 @@ struct Server::Parts {
         read_server_admin(&read_admin),
         admin(state.get(), &sweeper, /*privileged=*/true, "", config.max_ingest_bytes, &stats),
         admin_topology(state.get(), &matrix_cache, &host_lists, &stats) {
+    metrics.jobs = &jobs;
+    topology.set_job_metrics(&jobs);
+    admin_topology.set_job_metrics(&jobs);
     topology.set_metrics(&metrics);
     topology.set_peer_book(&peers);
     topology.set_heavy_limit(&read_heavy, config.heavy_request_hosts);
@@ -241,6 +245,8 @@ struct Server::Parts {
   // Unix-socket listener's credentials (uid) or the TCP peer.
   HostLists host_lists;
   PeerBook peers;
+  // Finished jobs' summaries (ReportJob on either server), rate-limited per caller.
+  JobMetrics jobs;
   MetricsSources metrics;
   TopologyService topology;
   // Heavy reads running at once, per server.

@@ -292,4 +292,16 @@ grpc::ServerUnaryReactor* TopologyService::GetTopology(grpc::CallbackServerConte
   });
 }
 
+grpc::ServerUnaryReactor* TopologyService::ReportJob(grpc::CallbackServerContext* context,
+                                                     const v1::ReportJobRequest* req,
+                                                     v1::ReportJobResponse*) {
+  return Answer(context, __func__, [&]() -> absl::Status {
+    if (jobs_ == nullptr) return absl::UnimplementedError("this server does not count jobs");
+    const std::string caller =
+        peers_ != nullptr ? peers_->Identity(context->peer(), context->auth_context().get())
+                          : context->peer();
+    return jobs_->Record(caller, *req);
+  });
+}
+
 }  // namespace toporr::daemon

@@ -10,6 +10,7 @@
 #include "daemon/fabric_state.h"
 #include "daemon/grpc_status.h"
 #include "daemon/host_lists.h"
+#include "daemon/job_metrics.h"
 #include "daemon/matrix_cache.h"
 #include "daemon/metrics_text.h"
 #include "daemon/network_filter.h"
@@ -35,7 +36,8 @@ using TopologyServiceBase =
                     v1::Topology::WithCallbackMethod_RegisterHostList<
                         v1::Topology::WithCallbackMethod_GetStats<
                             v1::Topology::WithCallbackMethod_GetTopology<
-                                v1::Topology::Service>>>>>>>>>;
+                                v1::Topology::WithCallbackMethod_ReportJob<
+                                    v1::Topology::Service>>>>>>>>>>;
 
 class TopologyService final : public TopologyServiceBase {
  public:
@@ -68,6 +70,10 @@ class TopologyService final : public TopologyServiceBase {
   // (not owned; null: gRPC's peer string, one per connection).
   void set_peer_book(const PeerBook* peers) { peers_ = peers; }
 
+  // ReportJob counts into `jobs` (not owned; null: ReportJob answers UNIMPLEMENTED), each
+  // caller (the peer book's identity) bounded by its rate limit.
+  void set_job_metrics(JobMetrics* jobs) { jobs_ = jobs; }
+
   grpc::ServerUnaryReactor* GetSnapshot(grpc::CallbackServerContext*, const v1::GetSnapshotRequest*,
                                         v1::GetSnapshotResponse*) override;
   grpc::ServerUnaryReactor* ListHosts(grpc::CallbackServerContext*, const v1::ListHostsRequest*,
@@ -89,6 +95,8 @@ class TopologyService final : public TopologyServiceBase {
                                      v1::GetStatsResponse*) override;
   grpc::ServerUnaryReactor* GetTopology(grpc::CallbackServerContext*, const v1::GetTopologyRequest*,
                                         v1::GetTopologyResponse*) override;
+  grpc::ServerUnaryReactor* ReportJob(grpc::CallbackServerContext*, const v1::ReportJobRequest*,
+                                      v1::ReportJobResponse*) override;
 
  private:
   FabricState* state_;
@@ -101,6 +109,7 @@ class TopologyService final : public TopologyServiceBase {
   WorkQueue* work_queue_ = nullptr;
   NetworkFilter* network_filter_ = nullptr;
   const PeerBook* peers_ = nullptr;
+  JobMetrics* jobs_ = nullptr;
 
   // ServeCallback / ServeQueued (grpc_status.h) of a request the network filter admits.
   template <typename Body>

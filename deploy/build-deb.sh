@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds toporr_<version>+deb<release>_amd64.deb with dpkg-deb, for the Debian release it runs
 # on (12 or 13; build it on each, or in testing/stacks' Debian 13 root):
-#   /usr/sbin/toporrd, /usr/sbin/toporr-discover (the live collector toporrd runs from its
-#   own directory), /usr/bin/toporrctl, /usr/bin/toporr-probe (Open MPI) and
+#   /usr/sbin/toporrd, /usr/sbin/toporr-discover (the live collector: toporrd's helper, or
+#   run by a toporrd running as root), /usr/bin/toporrctl, /usr/bin/toporr-probe (Open MPI) and
 #   /usr/bin/toporr-probe-mpich;
 #   libtoporr for Open MPI in /usr/lib/x86_64-linux-gnu/toporr/openmpi/ and for MPICH in
 #   /usr/lib/x86_64-linux-gnu/toporr/mpich/ (libtoporr.so and libtoporr_pmpi.so each), with
@@ -21,8 +21,12 @@
 #   -I/usr/include/toporr);
 #   the Slurm SPANK plugin in Slurm's plugin directory,
 #   /usr/lib/x86_64-linux-gnu/slurm-wlm/spank_toporr.so (plugstack.conf names it);
-#   the systemd unit toporrd.service (/lib/systemd/system on Debian 12, /usr/lib/systemd/system
-#   from Debian 13, whose merged /usr makes /lib an alias), /etc/toporr/toporrd.conf
+#   the systemd units toporrd.service (the daemon, as the system user toporr, no
+#   capabilities), toporr-discover.socket and toporr-discover@.service (the live-discovery
+#   helper toporrd asks for sweeps, with the umad devices) in /lib/systemd/system on Debian 12,
+#   /usr/lib/systemd/system from Debian 13 (whose merged /usr makes /lib an alias); the
+#   maintainer scripts of deploy/debian/ (the toporr user and group, /var/lib/toporr given to
+#   it on upgrade, removed on purge: docs/admin-guide.md "Privileges"), /etc/toporr/toporrd.conf
 #   (conffile), man pages toporrd(8), toporr-discover(8), spank_toporr(8), toporrctl(1),
 #   toporr-probe(1), toporr(7) and libtoporr(3) (with a link per C API function), bash
 #   completion, copyright and changelog.
@@ -126,7 +130,9 @@ pc toporr-mpich mpich "MPICH" mpich
 
 UNITDIR=/lib/systemd/system
 [[ -n $DEBIAN_RELEASE ]] && ((DEBIAN_RELEASE >= 13)) && UNITDIR=/usr/lib/systemd/system
-inst 0644 "$SRC/deploy/toporrd.service" "$UNITDIR/toporrd.service"
+for unit in toporrd.service toporr-discover.socket toporr-discover@.service; do
+  inst 0644 "$SRC/deploy/$unit" "$UNITDIR/$unit"
+done
 inst 0644 "$SRC/deploy/toporrd.conf.example" /etc/toporr/toporrd.conf
 inst 0644 "$SRC/deploy/client.conf.example" /etc/toporr/client.conf
 inst 0644 "$SRC/deploy/completion/toporrctl" /usr/share/bash-completion/completions/toporrctl
@@ -171,7 +177,7 @@ toporr ($VERSION) unstable; urgency=medium
   * Package built by deploy/build-deb.sh: toporrd, toporr-discover, toporrctl,
     toporr-probe, libtoporr for Open MPI and MPICH, Open MPI's coll and topo
     components, libtoporr_plan and the Python package toporr (python3-toporr),
-    headers, pkg-config files, systemd unit.
+    headers, pkg-config files, systemd units.
 
  -- toporr developers <toporr@lists.toporr.org>  $DATE
 CHANGELOG
@@ -227,41 +233,9 @@ Description: topology-aware MPI collectives for InfiniBand and Omni-Path
  toporrd or offline from a fabric dump.
 CONTROL
 printf '%s\n' /etc/toporr/toporrd.conf /etc/toporr/client.conf > "$ROOT/DEBIAN/conffiles"
-cat > "$ROOT/DEBIAN/postinst" <<'POSTINST'
-#!/bin/sh
-set -e
-# The admin group of /etc/toporr/toporrd.conf (admin_group) and the Python package's byte
-# code. Nothing is changed outside DPKG_ROOT when installing into another root.
-if [ "$1" = configure ] && [ -z "${DPKG_ROOT:-}" ]; then
-  getent group toporr-admin >/dev/null || addgroup --system toporr-admin
-  if command -v py3compile >/dev/null 2>&1; then
-    py3compile -p toporr
-  fi
-  if [ -d /run/systemd/system ]; then
-    systemctl --system daemon-reload >/dev/null || true
-  fi
-fi
-exit 0
-POSTINST
-cat > "$ROOT/DEBIAN/postrm" <<'POSTRM'
-#!/bin/sh
-set -e
-if [ -z "${DPKG_ROOT:-}" ] && [ -d /run/systemd/system ]; then
-  systemctl --system daemon-reload >/dev/null || true
-fi
-exit 0
-POSTRM
-cat > "$ROOT/DEBIAN/prerm" <<'PRERM'
-#!/bin/sh
-set -e
-# The Python package's byte code (py3compile's, or Python's own on import), which dpkg does
-# not know.
-if [ -z "${DPKG_ROOT:-}" ] && command -v py3clean >/dev/null 2>&1; then
-  py3clean -p toporr
-fi
-exit 0
-PRERM
-chmod 0755 "$ROOT/DEBIAN/postinst" "$ROOT/DEBIAN/postrm" "$ROOT/DEBIAN/prerm"
+for script in postinst prerm postrm; do
+  install -m 0755 "$SRC/deploy/debian/$script" "$ROOT/DEBIAN/$script"
+done
 (cd "$ROOT" && find . -type f ! -path './DEBIAN/*' ! -path './etc/*' -printf '%P\0' |
   sort -z | xargs -0 md5sum) > "$ROOT/DEBIAN/md5sums"
 chmod 0644 "$ROOT/DEBIAN/md5sums" "$ROOT/DEBIAN/control" "$ROOT/DEBIAN/conffiles"

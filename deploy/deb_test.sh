@@ -7,13 +7,24 @@
 #     DPKG_ROOT and leave this machine alone; --force-depends: the scratch root has no libc);
 #   - the man pages: each page of deploy/man installed gzipped in its section, titled with its
 #     name and section, and `man` finds a page for every function toporr.h declares;
-#   - systemd-analyze verify of the installed unit with --man=yes: its Documentation= pages
-#     must be found among the installed man pages (MANPATH of the scratch root);
+#   - systemd-analyze verify of the installed units with --man=yes: their Documentation=
+#     pages must be found among the installed man pages (MANPATH of the scratch root);
 #   - pkg-config + mpicc/mpicxx against the installed header and library (Open MPI, MPICH);
 #   - the Python package as installed (python3-toporr, which the package Provides): `import
 #     toporr` from the root's dist-packages plans offline on the demo fabric through the
 #     installed libtoporr_plan.so, and a C program builds and runs against the installed
-#     toporr_plan.h and libtoporr_plan.so.
+#     toporr_plan.h and libtoporr_plan.so;
+#   - the package's life on this very system, its maintainer scripts run for real, each time
+#     in a throwaway overlay of / (a mount namespace, chroot; nothing reaches this machine):
+#       fresh:   install (the toporr user and groups appear), remove (data and conffiles
+#                kept), purge (/var/lib/toporr, /etc/toporr and the units gone; the user
+#                stays, see deploy/debian/postrm);
+#       upgrade: the previous package (deploy/testdata/previous-package: its unit ran toporrd
+#                as root, its scripts made no user) with its daemon running as root on a
+#                database it filled, then this package over it: the database is kept, now
+#                toporr's; the running daemon keeps serving; the new daemon, as toporr with
+#                no capabilities, serves the old snapshot and ingests; purge as above.
+#     Needs root and overlayfs; elsewhere that part prints "SKIPPED (package life): why".
 set -euo pipefail
 export PATH="$PATH:/usr/sbin:/sbin"
 RUNFILES="${TEST_SRCDIR:?}/${TEST_WORKSPACE:?}"
@@ -56,7 +67,8 @@ for want in ./usr/sbin/toporrd ./usr/sbin/toporr-discover ./usr/bin/toporrctl \
     ./usr/bin/toporr-probe ./usr/bin/toporr-probe-mpich \
     ./usr/lib/x86_64-linux-gnu/pkgconfig/toporr.pc ./usr/lib/x86_64-linux-gnu/pkgconfig/toporr-mpich.pc \
     ./usr/include/toporr/client/toporr.h ./usr/include/toporr/client/toporr.hpp \
-    ".$UNITDIR/toporrd.service" ./etc/toporr/toporrd.conf ./etc/toporr/client.conf \
+    ".$UNITDIR/toporrd.service" ".$UNITDIR/toporr-discover.socket" \
+    ".$UNITDIR/toporr-discover@.service" ./etc/toporr/toporrd.conf ./etc/toporr/client.conf \
     ./usr/share/man/man8/toporrd.8.gz ./usr/share/man/man8/toporr-discover.8.gz \
     ./usr/share/man/man1/toporrctl.1.gz ./usr/share/man/man1/toporr-probe.1.gz \
     ./usr/share/man/man7/toporr.7.gz ./usr/share/man/man3/libtoporr.3.gz \
@@ -115,17 +127,29 @@ for fn in "${functions[@]}"; do
 done
 echo "ok   $npages man pages installed; man 3 finds each of the ${#functions[@]} functions of toporr.h and toporr_plan.h"
 
+# The maintainer scripts are deploy/debian's.
+for script in postinst prerm postrm; do
+  cmp -s "$ROOT/var/lib/dpkg/info/toporr.$script" "$RUNFILES/deploy/debian/$script" ||
+    fail "installed $script differs from deploy/debian/$script"
+done
+
 # systemd-analyze verify: the host's units for sysinit.target & co, /bin/kill for ExecReload.
+# The package's units are copied back over the host's (a host with toporr installed).
 cp -a /lib/systemd/system/. "$ROOT$UNITDIR/"
+for unit in toporrd.service toporr-discover.socket toporr-discover@.service; do
+  dpkg-deb --fsys-tarfile "$DEB" | tar -xO ".$UNITDIR/$unit" > "$ROOT$UNITDIR/$unit"
+done
 install -D -m 0755 /bin/kill "$ROOT/bin/kill"
+UNITS=("$ROOT$UNITDIR/toporrd.service" "$ROOT$UNITDIR/toporr-discover.socket")
+MANPATH="$ROOT/usr/share/man" systemd-analyze verify --man=yes --root="$ROOT" "${UNITS[@]}" ||
+  fail "systemd-analyze verify"
 MANPATH="$ROOT/usr/share/man" systemd-analyze verify --man=yes --root="$ROOT" \
-  "$ROOT$UNITDIR/toporrd.service" || fail "systemd-analyze verify"
+  toporr-discover@0-4242-998.service || fail "systemd-analyze verify of the helper's unit"
 # Without the package's man pages the same check fails: the pages are what made it pass.
-if MANPATH="$WORK/none" systemd-analyze verify --man=yes --root="$ROOT" \
-  "$ROOT$UNITDIR/toporrd.service" 2>/dev/null; then
+if MANPATH="$WORK/none" systemd-analyze verify --man=yes --root="$ROOT" "${UNITS[@]}" 2>/dev/null; then
   fail "verify passes without man pages"
 fi
-echo "ok   systemd-analyze verify --man=yes on the installed unit"
+echo "ok   systemd-analyze verify --man=yes on the installed units"
 
 # Build against the installed files with each MPI's compiler wrapper.
 cat > "$WORK/use.c" <<'C'
@@ -226,4 +250,203 @@ for framework in coll topo; do
     "$WORK/ompi_info-$framework" || { cat "$WORK/ompi_info-$framework"; fail "ompi_info lacks $framework/toporr"; }
 done
 echo "ok   ompi_info opens the installed coll and topo components"
+
+# The package's life, in throwaway overlays of this system.
+lifecycle_skip() {
+  [[ $(id -u) -eq 0 ]] || { echo "needs root (mount namespaces, chroot)"; return; }
+  command -v unshare >/dev/null || { echo "unshare not installed"; return; }
+  command -v setpriv >/dev/null || { echo "setpriv not installed"; return; }
+  if dpkg-query -W -f='${Status}' toporr 2>/dev/null | grep -q installed; then
+    echo "toporr is installed on this machine"
+    return
+  fi
+  mkdir -p "$WORK/probe/upper" "$WORK/probe/work" "$WORK/probe/merged"
+  unshare --mount --propagation private mount -t overlay overlay \
+    -o "lowerdir=/,upperdir=$WORK/probe/upper,workdir=$WORK/probe/work" "$WORK/probe/merged" \
+    2>/dev/null || echo "no overlay of / can be mounted here"
+}
+why=$(lifecycle_skip)
+if [[ -n $why ]]; then
+  echo "SKIPPED (package life): $why"
+  echo PASS
+  exit 0
+fi
+
+# The previous package: this one's files with the previous release's unit and maintainer
+# scripts (deploy/testdata/previous-package) and a lower version.
+PREVIOUS="$RUNFILES/deploy/testdata/previous-package"
+PREV_VERSION="$API~previous+deb$RELEASE"
+dpkg --compare-versions "$PREV_VERSION" lt "$VERSION" || fail "$PREV_VERSION is not older than $VERSION"
+dpkg-deb -R "$DEB" "$WORK/prev"
+install -m 0644 "$PREVIOUS/toporrd.service" "$WORK/prev$UNITDIR/toporrd.service"
+rm "$WORK/prev$UNITDIR/toporr-discover.socket" "$WORK/prev$UNITDIR/toporr-discover@.service"
+for script in postinst prerm postrm; do
+  install -m 0755 "$PREVIOUS/$script" "$WORK/prev/DEBIAN/$script"
+done
+sed -i "s/^Version: .*/Version: $PREV_VERSION/" "$WORK/prev/DEBIAN/control"
+(cd "$WORK/prev" && find . -type f ! -path './DEBIAN/*' ! -path './etc/*' -printf '%P\0' |
+  sort -z | xargs -0 md5sum) > "$WORK/prev/DEBIAN/md5sums"
+PREV_DEB="$WORK/toporr_${PREV_VERSION}_amd64.deb"
+dpkg-deb --root-owner-group -Zxz --build "$WORK/prev" "$PREV_DEB" >/dev/null
+install -m 0644 "$FABRIC" "$WORK/fabric.ibnet"
+sed 's/leaf04:MSX6036/leaf04:MSX6036B/' "$FABRIC" > "$WORK/fabric-renamed.ibnet"
+chmod 0644 "$WORK/fabric-renamed.ibnet"
+chmod 0755 "$WORK"
+
+# Runs in its own mount namespace: / overlaid (the upper layer in $1), /run a tmpfs (no
+# systemd of this machine is reachable: the scripts' systemctl calls see none), commands in
+# a chroot. $2: fresh or upgrade.
+cat > "$WORK/lifecycle.sh" <<'LIFECYCLE'
+set -euo pipefail
+OV=$1 SCENARIO=$2 NEW=$3 PREV=$4 VERSION=$5 PREV_VERSION=$6 UNITDIR=$7 FABRIC=$8 RENAMED=$9
+M=$OV/merged
+mkdir -p "$OV/upper" "$OV/work" "$M"
+mount -t overlay overlay -o "lowerdir=/,upperdir=$OV/upper,workdir=$OV/work" "$M"
+mount -t proc proc "$M/proc"
+mount --rbind /dev "$M/dev"
+mount -t tmpfs tmpfs "$M/run"
+PIDS=()
+cleanup() {
+  local pid
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+trap cleanup EXIT
+fail() { echo "FAIL ($SCENARIO): $*"; exit 1; }
+ok() { echo "ok   $SCENARIO: $*"; }
+on() {  # a command on the overlaid system, with a clean environment
+  chroot "$M" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 HOME=/root \
+    DEBIAN_FRONTEND=noninteractive "$@"
+}
+# `on_exec ... &`: the same in the background, the subshell replaced by the command so that
+# $! is its pid (a daemon to stop later).
+on_exec() {
+  exec chroot "$M" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 \
+    HOME=/root "$@"
+}
+dpkg_do() {  # dpkg_do ARGS...: dpkg on the overlaid system; its output only on failure
+  on dpkg "$@" > "$OV/dpkg.log" 2>&1 || { cat "$OV/dpkg.log"; fail "dpkg $*"; }
+}
+# shellcheck disable=SC2016  # dpkg-query's own ${fields}
+status() { on dpkg-query -W -f='${Status} ${Version}' toporr 2>/dev/null || true; }
+serving() {  # serving LOG: waits for toporrd's socket
+  for _ in $(seq 200); do [[ -S $M/run/toporr/toporrd.sock ]] && return; sleep 0.05; done
+  cat "$1"
+  fail "toporrd did not start"
+}
+ctl() { on /usr/bin/toporrctl "$@"; }
+stop() {  # stop PID: SIGTERM to that toporrd, then wait for it
+  [[ $(cat "/proc/$1/comm" 2>/dev/null) == toporrd ]] || fail "pid $1 is not a running toporrd"
+  kill "$1"
+  wait "$1" 2>/dev/null || true
+  ! kill -0 "$1" 2>/dev/null || fail "pid $1 did not stop"
+}
+# What install gives every time: the user (a system account without a login or a home of its
+# own), the two groups, the units.
+check_installed() {
+  local entry
+  entry=$(on getent passwd toporr) || fail "no user toporr"
+  IFS=: read -r _ _ uid gid _ home shell <<<"$entry"
+  ((uid > 0 && uid < 1000)) || fail "toporr's uid $uid is not a system uid"
+  [[ $(on getent group toporr | cut -d: -f3) == "$gid" ]] || fail "toporr's group is not toporr"
+  [[ $home == /var/lib/toporr && $shell == /usr/sbin/nologin ]] || fail "toporr: $entry"
+  on getent group toporr-admin >/dev/null || fail "no group toporr-admin"
+  grep -qx "User=toporr" "$M$UNITDIR/toporrd.service" || fail "the installed unit is not User=toporr"
+  [[ -f $M$UNITDIR/toporr-discover.socket && -f $M$UNITDIR/toporr-discover@.service ]] ||
+    fail "the helper's units are not installed"
+  [[ $(status) == "install ok installed $VERSION" ]] || fail "status: $(status)"
+}
+check_purged() {
+  [[ $(status) != *installed* ]] || fail "still installed after purge: $(status)"
+  local left
+  for left in /var/lib/toporr /etc/toporr "$UNITDIR/toporrd.service" "$UNITDIR/toporr-discover.socket" \
+      "$UNITDIR/toporr-discover@.service" /usr/sbin/toporrd \
+      /etc/systemd/system/multi-user.target.wants/toporrd.service \
+      /etc/systemd/system/sockets.target.wants/toporr-discover.socket; do
+    [[ ! -e $M$left && ! -L $M$left ]] || fail "$left is left after purge"
+  done
+  # Kept on purge (deploy/debian/postrm): the user and the groups.
+  on getent passwd toporr >/dev/null || fail "the user toporr went with the purge"
+}
+# toporrd as toporrd.service runs it: the RuntimeDirectory, then User=toporr, Group=toporr,
+# no capabilities, no new privileges.
+start_unprivileged() {
+  on install -d -m 0755 -o toporr -g toporr /run/toporr
+  on_exec setpriv --reuid=toporr --regid=toporr --clear-groups --inh-caps=-all \
+    --bounding-set=-all --no-new-privs -- /usr/sbin/toporrd --config=/etc/toporr/toporrd.conf \
+    2> "$OV/new.log" &
+  NEWD=$!
+  PIDS+=("$NEWD")
+  serving "$OV/new.log"
+}
+
+[[ -z $(status) || $(status) == *not-installed* ]] || fail "toporr is known to dpkg here: $(status)"
+if [[ $SCENARIO == fresh ]]; then
+  dpkg_do -i "$NEW"
+  check_installed
+  ok "install: the user toporr (system uid, no login), the groups toporr and toporr-admin, the units"
+  # The StateDirectory systemd makes at the first start, and the database in it.
+  on install -d -m 0750 -o toporr -g toporr /var/lib/toporr
+  start_unprivileged
+  ctl ingest --format ibnetdiscover "$FABRIC" | grep -q "snapshot 1 created" || fail "ingest"
+  stop "$NEWD"
+  dpkg_do -r toporr
+  [[ -f $M/var/lib/toporr/toporr.db && -f $M/etc/toporr/toporrd.conf ]] ||
+    fail "remove took the database or the configuration"
+  [[ ! -e $M/usr/sbin/toporrd ]] || fail "remove left /usr/sbin/toporrd"
+  ok "remove: the programs go, the database and the configuration stay"
+  dpkg_do --purge toporr
+  check_purged
+  ok "purge: database, configuration and units gone; the user toporr stays"
+  exit 0
+fi
+
+# upgrade: the previous package and its daemon as its unit ran it (root; StateDirectory=
+# root:toporr-admin 0750; the socket's directory).
+dpkg_do -i "$PREV"
+[[ $(status) == "install ok installed $PREV_VERSION" ]] || fail "previous package: $(status)"
+grep -qx "User=root" "$M$UNITDIR/toporrd.service" || fail "the previous unit is not User=root"
+on install -d -m 0750 -g toporr-admin /var/lib/toporr
+on install -d -m 0755 /run/toporr
+on_exec /usr/sbin/toporrd --config=/etc/toporr/toporrd.conf 2> "$OV/old.log" &
+OLD=$!
+PIDS+=("$OLD")
+serving "$OV/old.log"
+ctl ingest --format ibnetdiscover "$FABRIC" | grep -q "snapshot 1 created" || fail "ingest as root"
+[[ -n $(find "$M/var/lib/toporr" -user 0) ]] || fail "the previous daemon's files are not root's"
+ok "the previous package's daemon runs as root on a database it filled: $(cd "$M/var/lib/toporr" && echo *)"
+
+# The upgrade, as apt does it: the previous daemon keeps running.
+dpkg_do -i "$NEW"
+check_installed
+[[ $(on stat -c '%U:%G %a' /var/lib/toporr) == "toporr:toporr 750" ]] ||
+  fail "/var/lib/toporr: $(on stat -c '%U:%G %a' /var/lib/toporr)"
+wrong=$(find "$M/var/lib/toporr" \( ! -user "$(on id -u toporr)" -o ! -group "$(on id -g toporr)" \) -printf '%P ')
+[[ -z $wrong ]] || fail "not toporr's after the upgrade: $wrong"
+ok "upgrade from $PREV_VERSION: the user made, /var/lib/toporr and every file in it toporr's"
+ctl hosts | grep -q node01 || fail "the previous daemon stopped serving during the upgrade"
+stop "$OLD"
+ok "the running daemon served on through the upgrade"
+start_unprivileged
+status_line=$(grep -E '^(Uid|CapEff|CapBnd):' "/proc/$NEWD/status" | tr -s '\t ' ' ' | tr '\n' ' ')
+[[ $status_line == "Uid: $(on id -u toporr) "*"CapEff: 0000000000000000 CapBnd: 0000000000000000 " ]] ||
+  fail "the new daemon: $status_line"
+ctl snapshots | grep -qE '^1\*? .* fabric\.ibnet ' || fail "snapshot 1 is not kept: $(ctl snapshots)"
+ctl hosts | grep -q node01 || fail "the kept snapshot is not served"
+ctl ingest --format ibnetdiscover "$RENAMED" | grep -q "snapshot 2 created" ||
+  fail "the new daemon cannot write the kept database"
+ok "the new daemon as toporr (no capabilities) serves the kept snapshot 1 and ingests snapshot 2"
+stop "$NEWD"
+on systemctl enable toporrd.service toporr-discover.socket > "$OV/enable.log" 2>&1 ||
+  { cat "$OV/enable.log"; fail "systemctl enable"; }
+[[ -L $M/etc/systemd/system/multi-user.target.wants/toporrd.service ]] || fail "systemctl enable made no link"
+dpkg_do --purge toporr
+check_purged
+ok "purge: database, configuration, units and their enablement gone; the user toporr stays"
+LIFECYCLE
+for scenario in fresh upgrade; do
+  unshare --mount --propagation private bash "$WORK/lifecycle.sh" "$WORK/overlay-$scenario" \
+    "$scenario" "$DEB" "$PREV_DEB" "$VERSION" "$PREV_VERSION" "$UNITDIR" "$WORK/fabric.ibnet" \
+    "$WORK/fabric-renamed.ibnet" || fail "package life: $scenario"
+done
 echo PASS

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <string_view>
@@ -10,6 +11,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "common/job_path.h"
 #include "common/key_value_file.h"
 #include "common/status_macros.h"
@@ -26,7 +29,60 @@ struct Setting {
   std::string (*text)(const ClientOptions& o);
   const char* expected;
   McaParameter mca;
+  // For a value `apply` refused: `expected` and what is wrong with this value (which part);
+  // null: `expected` alone.
+  std::string (*refusal)(const std::string& value) = nullptr;
 };
+
+// What a refused value of `s` is told: the setting's expectation, and for a list which
+// element is wrong.
+std::string Refusal(const Setting& s, const std::string& value) {
+  return s.refusal != nullptr ? s.refusal(value) : s.expected;
+}
+
+constexpr char kAddressExpected[] = "HOST:PORT or a comma-separated list of them";
+
+bool ApplyAddress(const std::string& value, ClientOptions* o) {
+  absl::StatusOr<std::vector<std::string>> list = SplitDaemonAddresses(value);
+  if (!list.ok()) return false;
+  o->address = absl::StrJoin(*list, ",");
+  return true;
+}
+
+std::string AddressRefusal(const std::string& value) {
+  absl::StatusOr<std::vector<std::string>> list = SplitDaemonAddresses(value);
+  if (list.ok()) return kAddressExpected;
+  return absl::StrCat(kAddressExpected, " (", list.status().message(), ")");
+}
+
+// One element of an address list: "" when it is HOST:PORT, else what is wrong with it.
+std::string AddressProblem(const std::string& a) {
+  if (a.empty()) return "is empty";
+  const size_t colon = a.rfind(':');
+  if (colon == std::string::npos) return "has no :PORT";
+  std::string host = a.substr(0, colon);
+  const std::string port = a.substr(colon + 1);
+  int port_number = 0;
+  if (port.empty() || port.size() > 5 ||
+      !std::all_of(port.begin(), port.end(), [](char c) { return absl::ascii_isdigit(c); }) ||
+      !absl::SimpleAtoi(port, &port_number) || port_number < 1 || port_number > 65535) {
+    return "has no port in 1..65535 after its last ':'";
+  }
+  if (host.empty()) return "has no HOST";
+  if (host.front() == '[') {
+    if (host.size() < 3 || host.back() != ']') return "has an unclosed '[' (IPv6: [ADDR]:PORT)";
+    host = host.substr(1, host.size() - 2);
+    const bool v6 = std::all_of(host.begin(), host.end(), [](char c) {
+      return absl::ascii_isxdigit(c) || c == ':' || c == '.';
+    });
+    return v6 ? "" : "has no IPv6 address in its brackets";
+  }
+  if (host.find(':') != std::string::npos) return "is an IPv6 address without [ ] around it";
+  const bool name = std::all_of(host.begin(), host.end(), [](char c) {
+    return absl::ascii_isalnum(c) || c == '-' || c == '.' || c == '_';
+  });
+  return name ? "" : "has a HOST that is neither a host name nor an IP address";
+}
 
 template <typename Int>
 bool ParseIn(const std::string& text, int64_t lo, int64_t hi, Int* out) {
@@ -54,9 +110,11 @@ constexpr int kCollective = kMcaCollectiveSettings;
 constexpr Setting kSettings[] = {
     {"socket", TOPORR_TEXT(socket), "a path",
      McaParameter{McaType::kString, 5, kDecision, "The daemon's Unix socket (TOPORR_SOCKET)"}},
-    {"address", TOPORR_TEXT(address), "HOST:PORT",
+    {"address", ApplyAddress, [](const ClientOptions& o) { return o.address; }, kAddressExpected,
      McaParameter{McaType::kString, 5, kDecision,
-                  "HOST:PORT of the daemon's TCP listener; wins over socket (TOPORR_ADDRESS)"}},
+                  "HOST:PORT of the daemon's TCP listener, or several separated by commas, tried "
+                  "in order; wins over socket (TOPORR_ADDRESS)"},
+     AddressRefusal},
     {"tls_ca", TOPORR_TEXT(tls_ca), "a PEM file",
      McaParameter{McaType::kString, 5, kDecision, "PEM CA file: TLS to address (TOPORR_TLS_CA)"}},
     {"tls_cert", TOPORR_TEXT(tls_cert), "a PEM file", kNotMca},
@@ -111,6 +169,7 @@ constexpr Setting kSettings[] = {
                   "(TOPORR_REPRODUCIBLE)"}},
     {"profile", TOPORR_TEXT(profile_path), "a file", kNotMca},
     {"profile_time", TOPORR_BOOL(profile_time), "0 or 1", kNotMca},
+    {"job_metrics", TOPORR_BOOL(job_metrics), "0 or 1", kNotMca},
 };
 
 #undef TOPORR_TEXT
@@ -127,6 +186,28 @@ std::string KnownKeys() {
 
 }  // namespace
 
+absl::StatusOr<std::vector<std::string>> SplitDaemonAddresses(std::string_view list) {
+  std::vector<std::string> out;
+  const absl::string_view text(list.data(), list.size());
+  if (absl::StripAsciiWhitespace(text).empty()) return out;
+  std::vector<absl::string_view> elements = absl::StrSplit(text, ',');
+  for (size_t i = 0; i < elements.size(); ++i) {
+    const std::string a(absl::StripAsciiWhitespace(elements[i]));
+    if (std::string why = AddressProblem(a); !why.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("element ", i + 1, " \"", a.substr(0, 64), "\" ", why));
+    }
+    for (size_t j = 0; j < out.size(); ++j) {
+      if (absl::AsciiStrToLower(out[j]) == absl::AsciiStrToLower(a)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("element ", i + 1, " \"", a, "\" repeats element ", j + 1));
+      }
+    }
+    out.push_back(a);
+  }
+  return out;
+}
+
 EnvironmentOptions OptionsFromEnvironment(ClientOptions base, const GetEnvFn& getenv_fn) {
   EnvironmentOptions r{std::move(base), {}};
   for (const Setting& s : kSettings) {
@@ -134,8 +215,8 @@ EnvironmentOptions OptionsFromEnvironment(ClientOptions base, const GetEnvFn& ge
     const char* v = getenv_fn(name.c_str());
     if (v == nullptr || *v == '\0') continue;
     if (!s.apply(v, &r.options)) {
-      r.warnings.push_back(
-          absl::StrCat(name, "=", std::string(v).substr(0, 64), " ignored: expected ", s.expected));
+      r.warnings.push_back(absl::StrCat(name, "=", std::string(v).substr(0, 64),
+                                        " ignored: expected ", Refusal(s, v)));
     }
   }
   return r;
@@ -151,7 +232,7 @@ bool ApplyClientSetting(std::string_view key, const std::string& value, ClientOp
     if (key != s.key) continue;
     ClientOptions o = *options;
     if (!s.apply(value, &o)) {
-      *expected = s.expected;
+      *expected = Refusal(s, value);
       return false;
     }
     *options = std::move(o);
@@ -198,7 +279,9 @@ absl::Status ParseClientConfig(std::string_view text, std::string_view file_name
       return skipped(
           KeyValueError(file_name, kv, absl::StrCat("one of the known keys (", KnownKeys(), ")")));
     }
-    if (!setting->apply(kv.value, &o)) return KeyValueError(file_name, kv, setting->expected);
+    if (!setting->apply(kv.value, &o)) {
+      return KeyValueError(file_name, kv, Refusal(*setting, kv.value));
+    }
     if (auto [it, first] = seen.emplace(kv.key, kv.line); !first) {
       RETURN_IF_ERROR(skipped(absl::InvalidArgumentError(
           absl::StrCat(std::string(file_name), ":", kv.line, ": ", kv.key,

@@ -16,7 +16,9 @@
 //
 //   key               default                    meaning
 //   socket            /run/toporr/toporrd.sock   the daemon's Unix socket
-//   address           (none)                     HOST:PORT of the daemon's TCP listener; wins
+//   address           (none)                     HOST:PORT of the daemon's TCP listener, or
+//                                                several, comma-separated: a standby list
+//                                                tried in order (SplitDaemonAddresses); wins
 //                                                over socket
 //   tls_ca            (none)                     PEM CA file: TLS to `address`, the daemon's
 //                                                certificate verified against it and its name
@@ -29,6 +31,8 @@
 //   costs             (none)                     a TOPORRC1/C2 cost file (`toporrctl export
 //                                                --format costs`); wins over the daemon
 //   deadline_ms       2000                       deadline of each daemon request, 1..600000
+//                                                (with several addresses: of all of them
+//                                                together, client/costs/daemon_failover.h)
 //   disable           false                      never reorder, never take over a call
 //   verbose           0                          0 quiet (one warning per cause per job);
 //                                                1 or more: a line per decision and per
@@ -74,6 +78,10 @@
 //                                                calls that wait for other processes (its
 //                                                `time` records; two clock reads per such
 //                                                call); false leaves them out
+//   job_metrics       true                       at MPI_Finalize, MPI_COMM_WORLD rank 0 sends
+//                                                the daemon one summary of the job's decisions
+//                                                (client/costs/job_report.h; at most 500 ms);
+//                                                false sends nothing
 #ifndef TOPORR_CLIENT_CONFIG_CLIENT_OPTIONS_H_
 #define TOPORR_CLIENT_CONFIG_CLIENT_OPTIONS_H_
 
@@ -84,6 +92,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 namespace toporr::client {
 
@@ -91,7 +100,7 @@ inline constexpr char kSiteConfigPath[] = "/etc/toporr/client.conf";
 
 struct ClientOptions {
   std::string socket = "/run/toporr/toporrd.sock";
-  std::string address;
+  std::string address;  // HOST:PORT or a comma-separated list of them (SplitDaemonAddresses)
   std::string tls_ca;
   std::string tls_cert;
   std::string tls_key;
@@ -113,9 +122,20 @@ struct ClientOptions {
   bool reproducible = false;
   std::string profile_path;
   bool profile_time = true;
+  bool job_metrics = true;
   // The site configuration file that was applied (empty: none).
   std::string config_path;
 };
+
+// The daemon addresses of an `address` value, in the order a client asks them: one
+// HOST:PORT, or several separated by commas, blanks around each allowed ("mgmt01:7575,
+// mgmt02:7575"). HOST is a name, an IPv4 address or an IPv6 address in brackets
+// ("[fd00::1]:7575"); PORT is 1..65535. An empty value is no address (the socket is used).
+// kInvalidArgument naming the element (its position and text) for an empty element, one
+// that is not HOST:PORT, or one given twice (host names compared without case). The site
+// file and TOPORR_ADDRESS are checked with it; the value is kept normalised (the elements
+// joined by "," alone).
+absl::StatusOr<std::vector<std::string>> SplitDaemonAddresses(std::string_view list);
 
 struct EnvironmentOptions {
   ClientOptions options;

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -95,6 +97,58 @@ TEST(ClientOptionsTest, TlsSettingsHaveOneNameEach) {
   EXPECT_TRUE(o.insecure);
 }
 
+TEST(DaemonAddressesTest, ListsSplitInOrderWithBlanksAroundCommas) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(*SplitDaemonAddresses(""), V{});
+  EXPECT_EQ(*SplitDaemonAddresses("mgmt01:7575"), V{"mgmt01:7575"});
+  EXPECT_EQ(*SplitDaemonAddresses(" mgmt01:7575 ,\tmgmt02.site.org:7575,10.0.0.3:1 "),
+            (V{"mgmt01:7575", "mgmt02.site.org:7575", "10.0.0.3:1"}));
+  EXPECT_EQ(*SplitDaemonAddresses("[fd00::1]:7575,[::1]:65535"),
+            (V{"[fd00::1]:7575", "[::1]:65535"}));
+}
+
+TEST(DaemonAddressesTest, BadElementsAreNamedByPositionAndText) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {",mgmt01:7575", "element 1 \"\" is empty"},
+      {"mgmt01:7575,,mgmt02:7575", "element 2 \"\" is empty"},
+      {"mgmt01:7575,", "element 2 \"\" is empty"},
+      {"mgmt01:7575,mgmt02", "element 2 \"mgmt02\" has no :PORT"},
+      {"mgmt01:0", "element 1 \"mgmt01:0\" has no port in 1..65535"},
+      {"mgmt01:65536", "has no port in 1..65535"},
+      {"mgmt01:75x", "has no port"},
+      {":7575", "has no HOST"},
+      {"fd00::1:7575", "IPv6 address without [ ]"},
+      {"[fd00::1:7575", "unclosed '['"},
+      {"[zz]:7575", "no IPv6 address in its brackets"},
+      {"mgmt 01:7575", "neither a host name nor an IP address"},
+      {"dns:///mgmt01:7575", "element 1"},
+      {"mgmt01:7575, MGMT01:7575", "element 2 \"MGMT01:7575\" repeats element 1"},
+  };
+  for (const auto& [list, why] : cases) {
+    absl::StatusOr<std::vector<std::string>> got = SplitDaemonAddresses(list);
+    ASSERT_FALSE(got.ok()) << list;
+    EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument) << list;
+    EXPECT_THAT(std::string(got.status().message()), HasSubstr(why)) << list;
+  }
+}
+
+TEST(DaemonAddressesTest, TheVariableTakesAListAndABadOneIsRefusedNamingTheElement) {
+  EnvironmentOptions e = FromMap({{"TOPORR_ADDRESS", "mgmt01:7575 , mgmt02:7575"}});
+  EXPECT_EQ(e.options.address, "mgmt01:7575,mgmt02:7575");  // normalised
+  EXPECT_TRUE(e.warnings.empty());
+  e = FromMap({{"TOPORR_ADDRESS", "mgmt01:7575,mgmt02"}});
+  EXPECT_TRUE(e.options.address.empty());  // the earlier layer's value
+  ASSERT_EQ(e.warnings.size(), 1u);
+  EXPECT_THAT(e.warnings[0], HasSubstr("TOPORR_ADDRESS=mgmt01:7575,mgmt02 ignored"));
+  EXPECT_THAT(e.warnings[0], HasSubstr("element 2 \"mgmt02\" has no :PORT"));
+  ClientOptions o;
+  std::string expected;
+  EXPECT_FALSE(ApplyClientSetting("address", "a:1,a:1", &o, &expected));
+  EXPECT_THAT(expected, HasSubstr("element 2 \"a:1\" repeats element 1"));
+  EXPECT_TRUE(ApplyClientSetting("address", "a:1,b:2", &o, &expected));
+  EXPECT_EQ(ClientSettingText(o, "address"), "a:1,b:2");
+}
+
 // A site configuration file written under a test temp dir; removed with the fixture.
 class SiteConfigTest : public ::testing::Test {
  protected:
@@ -138,6 +192,20 @@ TEST_F(SiteConfigTest, MalformedFileIsIgnoredWholeWithOneWarningNamingTheLine) {
   EXPECT_EQ(e.options.deadline_ms, 2000);
   ASSERT_EQ(e.warnings.size(), 1u);
   EXPECT_THAT(e.warnings[0], HasSubstr(path_ + ":2: deadline_ms must be milliseconds"));
+}
+
+TEST_F(SiteConfigTest, AnAddressListAppliesAndABadOneRefusesTheFileNamingKeyAndElement) {
+  Write("address = mgmt01:7575, mgmt02:7575\n");
+  EnvironmentOptions e = Load({});
+  EXPECT_EQ(e.options.address, "mgmt01:7575,mgmt02:7575");
+  EXPECT_TRUE(e.warnings.empty());
+  Write("deadline_ms = 500\naddress = mgmt01:7575, ,mgmt02:7575\n");
+  e = Load({});
+  EXPECT_TRUE(e.options.address.empty());
+  EXPECT_EQ(e.options.deadline_ms, 2000);  // the whole file ignored
+  ASSERT_EQ(e.warnings.size(), 1u);
+  EXPECT_THAT(e.warnings[0], HasSubstr(path_ + ":2: address must be HOST:PORT"));
+  EXPECT_THAT(e.warnings[0], HasSubstr("element 2 \"\" is empty"));
 }
 
 TEST_F(SiteConfigTest, UnknownKeysQuotesAndRepeatsAreSkippedWithOneWarningEach) {

@@ -87,9 +87,28 @@ std::string DaemonEndpoint::Describe() const {
   return absl::StrCat(address, tls_ca.empty() ? " (plaintext)" : " (TLS)");
 }
 
+absl::StatusOr<std::vector<DaemonEndpoint>> DaemonEndpoints(const DaemonEndpoint& configured) {
+  if (configured.address.empty()) return std::vector<DaemonEndpoint>{configured};
+  absl::StatusOr<std::vector<std::string>> addresses = SplitDaemonAddresses(configured.address);
+  if (!addresses.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("address ", configured.address.substr(0, 200),
+                                                   ": ", addresses.status().message()));
+  }
+  std::vector<DaemonEndpoint> out;
+  for (std::string& a : *addresses) {
+    out.push_back(configured);
+    out.back().address = std::move(a);
+  }
+  return out;
+}
+
 absl::StatusOr<std::shared_ptr<grpc::Channel>> NewDaemonChannel(const DaemonEndpoint& endpoint,
                                                                 grpc::ChannelArguments args) {
   QuietGrpcLog();
+  if (endpoint.address.find(',') != std::string::npos) {
+    ASSIGN_OR_RETURN(std::vector<DaemonEndpoint> each, DaemonEndpoints(endpoint));
+    return NewDaemonChannel(each.front(), std::move(args));
+  }
   if (endpoint.address.empty()) {
     return grpc::CreateCustomChannel("unix:" + endpoint.socket, grpc::InsecureChannelCredentials(),
                                      args);
@@ -156,6 +175,16 @@ std::optional<std::string> TlsFailureCause(const DaemonEndpoint& endpoint,
   }
   if (absl::StrContains(m, "andshake")) return "TLS handshake failed";
   return std::nullopt;
+}
+
+std::string BriefRpcFailure(const DaemonEndpoint& endpoint, const grpc::Status& status) {
+  if (std::optional<std::string> cause = TlsFailureCause(endpoint, status)) {
+    return cause->substr(0, 120);
+  }
+  std::string m = status.error_message();
+  const size_t last = m.rfind(": ");
+  if (last != std::string::npos) m = m.substr(last + 2);
+  return m.substr(0, 120);
 }
 
 std::string ExplainRpcFailure(const DaemonEndpoint& endpoint, const grpc::Status& status) {

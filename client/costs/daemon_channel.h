@@ -3,13 +3,15 @@
 // certificate for mutual TLS), or plaintext TCP only where that was asked for or never
 // leaves the machine. libtoporr (daemon_rows.cc) and toporrctl share it, with the same
 // settings (client_options.h: address, tls_ca, tls_cert, tls_key, tls_server_name,
-// insecure).
+// insecure). `address` may list several daemons (a standby list, daemon_failover.h):
+// DaemonEndpoints splits it into one endpoint per daemon, each with the same TLS settings.
 #ifndef TOPORR_CLIENT_COSTS_DAEMON_CHANNEL_H_
 #define TOPORR_CLIENT_COSTS_DAEMON_CHANNEL_H_
 
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "client/config/client_options.h"
@@ -18,8 +20,10 @@
 namespace toporr::client {
 
 struct DaemonEndpoint {
-  std::string socket;   // used when `address` is empty
-  std::string address;  // HOST:PORT
+  std::string socket;  // used when `address` is empty
+  // HOST:PORT. As configured (ClientOptions::address, toporrctl --target) a comma-separated
+  // list of them, which DaemonEndpoints splits before any channel is made.
+  std::string address;
   std::string tls_ca, tls_cert, tls_key, tls_server_name;
   bool insecure = false;
 
@@ -28,7 +32,17 @@ struct DaemonEndpoint {
   }
   // "/run/toporr/toporrd.sock", "mgmt01:50051 (TLS)", "mgmt01:50051 (plaintext)".
   std::string Describe() const;
+  // The daemon's address, or the socket's path when there is none: how a decision report
+  // and toporrctl --json name the daemon that answered.
+  const std::string& Name() const { return address.empty() ? socket : address; }
 };
+
+// The daemons `configured` names, in the order a client asks them: one endpoint per element
+// of its address list (SplitDaemonAddresses), each with `configured`'s TLS settings; the
+// socket alone when there is no address. kInvalidArgument "address: element 2 ..." for a
+// malformed list (the site file and TOPORR_ADDRESS are checked when read; this catches a list
+// given through the C API or --target).
+absl::StatusOr<std::vector<DaemonEndpoint>> DaemonEndpoints(const DaemonEndpoint& configured);
 
 // A channel to `endpoint` with `args`. Refused (kFailedPrecondition / kNotFound, the message
 // naming the setting to change): a TCP address outside loopback without tls_ca unless
@@ -36,7 +50,9 @@ struct DaemonEndpoint {
 // read. gRPC's own log lines are silenced in the process unless GRPC_VERBOSITY is set (the
 // caller reports the cause). Connection and handshake errors (wrong CA, expired certificate,
 // plaintext to a TLS port or TLS to a plaintext one) surface on the first call; ExplainRpcFailure
-// names them.
+// names them. Given an address list, the channel goes to its first daemon only (callers that
+// fail over split the list with DaemonEndpoints and make one channel per daemon); a malformed
+// list is refused as DaemonEndpoints refuses it.
 absl::StatusOr<std::shared_ptr<grpc::Channel>> NewDaemonChannel(const DaemonEndpoint& endpoint,
                                                                 grpc::ChannelArguments args = {});
 
@@ -52,6 +68,11 @@ std::optional<std::string> TlsFailureCause(const DaemonEndpoint& endpoint,
 // (ServerCertificateProblem, at most kDiagnosisTimeoutMs) to name which: expired, not yet
 // valid, signed by another CA.
 std::string ExplainRpcFailure(const DaemonEndpoint& endpoint, const grpc::Status& status);
+
+// A failed call's cause in a few words, for a message naming several daemons: the TLS cause
+// (TlsFailureCause), else the last clause of gRPC's message ("Connection refused", "Socket
+// closed", "Domain name not found"), at most 120 characters.
+std::string BriefRpcFailure(const DaemonEndpoint& endpoint, const grpc::Status& status);
 
 inline constexpr int kDiagnosisTimeoutMs = 1000;
 

@@ -1,14 +1,21 @@
-// The one way toporrctl talks to toporrd: a channel to the daemon's Unix socket or TCP
-// listener, and Call(), which runs one unary RPC under this invocation's deadline and turns a
-// failed RPC into an absl::Status whose message an operator can act on: the daemon's own
-// reason when it answered (common/daemon_answer.h), else what kept it from answering
-// ("cannot reach toporrd at /run/toporr/toporrd.sock: ... (is the daemon running? ...)").
+// The one way toporrctl talks to toporrd: channels to the daemon's Unix socket or TCP
+// listener (or to each daemon of a standby address list), and Call(), which runs one unary
+// RPC under this invocation's deadline and turns a failed RPC into an absl::Status whose
+// message an operator can act on: the daemon's own reason when it answered
+// (common/daemon_answer.h), else what kept it from answering ("cannot reach toporrd at
+// /run/toporr/toporrd.sock: ... (is the daemon running? ...)").
 //
-// Not thread-safe; one per toporrctl invocation. The channel connects lazily, so creating a
+// With several addresses (--target a:p,b:p, or the configured list) every call follows
+// client/costs/daemon_failover.h: the daemons in order, the one that answered last first, the
+// deadline shared; only a daemon that did not answer sends the call on to the next.
+//
+// Not thread-safe; one per toporrctl invocation. The channels connect lazily, so creating a
 // DaemonClient never fails and costs nothing when a command ends in a usage error.
 #ifndef TOPORR_CLIENT_CTL_DAEMON_CLIENT_H_
 #define TOPORR_CLIENT_CTL_DAEMON_CLIENT_H_
 
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -18,6 +25,7 @@
 #include "absl/status/statusor.h"
 #include "client/costs/cost_matrix_codec.h"
 #include "client/costs/daemon_channel.h"
+#include "client/costs/daemon_failover.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "mapping/routes/table_routes.h"
@@ -29,7 +37,8 @@ class DaemonClient {
  public:
   struct Options {
     // The daemon and how to reach it (client/costs/daemon_channel.h): the Unix socket, or the TCP
-    // listener with TLS (for admin RPCs over TCP with this client's certificate: mutual TLS).
+    // listener with TLS (for admin RPCs over TCP with this client's certificate: mutual TLS);
+    // `address` may list several daemons.
     DaemonEndpoint endpoint;
     // Deadline of every RPC in seconds; <= 0: each call's own default.
     double timeout_s = 0;
@@ -40,17 +49,24 @@ class DaemonClient {
   // Runs `method` (e.g. &v1::Topology::Stub::ListHosts) on the matching stub with a deadline
   // of --timeout, else `default_deadline_s`. Errors keep the RPC's code. A status the daemon
   // answered keeps its message; one it did not (DaemonDidNotAnswer) names the daemon and,
-  // for UNAVAILABLE and DEADLINE_EXCEEDED, what to do about it.
+  // for UNAVAILABLE and DEADLINE_EXCEEDED, what to do about it (with several daemons, all of
+  // them, each with its cause, on one line).
   template <typename Stub, typename Request, typename Response>
   absl::StatusOr<Response> Call(grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&,
                                                              Response*),
                                 const Request& request, double default_deadline_s) {
-    if (!init_error_.ok()) return init_error_;
-    grpc::ClientContext context;
-    SetDeadline(&context, default_deadline_s);
     Response response;
-    grpc::Status status = (StubFor<Stub>()->*method)(&context, request, &response);
-    if (!status.ok()) return RpcError(status, context);
+    absl::Status s = OnDaemons(
+        default_deadline_s,
+        [&](Daemon& daemon, std::chrono::system_clock::time_point deadline) -> absl::Status {
+          grpc::ClientContext context;
+          context.set_deadline(deadline);
+          response.Clear();
+          grpc::Status status = (daemon.StubFor<Stub>()->*method)(&context, request, &response);
+          if (!status.ok()) return RpcError(daemon, status, context);
+          return absl::OkStatus();
+        });
+    if (!s.ok()) return s;
     return response;
   }
 
@@ -58,32 +74,61 @@ class DaemonClient {
   // `header` (every IngestRequest field but content) in the first chunk: toporrctl never
   // holds more than a chunk of the file. Against a toporrd older than IngestStream
   // (UNIMPLEMENTED), the unary Ingest with the whole file. kNotFound when the file cannot
-  // be read; RPC errors as Call().
+  // be read; RPC errors as Call(). With several daemons, the first that answers ingests
+  // (load each daemon of a standby pair with its own --target).
   absl::StatusOr<v1::IngestResponse> IngestFile(const v1::IngestRequest& header,
                                                 const std::string& path, size_t chunk_bytes,
                                                 double default_deadline_s);
 
+  // The daemon that answered this invocation's last call (DaemonEndpoint::Name(): HOST:PORT
+  // or the socket's path); "" when none did.
+  const std::string& answered_by() const { return answered_by_; }
+  // Whether the configuration names more than one daemon (an address list).
+  bool has_standby() const { return daemons_.size() > 1; }
+  // One line for each call that a daemon other than the first asked answered: the daemons
+  // that did not, each with its cause, and the one that did. toporrctl prints them as
+  // warnings.
+  const std::vector<std::string>& failover_notes() const { return failover_notes_; }
+
  private:
-  template <typename Stub>
-  Stub* StubFor() {
-    if constexpr (std::is_same_v<Stub, v1::Topology::Stub>) {
-      return topology_.get();
-    } else if constexpr (std::is_same_v<Stub, v1::Admin::Stub>) {
-      return admin_.get();
-    } else {
-      static_assert(std::is_same_v<Stub, grpc::health::v1::Health::Stub>, "unknown service");
-      return health_.get();
+  // One daemon of the list: its endpoint and the channel and stubs to it.
+  struct Daemon {
+    DaemonEndpoint endpoint;
+    absl::Status init_error;  // a channel that cannot be made (plaintext refused, TLS files)
+    std::shared_ptr<grpc::Channel> channel;
+    std::unique_ptr<v1::Topology::Stub> topology;
+    std::unique_ptr<v1::Admin::Stub> admin;
+    std::unique_ptr<grpc::health::v1::Health::Stub> health;
+
+    template <typename Stub>
+    Stub* StubFor() {
+      if constexpr (std::is_same_v<Stub, v1::Topology::Stub>) {
+        return topology.get();
+      } else if constexpr (std::is_same_v<Stub, v1::Admin::Stub>) {
+        return admin.get();
+      } else {
+        static_assert(std::is_same_v<Stub, grpc::health::v1::Health::Stub>, "unknown service");
+        return health.get();
+      }
     }
-  }
-  void SetDeadline(grpc::ClientContext* context, double default_deadline_s) const;
-  absl::Status RpcError(const grpc::Status& status, const grpc::ClientContext& context) const;
+  };
+  using Attempt =
+      std::function<absl::Status(Daemon& daemon, std::chrono::system_clock::time_point deadline)>;
+
+  // Runs `attempt` on the daemons as daemon_failover.h says, under one deadline (--timeout,
+  // else `default_deadline_s`); records who answered.
+  absl::Status OnDaemons(double default_deadline_s, const Attempt& attempt);
+  absl::Status RpcError(const Daemon& daemon, const grpc::Status& status,
+                        const grpc::ClientContext& context) const;
 
   Options options_;
-  absl::Status init_error_;  // a channel that cannot be made (plaintext refused, TLS files)
-  std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<v1::Topology::Stub> topology_;
-  std::unique_ptr<v1::Admin::Stub> admin_;
-  std::unique_ptr<grpc::health::v1::Health::Stub> health_;
+  absl::Status init_error_;  // a malformed address list: every call fails with it
+  std::vector<std::unique_ptr<Daemon>> daemons_;
+  std::unique_ptr<DaemonFailover> failover_;
+  int answered_index_ = -1;    // the daemon that answered first; later calls are its
+  bool brief_errors_ = false;  // RpcError's errors are one of several on one line
+  std::string answered_by_;
+  std::vector<std::string> failover_notes_;
 };
 
 // True for an error of DaemonClient's that toporrd did not answer: the connection could not

@@ -1,6 +1,8 @@
 #include "client/ctl/dispatch.h"
 
 #include <cstdlib>
+#include <optional>
+#include <sstream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -11,6 +13,7 @@
 #include "client/ctl/plan_command.h"
 #include "client/ctl/query_commands.h"
 #include "client/ctl/validate_command.h"
+#include "common/json_writer.h"
 #include "common/status_macros.h"
 
 namespace toporr::client::ctl {
@@ -25,7 +28,8 @@ constexpr char kUsageOptions[] = R"(usage: toporrctl [options] COMMAND [args]
 
 options:
   --socket PATH        daemon Unix socket (default /run/toporr/toporrd.sock)
-  --target HOST:PORT   use the daemon's TCP listener instead (address)
+  --target HOST:PORT   use the daemon's TCP listener instead (address); a comma-separated
+                       list names standby daemons, asked in order until one answers
   --tls-ca FILE        TLS to --target, trusting the daemon certificate's CA (PEM)
   --tls-cert FILE      with --tls-key: this client's certificate, for admin commands over
   --tls-key FILE       TCP (mutual TLS; its common name must be in tls_admin_clients)
@@ -36,6 +40,7 @@ options:
   TOPORR_ADDRESS, TOPORR_TLS_CA, TOPORR_TLS_CERT, TOPORR_TLS_KEY, TOPORR_TLS_SERVER_NAME,
   TOPORR_INSECURE (see toporr(7)).
   --json               machine-readable output (see README.md for field names)
+  --verbose            say on stderr which daemon answered
   --timeout SECONDS    deadline of each RPC (default 30 for ingest, 10 otherwise)
 
 commands:
@@ -55,10 +60,12 @@ std::string Usage(const std::vector<Command>& commands) {
   return usage;
 }
 
-// The options recognized anywhere on the line: --socket, --target, --json, --timeout.
+// The options recognized anywhere on the line: --socket, --target, --json, --timeout,
+// --verbose.
 struct GlobalOptions {
   DaemonClient::Options daemon;
   bool json = false;
+  bool verbose = false;
 };
 
 // A parsed command line; `help` when the usage was asked for.
@@ -89,6 +96,9 @@ absl::StatusOr<CommandLine> ParseCommandLine(const std::vector<std::string>& arg
       endpoint.address.clear();  // an explicit socket wins over a configured address
     } else if (a == "--target") {
       ASSIGN_OR_RETURN(endpoint.address, value());
+      if (absl::Status list = SplitDaemonAddresses(endpoint.address).status(); !list.ok()) {
+        return UsageError(absl::StrCat("--target ", endpoint.address, ": ", list.message()));
+      }
     } else if (a == "--tls-ca") {
       ASSIGN_OR_RETURN(endpoint.tls_ca, value());
     } else if (a == "--tls-cert") {
@@ -101,6 +111,8 @@ absl::StatusOr<CommandLine> ParseCommandLine(const std::vector<std::string>& arg
       endpoint.insecure = true;
     } else if (a == "--json") {
       line.options.json = true;
+    } else if (a == "--verbose") {
+      line.options.verbose = true;
     } else if (a == "--timeout") {
       ASSIGN_OR_RETURN(std::string seconds, value());
       double& timeout_s = line.options.daemon.timeout_s;
@@ -118,14 +130,27 @@ absl::StatusOr<CommandLine> ParseCommandLine(const std::vector<std::string>& arg
   return line;
 }
 
-absl::StatusOr<Reply> RunCommand(const std::vector<Command>& commands, const CommandLine& line) {
+absl::StatusOr<Reply> RunCommand(const std::vector<Command>& commands, const CommandLine& line,
+                                 DaemonClient& daemon) {
   for (const Command& c : commands) {
     if (c.name != line.command) continue;
-    DaemonClient daemon(line.options.daemon);
     Invocation invocation{daemon};
     return c.run(invocation, line.args);
   }
   return UsageError("unknown command '" + line.command + "'");
+}
+
+// `doc` (one JSON document and a newline, as Render prints it) with "daemon_address":
+// `address` as its first field when it is an object; unchanged otherwise.
+std::string WithDaemonAddress(const std::string& doc, const std::string& address) {
+  if (doc.size() < 2 || doc[0] != '{') return doc;
+  std::ostringstream field;
+  JsonWriter w(&field);
+  w.BeginObject();
+  w.Field("daemon_address", address);
+  w.EndObject();
+  const std::string f = field.str();  // {"daemon_address":"..."}
+  return absl::StrCat("{", f.substr(1, f.size() - 2), doc[1] == '}' ? "" : ",", doc.substr(1));
 }
 
 }  // namespace
@@ -140,9 +165,29 @@ int RunCtl(const std::vector<std::string>& args, std::ostream& out, std::ostream
     out << Usage(commands);
     return 0;
   }
+  std::optional<DaemonClient> daemon;
+  if (line.ok()) daemon.emplace(line->options.daemon);
   absl::StatusOr<Reply> reply =
-      line.ok() ? RunCommand(commands, *line) : absl::StatusOr<Reply>(line.status());
-  if (reply.ok()) return Render(*reply, line->options.json, out, err);
+      line.ok() ? RunCommand(commands, *line, *daemon) : absl::StatusOr<Reply>(line.status());
+  if (daemon.has_value()) {
+    // A daemon of the list did not answer but another did: say so, naming each.
+    for (const std::string& note : daemon->failover_notes()) {
+      err << "toporrctl: warning: " << Displayable(note) << "\n";
+    }
+  }
+  if (reply.ok()) {
+    const std::string& answered_by = daemon->answered_by();
+    if (line->options.verbose && !answered_by.empty()) {
+      err << "toporrctl: answered by toporrd at " << Displayable(answered_by) << "\n";
+    }
+    if (line->options.json && daemon->has_standby() && !answered_by.empty()) {
+      std::ostringstream doc;
+      const int code = Render(*reply, true, doc, err);
+      out << WithDaemonAddress(doc.str(), answered_by);
+      return code;
+    }
+    return Render(*reply, line->options.json, out, err);
+  }
   // The one place where an error becomes an exit code.
   if (IsUsageError(reply.status())) {
     err << "toporrctl: " << reply.status().message() << "\n\n" << Usage(commands);

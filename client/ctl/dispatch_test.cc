@@ -24,6 +24,8 @@ TEST(DispatchTest, UsageErrorsExitTwoWithTheUsage) {
       {"--bogus"},
       {"frobnicate"},
       {"--timeout", "0", "hosts"},
+      {"--target", "127.0.0.1:1,,127.0.0.1:2", "hosts"},
+      {"--target", "127.0.0.1:1,mgmt02", "hosts"},
       {"hosts", "extra"},
       {"cost", "a"},
       {"path"},

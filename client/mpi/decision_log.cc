@@ -5,6 +5,8 @@
 #include <set>
 #include <string_view>
 
+#include "client/costs/job_report.h"
+
 namespace toporr::client::mpi {
 namespace {
 
@@ -23,10 +25,59 @@ bool IsWorldRankZero() {
   return world_rank == 0;
 }
 
+// The job's summary in MPI_COMM_WORLD rank 0's process: one per process, whichever
+// DecisionLog tallies, sent by the first one's options.
+struct JobTally {
+  std::mutex mu;
+  JobSummary summary ABSL_GUARDED_BY(mu);
+  ClientOptions options ABSL_GUARDED_BY(mu);
+  bool armed ABSL_GUARDED_BY(mu) = false;
+};
+
+JobTally& Tally() {
+  static JobTally* tally = new JobTally;
+  return *tally;
+}
+
+// MPI_COMM_SELF's attribute deleter, run by MPI_Finalize: sends the summary once.
+int SendTally(MPI_Comm, int, void*, void*) {
+  JobTally& t = Tally();
+  JobSummary summary;
+  ClientOptions options;
+  {
+    std::lock_guard<std::mutex> lock(t.mu);
+    summary = std::move(t.summary);
+    t.summary = JobSummary();
+    options = t.options;
+  }
+  if (!summary.empty()) SendJobReport(options, summary).IgnoreError();
+  return MPI_SUCCESS;
+}
+
+// Runs `count` on the tally of MPI_COMM_WORLD rank 0's process (nothing elsewhere, nothing
+// when `options` switch job metrics off); the first call arranges the sending at finalize.
+template <typename Count>
+void Tallied(const ClientOptions& options, Count count) {
+  if (!options.job_metrics || !IsWorldRankZero()) return;
+  JobTally& t = Tally();
+  std::lock_guard<std::mutex> lock(t.mu);
+  if (!t.armed) {
+    t.armed = true;
+    t.options = options;
+    int keyval = MPI_KEYVAL_INVALID;
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, SendTally, &keyval, nullptr) ==
+        MPI_SUCCESS) {
+      PMPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr);
+    }
+  }
+  count(t.summary);
+}
+
 }  // namespace
 
 DecisionLog::DecisionLog(const ClientOptions& options, std::vector<std::string> option_warnings)
-    : verbose_(options.verbose),
+    : options_(options),
+      verbose_(options.verbose),
       report_path_(ReportPathForJob(options.report_path, std::getenv("SLURM_JOB_ID"))),
       option_warnings_(std::move(option_warnings)) {}
 
@@ -53,6 +104,7 @@ void DecisionLog::Fallback(int rank, const absl::Status& why, Decision* d) {
   d->contention.clear();
   d->candidates.clear();
   d->leaf_sorted.reset();
+  Tallied(options_, [&](JobSummary& s) { ++s.fallbacks[JobFallbackCause(why)]; });
   if (!absl::IsCancelled(why)) Warn(rank, d->fallback_reason);  // TOPORR_DISABLE: silent
 }
 
@@ -63,6 +115,14 @@ void DecisionLog::Decided(MPI_Comm comm, const Decision& d) {
       if (FirstInProcess("option: " + w)) std::fprintf(stderr, "toporr: warning: %s\n", w.c_str());
     }
     option_warnings_.clear();
+  }
+  if (!d.cached) {
+    Tallied(options_, [&](JobSummary& s) {
+      ++s.decisions[{d.collective, d.source}];
+      if (d.predicted_before_ns > 0 && d.predicted_after_ns > 0) {
+        s.AddGain(d.predicted_before_ns / d.predicted_after_ns, 0);
+      }
+    });
   }
   int rank = 0;
   PMPI_Comm_rank(comm, &rank);
@@ -81,6 +141,12 @@ void DecisionLog::Decided(MPI_Comm comm, const Decision& d) {
 
 void DecisionLog::Checked(MPI_Comm comm, const Decision& d, const Verification& v,
                           bool library_leaf_sorted) {
+  Tallied(options_, [&](JobSummary& s) {
+    if (v.verdict() == Verification::Verdict::kToporr) ++s.verified_toporr;
+    if (v.verdict() == Verification::Verdict::kLibrary) ++s.verified_library;
+    const double toporr_s = v.toporr_median_s(), library_s = v.library_median_s();
+    if (toporr_s > 0 && library_s > 0) s.AddGain(0, library_s / toporr_s);
+  });
   int rank = 0;
   PMPI_Comm_rank(comm, &rank);
   if (rank != 0) return;

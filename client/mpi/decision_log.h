@@ -11,6 +11,11 @@
 //   - the configuration's warnings (ClientOptions' parse), once per job, at the first
 //     decision of MPI_COMM_WORLD rank 0's process.
 //   - with verbose (TOPORR_VERBOSE): one stderr line per decision and per completed check.
+//   - the daemon's job metrics (job_metrics, client/costs/job_report.h): the process of
+//     MPI_COMM_WORLD rank 0 tallies the new decisions (not those reused from the cache),
+//     fallback causes, check verdicts and gains of every communicator it belongs to, across
+//     every DecisionLog in it, and sends the tally once when MPI_Finalize deletes
+//     MPI_COMM_SELF's attributes (at most kJobReportDeadlineMs; a failure is silent).
 // Thread-safe.
 #ifndef TOPORR_CLIENT_MPI_DECISION_LOG_H_
 #define TOPORR_CLIENT_MPI_DECISION_LOG_H_
@@ -52,6 +57,7 @@ class DecisionLog {
  private:
   void WriteReport(const std::string& line);
 
+  const ClientOptions options_;  // where the job's summary goes (job_metrics)
   const int verbose_;
   const std::string report_path_;
   std::mutex mu_;

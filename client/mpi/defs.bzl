@@ -98,6 +98,7 @@ TOPORR_MPI_NEUTRAL_DEPS = [
     "//client/plan:node_topology",
     "//client/plan:plan",
     "//client/report:verification",
+    "//client/costs:job_report",
     "//client/costs:row_routes",
     "//client/costs:row_source",
     "//client/profile:traffic_graph",

@@ -9,9 +9,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "client/costs/daemon_rows.h"
 #include "client/costs/row_routes.h"
 #include "client/mpi/collective_status.h"
 #include "client/mpi/leaf_groups.h"
+#include "common/fnv.h"
 #include "common/status_macros.h"
 
 namespace toporr::client::mpi {
@@ -193,15 +195,17 @@ absl::Status GatherRoutes(MPI_Comm work, const CostRow* row, int my_host, int n,
 }
 
 // A leader's packet of the small form: its host's index and outcome, then on success the
-// row's snapshot id, its 2n values and its packed routes, on failure the reason's length and
-// bytes. Words of 32 bits.
+// row's snapshot id and the daemon that served it (the low 32 bits of FNV-1a of its address,
+// client/costs/daemon_rows.h; 0 for another source), its 2n values and its packed routes, on
+// failure the reason's length and bytes. Words of 32 bits.
 enum PacketWord {
   kPacketHost = 0,
   kPacketCode = 1,
   kPacketSnapshotLow = 2,
-  kPacketSnapshotHigh = 3
+  kPacketSnapshotHigh = 3,
+  kPacketDaemon = 4
 };
-constexpr size_t kPacketHeader = 4;
+constexpr size_t kPacketHeader = 5;
 
 std::vector<uint32_t> LeaderPacket(int my_host, const absl::StatusOr<CostRow>& row,
                                    bool with_routes) {
@@ -218,6 +222,9 @@ std::vector<uint32_t> LeaderPacket(int my_host, const absl::StatusOr<CostRow>& r
   const uint64_t id = static_cast<uint64_t>(row->snapshot_id);
   p[kPacketSnapshotLow] = static_cast<uint32_t>(id);
   p[kPacketSnapshotHigh] = static_cast<uint32_t>(id >> 32);
+  // The leader's Row() was this thread's last daemon call.
+  const std::string daemon = LastAnsweringDaemon();
+  p[kPacketDaemon] = daemon.empty() ? 0 : static_cast<uint32_t>(Fnv64a(daemon));
   p.resize(kPacketHeader + row->values.size());
   std::memcpy(p.data() + kPacketHeader, row->values.data(), row->values.size() * sizeof(float));
   if (with_routes) PackRouteRow(my_host, row->routes, &p);
@@ -237,6 +244,7 @@ absl::Status ReadPackets(const std::vector<uint32_t>& all, const std::vector<int
   std::vector<uint32_t> all_routes;
   const absl::Status bad = absl::InternalError("row gather: a leader's packet does not fit");
   int first_host = -1;
+  uint32_t first_daemon = 0;
   for (size_t r = 0; r < counts.size(); ++r) {
     if (counts[r] == 0) continue;
     if (static_cast<size_t>(counts[r]) < kPacketHeader) return bad;
@@ -246,8 +254,12 @@ absl::Status ReadPackets(const std::vector<uint32_t>& all, const std::vector<int
     if (packet[kPacketCode] != 0) {
       const size_t len = std::min<size_t>(packet[kPacketSnapshotLow],
                                           (counts[r] - kPacketHeader) * sizeof(uint32_t));
-      return absl::Status(static_cast<absl::StatusCode>(packet[kPacketCode]),
-                          std::string(reinterpret_cast<const char*>(packet + kPacketHeader), len));
+      // Named as Agree names a failure: by its rank, unless rank 0 or already named.
+      std::string reason(reinterpret_cast<const char*>(packet + kPacketHeader), len);
+      if (r != 0 && reason.rfind("rank ", 0) != 0) {
+        reason = absl::StrCat("rank ", r, ": ", reason);
+      }
+      return absl::Status(static_cast<absl::StatusCode>(packet[kPacketCode]), reason);
     }
     if (static_cast<size_t>(counts[r]) < kPacketHeader + row_words) return bad;
     const int64_t id = static_cast<int64_t>(
@@ -255,10 +267,15 @@ absl::Status ReadPackets(const std::vector<uint32_t>& all, const std::vector<int
     if (first_host < 0) {
       first_host = static_cast<int>(h);
       *snapshot_id = id;
+      first_daemon = packet[kPacketDaemon];
     } else if (id != *snapshot_id) {
       return absl::AbortedError(absl::StrCat("the row of ", layout.hosts[h], " came from snapshot ",
                                              id, ", the row of ", layout.hosts[first_host],
                                              " from snapshot ", *snapshot_id, "; not mixing them"));
+    } else if (packet[kPacketDaemon] != first_daemon) {
+      return absl::AbortedError(absl::StrCat("the row of ", layout.hosts[h],
+                                             " came from another toporrd than the row of ",
+                                             layout.hosts[first_host], "; not mixing them"));
     }
     float* dst = costs->rows.data() + row_words * h;
     std::memcpy(dst, packet + kPacketHeader, row_words * sizeof(float));

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "client/costs/daemon_rows.h"
 #include "client/mpi/bound_ranks.h"
 #include "client/mpi/coll/allreduce.h"
 #include "client/mpi/collective_status.h"
@@ -288,6 +289,8 @@ absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* de
   decision->predicted_before_ns = planned->before_ns;
   decision->predicted_after_ns = planned->after_ns;
   decision->source = n > 1 ? std::string(source_->kind()) : "local";
+  // Rank 0 asked for its own host's row last: the daemon that served it served the decision.
+  if (rank == 0 && decision->source == "daemon") decision->daemon_address = LastAnsweringDaemon();
   *order = std::move(planned->order);
   if (multilevel != nullptr) *multilevel = std::move(planned->multilevel);
   if (library_order != nullptr) *library_order = std::move(planned->library_order);

@@ -61,6 +61,12 @@ std::string DecisionJsonLine(const Decision& d) {
   } else {
     w.String(d.fallback_reason);
   }
+  w.Key("daemon_address");
+  if (d.daemon_address.empty()) {
+    w.Null();
+  } else {
+    w.String(d.daemon_address);
+  }
   w.Key("snapshot_id");
   if (d.snapshot_id > 0) {
     w.Int(d.snapshot_id);

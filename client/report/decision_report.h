@@ -11,6 +11,9 @@
 //   source                 "daemon", "file", "local" (one host: no cost source asked) or
 //                          "fallback"
 //   fallback_reason        null, or why the identity order was kept
+//   daemon_address         with source "daemon": the daemon that served the rows, as
+//                          configured (HOST:PORT of the address list, or the socket's path);
+//                          null otherwise
 //   snapshot_id            the snapshot the costs came from (null on fallback before any)
 //   cost_form              "rows" (n x n, one shared window per host) or "groups" (the
 //                          leaf-group form of large jobs); null on fallback
@@ -91,6 +94,7 @@ struct Decision {
   int hosts = 0;
   std::string source;           // "daemon", "file", "local", "fallback"
   std::string fallback_reason;  // empty: null
+  std::string daemon_address;   // empty: null
   int64_t snapshot_id = 0;      // 0: null
   std::string cost_form;        // "rows" or "groups"; empty: null
   std::string contention;       // "routes" or "host links"; empty: null

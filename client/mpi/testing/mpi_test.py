@@ -1042,6 +1042,59 @@ class MpiTest(unittest.TestCase):
         job = self.run_job(8, [spec], hosts)
         self.check_fallback(job, spec, "node99")
 
+    def test_jobs_report_their_decisions_to_the_daemon_at_finalize(self):
+        """At MPI_Finalize rank 0 sends the daemon one summary (Topology.ReportJob): a
+        daemon of the test's own counts each job's new decisions by collective and source
+        and its fallbacks by cause in its metrics; TOPORR_JOB_METRICS=0 sends nothing; with
+        the daemon stopped, the summary holds the job's exit up by at most its 500 ms."""
+        def metrics(ctl):
+            out = {}
+            for line in ctl("stats", "--prometheus").splitlines():
+                if line.startswith("toporr_job_") and not line.startswith("#"):
+                    name, value = line.rsplit(" ", 1)
+                    out[name] = float(value)
+            return out
+
+        spec = "allreduce:auto:1048576:0"
+        with scratch_toporrd(TOPORRD, TOPORRCTL, self.tmp, "jobs") as ctl:
+            ctl("ingest", "--format", "ibnetdiscover", FABRIC)
+            self.assertEqual(metrics(ctl)["toporr_job_reports_total"], 0)
+            job = self.run_job(8, [spec, spec], round_robin(8, 4), socket=ctl.socket)
+            self.assertEqual([r["source"] for r in job.report], ["daemon", "daemon"])
+            hosts = round_robin(8, 4)
+            hosts[5] = "node99"
+            missing = self.run_job(8, [spec], hosts, socket=ctl.socket)
+            self.assertEqual(missing.report[0]["source"], "fallback")
+            m = metrics(ctl)
+            self.assertEqual(m["toporr_job_reports_total"], 2, m)
+            # The second call of the first job reused the cached decision: one new decision.
+            self.assertEqual(
+                m['toporr_job_decisions_total{collective="allreduce",source="daemon"}'], 1, m)
+            self.assertEqual(
+                m['toporr_job_decisions_total{collective="allreduce",source="fallback"}'], 1, m)
+            self.assertEqual(m['toporr_job_fallbacks_total{cause="unknown_host"}'], 1, m)
+            self.assertEqual(sum(v for k, v in m.items()
+                                 if k.startswith("toporr_job_fallbacks_total")), 1, m)
+            self.run_job(8, [spec], round_robin(8, 4), socket=ctl.socket,
+                         env={"TOPORR_JOB_METRICS": "0"})
+            self.assertEqual(metrics(ctl)["toporr_job_reports_total"], 2)
+
+        # The class's daemon stopped: each job's decision waits its 5 s deadline; the summary
+        # at finalize waits 500 ms more at most (not another deadline).
+        elapsed = {}
+        self.daemon.send_signal(signal.SIGSTOP)
+        try:
+            for on in ("0", "1"):
+                job = self.run_job(4, [spec], round_robin(4, 4),
+                                   env={"TOPORR_DEADLINE_MS": "5000", "TOPORR_JOB_METRICS": on})
+                self.assertEqual(job.report[0]["source"], "fallback")
+                elapsed[on] = job.elapsed
+        finally:
+            self.daemon.send_signal(signal.SIGCONT)
+        print(f"\nstopped daemon: job {elapsed['0']:.2f} s without the summary, "
+              f"{elapsed['1']:.2f} s with it", file=sys.stderr)
+        self.assertLess(elapsed["1"] - elapsed["0"], 2.0)
+
     def test_bound_ranks_use_hwloc_and_fall_back_when_it_fails(self):
         spec = "allreduce:auto:1048576:0"
         hosts = round_robin(2, 2)
