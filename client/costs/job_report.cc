@@ -3,36 +3,11 @@
 #include <algorithm>
 #include <chrono>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "client/costs/daemon_channel.h"
 #include "toporr/v1/toporr.grpc.pb.h"
 
 namespace toporr::client {
-
-void JobSummary::AddGain(double predicted, double measured) {
-  if (gains.size() < static_cast<size_t>(kJobReportMaxEntries))
-    gains.emplace_back(predicted, measured);
-}
-
-bool JobSummary::empty() const {
-  return decisions.empty() && fallbacks.empty() && verified_toporr == 0 && verified_library == 0;
-}
-
-std::string JobFallbackCause(const absl::Status& why) {
-  const std::string m(why.message());
-  if (absl::IsCancelled(why)) return "disabled";
-  if (absl::StrContains(m, "TLS") || absl::StrContains(m, "certificate")) return "tls";
-  if (absl::IsDeadlineExceeded(why)) return "timeout";
-  if (absl::StrContains(m, "came from snapshot") || absl::StrContains(m, "snapshot mismatch")) {
-    return "snapshot_mismatch";
-  }
-  if (absl::IsNotFound(why) && absl::StrContains(m, "not in snapshot")) return "unknown_host";
-  if (absl::StrContains(m, "disagree")) return "disagreement";
-  if (absl::IsUnavailable(why) && !absl::StartsWith(m, "hwloc")) return "no_daemon";
-  if (absl::StrContains(m, "MPI_")) return "mpi_error";
-  return "other";
-}
 
 absl::Status SendJobReport(const ClientOptions& options, const JobSummary& summary) {
   v1::ReportJobRequest req;
