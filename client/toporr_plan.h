@@ -26,14 +26,16 @@
 extern "C" {
 #endif
 
-/* Bumped when a signature or a struct changes; the Python package checks it. */
-#define TOPORR_PLAN_API_VERSION 1
+/* Bumped when a function is added or a signature or a struct changes; the Python package
+ * checks it. */
+#define TOPORR_PLAN_API_VERSION 2
 
 enum {
   TOPORR_PLAN_OK = 0,
   TOPORR_PLAN_INVALID_ARGUMENT = 3,    /* a bad setting, host list, collective or algorithm */
   TOPORR_PLAN_DEADLINE_EXCEEDED = 4,   /* toporrd did not answer within deadline_ms */
   TOPORR_PLAN_NOT_FOUND = 5,           /* a host not in the fabric; a dump that cannot be read */
+  TOPORR_PLAN_RESOURCE_EXHAUSTED = 8,  /* the daemon's rate limit for job reports */
   TOPORR_PLAN_FAILED_PRECONDITION = 9, /* the daemon has no snapshot yet; TLS files refused */
   TOPORR_PLAN_UNAVAILABLE = 14,        /* toporrd cannot be reached */
   TOPORR_PLAN_DATA_LOSS = 15           /* an answer or file that does not decode */
@@ -103,6 +105,24 @@ int toporr_plan_new_rank(const int32_t* order, int num_ranks, int launch_rank);
 /* 1 when the site file or the environment switch toporr off (disable = true,
  * TOPORR_DISABLE=1): launchers and wrappers then keep the launch order, as libtoporr does. */
 int toporr_plan_disabled(void);
+
+/* A job's outcome in toporrd's metrics (toporr_job_decisions_total, toporr_job_fallbacks_total,
+ * toporr_job_gain_ratio; `toporrctl stats`), as libtoporr reports an MPI job's at MPI_Finalize.
+ * A planner on the daemon's costs counts every toporr_plan_order: an answer as a decision of
+ * (collective, "daemon") with its predicted gain (launch_ns / planned_ns), a failure as a
+ * fallback by its cause (no_daemon, timeout, tls, unknown_host, ..., other). An offline
+ * planner (fabric, costs) counts nothing. Call this from one process of the job (the one that
+ * planned): its processes' fallbacks of its own (e.g. a rank exchange that failed), with a
+ * status code of this header and the reason, counted by the cause the reason shows. */
+int toporr_plan_record_fallback(toporr_planner* planner, int code, const char* reason);
+
+/* Sends what the planner counted since its last report that went through to the daemon: one
+ * call, done within min(deadline_ms, 500 ms), no retry; on success the counts start again.
+ * Returns 0 without sending when the planner is offline, has counted nothing, or the site's
+ * configuration says job_metrics = false (TOPORR_JOB_METRICS=0); else the failure (UNAVAILABLE
+ * or DEADLINE_EXCEEDED: no daemon answered in time; RESOURCE_EXHAUSTED (8): the daemon's rate
+ * limit for this caller), the counts kept. */
+int toporr_plan_report_job(toporr_planner* planner);
 
 /* The message of the calling thread's last failed call ("" when none). */
 const char* toporr_plan_last_error(void);

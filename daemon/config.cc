@@ -78,6 +78,8 @@ constexpr Setting kSettings[] = {
     {"max_heavy_requests", TOPORR_INT(max_heavy_requests, 1, 1024)},
     {"heavy_request_hosts", TOPORR_INT(heavy_request_hosts, 1, 1 << 20)},
     {"max_host_lists_per_peer", TOPORR_INT(max_host_lists_per_peer, 1, 1 << 20)},
+    {"job_reports_burst", TOPORR_INT(job_reports_burst, 1, 1000000)},
+    {"job_reports_per_minute", TOPORR_INT(job_reports_per_minute, 1, 1000000)},
     {"max_host_loss_percent", TOPORR_INT(max_host_loss_percent, 0, 100)},
     {"discovery_interval_s", TOPORR_INT(discovery_interval_s, 0, 30 * 86400)},
     {"discovery_command", TOPORR_TEXT(discovery_command)},

@@ -82,6 +82,13 @@ struct DaemonConfig {
   // RESOURCE_EXHAUSTED (counted in toporr_host_lists_refused_total{reason="peer_quota"}): a
   // flood from one user never evicts another's list. The daemon holds 256 lists in all.
   int max_host_lists_per_peer = 32;
+  // Finished jobs' summaries (ReportJob, daemon/job_metrics.h) one caller may send: this many
+  // at once, then job_reports_per_minute on average (a token bucket per caller, who is told as
+  // for host lists). Past it a summary is refused with RESOURCE_EXHAUSTED and counted in
+  // toporr_job_reports_refused_total{reason="rate_limit"}. A site whose jobs all report from
+  // one host over TCP (a login node's address, one certificate) raises both.
+  int job_reports_burst = 20;
+  int job_reports_per_minute = 60;
   // A new topology that removes more than this share of the current snapshot's hosts (or
   // all of them) is refused unless the ingest says --allow-shrink (daemon/fabric_state.h).
   int max_host_loss_percent = 10;

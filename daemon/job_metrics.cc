@@ -138,8 +138,9 @@ absl::Status JobMetrics::Admit(const std::string& caller) {
   refill(it->second);
   if (it->second.tokens < 1) {
     return absl::ResourceExhaustedError(absl::StrFormat(
-        "%s reports jobs faster than %g per minute (burst %d); this summary is dropped", caller,
-        options_.per_minute, options_.burst));
+        "%s reports jobs faster than %g per minute (burst %d; toporrd.conf job_reports_per_minute, "
+        "job_reports_burst); this summary is dropped",
+        caller, options_.per_minute, options_.burst));
   }
   it->second.tokens -= 1;
   return absl::OkStatus();

@@ -84,6 +84,16 @@ TEST_F(JobReportTest, SummariesReachTheMetricsWithFixedLabels) {
               ::testing::ContainsRegex("toporr_job_fallbacks_total +cause=snapshot_mismatch +1"));
 }
 
+TEST_F(JobReportTest, TheRateLimitIsTheConfigurations) {
+  ASSERT_OK(StartServer("job_reports_burst = 3\njob_reports_per_minute = 1\n"));
+  auto stub = Stub();
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(Report(stub.get(), Job()).ok()) << i;
+  const grpc::Status refused = Report(stub.get(), Job());
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(refused.error_message(), HasSubstr("faster than 1 per minute (burst 3"));
+  EXPECT_THAT(refused.error_message(), HasSubstr("job_reports_per_minute"));
+}
+
 TEST_F(JobReportTest, ACallerPastItsRateIsRefused) {
   ASSERT_OK(StartServer());
   auto stub = Stub();

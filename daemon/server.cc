@@ -172,6 +172,13 @@ DiscoveryOptions SweepOptions(const DaemonConfig& config, RpcStats* stats) {
   return discovery;
 }
 
+JobMetrics::Options JobReportLimits(const DaemonConfig& config) {
+  JobMetrics::Options options;
+  options.burst = config.job_reports_burst;
+  options.per_minute = config.job_reports_per_minute;
+  return options;
+}
+
 HostListsOptions HostListLimits(const DaemonConfig& config) {
   HostListsOptions options;
   options.max_lists_per_peer = config.max_host_lists_per_peer;
@@ -198,6 +205,7 @@ struct Server::Parts {
       : state(std::move(fabric_state)),
         sweeper(SweepOptions(config, &stats), state.get()),
         host_lists(HostListLimits(config)),
+        jobs(JobReportLimits(config)),
         metrics{state.get(), &host_lists, &matrix_cache, &stats, started_unix_ms},
         topology(state.get(), &matrix_cache, &host_lists, &stats),
         read_heavy(config.max_heavy_requests, HeavyRequests(config)),

@@ -136,6 +136,10 @@ done
 inst 0644 "$SRC/deploy/toporrd.conf.example" /etc/toporr/toporrd.conf
 inst 0644 "$SRC/deploy/client.conf.example" /etc/toporr/client.conf
 inst 0644 "$SRC/deploy/completion/toporrctl" /usr/share/bash-completion/completions/toporrctl
+# The Prometheus alert rules and their unit tests, for `rule_files:` of a site's Prometheus.
+for rules in toporr-alerts.yml toporr-alerts.test.yml; do
+  inst 0644 "$SRC/deploy/prometheus/$rules" "/usr/share/toporr/prometheus/$rules"
+done
 for page in toporrd.8 toporr-discover.8 spank_toporr.8 toporrctl.1 toporr-probe.1 toporr.7 \
   libtoporr.3 toporr_plan.3; do
   sec="${page##*.}"

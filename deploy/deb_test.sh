@@ -75,7 +75,9 @@ for want in ./usr/sbin/toporrd ./usr/sbin/toporr-discover ./usr/bin/toporrctl \
     ./usr/lib/x86_64-linux-gnu/slurm-wlm/spank_toporr.so ./usr/share/man/man8/spank_toporr.8.gz \
     ./usr/share/bash-completion/completions/toporrctl \
     ./usr/share/doc/toporr/copyright ./usr/share/doc/toporr/changelog.gz \
-    ./usr/share/doc/toporr/training.md ./usr/share/man/man3/toporr_plan.3.gz; do
+    ./usr/share/doc/toporr/training.md ./usr/share/man/man3/toporr_plan.3.gz \
+    ./usr/share/toporr/prometheus/toporr-alerts.yml \
+    ./usr/share/toporr/prometheus/toporr-alerts.test.yml; do
   grep -q " $want\$" <<<"$contents" || fail "package lacks $want"
 done
 grep -q "root/root" <<<"$contents" && ! grep -v "root/root" <<<"$contents" | grep -q . ||
@@ -102,6 +104,20 @@ grep -q "Status: install ok installed" <<<"$(dpkg --root="$ROOT" -s toporr)" || 
 grep -q /usr/sbin/toporrd <<<"$(dpkg --root="$ROOT" -L toporr)" || fail "dpkg -L"
 grep -q "slurm-topology" <<<"$("$ROOT/usr/bin/toporrctl" help 2>&1)" || fail "installed toporrctl"
 echo "ok   dpkg --root install"
+
+# The alert rules as installed: the files of deploy/prometheus, and valid for promtool there
+# (rule_files resolve against the test file's folder, so the unit tests run as installed).
+RULES="$ROOT/usr/share/toporr/prometheus"
+cmp -s "$RULES/toporr-alerts.yml" "$RUNFILES/deploy/prometheus/toporr-alerts.yml" ||
+  fail "installed toporr-alerts.yml differs from deploy/prometheus's"
+if [[ -x ${PROMTOOL:-/usr/bin/promtool} ]]; then
+  "${PROMTOOL:-/usr/bin/promtool}" check rules "$RULES/toporr-alerts.yml" >"$WORK/promtool.log" 2>&1 &&
+    (cd "$RULES" && "${PROMTOOL:-/usr/bin/promtool}" test rules toporr-alerts.test.yml) \
+      >>"$WORK/promtool.log" 2>&1 || { cat "$WORK/promtool.log"; fail "promtool on the installed rules"; }
+  echo "ok   the installed alert rules pass promtool check rules and test rules"
+else
+  echo "ok   the alert rules are installed (promtool not here: not run on them)"
+fi
 
 # Man pages: every page of deploy/man, as written (gzip -9n), under its section; its .TH
 # names it; `man -w` finds a page for every function of the installed toporr.h.

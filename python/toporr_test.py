@@ -38,6 +38,15 @@ ROUND_ROBIN = ["node01", "node05", "node02", "node06"] * 2
 TORCH = None if importlib.util.find_spec("torch") else "python3-torch is not installed"
 
 
+def metric(ctl, series):
+    """The value of one series of the daemon's metrics (`toporrctl stats --prometheus`), 0
+    when it has none."""
+    for line in ctl("stats", "--prometheus").splitlines():
+        if line.startswith(series + " "):
+            return float(line.split()[1])
+    return 0.0
+
+
 class ScratchTest(unittest.TestCase):
     """A scratch directory per test class (cls.tmp), removed after it."""
 
@@ -156,6 +165,81 @@ class PackageTest(ScratchTest):
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("LibraryNotFound", p.stderr)
         self.assertIn("TOPORR_PLAN_LIBRARY", p.stderr)
+
+    def test_job_counts_reach_the_daemons_metrics(self):
+        decisions = 'toporr_job_decisions_total{collective="allreduce",source="daemon"}'
+        unknown = 'toporr_job_fallbacks_total{cause="unknown_host"}'
+        with scratch_toporrd(TOPORRD, TOPORRCTL, self.tmp, "metrics") as ctl:
+            ctl("ingest", "--format", "ibnetdiscover", FABRIC)
+            # Counted by the planner, sent at close: two orders, one unknown host, one
+            # fallback of the caller's own.
+            with toporr.Planner(socket=ctl.socket) as planner:
+                planner.order(ROUND_ROBIN, size=64 << 20, algorithm="ring")
+                planner.order(ROUND_ROBIN)
+                with self.assertRaises(toporr.NotFound):
+                    planner.order(["node01", "gpu-x"])
+                planner.record_fallback(2, "the rank exchange timed out")
+                self.assertEqual(metric(ctl, decisions), 0)
+            self.assertEqual(metric(ctl, decisions), 2)
+            self.assertEqual(metric(ctl, unknown), 1)
+            self.assertEqual(metric(ctl, 'toporr_job_fallbacks_total{cause="other"}'), 1)
+            self.assertEqual(metric(ctl, 'toporr_job_gain_ratio_count{kind="predicted"}'), 2)
+            self.assertEqual(metric(ctl, "toporr_job_reports_total"), 1)
+            # report() sends now and starts again; an empty planner sends nothing.
+            with toporr.Planner(socket=ctl.socket) as planner:
+                planner.order(ROUND_ROBIN)
+                planner.report()
+                self.assertEqual(metric(ctl, decisions), 3)
+            self.assertEqual(metric(ctl, "toporr_job_reports_total"), 2)
+            # A planner left open: the interpreter's exit sends its counts; switched off by
+            # TOPORR_JOB_METRICS=0 or the setting.
+            program = ("import toporr\np = toporr.Planner()\n"
+                       f"p.order({ROUND_ROBIN!r})\n")
+            env = dict(os.environ, TOPORR_SOCKET=ctl.socket,
+                       PYTHONPATH=os.path.join(ROOT, "python"))
+            subprocess.run([sys.executable, "-c", program], env=env, check=True)
+            self.assertEqual(metric(ctl, decisions), 4)
+            subprocess.run([sys.executable, "-c", program], env=dict(env, TOPORR_JOB_METRICS="0"),
+                           check=True)
+            with toporr.Planner(socket=ctl.socket, job_metrics="false") as planner:
+                planner.order(ROUND_ROBIN)
+            self.assertEqual(metric(ctl, decisions), 4)
+            # Offline planners count nothing, and never reach for a daemon.
+            with toporr.Planner(fabric=FABRIC) as offline:
+                offline.order(ROUND_ROBIN)
+                offline.report()
+            self.assertEqual(metric(ctl, "toporr_job_reports_total"), 3)
+        # No daemon: report() raises, close() stays quiet and quick.
+        planner = toporr.Planner(socket="/nonexistent/toporrd.sock", deadline_ms=300)
+        with self.assertRaises(toporr.DaemonUnavailable):
+            planner.order(ROUND_ROBIN)
+        with self.assertRaises(toporr.DaemonUnavailable):
+            planner.report()
+        planner.close()
+
+    def test_a_standby_daemon_answers_when_the_first_is_down(self):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            live = f"127.0.0.1:{probe.getsockname()[1]}"
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            dead = f"127.0.0.1:{probe.getsockname()[1]}"  # nothing listens there
+        with scratch_toporrd(TOPORRD, TOPORRCTL, self.tmp, "standby",
+                             f"listen_address = {live}\n") as ctl:
+            ctl("ingest", "--format", "ibnetdiscover", FABRIC)
+            expected = self.ctl_plan(ctl, ROUND_ROBIN)
+            with toporr.Planner(address=f"{dead},{live}", deadline_ms=2000) as planner:
+                self.assertTrue(planner.source.startswith(f"toporrd at {dead},{live}"),
+                                planner.source)
+                plan = planner.order(ROUND_ROBIN, size=64 << 20, algorithm="ring")
+                self.assertEqual(plan.order, expected)
+                self.assertEqual(planner.cost("node01", "node05").latency_ns,
+                                 json.loads(ctl("--json", "cost", "node01", "node05"))["latency_ns"])
+        # Both down: one error naming both daemons.
+        with self.assertRaises(toporr.DaemonUnavailable) as down:
+            toporr.Planner(address=f"{dead},{live}", deadline_ms=1000).order(ROUND_ROBIN)
+        self.assertIn(dead, down.exception.reason)
+        self.assertIn(live, down.exception.reason)
 
     def test_tls_daemon_named_by_the_site_file(self):
         certs = make_test_certificates(self.tmp)
@@ -321,6 +405,18 @@ class TorchRankTest(ScratchTest):
                                                   "TOPORR_DISABLE": "1"})
             self.assertEqual([r["new"] for r in results], list(range(8)))
             self.assertEqual([r["warnings"] for r in results], [[]] * 8)
+
+    def test_rank_zero_reports_the_jobs_outcome_at_exit(self):
+        with scratch_toporrd(TOPORRD, TOPORRCTL, self.tmp, "torchmetrics") as ctl:
+            ctl("ingest", "--format", "ibnetdiscover", FABRIC)
+            self.exchange(ROUND_ROBIN, {"TOPORR_SOCKET": ctl.socket})
+            self.assertEqual(metric(ctl, "toporr_job_reports_total"), 1)
+            self.assertEqual(
+                metric(ctl, 'toporr_job_decisions_total{collective="allreduce",source="daemon"}'),
+                1)
+            self.exchange(ROUND_ROBIN[:3] + ["gpu-x"], {"TOPORR_SOCKET": ctl.socket})
+            self.assertEqual(metric(ctl, 'toporr_job_fallbacks_total{cause="unknown_host"}'), 1)
+            self.assertEqual(metric(ctl, "toporr_job_reports_total"), 2)
 
 
 if __name__ == "__main__":

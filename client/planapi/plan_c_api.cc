@@ -137,6 +137,23 @@ int toporr_plan_disabled(void) {
   return toporr::client::ProcessClientOptions().options.disable ? 1 : 0;
 }
 
+int toporr_plan_record_fallback(toporr_planner* planner, int code, const char* reason) {
+  if (planner == nullptr || reason == nullptr) {
+    return Fail(TOPORR_PLAN_INVALID_ARGUMENT, "planner or reason is NULL");
+  }
+  if (code <= 0 || code > 16) {
+    return Fail(TOPORR_PLAN_INVALID_ARGUMENT, "code: a status code of toporr_plan.h (1 to 16)");
+  }
+  planner->planner->RecordFallback(absl::Status(static_cast<absl::StatusCode>(code), reason));
+  return TOPORR_PLAN_OK;
+}
+
+int toporr_plan_report_job(toporr_planner* planner) {
+  if (planner == nullptr) return Fail(TOPORR_PLAN_INVALID_ARGUMENT, "planner is NULL");
+  const absl::Status sent = planner->planner->SendJobReport();
+  return sent.ok() ? TOPORR_PLAN_OK : Fail(sent);
+}
+
 const char* toporr_plan_last_error(void) { return last_error.c_str(); }
 
 }  // extern "C"

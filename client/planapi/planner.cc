@@ -9,6 +9,7 @@
 #include "client/costs/cost_file.h"
 #include "client/costs/cost_matrix_codec.h"
 #include "client/costs/daemon_channel.h"
+#include "client/costs/daemon_failover.h"
 #include "client/plan/plan.h"
 #include "collectors/fabric_input.h"
 #include "common/json_writer.h"
@@ -20,19 +21,36 @@
 
 namespace toporr::client::planapi {
 
-// One channel to the daemon for the planner's life; each call under the configured deadline.
-// A failure the daemon answered keeps its code and reason; one it did not names the daemon
-// and what kept it from answering (ExplainRpcFailure).
+// The daemons of the configuration (one, or a standby list), each with one channel for the
+// planner's life, asked as client/costs/daemon_failover.h says under the configured deadline.
+// A failure a daemon answered keeps its code and reason; one none answered names each daemon
+// and what kept it from answering (ExplainRpcFailure, BriefRpcFailure for a list).
 class Planner::Daemon {
  public:
   static absl::StatusOr<std::shared_ptr<Daemon>> Create(const ClientOptions& options) {
-    auto daemon = std::shared_ptr<Daemon>(new Daemon(options));
-    absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = NewDaemonChannel(daemon->endpoint_);
-    if (!channel.ok()) {
-      return absl::Status(channel.status().code(), absl::StrCat("toporrd at ", daemon->target_,
-                                                                ": ", channel.status().message()));
+    const DaemonEndpoint configured = DaemonEndpoint::Of(options);
+    absl::StatusOr<std::vector<DaemonEndpoint>> endpoints = DaemonEndpoints(configured);
+    if (!endpoints.ok()) {
+      return absl::Status(
+          endpoints.status().code(),
+          absl::StrCat("toporrd at ", configured.Describe(), ": ", endpoints.status().message()));
     }
-    daemon->stub_ = v1::Topology::NewStub(*channel);
+    auto daemon = std::shared_ptr<Daemon>(new Daemon(options.deadline_ms));
+    std::vector<std::string> names;
+    for (DaemonEndpoint& endpoint : *endpoints) {
+      absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = NewDaemonChannel(endpoint);
+      if (!channel.ok()) {
+        return absl::Status(
+            channel.status().code(),
+            absl::StrCat("toporrd at ", endpoint.Describe(), ": ", channel.status().message()));
+      }
+      names.push_back(endpoint.Name());
+      daemon->stubs_.push_back(v1::Topology::NewStub(*channel));
+      daemon->endpoints_.push_back(std::move(endpoint));
+    }
+    daemon->target_ =
+        daemon->endpoints_.size() == 1 ? daemon->endpoints_[0].Describe() : configured.Describe();
+    daemon->failover_ = std::make_unique<DaemonFailover>(DaemonFailover::Options{std::move(names)});
     return daemon;
   }
 
@@ -43,19 +61,38 @@ class Planner::Daemon {
                     grpc::Status (v1::Topology::Stub::*rpc)(grpc::ClientContext*, const Request&,
                                                             Response*),
                     const Request& request, Response* response) const {
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() +
-                         std::chrono::milliseconds(deadline_ms_));
-    const grpc::Status s = (stub_.get()->*rpc)(&context, request, response);
-    if (s.ok()) return absl::OkStatus();
-    std::string why = s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED
-                          ? absl::StrCat("no answer within deadline_ms=", deadline_ms_, " ms")
-                          : ExplainRpcFailure(endpoint_, s);
-    if (s.error_code() == grpc::StatusCode::UNAVAILABLE) {
-      absl::StrAppend(&why, " (is toporrd running?)");
-    }
-    return absl::Status(static_cast<absl::StatusCode>(s.error_code()),
-                        absl::StrCat("toporrd at ", target_, ": ", method, ": ", why));
+    auto ask = [&](int i, std::chrono::steady_clock::time_point until) -> DaemonFailover::Attempt {
+      const DaemonEndpoint& endpoint = endpoints_[i];
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() +
+                           (until - std::chrono::steady_clock::now()));
+      response->Clear();
+      const grpc::Status s = (stubs_[i].get()->*rpc)(&context, request, response);
+      if (s.ok()) return {absl::OkStatus(), false};
+      const bool list = endpoints_.size() > 1;
+      std::string why;
+      if (s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+        why = list ? absl::StrCat("no answer within its share of deadline_ms=", deadline_ms_)
+                   : absl::StrCat("no answer within deadline_ms=", deadline_ms_, " ms");
+      } else {
+        why = list ? BriefRpcFailure(endpoint, s) : ExplainRpcFailure(endpoint, s);
+      }
+      const bool tls = TlsFailureCause(endpoint, s).has_value();
+      if (s.error_code() == grpc::StatusCode::UNAVAILABLE && !tls) {
+        absl::StrAppend(&why, " (is toporrd running?)");
+      }
+      const bool failover = s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED ||
+                            (s.error_code() == grpc::StatusCode::UNAVAILABLE && !tls);
+      return {
+          absl::Status(static_cast<absl::StatusCode>(s.error_code()),
+                       absl::StrCat("toporrd at ", endpoint.Describe(), ": ", method, ": ", why)),
+          failover};
+    };
+    const DaemonFailover::Result r = failover_->Run(
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(deadline_ms_), ask);
+    if (r.daemon >= 0 || r.unanswered.size() <= 1) return r.status;
+    return absl::Status(r.status.code(),
+                        absl::StrCat("cannot reach toporrd: ", r.status.message()));
   }
 
   // The matrix over `hosts`, compact, with routes up to kMaxRouteHosts hosts.
@@ -90,15 +127,13 @@ class Planner::Daemon {
   }
 
  private:
-  explicit Daemon(const ClientOptions& options)
-      : endpoint_(DaemonEndpoint::Of(options)),
-        target_(endpoint_.Describe()),
-        deadline_ms_(options.deadline_ms) {}
+  explicit Daemon(int deadline_ms) : deadline_ms_(deadline_ms) {}
 
-  DaemonEndpoint endpoint_;
+  const int deadline_ms_;
   std::string target_;
-  int deadline_ms_;
-  std::unique_ptr<v1::Topology::Stub> stub_;
+  std::vector<DaemonEndpoint> endpoints_;
+  std::vector<std::unique_ptr<v1::Topology::Stub>> stubs_;
+  std::unique_ptr<DaemonFailover> failover_;  // its state is under its own lock
 };
 
 namespace {
@@ -211,6 +246,34 @@ absl::StatusOr<JobCosts> Planner::CostsFor(const std::vector<std::string>& hosts
 }
 
 absl::StatusOr<RankOrder> Planner::Order(const OrderRequest& request) const {
+  absl::StatusOr<RankOrder> planned = Planned(request);
+  if (daemon_ == nullptr) return planned;
+  std::lock_guard<std::mutex> lock(summary_mu_);
+  if (!planned.ok()) {
+    ++summary_.fallbacks[JobFallbackCause(planned.status())];
+    return planned;
+  }
+  ++summary_.decisions[{request.collective, "daemon"}];
+  if (planned->planned_ns > 0) summary_.AddGain(planned->launch_ns / planned->planned_ns, 0);
+  return planned;
+}
+
+void Planner::RecordFallback(const absl::Status& why) const {
+  if (daemon_ == nullptr || why.ok()) return;
+  std::lock_guard<std::mutex> lock(summary_mu_);
+  ++summary_.fallbacks[JobFallbackCause(why)];
+}
+
+absl::Status Planner::SendJobReport() const {
+  if (daemon_ == nullptr || !options_.client.job_metrics) return absl::OkStatus();
+  std::lock_guard<std::mutex> lock(summary_mu_);
+  if (summary_.empty()) return absl::OkStatus();
+  RETURN_IF_ERROR(client::SendJobReport(options_.client, summary_));
+  summary_ = JobSummary();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<RankOrder> Planner::Planned(const OrderRequest& request) const {
   const int n = static_cast<int>(request.rank_hosts.size());
   if (n < 1) return absl::InvalidArgumentError("no processes: the host list is empty");
   PlanRequest plan;

@@ -4,19 +4,23 @@
 // planner (client/plan/plan.h) on the same costs, fetched the same way (with the routes of
 // the daemon's forwarding tables for up to kMaxRouteHosts hosts).
 //
-// Thread-safe: every method is const over an immutable configuration and a gRPC channel made
-// once at Create (gRPC channels may be shared between threads).
+// Thread-safe: every method is const over an immutable configuration, gRPC channels made once
+// at Create (gRPC channels may be shared between threads), the standby list's failover state
+// and the job summary, each under its own lock.
 #ifndef TOPORR_CLIENT_PLANAPI_PLANNER_H_
 #define TOPORR_CLIENT_PLANAPI_PLANNER_H_
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "client/config/client_options.h"
 #include "client/costs/job_costs.h"
+#include "client/costs/job_report.h"
 
 namespace toporr::client::planapi {
 
@@ -67,7 +71,20 @@ class Planner {
 
   // kInvalidArgument for an empty host list, an unknown collective or algorithm, a root out
   // of range; kNotFound for a host the costs do not know; the daemon's errors with its reason.
+  // On the daemon's costs, each answer counts as a decision of (collective, "daemon") with
+  // its predicted gain (launch / planned) and each failure as a fallback by its cause
+  // (JobFallbackCause) in the job summary SendJobReport sends.
   absl::StatusOr<RankOrder> Order(const OrderRequest& request) const;
+
+  // A fallback of the caller's own (its processes kept their launch order for `why`), counted
+  // in the job summary by JobFallbackCause(why).
+  void RecordFallback(const absl::Status& why) const;
+
+  // Sends the job summary recorded since the last report that went through to the daemon
+  // (client/costs/job_report.h: one call, at most min(deadline_ms, 500 ms), no retry) and
+  // clears it. OK with nothing sent when the planner is offline, nothing was recorded or the
+  // configuration says job_metrics = false; else SendJobReport's failure, the summary kept.
+  absl::Status SendJobReport() const;
 
   absl::StatusOr<PairCost> Cost(const std::string& a, const std::string& b) const;
 
@@ -79,11 +96,14 @@ class Planner {
   explicit Planner(PlannerOptions options) : options_(std::move(options)) {}
   absl::StatusOr<JobCosts> CostsFor(const std::vector<std::string>& hosts,
                                     int64_t* snapshot_id) const;
+  absl::StatusOr<RankOrder> Planned(const OrderRequest& request) const;
 
   PlannerOptions options_;
   std::string source_;
   class Daemon;
   std::shared_ptr<Daemon> daemon_;  // null offline
+  mutable std::mutex summary_mu_;
+  mutable JobSummary summary_ ABSL_GUARDED_BY(summary_mu_);
 };
 
 }  // namespace toporr::client::planapi

@@ -21,20 +21,28 @@ $TOPORR_PLAN_LIBRARY when set, else the one the toporr package installs.
 
 Errors are ToporrError subclasses carrying the planner's code and its reason (the daemon's
 own, or the file and line of a bad dump, or the unknown host).
+
+A planner on the daemon counts its orders (each a decision, each failure a fallback by cause)
+and sends the count to toporrd when it is closed, or at the interpreter's exit for a planner
+still open: one call of at most 500 ms, never an exception, so that the daemon's metrics
+(toporr_job_*) show Python jobs beside MPI jobs. ``job_metrics=False`` (or
+TOPORR_JOB_METRICS=0, or the site file) sends nothing.
 """
 
+import atexit
 import collections
 import ctypes
 import json
 import os
+import weakref
 
 __all__ = [
     "ToporrError", "LibraryNotFound", "InvalidArgument", "NotFound",
-    "DaemonUnavailable", "FailedPrecondition", "DataLoss",
+    "DaemonUnavailable", "FailedPrecondition", "DataLoss", "ResourceExhausted",
     "Cost", "Plan", "Planner", "new_rank", "nccl_split", "disabled",
 ]
 
-API_VERSION = 1
+API_VERSION = 2
 
 # Where the Debian package installs the library (deploy/build-deb.sh).
 _INSTALLED = [
@@ -76,8 +84,12 @@ class DataLoss(ToporrError):
     """An answer or a file that does not decode."""
 
 
-_ERRORS = {3: InvalidArgument, 4: DaemonUnavailable, 5: NotFound, 9: FailedPrecondition,
-           14: DaemonUnavailable, 15: DataLoss}
+class ResourceExhausted(ToporrError):
+    """The daemon refused a job report past its rate limit for this caller."""
+
+
+_ERRORS = {3: InvalidArgument, 4: DaemonUnavailable, 5: NotFound, 8: ResourceExhausted,
+           9: FailedPrecondition, 14: DaemonUnavailable, 15: DataLoss}
 
 Cost = collections.namedtuple("Cost", ["latency_ns", "bottleneck_gbps"])
 
@@ -165,6 +177,10 @@ def _declare(lib):
     lib.toporr_plan_disabled.argtypes = []
     lib.toporr_plan_last_error.restype = c.c_char_p
     lib.toporr_plan_last_error.argtypes = []
+    lib.toporr_plan_record_fallback.restype = c.c_int
+    lib.toporr_plan_record_fallback.argtypes = [c.c_void_p, c.c_int, c.c_char_p]
+    lib.toporr_plan_report_job.restype = c.c_int
+    lib.toporr_plan_report_job.argtypes = [c.c_void_p]
 
 
 def _check(lib, code):
@@ -197,11 +213,22 @@ def nccl_split(order, launch_rank):
     return 0, new_rank(order, launch_rank)
 
 
+# Planners still open, closed (and so reported) at the interpreter's exit.
+_open_planners = weakref.WeakSet()
+
+
+@atexit.register
+def _close_open_planners():
+    for planner in list(_open_planners):
+        planner.close()
+
+
 class Planner:
     """A planner on toporrd's costs (default) or offline on `fabric` (a dump in `format`,
     default ibnetdiscover). `settings` are client.conf keys applied over the site file and
-    the environment: address, tls_ca, tls_cert, tls_key, tls_server_name, socket, costs,
-    deadline_ms, insecure... Nothing is contacted until the first query."""
+    the environment: address (one daemon or a standby list "a:port,b:port"), tls_ca,
+    tls_cert, tls_key, tls_server_name, socket, costs, deadline_ms, insecure, job_metrics...
+    Nothing is contacted until the first query."""
 
     def __init__(self, fabric=None, format=None, **settings):
         lib = _library()
@@ -215,11 +242,28 @@ class Planner:
         _check(lib, lib.toporr_planner_open(array, len(items), ctypes.byref(handle)))
         self._lib = lib
         self._handle = handle
+        _open_planners.add(self)
 
     def close(self):
+        """Sends the job's counts to the daemon (report()), ignoring a failure, and frees the
+        planner."""
         if self._handle:
+            self._lib.toporr_plan_report_job(self._handle)
             self._lib.toporr_planner_close(self._handle)
             self._handle = None
+            _open_planners.discard(self)
+
+    def record_fallback(self, code, reason):
+        """Counts a fallback of the caller's own (its processes kept the launch order) in the
+        job's report, by the cause `reason` shows; `code` is a ToporrError code (2: unknown)."""
+        _check(self._lib, self._lib.toporr_plan_record_fallback(self._live(), int(code),
+                                                                _text(reason)))
+
+    def report(self):
+        """Sends the orders counted since the last report to the daemon now (within
+        min(deadline_ms, 500 ms)); raises the failure, the counts kept for the next try.
+        Nothing is sent offline, with nothing counted, or with job_metrics off."""
+        _check(self._lib, self._lib.toporr_plan_report_job(self._live()))
 
     def __enter__(self):
         return self

@@ -15,7 +15,9 @@ of env://, at MASTER_ADDR:MASTER_PORT, which torchrun sets up); the launcher's r
 them, asks toporrd once (toporr.Planner, the site's configuration) and writes the order back;
 every process reads its new rank. The order is that of `toporrctl plan --collective
 allreduce --algorithm ring` for the same processes (a ring order; algorithm="binomial" or
-"recursive_doubling" asks for a tree-friendly one).
+"recursive_doubling" asks for a tree-friendly one). At its exit, rank 0's planner sends the
+job's outcome (the order, or the fallback and its cause) to toporrd's metrics
+(toporr.Planner).
 
 On any problem (no daemon, an unknown host, no library, a timeout) every process keeps the
 launcher's rank: rank 0 decides for all and publishes its verdict, so the ranks stay a
@@ -46,14 +48,22 @@ def _warn(message):
                   stacklevel=3)
 
 
+# Rank 0's planner on the site's daemon, opened at its first plan and kept to the interpreter's
+# exit, when the package closes it and the job's counts reach the daemon (toporr.Planner).
+_site_planner = None
+
+
+def _planner(planner):
+    global _site_planner
+    if planner is not None:
+        return planner
+    if _site_planner is None:
+        _site_planner = toporr.Planner()
+    return _site_planner
+
+
 def _plan(hosts, collective, size, algorithm, planner):
-    own = planner is None
-    planner = planner or toporr.Planner()
-    try:
-        return planner.order(hosts, collective=collective, size=size, algorithm=algorithm).order
-    finally:
-        if own:
-            planner.close()
+    return planner.order(hosts, collective=collective, size=size, algorithm=algorithm).order
 
 
 def new_rank(store, rank=None, world_size=None, *, collective="allreduce", size=DEFAULT_SIZE,
@@ -81,13 +91,18 @@ def new_rank(store, rank=None, world_size=None, *, collective="allreduce", size=
         store.set(f"{key_prefix}/host/{rank}", host_name())
         if rank == 0:
             verdict = {}
+            used = None
             try:
+                used = _planner(planner)
                 keys = [f"{key_prefix}/host/{r}" for r in range(world_size)]
                 store.wait(keys, datetime.timedelta(seconds=timeout))
                 hosts = [store.get(k).decode() for k in keys]
-                verdict["order"] = _plan(hosts, collective, size, algorithm, planner)
+                verdict["order"] = _plan(hosts, collective, size, algorithm, used)
             except Exception as e:  # noqa: BLE001 - any failure keeps the launch order
                 verdict["error"] = getattr(e, "reason", None) or f"{type(e).__name__}: {e}"
+                if used is not None and not isinstance(e, toporr.ToporrError):
+                    # The planner counted its own failures; this one is the exchange's.
+                    used.record_fallback(2, verdict["error"])
             store.set(order_key, json.dumps(verdict))
         else:
             store.wait([order_key], datetime.timedelta(seconds=2 * timeout))
