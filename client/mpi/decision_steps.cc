@@ -143,9 +143,10 @@ absl::StatusOr<PlannedOrder> SharePlan(MPI_Comm work, absl::StatusOr<PlannedOrde
   PMPI_Comm_rank(work, &rank);
   PMPI_Comm_size(work, &size);
   struct Result {
-    int ok;
+    int code;               // absl::StatusCode: 0, the plan follows
     int multilevel_values;  // length of the multi-level plan that follows (0: none)
     int library_order;      // 1: the library's order follows
+    int64_t snapshot_id;
     double before_ns, after_ns;
     char chosen[64];
     char reason[kReasonBytes];
@@ -158,10 +159,10 @@ absl::StatusOr<PlannedOrder> SharePlan(MPI_Comm work, absl::StatusOr<PlannedOrde
   shared.order.resize(size);
   if (rank == 0) {
     if (planned.ok() && planned->order.size() != static_cast<size_t>(size)) {
-      planned = absl::InternalError("planner returned an order of the wrong size");
+      planned = absl::InternalError("planning failed: an order of the wrong size");
     }
     if (planned.ok()) {
-      result.ok = 1;
+      result.snapshot_id = planned->snapshot_id;
       result.before_ns = planned->before_ns;
       result.after_ns = planned->after_ns;
       std::snprintf(result.chosen, sizeof(result.chosen), "%s", planned->chosen.c_str());
@@ -173,7 +174,8 @@ absl::StatusOr<PlannedOrder> SharePlan(MPI_Comm work, absl::StatusOr<PlannedOrde
         result.library_order = 1;
       }
     } else {
-      CopyReason(absl::StrCat("planning failed: ", planned.status().message()), result.reason);
+      result.code = static_cast<int>(planned.status().code());
+      CopyReason(std::string(planned.status().message()), result.reason);
     }
     std::memcpy(message.data(), &result, sizeof(Result));
   }
@@ -182,23 +184,26 @@ absl::StatusOr<PlannedOrder> SharePlan(MPI_Comm work, absl::StatusOr<PlannedOrde
                : PMPI_Bcast(message.data(), static_cast<int>(message.size()), MPI_BYTE, 0, work);
   if (rc == MPI_SUCCESS) {
     std::memcpy(&result, message.data(), sizeof(Result));
-    if (result.ok) std::memcpy(shared.order.data(), message.data() + sizeof(Result), order_bytes);
+    if (result.code == 0) {
+      std::memcpy(shared.order.data(), message.data() + sizeof(Result), order_bytes);
+    }
   }
-  if (rc == MPI_SUCCESS && result.ok && result.multilevel_values > 0) {
+  if (rc == MPI_SUCCESS && result.code == 0 && result.multilevel_values > 0) {
     shared.multilevel.resize(result.multilevel_values);
     rc = PMPI_Bcast(shared.multilevel.data(), result.multilevel_values, MPI_INT32_T, 0, work);
   }
-  if (rc == MPI_SUCCESS && result.ok && result.library_order) {
+  if (rc == MPI_SUCCESS && result.code == 0 && result.library_order) {
     shared.library_order.resize(size);
     rc = PMPI_Bcast(shared.library_order.data(), size, MPI_INT32_T, 0, work);
   }
   if (rc != MPI_SUCCESS) return absl::InternalError(MpiError("MPI_Bcast", rc));
-  if (!result.ok) {
+  if (result.code != 0) {
     result.reason[kReasonBytes - 1] = '\0';
-    return absl::InternalError(result.reason);
+    return absl::Status(static_cast<absl::StatusCode>(result.code), result.reason);
   }
   result.chosen[sizeof(result.chosen) - 1] = '\0';
   shared.chosen = result.chosen;
+  shared.snapshot_id = result.snapshot_id;
   shared.before_ns = result.before_ns;
   shared.after_ns = result.after_ns;
   return shared;

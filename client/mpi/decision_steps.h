@@ -50,6 +50,7 @@ struct PlannedOrder {
   // The order the MPI library's own call is predicted fastest in when not the caller's
   // (client/plan/plan.h PlanResult::library_mapping); empty otherwise.
   std::vector<int32_t> library_order;
+  int64_t snapshot_id = 0;  // of the costs planned on
 };
 // `routes`: over the job's hosts (the rows' routes), null when not known. `intra`: the
 // intra-host costs (bound_ranks.h: the hosts' hwloc distances when ranks are bound).
@@ -57,11 +58,11 @@ using Planner = std::function<absl::StatusOr<PlannedOrder>(
     const mapping::Placement& placement, const mapping::HostCostMatrix& costs,
     const mapping::RouteSource* routes, const mapping::IntraHostModel& intra)>;
 
-// 6. Rank 0's plan on every rank (one broadcast of its outcome and order, then of its
-// multi-level plan and library order when it has them): `planned` is read on rank 0 only. When rank
-// 0's planning failed, or its order does not have one entry per rank, every rank gets kInternal
-// "planning failed: ..."; kInternal when a broadcast fails. `chosen` is cut to 63 characters on
-// every rank.
+// 6. Rank 0's plan, or its failure, on every rank (one broadcast of its outcome and order,
+// then of its multi-level plan and library order when it has them): `planned` is read on
+// rank 0 only. A failure reaches every rank with its code and message (at most kReasonBytes -
+// 1 bytes); an order without one entry per rank is kInternal "planning failed: ..."; kInternal
+// when a broadcast fails. `chosen` is cut to 63 characters on every rank.
 absl::StatusOr<PlannedOrder> SharePlan(MPI_Comm work, absl::StatusOr<PlannedOrder> planned);
 
 }  // namespace toporr::client::mpi

@@ -195,20 +195,36 @@ absl::Status GatherRoutes(MPI_Comm work, const CostRow* row, int my_host, int n,
 }
 
 // A leader's packet of the small form: its host's index and outcome, then on success the
-// row's snapshot id and the daemon that served it (the low 32 bits of FNV-1a of its address,
-// client/costs/daemon_rows.h; 0 for another source), its 2n values and its packed routes, on
-// failure the reason's length and bytes. Words of 32 bits.
+// row's snapshot id, the daemon that served it (the low 32 bits of FNV-1a of its address,
+// client/costs/daemon_rows.h; 0 for another source), whether its routes were left out (they
+// did not fit its block) and the length of its packed routes, then its 2n values and its
+// packed routes; on failure the reason's length and bytes. Words of 32 bits, padded to the
+// block (SmallBlockWords).
 enum PacketWord {
   kPacketHost = 0,
   kPacketCode = 1,
   kPacketSnapshotLow = 2,
   kPacketSnapshotHigh = 3,
-  kPacketDaemon = 4
+  kPacketDaemon = 4,
+  kPacketNoRoutes = 5,
+  kPacketRouteWords = 6
 };
-constexpr size_t kPacketHeader = 5;
+constexpr size_t kPacketHeader = 7;
+
+// Links a route row may hold per destination host in a leader's block: more than any path of
+// a fat tree or dragonfly has (each destination's path and the distinct links of the row).
+constexpr size_t kBlockRouteLinksPerHost = 16;
+
+// The words of every leader's block: known to every rank from the host count alone, so that
+// the gather needs no exchange of sizes first.
+size_t SmallBlockWords(int n, bool with_routes) {
+  size_t words = kPacketHeader + 2 * static_cast<size_t>(n);
+  if (with_routes) words += 5 + static_cast<size_t>(n) * (1 + 2 * kBlockRouteLinksPerHost);
+  return std::max(words, kPacketHeader + (kReasonBytes + 3) / 4);
+}
 
 std::vector<uint32_t> LeaderPacket(int my_host, const absl::StatusOr<CostRow>& row,
-                                   bool with_routes) {
+                                   bool with_routes, size_t block_words) {
   std::vector<uint32_t> p(kPacketHeader, 0);
   p[kPacketHost] = static_cast<uint32_t>(my_host);
   if (!row.ok()) {
@@ -217,6 +233,7 @@ std::vector<uint32_t> LeaderPacket(int my_host, const absl::StatusOr<CostRow>& r
     p[kPacketSnapshotLow] = static_cast<uint32_t>(reason.size());
     p.resize(kPacketHeader + (reason.size() + 3) / 4, 0);
     std::memcpy(p.data() + kPacketHeader, reason.data(), reason.size());
+    p.resize(block_words, 0);
     return p;
   }
   const uint64_t id = static_cast<uint64_t>(row->snapshot_id);
@@ -227,33 +244,42 @@ std::vector<uint32_t> LeaderPacket(int my_host, const absl::StatusOr<CostRow>& r
   p[kPacketDaemon] = daemon.empty() ? 0 : static_cast<uint32_t>(Fnv64a(daemon));
   p.resize(kPacketHeader + row->values.size());
   std::memcpy(p.data() + kPacketHeader, row->values.data(), row->values.size() * sizeof(float));
-  if (with_routes) PackRouteRow(my_host, row->routes, &p);
+  if (with_routes) {
+    const size_t without = p.size();
+    PackRouteRow(my_host, row->routes, &p);
+    if (p.size() > block_words) {
+      p.resize(without);
+      p[kPacketNoRoutes] = 1;
+    }
+    p[kPacketRouteWords] = static_cast<uint32_t>(p.size() - without);
+  }
+  p.resize(block_words, 0);
   return p;
 }
 
-// Rank 0 of the small form: the matrix (and routes) from the leaders' packets, in rank order,
+// Rank 0 of the small form: the matrix (and routes) from the leaders' blocks, in rank order,
 // or the first failure among them (the lowest failing leader's), a mix of snapshots, or a
-// packet that does not fit.
-absl::Status ReadPackets(const std::vector<uint32_t>& all, const std::vector<int>& counts,
-                         const std::vector<int>& displs, const JobLayout& layout, bool with_routes,
+// block that does not read.
+absl::Status ReadPackets(const std::vector<uint32_t>& all, const std::vector<int>& leaders,
+                         size_t block_words, const JobLayout& layout, bool with_routes,
                          int64_t* snapshot_id, GatheredCosts* costs, std::string* why) {
   const int n = static_cast<int>(layout.hosts.size());
   const size_t row_words = 2 * static_cast<size_t>(n);
   costs->rows.assign(row_words * n, 0.0f);
   std::vector<const float*> host_rows(n, nullptr);
   std::vector<uint32_t> all_routes;
-  const absl::Status bad = absl::InternalError("row gather: a leader's packet does not fit");
+  const absl::Status bad = absl::InternalError("row gather: a leader's packet does not read");
   int first_host = -1;
   uint32_t first_daemon = 0;
-  for (size_t r = 0; r < counts.size(); ++r) {
-    if (counts[r] == 0) continue;
-    if (static_cast<size_t>(counts[r]) < kPacketHeader) return bad;
-    const uint32_t* packet = all.data() + displs[r];
+  int no_routes = -1;
+  for (size_t l = 0; l < leaders.size(); ++l) {
+    const int r = leaders[l];
+    const uint32_t* packet = all.data() + block_words * l;
     const uint32_t h = packet[kPacketHost];
     if (h >= static_cast<uint32_t>(n) || host_rows[h] != nullptr) return bad;
     if (packet[kPacketCode] != 0) {
       const size_t len = std::min<size_t>(packet[kPacketSnapshotLow],
-                                          (counts[r] - kPacketHeader) * sizeof(uint32_t));
+                                          (block_words - kPacketHeader) * sizeof(uint32_t));
       // Named as Agree names a failure: by its rank, unless rank 0 or already named.
       std::string reason(reinterpret_cast<const char*>(packet + kPacketHeader), len);
       if (r != 0 && reason.rfind("rank ", 0) != 0) {
@@ -261,7 +287,6 @@ absl::Status ReadPackets(const std::vector<uint32_t>& all, const std::vector<int
       }
       return absl::Status(static_cast<absl::StatusCode>(packet[kPacketCode]), reason);
     }
-    if (static_cast<size_t>(counts[r]) < kPacketHeader + row_words) return bad;
     const int64_t id = static_cast<int64_t>(
         packet[kPacketSnapshotLow] | (static_cast<uint64_t>(packet[kPacketSnapshotHigh]) << 32));
     if (first_host < 0) {
@@ -280,38 +305,59 @@ absl::Status ReadPackets(const std::vector<uint32_t>& all, const std::vector<int
     float* dst = costs->rows.data() + row_words * h;
     std::memcpy(dst, packet + kPacketHeader, row_words * sizeof(float));
     host_rows[h] = dst;
-    all_routes.insert(all_routes.end(), packet + kPacketHeader + row_words, packet + counts[r]);
+    if (packet[kPacketNoRoutes] != 0 && no_routes < 0) no_routes = static_cast<int>(h);
+    if (packet[kPacketRouteWords] > block_words - kPacketHeader - row_words) return bad;
+    const uint32_t* routes = packet + kPacketHeader + row_words;
+    all_routes.insert(all_routes.end(), routes, routes + packet[kPacketRouteWords]);
   }
   for (int h = 0; h < n; ++h) {
     if (host_rows[h] == nullptr) return bad;
   }
   costs->matrix = std::make_unique<RowCostMatrix>(n, std::move(host_rows));
-  if (with_routes) {
-    absl::StatusOr<std::unique_ptr<mapping::TableRoutes>> table = UnpackRoutes(all_routes, n, why);
-    if (table.ok()) {
-      costs->routes = *std::move(table);
-    } else {  // routes that do not fit: predict without them rather than not at all
-      *why = std::string(table.status().message());
-    }
+  if (!with_routes) return absl::OkStatus();
+  if (no_routes >= 0) {
+    *why = absl::StrCat("the routes of ", layout.hosts[no_routes], " exceed ",
+                        kBlockRouteLinksPerHost, " links per host");
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::unique_ptr<mapping::TableRoutes>> table = UnpackRoutes(all_routes, n, why);
+  if (table.ok()) {
+    costs->routes = *std::move(table);
+  } else {  // routes that do not fit: predict without them rather than not at all
+    *why = std::string(table.status().message());
   }
   return absl::OkStatus();
 }
 
 // 3..5, small form (jobs of at most kRowsToRankZeroMaxHosts hosts): no ticket, no
-// communicator. Every rank knows the leaders from the layout (the lowest rank of each host);
-// each leader asks for its own host's row with the job's host list in the request (one
-// request per host, all at once), and sends it to rank 0 in one gather over `work`. Rank 0
-// reads the rows and broadcasts the outcome (the first failing leader's, or a mix of
-// snapshots) with the rows' snapshot id.
+// communicator, no exchange of sizes. Every rank knows the leaders from the layout (the
+// lowest rank of each host); each leader asks for its own host's row with the job's host
+// list in the request (one request per host, all at once), and sends it to rank 0 in one
+// gather over `work`, in a block whose size every rank knows. The outcome is rank 0's alone
+// (costs->outcome_on_rank0): the caller broadcasts it with the plan.
 absl::Status GatherSmall(MPI_Comm work, RowSource& source, const JobLayout& layout,
                          bool with_routes, Decision* decision, GatheredCosts* costs,
                          std::string* why) {
   int rank = 0, size = 1;
   PMPI_Comm_rank(work, &rank);
   PMPI_Comm_size(work, &size);
+  costs->outcome_on_rank0 = true;
+  const int n = static_cast<int>(layout.hosts.size());
   const int my_host = layout.rank_host[rank];
-  bool leader = true;
-  for (int r = 0; r < rank && leader; ++r) leader = layout.rank_host[r] != my_host;
+  const size_t block = SmallBlockWords(n, with_routes);
+  // Leaders in rank order: the first rank of each host.
+  std::vector<int> leaders;
+  std::vector<char> seen(n, 0);
+  for (int r = 0; r < size; ++r) {
+    if (!seen[layout.rank_host[r]]) {
+      seen[layout.rank_host[r]] = 1;
+      leaders.push_back(r);
+    }
+  }
+  const bool leader = std::find(leaders.begin(), leaders.end(), rank) != leaders.end();
+  if (block * leaders.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
+    return absl::InternalError("row gather: the leaders' blocks exceed an MPI count");
+  }
   std::vector<uint32_t> mine;
   if (leader) {
     absl::StatusOr<CostRow> row = source.Row(HostListTicket{}, layout.hosts, my_host, with_routes);
@@ -320,61 +366,33 @@ absl::Status GatherSmall(MPI_Comm work, RowSource& source, const JobLayout& layo
                                              row->values.size() / 2, " columns, expected ",
                                              layout.hosts.size()));
     }
-    mine = LeaderPacket(my_host, row, with_routes);
+    mine = LeaderPacket(my_host, row, with_routes, block);
   }
-  const int count = mine.size() > static_cast<size_t>(std::numeric_limits<int>::max())
-                        ? 0
-                        : static_cast<int>(mine.size());
-  std::vector<int> counts(rank == 0 ? size : 0), displs(counts.size());
-  int rc = PMPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, work);
+  std::vector<int> counts, displs;
   std::vector<uint32_t> all;
-  if (rank == 0 && rc == MPI_SUCCESS) {
-    int64_t total = 0;
-    for (int r = 0; r < size; ++r) {
-      displs[r] = static_cast<int>(std::min<int64_t>(total, std::numeric_limits<int>::max()));
-      total += counts[r];
-    }
-    if (total > std::numeric_limits<int>::max()) {
-      rc = MPI_ERR_COUNT;  // the other ranks still take part in the Gatherv below
-      std::fill(counts.begin(), counts.end(), 0);
-    } else {
-      all.resize(total);
-    }
-  }
-  const int gathered = PMPI_Gatherv(mine.data(), count, MPI_UINT32_T, all.data(), counts.data(),
-                                    displs.data(), MPI_UINT32_T, 0, work);
-  if (rc == MPI_SUCCESS) rc = gathered;
-  struct {
-    int code;
-    int64_t snapshot_id;
-    char reason[kReasonBytes];
-  } outcome = {};
   if (rank == 0) {
-    absl::Status read = MpiStatus("row gather", rc);
-    if (read.ok()) {
-      read =
-          ReadPackets(all, counts, displs, layout, with_routes, &outcome.snapshot_id, costs, why);
+    counts.assign(size, 0);
+    displs.assign(size, 0);
+    for (size_t l = 0; l < leaders.size(); ++l) {
+      counts[leaders[l]] = static_cast<int>(block);
+      displs[leaders[l]] = static_cast<int>(block * l);
     }
-    if (!read.ok()) {
-      outcome.code = static_cast<int>(read.code());
-      CopyReason(std::string(read.message()), outcome.reason);
-      costs->matrix.reset();
-      costs->routes.reset();
-      costs->rows.clear();
-    }
+    all.resize(block * leaders.size());
   }
-  if (int b = PMPI_Bcast(&outcome, sizeof(outcome), MPI_BYTE, 0, work); b != MPI_SUCCESS) {
+  const int rc = PMPI_Gatherv(mine.data(), static_cast<int>(mine.size()), MPI_UINT32_T, all.data(),
+                              counts.data(), displs.data(), MPI_UINT32_T, 0, work);
+  if (rank != 0) return absl::OkStatus();
+  absl::Status read = MpiStatus("row gather", rc);
+  if (read.ok()) {
+    read =
+        ReadPackets(all, leaders, block, layout, with_routes, &decision->snapshot_id, costs, why);
+  }
+  if (!read.ok()) {
     costs->matrix.reset();
     costs->routes.reset();
     costs->rows.clear();
-    return absl::InternalError(MpiError("MPI_Bcast", b));
   }
-  if (outcome.code != 0) {
-    outcome.reason[kReasonBytes - 1] = '\0';
-    return absl::Status(static_cast<absl::StatusCode>(outcome.code), outcome.reason);
-  }
-  decision->snapshot_id = outcome.snapshot_id;
-  return absl::OkStatus();
+  return read;
 }
 
 }  // namespace

@@ -6,8 +6,9 @@
 // Jobs of at most kRowsToRankZeroMaxHosts hosts (and TOPORR_COMPRESS_ABOVE): the leaders are
 // known from the layout; each sends the job's host list with its request, all at once, and
 // its row and routes (client/costs/row_routes.h) to rank 0 in one gather over the
-// communicator; rank 0 checks the rows and broadcasts the outcome: no communicator, no
-// window, one daemon round trip.
+// communicator, in blocks whose size follows from the host count (no exchange of sizes);
+// rank 0 checks the rows, and its outcome travels with its plan (SharePlan): no
+// communicator, no window, one daemon round trip, one MPI step.
 // Larger jobs:
 //   3. rank 0 registers the host list with the cost source (the one request of a decision
 //      that is not per host) and broadcasts the ticket, or why there is none: first, so that
@@ -46,6 +47,9 @@ struct GatheredCosts {
   MPI_Win window = MPI_WIN_NULL;
   // Rank 0 of a small job: the rows `matrix` reads (empty otherwise).
   std::vector<float> rows;
+  // The small form: the outcome (GatherCosts' status and decision->snapshot_id) is rank 0's
+  // alone, every other rank returns OK; the caller passes it on with the plan (SharePlan).
+  bool outcome_on_rank0 = false;
 };
 
 // Jobs of at most this many hosts send the leaders' rows straight to rank 0 (the only rank
@@ -54,9 +58,10 @@ struct GatheredCosts {
 inline constexpr int kRowsToRankZeroMaxHosts = 256;
 
 // Collective over `work` (a communicator that returns errors), whose rank r runs on
-// layout.hosts[layout.rank_host[r]]. Sets decision->snapshot_id (the ticket's, or the rows'),
-// and on rank 0 cost_form ("rows" or "groups") and contention ("routes" or "host links").
-// Failures, the same on every rank, leave nothing to free: the source's own status
+// layout.hosts[layout.rank_host[r]]. Sets decision->snapshot_id (the ticket's, or the rows';
+// in the small form on rank 0 only), and on rank 0 cost_form ("rows" or "groups") and
+// contention ("routes" or "host links"). Failures, the same on every rank (in the small form:
+// rank 0's, costs->outcome_on_rank0), leave nothing to free: the source's own status
 // (UNAVAILABLE or DEADLINE_EXCEEDED when it did not answer), kAborted for a row of another
 // snapshot, kDataLoss for one of the wrong width, the leaf-group form's (leaf_groups.h),
 // kInternal for MPI's.

@@ -203,31 +203,46 @@ Decision RequestedDecision(const ReorderRequest& request, int size) {
   return d;
 }
 
-// 7. SplitInOrder, agreed on: kInternal on every rank when it failed on any (*newcomm is then
+// 7. CommInOrder, agreed on: kInternal on every rank when it failed on any (*newcomm is then
 // not set).
-absl::Status AgreedSplit(MPI_Comm comm, MPI_Comm work, const std::vector<int32_t>& order,
-                         MPI_Comm* newcomm) {
-  const int rc = SplitInOrder(comm, order, newcomm);
+absl::Status AgreedComm(MPI_Comm comm, MPI_Comm work, const std::vector<int32_t>& order,
+                        MPI_Comm* newcomm) {
+  const int rc = CommInOrder(comm, order, newcomm);
   int ok = rc == MPI_SUCCESS, all = 0;
   PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, work);
   if (all) return absl::OkStatus();
   if (rc == MPI_SUCCESS) PMPI_Comm_free(newcomm);
-  return absl::InternalError(MpiError("MPI_Comm_split", rc == MPI_SUCCESS ? MPI_ERR_OTHER : rc));
+  return absl::InternalError(MpiError("MPI_Comm_create", rc == MPI_SUCCESS ? MPI_ERR_OTHER : rc));
 }
 
 }  // namespace
 
-int SplitInOrder(MPI_Comm comm, const std::vector<int32_t>& order, MPI_Comm* newcomm) {
-  int rank = 0;
-  PMPI_Comm_rank(comm, &rank);
-  int key = 0;
-  for (size_t i = 0; i < order.size(); ++i) {
-    if (order[i] == rank) key = static_cast<int>(i);
-  }
+int CommInOrder(MPI_Comm comm, const std::vector<int32_t>& order, MPI_Comm* newcomm) {
+  int size = 0;
+  PMPI_Comm_size(comm, &size);
+  if (order.size() != static_cast<size_t>(size)) return MPI_ERR_ARG;
   MPI_Errhandler handler;
   PMPI_Comm_get_errhandler(comm, &handler);
   PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-  int rc = PMPI_Comm_split(comm, 0, key, newcomm);
+  // The group's rank i is comm's rank order[i]: MPI_Comm_create makes no exchange of keys
+  // (MPI_Comm_split's allgather), only the context id's agreement MPI_Comm_dup makes.
+  MPI_Group group = MPI_GROUP_NULL, ordered = MPI_GROUP_NULL;
+  int rc = PMPI_Comm_group(comm, &group);
+  if (rc == MPI_SUCCESS) {
+    static_assert(sizeof(int32_t) == sizeof(int), "MPI ranks are ints");
+    rc = PMPI_Group_incl(group, size, reinterpret_cast<const int*>(order.data()), &ordered);
+  }
+  // Every rank takes part in the constructor, even one whose group failed (MPI_GROUP_EMPTY):
+  // a collective call is never left waiting for it.
+  const int created =
+      PMPI_Comm_create(comm, rc == MPI_SUCCESS ? ordered : MPI_GROUP_EMPTY, newcomm);
+  if (rc == MPI_SUCCESS) rc = created;
+  if (rc == MPI_SUCCESS && *newcomm == MPI_COMM_NULL) rc = MPI_ERR_COMM;
+  if (rc != MPI_SUCCESS && created == MPI_SUCCESS && *newcomm != MPI_COMM_NULL) {
+    PMPI_Comm_free(newcomm);
+  }
+  if (ordered != MPI_GROUP_NULL) PMPI_Group_free(&ordered);
+  if (group != MPI_GROUP_NULL) PMPI_Group_free(&group);
   PMPI_Comm_set_errhandler(comm, handler);
   if (rc == MPI_SUCCESS) PMPI_Comm_set_errhandler(*newcomm, handler);
   PMPI_Errhandler_free(&handler);
@@ -267,24 +282,38 @@ absl::Status Library::Decide(MPI_Comm work, const Planner& planner, Decision* de
   // intra-host costs are `intra`).
   GatheredCosts costs;
   static const float kOneHostRow[2] = {0, 0};
+  absl::Status gathered = absl::OkStatus();
   if (n > 1) {
-    absl::Status gathered = GatherCosts(work, *source_, options_, layout, decision, &costs);
-    if (unanswered != nullptr) *unanswered = Unanswered(gathered);
-    RETURN_IF_ERROR(gathered);
+    gathered = GatherCosts(work, *source_, options_, layout, decision, &costs);
+    if (!costs.outcome_on_rank0) {
+      if (unanswered != nullptr) *unanswered = Unanswered(gathered);
+      RETURN_IF_ERROR(gathered);
+    }
   } else {
     costs.matrix = std::make_unique<RowCostMatrix>(1, std::vector<const float*>{kOneHostRow});
   }
 
-  // 6. Rank 0 plans; every rank gets the plan.
+  // 6. Rank 0 plans, or has the small form's failure; every rank gets the outcome.
   absl::StatusOr<PlannedOrder> planned = PlannedOrder{};
-  if (rank == 0) {
+  if (rank == 0 && !gathered.ok()) {
+    planned = gathered;
+  } else if (rank == 0) {
     planned = planner(JobPlacement(layout, places.bound), *costs.matrix, costs.routes.get(), intra);
+    if (planned.ok()) {
+      planned->snapshot_id = decision->snapshot_id;
+    } else {
+      planned = absl::InternalError(absl::StrCat("planning failed: ", planned.status().message()));
+    }
   }
   costs.matrix.reset();
   costs.routes.reset();
   planned = SharePlan(work, std::move(planned));
   if (costs.window != MPI_WIN_NULL) PMPI_Win_free(&costs.window);
-  RETURN_IF_ERROR(planned.status());
+  if (!planned.ok()) {
+    if (unanswered != nullptr && costs.outcome_on_rank0) *unanswered = Unanswered(planned.status());
+    return planned.status();
+  }
+  decision->snapshot_id = planned->snapshot_id;
   decision->chosen_algorithm = planned->chosen;
   decision->predicted_before_ns = planned->before_ns;
   decision->predicted_after_ns = planned->after_ns;
@@ -367,9 +396,9 @@ int Library::CommReorder(MPI_Comm comm, const ReorderRequest& request, MPI_Comm*
   // 7. The communicator in the decided order, else in the identity order (a duplicate); a
   // new decision is cached.
   if (!order.empty()) {
-    if (absl::Status split = AgreedSplit(comm, work, order, newcomm); !split.ok()) {
+    if (absl::Status made = AgreedComm(comm, work, order, newcomm); !made.ok()) {
       order.clear();
-      log_.Fallback(rank, split, &d);
+      log_.Fallback(rank, made, &d);
     }
   }
   PMPI_Comm_set_errhandler(comm, caller_handler);
@@ -458,9 +487,9 @@ void Library::LibraryComm(MPI_Comm comm, int root, CachedDecision* c, Collective
   if (c->library_order.empty() || c->library_comm_failed) return;
   if (c->library_comm == MPI_COMM_NULL) {
     // Every rank holds the same order (Decide's broadcast) and arrives here in the same call;
-    // the split is agreed on over the decision's communicator.
-    absl::Status split = AgreedSplit(comm, c->internal, c->library_order, &c->library_comm);
-    if (!split.ok()) {
+    // the constructor is agreed on over the decision's communicator.
+    absl::Status made = AgreedComm(comm, c->internal, c->library_order, &c->library_comm);
+    if (!made.ok()) {
       c->library_comm = MPI_COMM_NULL;
       c->library_comm_failed = true;
       int rank = 0;
@@ -517,7 +546,7 @@ int Library::TrafficReorder(MPI_Comm comm, const char* profile_path, MPI_Comm* n
   OrderFromPlanner(comm, "traffic", TrafficPlanner(&graph), &order, &d);
   if (decision_out != nullptr) *decision_out = d;
   if (order.empty()) return PMPI_Comm_dup(comm, newcomm);
-  return SplitInOrder(comm, order, newcomm);
+  return CommInOrder(comm, order, newcomm);
 }
 
 void Library::OrderFromPlanner(MPI_Comm comm, const char* label, const Planner& planner,

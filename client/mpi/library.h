@@ -11,8 +11,9 @@
 //   3..5. jobs of at most kRowsToRankZeroMaxHosts hosts: every rank knows each host's leader
 //      (its lowest rank) from the host list; each leader asks for ITS host's row with the
 //      host list in the request (one request per host, never per rank, all at once) and
-//      sends it to rank 0 (which alone plans) in one gather; rank 0 checks that the rows are
-//      of one snapshot and broadcasts the outcome. No communicator is made. Larger jobs:
+//      sends it to rank 0 (which alone plans) in one gather of blocks of known size; rank 0
+//      checks that the rows are of one snapshot, and its outcome goes out with the plan
+//      (step 6). No communicator is made. Larger jobs:
 //      rank 0 registers the host list with the source (one request) and broadcasts the
 //      ticket, so that a dead daemon costs few MPI steps; ranks are grouped per host
 //      (MPI_Comm_split_type SHARED, then by host name) and each leader asks for its row
@@ -21,10 +22,10 @@
 //      per rank), or beyond TOPORR_COMPRESS_ABOVE hosts send them in leaf-group form
 //      (leaf_groups.h); their routes reach rank 0 (gathered_costs.h GatherCosts);
 //   6. rank 0 computes the order with the mapping engine (client/plan/plan.h Plan, or the graph
-//      embedding) and broadcasts it, so no two ranks can disagree (decision_steps.h
-//      SharePlan);
-//   7. MPI_Comm_split(comm, 0, new rank) builds the communicator (SplitInOrder); the
-//      decision is cached (decision_cache.h).
+//      embedding) and broadcasts it, or the failure of steps 3..5 (small form) or of its
+//      planning, so no two ranks can disagree (decision_steps.h SharePlan);
+//   7. MPI_Comm_create on comm's group in the new order builds the communicator
+//      (CommInOrder); the decision is cached (decision_cache.h).
 // Any failure on any rank at any step is agreed on collectively and ends in the identity
 // order (MPI_Comm_dup), one warning on rank 0 naming the cause, and MPI_SUCCESS. Daemon
 // requests are bounded by the deadline, so the call returns within the deadline plus the
@@ -204,9 +205,11 @@ class Library {
 // Decision caches currently attached to communicators (freed with them; decision_cache.h).
 int LiveCaches();
 
-// MPI_Comm_split(comm, 0, position of this rank in `order`) on a communicator that returns
-// errors; the result gets `comm`'s error handler. Collective; all ranks agree on success.
-int SplitInOrder(MPI_Comm comm, const std::vector<int32_t>& order, MPI_Comm* newcomm);
+// The communicator of `comm`'s processes in `order` (new rank i = comm's rank order[i], one
+// entry per rank): MPI_Comm_create on comm's group reordered, with errors returned; the
+// result gets `comm`'s error handler. Collective. A rank may fail where others succeed (its
+// group could not be made): callers agree on the outcome.
+int CommInOrder(MPI_Comm comm, const std::vector<int32_t>& order, MPI_Comm* newcomm);
 
 }  // namespace toporr::client::mpi
 

@@ -127,7 +127,7 @@ int OnReordered(MPI_Comm comm_old, const TopologyKey& key, const std::vector<int
                 Create create) {
   if (order.empty() || IsIdentity(order)) return create(comm_old);
   MPI_Comm reordered = MPI_COMM_NULL;
-  if (SplitInOrder(comm_old, order, &reordered) != MPI_SUCCESS) {
+  if (CommInOrder(comm_old, order, &reordered) != MPI_SUCCESS) {
     if (!key.empty()) (*CacheOf(comm_old))[key].clear();
     return create(comm_old);
   }

@@ -1106,17 +1106,18 @@ class MpiTest(unittest.TestCase):
                            rank_env={"HWLOC_THISSYSTEM": "0", "HWLOC_XMLFILE": "/nonexistent.xml"})
         self.check_fallback(job, spec, "hwloc")
 
-    def test_fallback_when_mpi_comm_split_fails_on_one_rank(self):
+    def test_fallback_when_the_communicator_cannot_be_made_on_one_rank(self):
         spec = "allreduce:auto:1048576:0"
         # A cache miss of a job of at most 256 hosts makes one communicator: the reordered
-        # result (its leaders are known from the gathered host names, no split finds them).
+        # result (its leaders are known from the gathered host names, no split finds them),
+        # by MPI_Comm_create on the reordered group.
         job = self.run_job(8, [spec], round_robin(8, 4), rank_env={
             "LD_PRELOAD": self.shim, "TOPORR_TEST_FAIL_SPLIT_CALL": "1",
             "TOPORR_TEST_FAIL_SPLIT_RANK": "5"})
-        self.check_fallback(job, spec, "MPI_Comm_split")
+        self.check_fallback(job, spec, "MPI_Comm_create")
 
     def test_collectives_fall_back_before_any_data_moves(self):
-        # An unchanged Fortran program under the PMPI layer, one rank's MPI_Comm_split failing
+        # An unchanged Fortran program under the PMPI layer, one rank's MPI_Comm_create failing
         # inside the decision of its first intercepted collective (MPI_ALLREDUCE): that call
         # and its data go to the MPI library on the caller's communicator, the later
         # collectives are decided normally, and every result equals the plain run's.
@@ -1129,7 +1130,7 @@ class MpiTest(unittest.TestCase):
         self.assertEqual(sorted(job.stdout.splitlines()), sorted(plain.stdout.splitlines()))
         warnings = job.warnings()
         self.assertEqual(len(warnings), 1, job.stderr)
-        self.assertIn("MPI_Comm_split", warnings[0])
+        self.assertIn("MPI_Comm_create", warnings[0])
         first = job.report[0]
         self.assertEqual((first["collective"], first["source"]), ("allreduce", "fallback"))
         self.assertEqual(first["new_order"], list(range(np)))

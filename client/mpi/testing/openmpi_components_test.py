@@ -27,7 +27,7 @@ tree. Shares mpi_test.py's job and daemon plumbing (only the tests below run). C
     both components out with one line each, the job unchanged;
   - every fallback cause of the PMPI suite (no daemon; a cost file that is not one; a host
     the fabric does not have; a stalled daemon; a daemon answering garbage; TLS with the
-    wrong CA; MPI_Comm_split failing on one rank; hwloc failing for bound ranks): the
+    wrong CA; MPI_Comm_create failing on one rank; hwloc failing for bound ranks): the
     identity order, the same output, one warning per job for both components, naming it;
   - a PMPI profiling tool linked into the program (pmpi_count.c) counts exactly the
     application's MPI_Allreduce calls while toporr decides (toporr's own steps call PMPI_*);
@@ -253,7 +253,8 @@ class OpenMpiComponentsTest(mpi_test.MpiTest):
             ("TLS wrong CA", hosts, {"TOPORR_ADDRESS": tls, "TOPORR_TLS_CA": certs.other_ca,
                                      "TOPORR_DEADLINE_MS": "1000"},
              {"socket": "/nonexistent/toporrd.sock"}, "not valid for tls_ca"),
-            ("split fails on one rank", hosts, {}, {"rank_env": split}, "MPI_Comm_split"),
+            ("the communicator fails on one rank", hosts, {}, {"rank_env": split},
+             "MPI_Comm_create"),
             ("hwloc fails", hosts, {}, {"bind": True, "rank_env": hwloc}, "hwloc"),
         ]
         conf = (f"listen_address = {tls}\ntls_cert_path = {certs.server_cert}\n"
