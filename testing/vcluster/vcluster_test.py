@@ -486,8 +486,12 @@ class VclusterTest(unittest.TestCase):
         mbit = self.state["layout"]["host_mbit"]
         self.assertEqual(fit["pairs"], 6)
         self.assertEqual(sorted(c["switches"] for c in fit["classes"]), [1, 3])
-        # Over kernel TCP between namespaces a message costs tens of microseconds.
-        self.assertGreater(fit["fitted"]["per_message_ns"], 5000)
+        # Over kernel TCP between namespaces a message costs about ten microseconds or more,
+        # measured and as the fitted model predicts it (which of the model's latency terms
+        # carries it, per message or per switch, the few classes leave to the fit).
+        for c in fit["classes"]:
+            self.assertGreater(c["measured_latency_ns"], 5000, c)
+            self.assertGreater(c["fitted_latency_ns"], 5000, c)
         for c in fit["classes"]:
             self.assertGreater(c["fitted_gbps"], 0.5 * mbit / 1000, c)
             self.assertLess(c["fitted_gbps"], 1.5 * mbit / 1000, c)
