@@ -37,7 +37,8 @@ struct JobSummary {
 };
 
 // The label of a fallback's cause: "no_daemon" (no daemon answered), "timeout", "tls",
-// "unknown_host", "snapshot_mismatch" (leaders' rows from different snapshots),
+// "unknown_host", "snapshot_mismatch" (leaders' rows from different snapshots, or from
+// different daemons of a standby list),
 // "disagreement" (ranks' outcomes or arguments differ), "mpi_error", "disabled"
 // (TOPORR_DISABLE: kCancelled), else "other".
 std::string JobFallbackCause(const absl::Status& why);

@@ -50,6 +50,9 @@ TEST(JobFallbackCauseTest, MapsStatusesToTheFixedCauses) {
             "unknown_host");
   EXPECT_EQ(JobFallbackCause(absl::AbortedError("the row of n2 came from snapshot 5, not 4")),
             "snapshot_mismatch");
+  EXPECT_EQ(JobFallbackCause(absl::AbortedError(
+                "the row of n2 came from another toporrd than the row of n1; not mixing them")),
+            "snapshot_mismatch");
   EXPECT_EQ(JobFallbackCause(absl::InternalError("the ranks' outcomes disagree")), "disagreement");
   EXPECT_EQ(JobFallbackCause(absl::InternalError("MPI_Bcast failed: MPI_ERR_COMM")), "mpi_error");
   EXPECT_EQ(JobFallbackCause(absl::UnavailableError("hwloc: no topology")), "other");

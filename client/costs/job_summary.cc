@@ -21,7 +21,8 @@ std::string JobFallbackCause(const absl::Status& why) {
   if (absl::IsCancelled(why)) return "disabled";
   if (absl::StrContains(m, "TLS") || absl::StrContains(m, "certificate")) return "tls";
   if (absl::IsDeadlineExceeded(why)) return "timeout";
-  if (absl::StrContains(m, "came from snapshot") || absl::StrContains(m, "snapshot mismatch")) {
+  if (absl::StrContains(m, "came from snapshot") || absl::StrContains(m, "snapshot mismatch") ||
+      absl::StrContains(m, "came from another toporrd")) {
     return "snapshot_mismatch";
   }
   if (absl::IsNotFound(why) && absl::StrContains(m, "not in snapshot")) return "unknown_host";
