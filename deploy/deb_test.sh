@@ -110,9 +110,10 @@ echo "ok   dpkg --root install"
 RULES="$ROOT/usr/share/toporr/prometheus"
 cmp -s "$RULES/toporr-alerts.yml" "$RUNFILES/deploy/prometheus/toporr-alerts.yml" ||
   fail "installed toporr-alerts.yml differs from deploy/prometheus's"
-if [[ -x ${PROMTOOL:-/usr/bin/promtool} ]]; then
-  "${PROMTOOL:-/usr/bin/promtool}" check rules "$RULES/toporr-alerts.yml" >"$WORK/promtool.log" 2>&1 &&
-    (cd "$RULES" && "${PROMTOOL:-/usr/bin/promtool}" test rules toporr-alerts.test.yml) \
+PROMTOOL=${PROMTOOL:-/usr/bin/promtool}
+if [[ -x $PROMTOOL ]]; then
+  "$PROMTOOL" check rules "$RULES/toporr-alerts.yml" >"$WORK/promtool.log" 2>&1 &&
+    (cd "$RULES" && "$PROMTOOL" test rules toporr-alerts.test.yml) \
       >>"$WORK/promtool.log" 2>&1 || { cat "$WORK/promtool.log"; fail "promtool on the installed rules"; }
   echo "ok   the installed alert rules pass promtool check rules and test rules"
 else

@@ -150,6 +150,12 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> NewDaemonChannel(const DaemonEndp
   return grpc::CreateCustomChannel(endpoint.address, grpc::SslCredentials(ssl), args);
 }
 
+bool DaemonDidNotAnswerCall(const DaemonEndpoint& endpoint, const grpc::Status& status) {
+  return status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED ||
+         (status.error_code() == grpc::StatusCode::UNAVAILABLE &&
+          !TlsFailureCause(endpoint, status));
+}
+
 std::optional<std::string> TlsFailureCause(const DaemonEndpoint& endpoint,
                                            const grpc::Status& status) {
   const std::string& m = status.error_message();

@@ -61,6 +61,12 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> NewDaemonChannel(const DaemonEndp
 std::optional<std::string> TlsFailureCause(const DaemonEndpoint& endpoint,
                                            const grpc::Status& status);
 
+// Whether a failed call went unanswered by the daemon at `endpoint` (DEADLINE_EXCEEDED, or
+// UNAVAILABLE that is not a TLS failure: no connection, refused, reset): the failure that
+// sends a request on to the next daemon of a standby list (client/costs/daemon_failover.h).
+// A TLS failure with a daemon that was reached is its answer.
+bool DaemonDidNotAnswerCall(const DaemonEndpoint& endpoint, const grpc::Status& status);
+
 // The cause of a failed call in words a user acts on: for UNAVAILABLE over TCP, what the
 // transport's message says about TLS (certificate not trusted or expired, name mismatch, a
 // plaintext listener) with the setting to check; otherwise gRPC's message. When the daemon's

@@ -240,10 +240,7 @@ class DaemonRowSource final : public RowSource {
         break;
       }
     }
-    const bool failover =
-        s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED ||
-        (s.error_code() == grpc::StatusCode::UNAVAILABLE && !TlsFailureCause(c.endpoint(), s));
-    return {Check(c, s, method), failover};
+    return {Check(c, s, method), DaemonDidNotAnswerCall(c.endpoint(), s)};
   }
 
   absl::Status Check(const DaemonConnection& c, const grpc::Status& s, const char* method) const {

@@ -105,9 +105,7 @@ absl::Status DaemonClient::RpcError(const Daemon& daemon, const grpc::Status& st
   }
   const DaemonEndpoint& endpoint = daemon.endpoint;
   const std::string where = endpoint.Describe();
-  const bool unreached =
-      status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED ||
-      (status.error_code() == grpc::StatusCode::UNAVAILABLE && !TlsFailureCause(endpoint, status));
+  const bool unreached = DaemonDidNotAnswerCall(endpoint, status);
   absl::Status error;
   if (brief_errors_ && unreached) {  // one of several, named on one line with the others
     error = absl::Status(

@@ -77,12 +77,10 @@ class Planner::Daemon {
       } else {
         why = list ? BriefRpcFailure(endpoint, s) : ExplainRpcFailure(endpoint, s);
       }
-      const bool tls = TlsFailureCause(endpoint, s).has_value();
-      if (s.error_code() == grpc::StatusCode::UNAVAILABLE && !tls) {
+      const bool failover = DaemonDidNotAnswerCall(endpoint, s);
+      if (failover && s.error_code() == grpc::StatusCode::UNAVAILABLE) {
         absl::StrAppend(&why, " (is toporrd running?)");
       }
-      const bool failover = s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED ||
-                            (s.error_code() == grpc::StatusCode::UNAVAILABLE && !tls);
       return {
           absl::Status(static_cast<absl::StatusCode>(s.error_code()),
                        absl::StrCat("toporrd at ", endpoint.Describe(), ": ", method, ": ", why)),

@@ -62,10 +62,6 @@ def _planner(planner):
     return _site_planner
 
 
-def _plan(hosts, collective, size, algorithm, planner):
-    return planner.order(hosts, collective=collective, size=size, algorithm=algorithm).order
-
-
 def new_rank(store, rank=None, world_size=None, *, collective="allreduce", size=DEFAULT_SIZE,
              algorithm="ring", timeout=60.0, key_prefix="toporr", planner=None):
     """This process's rank in toporr's order; every process of the job must call it.
@@ -97,7 +93,8 @@ def new_rank(store, rank=None, world_size=None, *, collective="allreduce", size=
                 keys = [f"{key_prefix}/host/{r}" for r in range(world_size)]
                 store.wait(keys, datetime.timedelta(seconds=timeout))
                 hosts = [store.get(k).decode() for k in keys]
-                verdict["order"] = _plan(hosts, collective, size, algorithm, used)
+                verdict["order"] = used.order(hosts, collective=collective, size=size,
+                                              algorithm=algorithm).order
             except Exception as e:  # noqa: BLE001 - any failure keeps the launch order
                 verdict["error"] = getattr(e, "reason", None) or f"{type(e).__name__}: {e}"
                 if used is not None and not isinstance(e, toporr.ToporrError):

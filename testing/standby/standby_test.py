@@ -30,7 +30,9 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.getcwd(), "testing/tls"))
+sys.path.insert(0, os.path.join(os.getcwd(), "testing/vcluster"))
 from test_certs import make_test_certificates, tls_listener  # noqa: E402
+from vcluster_testing import ReportedJob as Job  # noqa: E402
 
 MPI = sys.argv.pop(1) if len(sys.argv) > 1 else "openmpi"
 ROOT = os.getcwd()
@@ -52,7 +54,6 @@ else:
     def env_flag(name, value):
         return ["-genv", name, value]
 
-WARNING = "toporr: warning: keeping the identity rank order"
 HOSTS = [f"node{i:05d}" for i in range(1, 9)]
 SPECS = ["allreduce:ring:1048576:0", "bcast:binomial:65536:0"]
 
@@ -127,21 +128,6 @@ class Daemon:
 
     def requests(self, method):
         return json.loads(self.ctl("--json", "stats"))["requests"].get(method, 0)
-
-
-class Job:
-    def __init__(self, proc, elapsed, report_path):
-        self.stdout, self.stderr, self.elapsed = proc.stdout, proc.stderr, elapsed
-        self.returncode = proc.returncode
-        self.report = []
-        if os.path.exists(report_path):
-            with open(report_path) as r:
-                self.report = [json.loads(l) for l in r if l.strip()]
-            os.unlink(report_path)
-        self.report = [l for l in self.report if l.get("event") == "decision"]
-
-    def warnings(self):
-        return [l for l in self.stderr.splitlines() if WARNING in l]
 
 
 class StandbyTest(unittest.TestCase):

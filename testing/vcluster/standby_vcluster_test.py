@@ -39,7 +39,6 @@ HOSTS = [f"node{i:02d}" for i in range(1, 9)]
 HEAD_DAEMON = "198.18.0.2:7450"
 STANDBY_HOST = "node08"
 STANDBY_PORT = 7451
-WARNING = "toporr: warning: keeping the identity rank order"
 DEADLINE_MS = 2000
 SPEC = "allreduce:ring:4194304:0"
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
@@ -60,20 +59,12 @@ def conf_values(path):
     return values
 
 
-class Job:
-    def __init__(self, proc, elapsed, report_path):
-        self.stdout, self.stderr, self.elapsed = proc.stdout, proc.stderr, elapsed
-        self.returncode = proc.returncode
-        self.checks = [l.split()[2] for l in self.stdout.splitlines() if l.startswith("CHECK ")]
-        self.report = []
-        if os.path.exists(report_path):
-            with open(report_path) as r:
-                self.report = [d for d in map(json.loads, filter(str.strip, r))
-                               if d.get("event") == "decision"]
-            os.unlink(report_path)
+class Job(vt.ReportedJob):
+    """A job of toporr_check: its CHECK verdicts besides the report."""
 
-    def warnings(self):
-        return [l for l in self.stderr.splitlines() if WARNING in l]
+    def __init__(self, proc, elapsed, report_path):
+        super().__init__(proc, elapsed, report_path)
+        self.checks = [l.split()[2] for l in self.stdout.splitlines() if l.startswith("CHECK ")]
 
 
 class StandbyVclusterTest(unittest.TestCase):

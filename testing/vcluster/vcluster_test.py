@@ -54,7 +54,6 @@ PROBE = {"openmpi": os.path.join(ROOT, "probe/toporr-probe"),
 NAME = f"t{os.getpid() % 10000000}"
 HOSTS = [f"node{i:02d}" for i in range(1, 9)]
 LEAF = {h: i // 4 for i, h in enumerate(HOSTS)}
-WARNING = "toporr: warning: keeping the identity rank order"
 DEADLINE_MS = 2000
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 
@@ -67,10 +66,11 @@ def skip_reason():
     return vt.namespaces_skip_reason(NAME)
 
 
-class Job:
+class Job(vt.ReportedJob):
+    """A job of toporr_check: its ORDER, CHECK and HOSTS lines besides the report."""
+
     def __init__(self, proc, elapsed, report_path):
-        self.stdout, self.stderr, self.elapsed = proc.stdout, proc.stderr, elapsed
-        self.returncode = proc.returncode
+        super().__init__(proc, elapsed, report_path)
         self.orders, self.checks, self.hosts = {}, {}, []
         for line in self.stdout.splitlines():
             f = line.split()
@@ -81,15 +81,6 @@ class Job:
                 self.checks.setdefault(f[1], []).append(f[2])
             elif f and f[0] == "HOSTS":
                 self.hosts = f[1:]
-        self.report = []
-        if os.path.exists(report_path):
-            with open(report_path) as r:
-                self.report = [d for d in map(json.loads, filter(str.strip, r))
-                               if d.get("event") == "decision"]
-            os.unlink(report_path)
-
-    def warnings(self):
-        return [l for l in self.stderr.splitlines() if WARNING in l]
 
 
 class VclusterTest(unittest.TestCase):

@@ -1,5 +1,7 @@
 """What the tests on the virtual cluster share: running the tool, a cluster's namespaces on
-the machine, and why no cluster can be made here."""
+the machine, why no cluster can be made here, and an MPI job's outcome as libtoporr
+reports it."""
+import json
 import os
 import subprocess
 import sys
@@ -16,6 +18,29 @@ def vc(*args, check=True, timeout=300, env=None):
     if check and p.returncode != 0:
         raise AssertionError(f"vcluster {' '.join(args)} failed: {p.stderr}")
     return p
+
+
+# How libtoporr's warning of an identity-order fallback starts.
+WARNING = "toporr: warning: keeping the identity rank order"
+
+
+class ReportedJob:
+    """A finished job: its output, exit status and time, and the decision records of its
+    TOPORR_REPORT file (read, then removed so that the next job starts a new one)."""
+
+    def __init__(self, proc, elapsed, report_path):
+        self.stdout, self.stderr, self.elapsed = proc.stdout, proc.stderr, elapsed
+        self.returncode = proc.returncode
+        self.report = []
+        if os.path.exists(report_path):
+            with open(report_path) as r:
+                self.report = [d for d in map(json.loads, filter(str.strip, r))
+                               if d.get("event") == "decision"]
+            os.unlink(report_path)
+
+    def warnings(self):
+        """libtoporr's fallback warnings on the job's standard error."""
+        return [l for l in self.stderr.splitlines() if WARNING in l]
 
 
 def netns_of(name):

@@ -185,7 +185,7 @@ def main():
     w("host-name exchange, the rows' gather, the plan's broadcast), MPI_Comm_create (one")
     w("MPI_Comm_dup's worth), the agreement on it (one allreduce, so that a rank whose")
     w("constructor failed never leaves the others on a communicator it lacks) and one daemon")
-    w("round trip, against two MPI_Comm_dup and one round trip: on this machine (16 ranks on 2")
+    w("round trip, against two MPI_Comm_dup and one round trip: on the measuring machine (16 ranks on 2")
     w("cores) each small collective costs 200-400 microseconds under Open MPI, about half an")
     w("MPI_Comm_dup, so the four alone exceed the second dup of the budget. Merging the argument")
     w("check into the host-name exchange would save one more; the ratio stays above one.")
